@@ -1,0 +1,569 @@
+"""SQLite implementation of the StateStore port (embedded mode).
+
+One file, WAL journal, one connection per thread. Every multi-row change runs in one
+transaction (``with self._tx() as db``), so a reader sees the state before or after it.
+Leases are conditional updates on (owner, expiry), the same rule DynamoDB applies with a
+condition expression.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+from ...errors import BackendError, Conflict, NotFound
+from ...model import (
+    Agent,
+    BotSettings,
+    Document,
+    LiveSource,
+    RetrievalRecord,
+    Source,
+    Token,
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS bots (
+    bot TEXT PRIMARY KEY,
+    settings TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sources (
+    bot TEXT NOT NULL,
+    id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    name TEXT NOT NULL,
+    visibility TEXT NOT NULL,
+    priority INTEGER NOT NULL DEFAULT 0,
+    config TEXT NOT NULL DEFAULT '{}',
+    status TEXT NOT NULL,
+    error_code TEXT,
+    error_message TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    documents_processed INTEGER NOT NULL DEFAULT 0,
+    fragments_processed INTEGER NOT NULL DEFAULT 0,
+    documents_failed INTEGER NOT NULL DEFAULT 0,
+    checksum TEXT,
+    live_generation INTEGER,
+    passages INTEGER NOT NULL DEFAULT 0,
+    last_indexed_at REAL,
+    refresh_every INTEGER,
+    next_refresh_at REAL,
+    lease_owner TEXT,
+    lease_expires_at REAL,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    visibility_counts TEXT NOT NULL DEFAULT '{}',
+    created_at REAL NOT NULL DEFAULT 0,
+    updated_at REAL NOT NULL DEFAULT 0,
+    last_generation INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (bot, id)
+);
+CREATE INDEX IF NOT EXISTS sources_due ON sources (next_refresh_at) WHERE next_refresh_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS generations (
+    bot TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    state TEXT NOT NULL,           -- staging | live | retired
+    owner TEXT,
+    PRIMARY KEY (bot, source_id, generation)
+);
+CREATE TABLE IF NOT EXISTS documents (
+    bot TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    path TEXT NOT NULL,
+    url TEXT,
+    visibility TEXT NOT NULL,
+    checksum TEXT,
+    fragments INTEGER NOT NULL DEFAULT 0,
+    error_code TEXT,
+    PRIMARY KEY (bot, source_id, id)
+);
+CREATE TABLE IF NOT EXISTS agents (
+    bot TEXT NOT NULL,
+    id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    source_ids TEXT NOT NULL,
+    PRIMARY KEY (bot, id)
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    token_hash TEXT PRIMARY KEY,
+    bot TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS retrievals (
+    bot TEXT NOT NULL,
+    id TEXT NOT NULL,
+    audience TEXT NOT NULL,
+    served TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    PRIMARY KEY (bot, id)
+);
+CREATE INDEX IF NOT EXISTS retrievals_expiry ON retrievals (expires_at);
+"""
+
+_SOURCE_FIELDS = [f.name for f in fields(Source)]
+_JSON_FIELDS = {"config", "visibility_counts"}
+_BOOL_FIELDS = {"cancel_requested"}
+
+
+def _source_from_row(row: sqlite3.Row) -> Source:
+    values: dict[str, Any] = {}
+    for name in _SOURCE_FIELDS:
+        value = row[name]
+        if name in _JSON_FIELDS:
+            value = json.loads(value or "{}")
+        elif name in _BOOL_FIELDS:
+            value = bool(value)
+        values[name] = value
+    return Source(**values)
+
+
+def _encode(name: str, value: object) -> object:
+    if name in _JSON_FIELDS:
+        return json.dumps(value, sort_keys=True)
+    if name in _BOOL_FIELDS:
+        return int(bool(value))
+    return value
+
+
+class SqliteStateStore:
+    """StateStore over one SQLite file."""
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._conn().executescript(SCHEMA)  # idempotent DDL; executescript commits itself
+
+    # -- connection handling --------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE takes the write lock up front)."""
+        db = self._conn()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise BackendError("state store unavailable") from exc
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        else:
+            db.execute("COMMIT")
+
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
+        try:
+            return self._conn().execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise BackendError("state store read failed") from exc
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # -- bots -----------------------------------------------------------------------------
+
+    def get_bot(self, bot: str) -> BotSettings:
+        rows = self._read("SELECT settings FROM bots WHERE bot = ?", (bot,))
+        if not rows:
+            return BotSettings(bot=bot)
+        data = json.loads(rows[0]["settings"])
+        data["bot"] = bot
+        return BotSettings(**data)
+
+    def put_bot(self, settings: BotSettings) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO bots (bot, settings) VALUES (?, ?) "
+                "ON CONFLICT (bot) DO UPDATE SET settings = excluded.settings",
+                (settings.bot, json.dumps(asdict(settings), sort_keys=True)),
+            )
+
+    def list_bots(self) -> list[str]:
+        rows = self._read("SELECT bot FROM bots UNION SELECT DISTINCT bot FROM sources ORDER BY 1")
+        return [r[0] for r in rows]
+
+    # -- sources --------------------------------------------------------------------------
+
+    def put_source(self, source: Source) -> None:
+        cols = ", ".join(_SOURCE_FIELDS)
+        marks = ", ".join("?" for _ in _SOURCE_FIELDS)
+        updates = ", ".join(f"{n} = excluded.{n}" for n in _SOURCE_FIELDS if n not in ("bot", "id"))
+        with self._tx() as db:
+            db.execute(
+                f"INSERT INTO sources ({cols}) VALUES ({marks}) "
+                f"ON CONFLICT (bot, id) DO UPDATE SET {updates}",
+                [_encode(n, getattr(source, n)) for n in _SOURCE_FIELDS],
+            )
+
+    def get_source(self, bot: str, source_id: str) -> Source | None:
+        rows = self._read("SELECT * FROM sources WHERE bot = ? AND id = ?", (bot, source_id))
+        return _source_from_row(rows[0]) if rows else None
+
+    def list_sources(self, bot: str) -> list[Source]:
+        rows = self._read("SELECT * FROM sources WHERE bot = ? ORDER BY created_at, id", (bot,))
+        return [_source_from_row(r) for r in rows]
+
+    def delete_source(self, bot: str, source_id: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM documents WHERE bot = ? AND source_id = ?", (bot, source_id))
+            db.execute("DELETE FROM sources WHERE bot = ? AND id = ?", (bot, source_id))
+            # any generation left becomes an orphan for the index cleanup
+            db.execute(
+                "UPDATE generations SET state = 'retired' WHERE bot = ? AND source_id = ?", (bot, source_id)
+            )
+
+    def update_source(self, bot: str, source_id: str, **changes: object) -> Source:
+        unknown = set(changes) - set(_SOURCE_FIELDS)
+        if unknown or "bot" in changes or "id" in changes:
+            raise ValueError(f"cannot update fields {sorted(unknown | ({'bot', 'id'} & set(changes)))}")
+        with self._tx() as db:
+            if changes:
+                sets = ", ".join(f"{n} = ?" for n in changes)
+                cur = db.execute(
+                    f"UPDATE sources SET {sets} WHERE bot = ? AND id = ?",
+                    [*(_encode(n, v) for n, v in changes.items()), bot, source_id],
+                )
+                if cur.rowcount == 0:
+                    raise NotFound(f"source {source_id} not found")
+            rows = db.execute("SELECT * FROM sources WHERE bot = ? AND id = ?", (bot, source_id)).fetchall()
+        if not rows:
+            raise NotFound(f"source {source_id} not found")
+        return _source_from_row(rows[0])
+
+    def live_sources(self, bot: str) -> list[LiveSource]:
+        rows = self._read(
+            "SELECT id, live_generation, type, name, priority, last_indexed_at, visibility_counts "
+            "FROM sources WHERE bot = ? AND live_generation IS NOT NULL AND status != 'disabled'",
+            (bot,),
+        )
+        out = []
+        for r in rows:
+            src_type = r["type"]
+            out.append(
+                LiveSource(
+                    source_id=r["id"],
+                    generation=int(r["live_generation"]),
+                    type=src_type,
+                    name=r["name"],
+                    priority=int(r["priority"]),
+                    weight=Source(id="", bot="", type=src_type, name="").weight,
+                    last_indexed_at=r["last_indexed_at"],
+                    visibility_counts=json.loads(r["visibility_counts"] or "{}"),
+                )
+            )
+        return out
+
+    def due_sources(self, now: float, limit: int = 50) -> list[Source]:
+        rows = self._read(
+            "SELECT * FROM sources WHERE status IN ('waiting', 'needs_refresh') "
+            "OR (next_refresh_at IS NOT NULL AND next_refresh_at <= ? AND status NOT IN ('disabled', 'indexing')) "
+            "ORDER BY updated_at LIMIT ?",
+            (now, limit),
+        )
+        return [_source_from_row(r) for r in rows]
+
+    # -- leases ---------------------------------------------------------------------------
+
+    def acquire_lease(self, bot: str, source_id: str, owner: str, now: float, ttl: float) -> bool:
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE sources SET lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1, "
+                "cancel_requested = 0 WHERE bot = ? AND id = ? "
+                "AND (lease_owner IS NULL OR lease_expires_at < ?)",
+                (owner, now + ttl, bot, source_id, now),
+            )
+            return cur.rowcount == 1
+
+    def extend_lease(self, bot: str, source_id: str, owner: str, now: float, ttl: float) -> bool:
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE sources SET lease_expires_at = ? WHERE bot = ? AND id = ? AND lease_owner = ? "
+                "AND lease_expires_at >= ?",
+                (now + ttl, bot, source_id, owner, now),
+            )
+            return cur.rowcount == 1
+
+    def release_lease(self, bot: str, source_id: str, owner: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE sources SET lease_owner = NULL, lease_expires_at = NULL "
+                "WHERE bot = ? AND id = ? AND lease_owner = ?",
+                (bot, source_id, owner),
+            )
+
+    def expired_leases(self, now: float) -> list[Source]:
+        rows = self._read(
+            "SELECT * FROM sources WHERE lease_owner IS NOT NULL AND lease_expires_at < ?", (now,)
+        )
+        return [_source_from_row(r) for r in rows]
+
+    # -- generations ----------------------------------------------------------------------
+
+    def begin_generation(self, bot: str, source_id: str, owner: str) -> int:
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT lease_owner, last_generation, live_generation FROM sources WHERE bot = ? AND id = ?",
+                (bot, source_id),
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"source {source_id} not found")
+            if row["lease_owner"] != owner:
+                raise Conflict("lease not held", code="lease_lost")
+            generation = max(int(row["last_generation"] or 0), int(row["live_generation"] or 0)) + 1
+            db.execute(
+                "UPDATE sources SET last_generation = ? WHERE bot = ? AND id = ?", (generation, bot, source_id)
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO generations (bot, source_id, generation, state, owner) "
+                "VALUES (?, ?, ?, 'staging', ?)",
+                (bot, source_id, generation, owner),
+            )
+            return generation
+
+    def commit_generation(
+        self,
+        bot: str,
+        source_id: str,
+        owner: str,
+        generation: int,
+        *,
+        checksum: str,
+        documents: Sequence[Document],
+        counters: dict[str, int],
+        now: float,
+        visibility_counts: dict[str, int] | None = None,
+        error_code: str | None = None,
+    ) -> int | None:
+        """Flip the live generation, write checksum and counters, replace documents and
+        release the lease — one transaction, conditioned on the lease. Returns the previous
+        live generation (now retired, to be dropped from the index)."""
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT lease_owner, live_generation FROM sources WHERE bot = ? AND id = ?", (bot, source_id)
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"source {source_id} not found")
+            if row["lease_owner"] != owner:
+                raise Conflict("lease lost before commit", code="lease_lost")
+            old = row["live_generation"]
+            db.execute(
+                "UPDATE sources SET live_generation = ?, checksum = ?, passages = ?, "
+                "documents_processed = ?, fragments_processed = ?, documents_failed = ?, "
+                "visibility_counts = ?, status = 'ready', error_code = ?, error_message = NULL, "
+                "last_indexed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL, "
+                "cancel_requested = 0 WHERE bot = ? AND id = ?",
+                (
+                    generation,
+                    checksum,
+                    counters.get("passages", 0),
+                    counters.get("documents_processed", 0),
+                    counters.get("fragments_processed", 0),
+                    counters.get("documents_failed", 0),
+                    json.dumps(visibility_counts or {}, sort_keys=True),
+                    error_code,
+                    now,
+                    now,
+                    bot,
+                    source_id,
+                ),
+            )
+            db.execute("DELETE FROM documents WHERE bot = ? AND source_id = ?", (bot, source_id))
+            db.executemany(
+                "INSERT INTO documents (bot, source_id, id, title, path, url, visibility, checksum, "
+                "fragments, error_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (bot, source_id, d.id, d.title, d.path, d.url, d.visibility, d.checksum, d.fragments,
+                     d.error_code)
+                    for d in documents
+                ],
+            )
+            db.execute(
+                "UPDATE generations SET state = 'live' WHERE bot = ? AND source_id = ? AND generation = ?",
+                (bot, source_id, generation),
+            )
+            if old is not None and int(old) != generation:
+                db.execute(
+                    "INSERT OR REPLACE INTO generations (bot, source_id, generation, state, owner) "
+                    "VALUES (?, ?, ?, 'retired', NULL)",
+                    (bot, source_id, int(old)),
+                )
+            return int(old) if old is not None and int(old) != generation else None
+
+    def withdraw_generation(self, bot: str, source_id: str, **changes: object) -> int | None:
+        """Take a source out of every search (no live generation), in one write. Returns the
+        generation that was live, now retired."""
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT live_generation FROM sources WHERE bot = ? AND id = ?", (bot, source_id)
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"source {source_id} not found")
+            old = row["live_generation"]
+            sets = ["live_generation = NULL", "passages = 0", "visibility_counts = '{}'"]
+            params: list[object] = []
+            for name, value in changes.items():
+                if name not in _SOURCE_FIELDS:
+                    raise ValueError(f"unknown field {name}")
+                sets.append(f"{name} = ?")
+                params.append(_encode(name, value))
+            db.execute(
+                f"UPDATE sources SET {', '.join(sets)} WHERE bot = ? AND id = ?", [*params, bot, source_id]
+            )
+            if old is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO generations (bot, source_id, generation, state, owner) "
+                    "VALUES (?, ?, ?, 'retired', NULL)",
+                    (bot, source_id, int(old)),
+                )
+            return int(old) if old is not None else None
+
+    def finish_generation(self, bot: str, source_id: str, generation: int) -> None:
+        """The index no longer holds this (retired or abandoned) generation: forget it."""
+        with self._tx() as db:
+            db.execute(
+                "DELETE FROM generations WHERE bot = ? AND source_id = ? AND generation = ? AND state != 'live'",
+                (bot, source_id, generation),
+            )
+
+    def orphan_generations(self) -> list[tuple[str, str, int]]:
+        """Generations the index may still hold that no query may ever see: retired ones, and
+        staging ones whose writer no longer holds the source's lease."""
+        rows = self._read(
+            "SELECT g.bot, g.source_id, g.generation FROM generations g "
+            "LEFT JOIN sources s ON s.bot = g.bot AND s.id = g.source_id "
+            "WHERE g.state = 'retired' OR (g.state = 'staging' AND "
+            "(s.id IS NULL OR s.lease_owner IS NULL OR s.lease_owner != g.owner)) "
+            "ORDER BY 1, 2, 3"
+        )
+        return [(r[0], r[1], int(r[2])) for r in rows]
+
+    def stale_staging(self, now: float) -> list[tuple[str, str, int]]:
+        """Staging generations whose lease expired (the writer died)."""
+        rows = self._read(
+            "SELECT g.bot, g.source_id, g.generation FROM generations g JOIN sources s "
+            "ON s.bot = g.bot AND s.id = g.source_id WHERE g.state = 'staging' "
+            "AND s.lease_owner = g.owner AND s.lease_expires_at < ?",
+            (now,),
+        )
+        return [(r[0], r[1], int(r[2])) for r in rows]
+
+    # -- documents ------------------------------------------------------------------------
+
+    def list_documents(self, bot: str, source_id: str) -> list[Document]:
+        rows = self._read(
+            "SELECT * FROM documents WHERE bot = ? AND source_id = ? ORDER BY path, id", (bot, source_id)
+        )
+        return [
+            Document(
+                id=r["id"],
+                bot=r["bot"],
+                source_id=r["source_id"],
+                title=r["title"],
+                path=r["path"],
+                url=r["url"],
+                visibility=r["visibility"],
+                checksum=r["checksum"],
+                fragments=r["fragments"],
+                error_code=r["error_code"],
+            )
+            for r in rows
+        ]
+
+    # -- agents ---------------------------------------------------------------------------
+
+    def get_agent(self, bot: str, agent_id: str) -> Agent | None:
+        rows = self._read("SELECT * FROM agents WHERE bot = ? AND id = ?", (bot, agent_id))
+        if not rows:
+            return None
+        r = rows[0]
+        return Agent(id=r["id"], bot=r["bot"], status=r["status"], source_ids=json.loads(r["source_ids"]))
+
+    def put_agent(self, agent: Agent) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO agents (bot, id, status, source_ids) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (bot, id) DO UPDATE SET status = excluded.status, source_ids = excluded.source_ids",
+                (agent.bot, agent.id, agent.status, json.dumps(list(agent.source_ids))),
+            )
+
+    def list_agents(self, bot: str) -> list[Agent]:
+        rows = self._read("SELECT * FROM agents WHERE bot = ? ORDER BY id", (bot,))
+        return [
+            Agent(id=r["id"], bot=r["bot"], status=r["status"], source_ids=json.loads(r["source_ids"]))
+            for r in rows
+        ]
+
+    # -- tokens ---------------------------------------------------------------------------
+
+    def put_token(self, token: Token) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO tokens (token_hash, bot, scopes, created_at) VALUES (?, ?, ?, ?)",
+                (token.token_hash, token.bot, ",".join(token.scopes), token.created_at),
+            )
+
+    def get_token(self, token_hash: str) -> Token | None:
+        rows = self._read("SELECT * FROM tokens WHERE token_hash = ?", (token_hash,))
+        if not rows:
+            return None
+        r = rows[0]
+        scopes = tuple(s for s in r["scopes"].split(",") if s)
+        return Token(token_hash=r["token_hash"], bot=r["bot"], scopes=scopes, created_at=r["created_at"])
+
+    # -- retrievals -----------------------------------------------------------------------
+
+    def put_retrieval(self, record: RetrievalRecord) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO retrievals (bot, id, audience, served, created_at, expires_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    record.bot,
+                    record.id,
+                    record.audience,
+                    json.dumps([list(t) for t in record.served]),
+                    record.created_at,
+                    record.expires_at,
+                ),
+            )
+            db.execute("DELETE FROM retrievals WHERE expires_at < ?", (record.created_at,))
+
+    def get_retrieval(self, bot: str, retrieval_id: str) -> RetrievalRecord | None:
+        rows = self._read("SELECT * FROM retrievals WHERE bot = ? AND id = ?", (bot, retrieval_id))
+        if not rows:
+            return None
+        r = rows[0]
+        return RetrievalRecord(
+            id=r["id"],
+            bot=r["bot"],
+            audience=r["audience"],
+            served=[(a, b, c) for a, b, c in json.loads(r["served"])],
+            created_at=r["created_at"],
+            expires_at=r["expires_at"],
+        )

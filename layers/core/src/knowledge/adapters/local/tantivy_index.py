@@ -1,0 +1,321 @@
+"""tantivy implementation of the SearchIndex port (embedded mode).
+
+One tantivy index per (bot, audience partition), so BM25 term statistics (document
+frequency, average length) are the partition's own: the half a question cannot be answered
+from does not distort the ranking of the half it can. Every query carries its filters —
+bot, visibility set and the live ``source:generation`` keywords — as non-scoring clauses of
+one boolean query, so filtering happens inside the search, before ranking and limit.
+
+Text is analysed like an English analyser does: simple word split, long tokens dropped,
+lower-cased, English stop-words removed, Snowball English stemming.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from ...errors import BackendError
+from ...model import PARTITIONS, Hit, Passage, partition_of_visibility, valid_bot_id
+
+ANALYZER = "kb_en"
+_WRITER_HEAP = 64 * 1024 * 1024
+_LOCK_WAIT_SECONDS = 60.0
+
+
+def build_analyzer() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stopword("english"))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def build_schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("id", stored=True, tokenizer_name="raw")
+    sb.add_text_field("bot", stored=False, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("source_gen", stored=False, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("visibility", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("source_id", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("document_id", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("text", stored=True, tokenizer_name=ANALYZER, index_option="position")
+    sb.add_text_field("title", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("path", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("url", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("breadcrumb", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_integer_field("generation", stored=True)
+    sb.add_integer_field("ordinal", stored=True)
+    sb.add_integer_field("priority", stored=True)
+    sb.add_float_field("weight", stored=True)
+    sb.add_float_field("indexed_at", stored=True)
+    return sb.build()
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+class _PartitionIndex:
+    """One on-disk tantivy index plus the bookkeeping to keep its reader fresh."""
+
+    def __init__(self, path: Path, schema: tantivy.Schema, analyzer: tantivy.TextAnalyzer):
+        path.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.schema = schema
+        self.index = tantivy.Index(schema, path=str(path), reuse=True)
+        self.index.register_tokenizer(ANALYZER, analyzer)
+        self.write_lock = threading.Lock()
+        self._meta = path / "meta.json"
+        self._seen_meta: int | None = None
+        self._reload_lock = threading.Lock()
+
+    def searcher(self) -> tantivy.Searcher:
+        # Another process (or this one) may have committed: reload when meta.json moved on.
+        try:
+            stamp = self._meta.stat().st_mtime_ns
+        except FileNotFoundError:
+            stamp = 0
+        if stamp != self._seen_meta:
+            with self._reload_lock:
+                if stamp != self._seen_meta:
+                    self.index.reload()
+                    self._seen_meta = stamp
+        return self.index.searcher()
+
+    @contextlib.contextmanager
+    def writer(self) -> Iterator[tantivy.IndexWriter]:
+        """An exclusive writer. tantivy allows one per index across processes: wait for it."""
+        with self.write_lock:
+            deadline = time.monotonic() + _LOCK_WAIT_SECONDS
+            while True:
+                try:
+                    writer = self.index.writer(_WRITER_HEAP, 1)
+                    break
+                except ValueError as exc:  # "LockBusy": another process is writing
+                    if time.monotonic() > deadline:
+                        raise BackendError("search index is locked by another writer") from exc
+                    time.sleep(0.05)
+            try:
+                yield writer
+                writer.commit()
+                writer.wait_merging_threads()
+            except BaseException:
+                with contextlib.suppress(ValueError):
+                    writer.rollback()
+                raise
+            finally:
+                del writer
+
+
+class TantivySearchIndex:
+    """SearchIndex over a folder of tantivy indexes: ``<root>/<bot>/<partition>/``."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.schema = build_schema()
+        self.analyzer = build_analyzer()
+        self._indexes: dict[tuple[str, str], _PartitionIndex] = {}
+        self._lock = threading.Lock()
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _dir(self, bot: str, partition: str) -> Path:
+        if not valid_bot_id(bot):
+            raise ValueError(f"invalid bot id {bot!r}")
+        if partition not in PARTITIONS:
+            raise ValueError(f"invalid partition {partition!r}")
+        return self.root / _SAFE.sub("_", bot) / partition
+
+    def _part(self, bot: str, partition: str, create: bool = True) -> _PartitionIndex | None:
+        key = (bot, partition)
+        part = self._indexes.get(key)
+        if part is not None:
+            return part
+        path = self._dir(bot, partition)
+        if not create and not (path / "meta.json").exists():
+            return None
+        with self._lock:
+            part = self._indexes.get(key)
+            if part is None:
+                try:
+                    part = _PartitionIndex(path, self.schema, self.analyzer)
+                except (OSError, ValueError) as exc:
+                    raise BackendError("cannot open search index") from exc
+                self._indexes[key] = part
+        return part
+
+    def analyze(self, text: str) -> list[str]:
+        return list(self.analyzer.analyze(text))
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def write(self, bot: str, passages: Iterable[Passage]) -> int:
+        by_partition: dict[str, list[Passage]] = {}
+        for p in passages:
+            if p.bot != bot:
+                raise ValueError("passage of another bot")
+            by_partition.setdefault(partition_of_visibility(p.visibility), []).append(p)
+        written = 0
+        for partition, items in by_partition.items():
+            part = self._part(bot, partition)
+            assert part is not None
+            try:
+                with part.writer() as writer:
+                    for p in items:
+                        writer.add_document(self._document(p))
+                        written += 1
+            except (ValueError, OSError) as exc:
+                raise BackendError("search index write failed") from exc
+        return written
+
+    @staticmethod
+    def _document(p: Passage) -> tantivy.Document:
+        doc = tantivy.Document()
+        doc.add_text("id", p.id)
+        doc.add_text("bot", p.bot)
+        doc.add_text("source_gen", p.source_gen)
+        doc.add_text("visibility", p.visibility)
+        doc.add_text("source_id", p.source_id)
+        doc.add_text("document_id", p.document_id)
+        doc.add_text("text", p.text)
+        doc.add_text("title", p.title)
+        doc.add_text("path", p.path)
+        if p.url:
+            doc.add_text("url", p.url)
+        doc.add_text("breadcrumb", p.breadcrumb)
+        doc.add_integer("generation", p.generation)
+        doc.add_integer("ordinal", p.ordinal)
+        doc.add_integer("priority", p.priority)
+        doc.add_float("weight", float(p.weight))
+        doc.add_float("indexed_at", float(p.indexed_at))
+        return doc
+
+    def delete_generation(self, bot: str, source_id: str, generation: int) -> None:
+        key = f"{source_id}:{generation}"
+        for partition in PARTITIONS:
+            part = self._part(bot, partition, create=False)
+            if part is None:
+                continue
+            try:
+                with part.writer() as writer:
+                    writer.delete_documents_by_term("source_gen", key)
+            except (ValueError, OSError) as exc:
+                raise BackendError("search index delete failed") from exc
+
+    def delete_bot(self, bot: str) -> None:
+        with self._lock:
+            for partition in PARTITIONS:
+                self._indexes.pop((bot, partition), None)
+            shutil.rmtree(self.root / _SAFE.sub("_", bot), ignore_errors=True)
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def _filters(self, bot: str, visibilities: Sequence[str], source_gens: Sequence[str]) -> list[Any]:
+        schema = self.schema
+        zero = tantivy.Query.const_score_query
+        return [
+            (tantivy.Occur.Must, zero(tantivy.Query.term_query(schema, "bot", bot), 0.0)),
+            (tantivy.Occur.Must, zero(tantivy.Query.term_set_query(schema, "visibility", list(visibilities)), 0.0)),
+            (tantivy.Occur.Must, zero(tantivy.Query.term_set_query(schema, "source_gen", list(source_gens)), 0.0)),
+        ]
+
+    def search_lexical(
+        self,
+        bot: str,
+        partition: str,
+        query: str,
+        *,
+        visibilities: Sequence[str],
+        source_gens: Sequence[str],
+        limit: int = 50,
+    ) -> list[Hit]:
+        if not source_gens or not visibilities:
+            return []
+        terms = list(dict.fromkeys(self.analyze(query)))
+        if not terms:
+            return []
+        part = self._part(bot, partition, create=False)
+        if part is None:
+            return []
+        schema = self.schema
+        should = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t)) for t in terms]
+        text_query = tantivy.Query.boolean_query(should)
+        query_obj = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, text_query), *self._filters(bot, visibilities, source_gens)]
+        )
+        try:
+            searcher = part.searcher()
+            result = searcher.search(query_obj, limit, count=False)
+            hits = []
+            for rank, (score, address) in enumerate(result.hits, start=1):
+                hits.append(Hit(passage=self._passage(bot, searcher.doc(address)), score=float(score), rank=rank))
+        except ValueError as exc:
+            raise BackendError("search failed") from exc
+        return hits
+
+    @staticmethod
+    def _passage(bot: str, doc: tantivy.Document) -> Passage:
+        d = doc.to_dict()
+
+        def one(name: str, default: Any = None) -> Any:
+            values = d.get(name)
+            return values[0] if values else default
+
+        return Passage(
+            id=one("id"),
+            bot=bot,
+            source_id=one("source_id"),
+            document_id=one("document_id"),
+            generation=int(one("generation", 0)),
+            ordinal=int(one("ordinal", 0)),
+            title=one("title", ""),
+            path=one("path", ""),
+            breadcrumb=one("breadcrumb", ""),
+            text=one("text", ""),
+            visibility=one("visibility"),
+            weight=float(one("weight", 1.0)),
+            priority=int(one("priority", 0)),
+            indexed_at=float(one("indexed_at", 0.0)),
+            url=one("url"),
+        )
+
+    def count(self, bot: str, partition: str, source_gens: Sequence[str]) -> int:
+        part = self._part(bot, partition, create=False)
+        if part is None or not source_gens:
+            return 0
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "bot", bot)),
+                (tantivy.Occur.Must, tantivy.Query.term_set_query(self.schema, "source_gen", list(source_gens))),
+            ]
+        )
+        return int(part.searcher().search(query, 1, count=True).count)
+
+    def doc_freq(self, bot: str, partition: str, term: str) -> tuple[int, int]:
+        """(documents containing the analysed ``term``, documents in the partition)."""
+        part = self._part(bot, partition, create=False)
+        if part is None:
+            return (0, 0)
+        searcher = part.searcher()
+        return int(searcher.doc_freq("text", term)), int(searcher.num_docs)
+
+    def stored_generations(self, bot: str, partition: str) -> int:
+        part = self._part(bot, partition, create=False)
+        return 0 if part is None else int(part.searcher().num_docs)
+
+
+def index_size_bytes(root: str | os.PathLike[str]) -> int:
+    return sum(p.stat().st_size for p in Path(root).rglob("*") if p.is_file())

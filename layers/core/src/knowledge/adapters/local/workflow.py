@@ -1,0 +1,117 @@
+"""In-process refresh workflow for the embedded mode: a queue and one worker thread that
+run the same stages the Step Functions workflow runs in AWS, plus a scheduler tick that
+reaps expired leases and picks up due sources."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from ...refresh.pipeline import Refresher
+from ...refresh.reaper import reap_expired_leases
+from ...refresh.reindex import REFRESHABLE, reindex
+from ...wiring import Services
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Job:
+    id: str
+    kind: str  # reindex | refresh
+    bot: str
+    source_id: str | None = None
+    force: bool = False
+    status: str = "queued"
+    result: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "bot": self.bot, "sourceId": self.source_id,
+                "status": self.status, "result": self.result}
+
+
+class InProcessWorkflow:
+    def __init__(self, services: Services, *, background: bool = True, tick_seconds: float = 5.0):
+        self.services = services
+        self.background = background
+        self.tick_seconds = tick_seconds
+        self._queue: queue.Queue[Job | None] = queue.Queue()
+        self._jobs: dict[str, Job] = {}
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    # -- Workflow port --------------------------------------------------------------------
+
+    def start_reindex(self, bot: str, *, force: bool = False) -> dict[str, Any]:
+        return self._submit(Job(id=uuid.uuid4().hex[:12], kind="reindex", bot=bot, force=force))
+
+    def start_refresh(self, bot: str, source_id: str, *, force: bool = False) -> dict[str, Any]:
+        return self._submit(Job(id=uuid.uuid4().hex[:12], kind="refresh", bot=bot, source_id=source_id, force=force))
+
+    def job(self, job_id: str) -> Job | None:
+        return self._jobs.get(job_id)
+
+    # -- running --------------------------------------------------------------------------
+
+    def _submit(self, job: Job) -> dict[str, Any]:
+        self._jobs[job.id] = job
+        if self.background:
+            self._queue.put(job)
+        else:
+            self._run(job)
+        return job.as_dict()
+
+    def _run(self, job: Job) -> None:
+        job.status = "running"
+        try:
+            if job.kind == "reindex":
+                job.result = reindex(self.services, job.bot, force=job.force).as_dict()
+            else:
+                assert job.source_id is not None
+                job.result = Refresher(self.services).refresh(job.bot, job.source_id, force=job.force).as_dict()
+            job.status = "done"
+        except Exception:  # the worker must survive a failing job; the source row keeps the code
+            log.exception("job %s failed", job.id)
+            job.status = "failed"
+
+    def start(self) -> None:
+        if self._threads:
+            return
+        worker = threading.Thread(target=self._worker, name="kb-worker", daemon=True)
+        ticker = threading.Thread(target=self._ticker, name="kb-scheduler", daemon=True)
+        self._threads = [worker, ticker]
+        for t in self._threads:
+            t.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._queue.put(None)
+        for t in self._threads:
+            t.join(timeout)
+        self._threads = []
+
+    def _worker(self) -> None:
+        while not self._stop.is_set():
+            job = self._queue.get()
+            if job is None:
+                return
+            self._run(job)
+
+    def _ticker(self) -> None:
+        while not self._stop.wait(self.tick_seconds):
+            self.tick()
+
+    def tick(self) -> None:
+        """Reap dead workers' leases and queue sources that are waiting or due."""
+        try:
+            reap_expired_leases(self.services)
+            queued = {(j.bot, j.source_id) for j in self._jobs.values() if j.status in ("queued", "running")}
+            for source in self.services.state.due_sources(self.services.clock.now()):
+                if source.type in REFRESHABLE and (source.bot, source.id) not in queued:
+                    self.start_refresh(source.bot, source.id)
+        except Exception:  # a failing tick is logged and retried on the next tick
+            log.exception("scheduler tick failed")

@@ -1,0 +1,81 @@
+"""JSON shapes of the API (camelCase). The only place model objects become response bodies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from ..model import Document, Source
+
+
+def iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def heaviest_first(sources: Iterable[Source]) -> list[Source]:
+    return sorted(sources, key=lambda s: (-s.weight, -s.passages, s.name.lower(), s.id))
+
+
+def source_json(s: Source) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "type": s.type,
+        "name": s.name,
+        "status": s.status,
+        "errorCode": s.error_code,
+        "errorMessage": s.error_message,
+        "visibility": s.visibility,
+        "priority": s.priority,
+        "weight": s.weight,
+        "passages": s.passages,
+        "attempts": s.attempts,
+        "documentsProcessed": s.documents_processed,
+        "fragmentsProcessed": s.fragments_processed,
+        "documentsFailed": s.documents_failed,
+        "lastIndexedAt": iso(s.last_indexed_at),
+        "refreshEverySeconds": s.refresh_every,
+        "nextRefreshAt": iso(s.next_refresh_at),
+        "config": s.config,
+        "createdAt": iso(s.created_at),
+        "updatedAt": iso(s.updated_at),
+    }
+
+
+def document_json(d: Document) -> dict[str, Any]:
+    return {
+        "id": d.id,
+        "title": d.title,
+        "path": d.path,
+        "url": d.url,
+        "visibility": d.visibility,
+        "fragments": d.fragments,
+        "errorCode": d.error_code,
+    }
+
+
+def index_json(sources: Iterable[Source]) -> dict[str, Any]:
+    rows = heaviest_first(sources)
+    live = [s for s in rows if s.live_generation is not None and s.status != "disabled"]
+    built = max((s.last_indexed_at for s in rows if s.last_indexed_at), default=None)
+    out_rows = []
+    for s in rows:
+        row: dict[str, Any] = {
+            "id": s.id,
+            "title": s.name,
+            "type": s.type,
+            "status": s.status,
+            "passages": s.passages,
+            "error": s.error_code,
+            "lastIndexedAt": iso(s.last_indexed_at),
+        }
+        if s.weight != 1.0:
+            row["weight"] = s.weight
+        out_rows.append(row)
+    return {
+        "builtAt": iso(built),
+        "totalPassages": sum(s.passages for s in live),
+        "sources": out_rows,
+    }

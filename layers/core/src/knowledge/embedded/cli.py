@@ -1,0 +1,372 @@
+"""``kb``: the embedded mode's command line (DESIGN.md §5)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..errors import KnowledgeError
+from ..settings import LocalSettings
+from ..wiring import Services, build_local_services
+
+DEFAULT_BOT = "default"
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+def _services(args: argparse.Namespace) -> Services:
+    return build_local_services(LocalSettings.from_env(args.data))
+
+
+def _print_json(obj: Any, out: TextIO = sys.stdout) -> None:
+    out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+class _Progress:
+    """Progress on a terminal (one rewritten line); silent when stderr is not a TTY."""
+
+    def __init__(self, stream: TextIO = sys.stderr):
+        self.stream = stream
+        self.live = stream.isatty()
+
+    def __call__(self, event: str, **data: Any) -> None:
+        if not self.live:
+            return
+        if event == "document":
+            self.stream.write(
+                f"\r  {data['source']}: {data['number']}/{data['total']} pages, {data['passages']} passages\033[K"
+            )
+        elif event in ("committed", "skipped"):
+            self.stream.write(f"\r  {data['source']}: {event}\033[K\n")
+        self.stream.flush()
+
+
+# -- commands ---------------------------------------------------------------------------
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from ..refresh.reindex import install_pack, pack_source_id, reindex
+    from ..sources.packs import PACK_SUFFIX
+
+    services = _services(args)
+    files: list[Path] = []
+    for raw in args.paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir() if p.name.endswith(PACK_SUFFIX)))
+        elif path.is_file():
+            files.append(path)
+        else:
+            print(f"kb: no such file or folder: {raw}", file=sys.stderr)
+            return 2
+    slugs = []
+    for path in files:
+        try:
+            slugs.append(install_pack(services, path))
+        except KnowledgeError as exc:
+            print(f"kb: {path}: {exc.code}: {exc.message}", file=sys.stderr)
+            return 2
+    only = {pack_source_id(args.bot, s) for s in slugs}
+    report = reindex(services, args.bot, force=args.force, only=only, progress=_Progress())
+    summary = report.as_dict()
+    if args.json:
+        _print_json(summary)
+    else:
+        print(
+            f"ingested {len(slugs)} pack(s): {summary['pages']} pages, {summary['passages']} passages, "
+            f"{summary['skipped']} unchanged, {summary['pagesSkipped']} pages skipped, "
+            f"{summary['failed']} failed, {summary['pagesFailed']} pages failed"
+        )
+        for slug in summary["outOfScope"]:
+            print(f"  out of scope (not indexed): {slug}")
+        for row in summary["results"]:
+            if row["status"] == "failed":
+                print(f"  failed: {row['name']}: {row['errorCode']}")
+    return 1 if report.failed else 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    from ..refresh.reindex import reindex
+
+    services = _services(args)
+    report = reindex(services, args.bot, force=args.force, progress=_Progress())
+    summary = report.as_dict()
+    if args.json:
+        _print_json(summary)
+    else:
+        print(
+            f"reindexed {summary['sources']} source(s): {summary['indexed']} rebuilt, {summary['skipped']} unchanged, "
+            f"{summary['failed']} failed; {summary['passages']} passages written"
+        )
+        if summary["warning"]:
+            print(f"  warning: {summary['warning']}")
+    return 1 if report.failed else 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from ..retrieve.service import RetrievalRequest, retrieve
+
+    services = _services(args)
+    if args.queries:
+        return _search_batch(services, args)
+    if not args.question:
+        print("kb search: give a QUESTION or --queries FILE", file=sys.stderr)
+        return 2
+    question = " ".join(args.question)
+    try:
+        result = retrieve(services, RetrievalRequest(args.bot, question, args.audience, args.agent))
+    except KnowledgeError as exc:
+        _print_json({"error": {"code": exc.code, "message": exc.message}}, sys.stderr)
+        return 2
+    if args.json:
+        _print_json(result)
+        return 0
+    print(
+        f"confidence {result['confidence']:.2f} (floor {result['floor']:.2f}), "
+        f"wouldAnswer={str(result['wouldAnswer']).lower()}, corpus {result['corpusSize']} passages"
+    )
+    for e in result["excerpts"]:
+        preview = " ".join(e["text"].split())[:160]
+        print(f"{e['rank']:>2}. [{e['score']:.3f}] {e['breadcrumb']}  ({e['path']})\n    {preview}")
+    if not result["excerpts"]:
+        print("nothing found")
+    return 0
+
+
+def _search_batch(services: Services, args: argparse.Namespace) -> int:
+    from ..retrieve.service import RetrievalRequest, retrieve
+
+    stream = sys.stdin if args.queries == "-" else open(args.queries, encoding="utf-8")  # noqa: SIM115
+    status = 0
+    with stream:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                if not isinstance(item, dict):
+                    raise ValueError("not an object")
+            except ValueError:
+                _print_json({"id": None, "line": number, "error": {"code": "invalid_input", "message": "bad JSON line"}})
+                status = 1
+                continue
+            try:
+                req = RetrievalRequest(args.bot, str(item.get("query", "")), item.get("audience") or args.audience,
+                                       item.get("agentId") or args.agent)
+                result = retrieve(services, req)
+                _print_json({"id": item.get("id"), **result})
+            except KnowledgeError as exc:
+                _print_json({"id": item.get("id"), "error": {"code": exc.code, "message": exc.message}})
+                status = 1
+    return status
+
+
+def cmd_sources(args: argparse.Namespace) -> int:
+    from ..api.views import heaviest_first, iso
+
+    services = _services(args)
+    sources = heaviest_first(services.state.list_sources(args.bot))
+    rows = [
+        {
+            "id": s.id,
+            "type": s.type,
+            "name": s.name,
+            "status": s.status,
+            "errorCode": s.error_code,
+            "passages": s.passages,
+            "weight": s.weight,
+            "lastIndexedAt": iso(s.last_indexed_at),
+        }
+        for s in sources
+    ]
+    if args.json:
+        _print_json(rows)
+        return 0
+    if not rows:
+        print("no sources")
+    for r in rows:
+        weight = f" x{r['weight']}" if r["weight"] != 1.0 else ""
+        err = f" [{r['errorCode']}]" if r["errorCode"] else ""
+        print(f"{r['status']:<9} {r['passages']:>6} passages{weight}  {r['name']} ({r['type']}, {r['id']}){err}")
+    return 0
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    from ..chunking import chunk_markdown
+    from ..sources.frontmatter import split_frontmatter
+
+    path = Path(args.file)
+    text = path.read_text(encoding="utf-8", errors="replace")
+    meta, body = split_frontmatter(text)
+    title = meta.get("title") or path.stem
+    chunks = chunk_markdown(body, [title])
+    if args.json:
+        _print_json([{"breadcrumb": c.breadcrumb, "text": c.text, "tokens": c.tokens} for c in chunks])
+    else:
+        for n, c in enumerate(chunks, start=1):
+            print(f"--- passage {n}: {c.tokens} tokens — {c.breadcrumb}")
+            print(c.text)
+    return 0
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    from ..extract import extract_result_json
+
+    result = extract_result_json(args.file)
+    if args.json:
+        _print_json(result)
+    elif result["error"]:
+        print(f"error: {result['error']['code']}", file=sys.stderr)
+    else:
+        print(result["text"])
+    return 1 if result["error"] else 0
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    from ..api.auth import create_token
+
+    services = _services(args)
+    scopes = [s.strip() for s in args.scopes.split(",") if s.strip()]
+    try:
+        token = create_token(services, args.bot, scopes)
+    except KnowledgeError as exc:
+        print(f"kb token: {exc.message}", file=sys.stderr)
+        return 2
+    print(f"token for bot {args.bot} with scopes {','.join(scopes)}:")
+    print(token)
+    return 0
+
+
+def cmd_bot(args: argparse.Namespace) -> int:
+    from ..sources.scope import validate_product
+
+    services = _services(args)
+    settings = services.state.get_bot(args.bot)
+    changed = False
+    if args.products is not None:
+        try:
+            settings.products = [validate_product(p) for p in args.products.split(",") if p.strip()]
+        except ValueError as exc:
+            print(f"kb bot: {exc}", file=sys.stderr)
+            return 2
+        changed = True
+    if args.scoping is not None:
+        settings.scope_to_products = args.scoping == "on"
+        changed = True
+    if args.floor is not None:
+        settings.floor = args.floor
+        changed = True
+    if changed:
+        services.state.put_bot(settings)
+    _print_json({"bot": settings.bot, "products": settings.products, "scopeToProducts": settings.scope_to_products,
+                 "floor": settings.floor, "embedder": settings.embedder})
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .server import EmbeddedServer
+
+    services = _services(args)
+    server = EmbeddedServer(services, args.host, args.port)
+    print(f"kb serving {services.data_dir} on http://{args.host}:{server.port}", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+# -- parser -----------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kb", description="Knowledge index and retrieval for AI support agents")
+    p.add_argument("--data", help="data directory (default $KB_DATA or ./.kb)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def bot_opt(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--bot", default=DEFAULT_BOT, help="bot (tenant) id; default 'default'")
+
+    sp = sub.add_parser("serve", help="serve the HTTP API")
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=int, default=8080)
+    sp.set_defaults(func=cmd_serve)
+
+    sp = sub.add_parser("ingest", help="index documentation packs (files or folders)")
+    sp.add_argument("paths", nargs="+")
+    sp.add_argument("--force", action="store_true", help="rebuild even when unchanged")
+    sp.add_argument("--json", action="store_true")
+    bot_opt(sp)
+    sp.set_defaults(func=cmd_ingest)
+
+    sp = sub.add_parser("search", help="ask a question")
+    sp.add_argument("question", nargs="*")
+    sp.add_argument("--audience", default="customer", choices=["customer", "public", "operator"])
+    sp.add_argument("--agent", default=None)
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--queries", help="JSON lines {id, query, audience}; one response per line")
+    bot_opt(sp)
+    sp.set_defaults(func=cmd_search)
+
+    sp = sub.add_parser("sources", help="list sources, heaviest first")
+    sp.add_argument("--json", action="store_true")
+    bot_opt(sp)
+    sp.set_defaults(func=cmd_sources)
+
+    sp = sub.add_parser("reindex", help="sync packs and refresh every source")
+    sp.add_argument("--force", action="store_true")
+    sp.add_argument("--json", action="store_true")
+    bot_opt(sp)
+    sp.set_defaults(func=cmd_reindex)
+
+    sp = sub.add_parser("chunk", help="show the passages a Markdown file becomes")
+    sp.add_argument("file")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_chunk)
+
+    sp = sub.add_parser("extract", help="show the text a file becomes, or its error code")
+    sp.add_argument("file")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_extract)
+
+    sp = sub.add_parser("token", help="API tokens")
+    tsub = sp.add_subparsers(dest="token_command", required=True)
+    tp = tsub.add_parser("create", help="create a token for one bot")
+    tp.add_argument("--bot", required=True)
+    tp.add_argument("--scopes", default="knowledge:read")
+    tp.set_defaults(func=cmd_token)
+
+    sp = sub.add_parser("bot", help="show or change a bot's settings (products, scoping, floor)")
+    sp.add_argument("--products", help="comma-separated products the bot runs (kind:name or name)")
+    sp.add_argument("--scoping", choices=["on", "off"])
+    sp.add_argument("--floor", type=float)
+    bot_opt(sp)
+    sp.set_defaults(func=cmd_bot)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args))
+    except KnowledgeError as exc:
+        print(f"kb: {exc.code}: {exc.message}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"kb: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,270 @@
+"""The refresh pipeline (DESIGN.md §6): plan -> fetch/extract -> chunk -> embed -> stage -> commit.
+
+A refresh writes every passage under a new generation no query can see, then one state
+write flips the source's live generation (with the checksum and counters, conditioned on
+the lease), then the old generation is dropped. Any failure keeps the previous live
+generation, stores an error code on the source and drops the partial generation.
+
+The checksum is compared with the value stored by the *previous* successful commit and
+written only by the commit itself, after the passages were replaced — never before
+(reference 000: comparing the new checksum with itself skipped every re-ingest).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..chunking import chunk_markdown, single_passage
+from ..errors import Code, KnowledgeError, SourceFailure
+from ..model import Document, Passage
+from ..settings import LEASE_SECONDS
+from ..sources.base import SourceContent, content_checksum
+from ..sources.registry import load_content
+from ..wiring import Services
+
+log = logging.getLogger(__name__)
+
+MAX_FRAGMENTS_PER_DOCUMENT = 500
+MAX_DOCUMENTS_PER_SOURCE = 100
+#: Shipped documentation packs are exempt from the per-source document cap (a product's
+#: pack routinely has hundreds of pages); crawled and uploaded sources are not.
+UNCAPPED_TYPES = frozenset({"pack"})
+WRITE_BATCH = 2000
+
+Progress = Callable[..., None]
+
+
+@dataclass
+class RefreshOutcome:
+    source_id: str
+    name: str
+    status: str  # indexed | skipped | failed | busy | disabled
+    documents: int = 0
+    passages: int = 0
+    skipped: int = 0
+    failed: int = 0
+    error_code: str | None = None
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "sourceId": self.source_id,
+            "name": self.name,
+            "status": self.status,
+            "documents": self.documents,
+            "passages": self.passages,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "errorCode": self.error_code,
+        }
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class Refresher:
+    """Runs one source's refresh under a lease owned by this worker."""
+
+    def __init__(self, services: Services, *, owner: str | None = None, progress: Progress | None = None):
+        self.services = services
+        self.owner = owner or f"worker-{uuid.uuid4().hex[:12]}"
+        self.progress = progress or (lambda *a, **k: None)
+
+    # -- public ---------------------------------------------------------------------------
+
+    def refresh(self, bot: str, source_id: str, *, force: bool = False) -> RefreshOutcome:
+        state, clock = self.services.state, self.services.clock
+        source = state.get_source(bot, source_id)
+        if source is None:
+            raise KnowledgeError(f"source {source_id} not found", code=Code.NOT_FOUND)
+        if source.status == "disabled":
+            return RefreshOutcome(source.id, source.name, "disabled", error_code=source.error_code)
+        if not state.acquire_lease(bot, source_id, self.owner, clock.now(), LEASE_SECONDS):
+            return RefreshOutcome(source.id, source.name, "busy")
+        generation: int | None = None
+        try:
+            content = load_content(self.services, source)
+            checksum = content_checksum(source.type.encode() + b"\x00" + content.checksum_bytes)
+            if (
+                not force
+                and source.checksum == checksum
+                and source.passages > 0
+                and source.live_generation is not None
+            ):
+                state.update_source(bot, source_id, status="ready", error_code=None, error_message=None)
+                state.release_lease(bot, source_id, self.owner)
+                self.progress("skipped", source=source.name)
+                return RefreshOutcome(source.id, source.name, "skipped", passages=source.passages)
+            state.update_source(bot, source_id, status="indexing", error_code=None, error_message=None,
+                                documents_processed=0, fragments_processed=0, documents_failed=0)
+            generation = state.begin_generation(bot, source_id, self.owner)
+            outcome = self._build(source.bot, source.id, source.name, source.type, source.priority,
+                                  generation, content, checksum)
+            self._drop_retired(bot, source_id)
+            return outcome
+        except _Cancelled:
+            self._abandon(bot, source_id, generation, Code.CANCELLED, "cancelled by request")
+            return RefreshOutcome(source.id, source.name, "failed", error_code=Code.CANCELLED)
+        except SourceFailure as exc:
+            self._abandon(bot, source_id, generation, exc.code, exc.message)
+            return RefreshOutcome(source.id, source.name, "failed", error_code=exc.code)
+        except Exception as exc:
+            # Unexpected: keep the old generation, mark the source failed, and re-raise so the
+            # caller (worker loop / Lambda) logs it and can retry; nothing is swallowed.
+            code = exc.code if isinstance(exc, KnowledgeError) else Code.INTERNAL
+            self._abandon(bot, source_id, generation, code, "refresh failed unexpectedly")
+            raise
+
+    # -- stages ---------------------------------------------------------------------------
+
+    def _build(
+        self,
+        bot: str,
+        source_id: str,
+        name: str,
+        source_type: str,
+        priority: int,
+        generation: int,
+        content: SourceContent,
+        checksum: str,
+    ) -> RefreshOutcome:
+        state, clock = self.services.state, self.services.clock
+        now = clock.now()
+        failures = list(content.failed)
+        documents: list[Document] = []
+        batch: list[Passage] = []
+        total_passages = 0
+        visibility_counts: dict[str, int] = {}
+        docs = content.documents
+        if source_type not in UNCAPPED_TYPES and len(docs) > MAX_DOCUMENTS_PER_SOURCE:
+            failures.extend((d.path, Code.EXPANDED_TOO_LARGE) for d in docs[MAX_DOCUMENTS_PER_SOURCE:])
+            docs = docs[:MAX_DOCUMENTS_PER_SOURCE]
+
+        for number, doc in enumerate(docs, start=1):
+            chunks = [single_passage(doc.body, doc.crumbs)] if doc.whole else chunk_markdown(doc.body, doc.crumbs)
+            if len(chunks) > MAX_FRAGMENTS_PER_DOCUMENT:
+                failures.append((doc.path, Code.EXPANDED_TOO_LARGE))
+                documents.append(self._document(bot, source_id, doc, 0, Code.EXPANDED_TOO_LARGE))
+                continue
+            if not chunks:
+                continue
+            for ordinal, chunk in enumerate(chunks):
+                batch.append(
+                    Passage(
+                        id=f"{doc.id}-{ordinal}",
+                        bot=bot,
+                        source_id=source_id,
+                        document_id=doc.id,
+                        generation=generation,
+                        ordinal=ordinal,
+                        title=doc.title,
+                        path=doc.path,
+                        breadcrumb=chunk.breadcrumb,
+                        text=chunk.text,
+                        visibility=doc.visibility,
+                        weight=doc.weight,
+                        priority=priority,
+                        indexed_at=now,
+                        url=doc.url,
+                    )
+                )
+            visibility_counts[doc.visibility] = visibility_counts.get(doc.visibility, 0) + len(chunks)
+            total_passages += len(chunks)
+            documents.append(self._document(bot, source_id, doc, len(chunks), None))
+            if len(batch) >= WRITE_BATCH:
+                self._stage(bot, source_id, batch, documents, total_passages, len(failures))
+                batch = []
+            self.progress("document", source=name, number=number, total=len(docs), passages=total_passages)
+        if batch:
+            self._stage(bot, source_id, batch, documents, total_passages, len(failures))
+
+        counters = {
+            "passages": total_passages,
+            "documents_processed": len(documents),
+            "fragments_processed": total_passages,
+            "documents_failed": len(failures),
+        }
+        state.commit_generation(
+            bot,
+            source_id,
+            self.owner,
+            generation,
+            checksum=checksum,
+            documents=documents,
+            counters=counters,
+            now=clock.now(),
+            visibility_counts=visibility_counts,
+            error_code=failures[0][1] if failures else None,
+        )
+        self.progress("committed", source=name, passages=total_passages)
+        return RefreshOutcome(
+            source_id,
+            name,
+            "indexed",
+            documents=len(documents),
+            passages=total_passages,
+            skipped=content.skipped,
+            failed=len(failures),
+            error_code=failures[0][1] if failures else None,
+            failures=failures,
+        )
+
+    def _stage(self, bot: str, source_id: str, batch: list[Passage], documents: list[Document],
+               passages: int, failed: int) -> None:
+        state, clock = self.services.state, self.services.clock
+        current = state.get_source(bot, source_id)
+        if current is None or current.cancel_requested:
+            raise _Cancelled()
+        if not state.extend_lease(bot, source_id, self.owner, clock.now(), LEASE_SECONDS):
+            raise KnowledgeError("lease lost during refresh", code=Code.LEASE_LOST)
+        self.services.index.write(bot, batch)
+        state.update_source(bot, source_id, documents_processed=len(documents), fragments_processed=passages,
+                            documents_failed=failed)
+
+    @staticmethod
+    def _document(bot: str, source_id: str, doc: Any, fragments: int, error: str | None) -> Document:
+        return Document(
+            id=doc.id,
+            bot=bot,
+            source_id=source_id,
+            title=doc.title,
+            path=doc.path,
+            url=doc.url,
+            visibility=doc.visibility,
+            fragments=fragments,
+            error_code=error,
+        )
+
+    # -- cleanup --------------------------------------------------------------------------
+
+    def _drop_retired(self, bot: str, source_id: str) -> None:
+        drop_orphans(self.services, only=(bot, source_id))
+
+    def _abandon(self, bot: str, source_id: str, generation: int | None, code: str, message: str) -> None:
+        state = self.services.state
+        if generation is not None:
+            self.services.index.delete_generation(bot, source_id, generation)
+            state.finish_generation(bot, source_id, generation)
+        if state.get_source(bot, source_id) is not None:
+            state.update_source(bot, source_id, status="failed", error_code=code, error_message=message,
+                                cancel_requested=False)
+            state.release_lease(bot, source_id, self.owner)
+        log.info("refresh of %s/%s failed: %s", bot, source_id, code)
+
+
+def drop_orphans(services: Services, only: tuple[str, str] | None = None) -> int:
+    """Delete from the index every generation no query may see (retired, or staged by a
+    writer that no longer holds the lease). Run after each commit and on start-up."""
+    dropped = 0
+    for bot, source_id, generation in services.state.orphan_generations():
+        if only is not None and (bot, source_id) != only:
+            continue
+        services.index.delete_generation(bot, source_id, generation)
+        services.state.finish_generation(bot, source_id, generation)
+        dropped += 1
+    return dropped

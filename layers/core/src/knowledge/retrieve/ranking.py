@@ -1,0 +1,151 @@
+"""Pure ranking functions: fusion, weighting, tie-breaks, collapse, excerpt windows.
+
+No I/O here; every function is tested against a small reference computation.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..model import Hit, Passage
+
+RRF_K = 60
+
+
+@dataclass
+class Candidate:
+    passage: Passage
+    score: float
+    reason: str
+    signals: dict[str, float | int | None] = field(default_factory=dict)
+    recent: bool = False
+
+
+def rrf(rank: int, k: int = RRF_K) -> float:
+    """Reciprocal rank fusion contribution of a 1-based rank."""
+    return 1.0 / (k + rank)
+
+
+def fuse(lists: Mapping[str, Sequence[Hit]], *, k: int = RRF_K) -> list[Candidate]:
+    """Combine ranked lists by passage id.
+
+    With one list (lexical only) the score is the list's own score times the passage
+    weight — BM25 x source weight. With several, reciprocal rank fusion (sum of
+    1/(k + rank) over the lists that found the passage) times the weight: ranks are
+    comparable across lists where raw scores are not."""
+    by_id: dict[str, Candidate] = {}
+    present = [name for name, hits in lists.items() if hits]
+    for name, hits in lists.items():
+        for hit in hits:
+            cand = by_id.get(hit.passage.id)
+            if cand is None:
+                cand = Candidate(passage=hit.passage, score=0.0, reason=name,
+                                 signals={"lexicalRank": None, "semanticRank": None, "rrf": 0.0})
+                by_id[hit.passage.id] = cand
+            cand.signals[f"{name}Rank"] = hit.rank
+            cand.signals[f"{name}Score"] = round(hit.score, 6)
+            cand.signals["rrf"] = float(cand.signals["rrf"] or 0.0) + rrf(hit.rank, k)
+    single = len(present) <= 1
+    for cand in by_id.values():
+        weight = cand.passage.weight
+        cand.signals["weight"] = weight
+        found_by = [n for n in lists if cand.signals.get(f"{n}Rank") is not None]
+        cand.reason = "hybrid" if len(found_by) > 1 else found_by[0]
+        if single:
+            cand.score = float(cand.signals[f"{found_by[0]}Score"] or 0.0) * weight
+        else:
+            cand.score = float(cand.signals["rrf"] or 0.0) * weight
+        cand.signals["rrf"] = round(float(cand.signals["rrf"] or 0.0), 6)
+    return list(by_id.values())
+
+
+def order(cands: list[Candidate], *, priorities: Mapping[str, int], now: float, recency_seconds: float) -> list[Candidate]:
+    """Best first: score, then source priority, then recently indexed (tie-breaks only)."""
+    for cand in cands:
+        cand.recent = (now - cand.passage.indexed_at) <= recency_seconds
+    return sorted(
+        cands,
+        key=lambda c: (
+            -round(c.score, 9),
+            -priorities.get(c.passage.source_id, c.passage.priority),
+            0 if c.recent else 1,
+            c.passage.id,
+        ),
+    )
+
+
+def collapse(cands: Sequence[Candidate]) -> list[Candidate]:
+    """Drop a passage when a better-ranked passage of the same document is its neighbour
+    (ordinal +-1): overlapping neighbours repeat each other."""
+    kept: list[Candidate] = []
+    taken: dict[str, set[int]] = {}
+    for cand in cands:
+        ords = taken.setdefault(cand.passage.document_id, set())
+        o = cand.passage.ordinal
+        if (o - 1) in ords or (o + 1) in ords or o in ords:
+            ords.add(o)  # chains: a neighbour of a dropped neighbour is still a neighbour
+            continue
+        ords.add(o)
+        kept.append(cand)
+    return kept
+
+
+_SEGMENT = re.compile(r"[^\n.!?]*(?:[.!?]+|\n+|$)")
+
+
+def excerpt(
+    passage: Passage,
+    terms: set[str],
+    analyze: Callable[[str], list[str]],
+    max_chars: int,
+) -> str:
+    """Breadcrumb plus the best-matching window of the passage body, at most ``max_chars``."""
+    crumb = passage.breadcrumb
+    text = passage.text
+    body = text[len(crumb):].lstrip("\n") if crumb and text.startswith(crumb) else text
+    head = f"{crumb}\n\n" if crumb else ""
+    budget = max_chars - len(head)
+    if budget <= 0:
+        return head[:max_chars]
+    if len(body) <= budget:
+        return head + body
+    segments = [(m.start(), m.end()) for m in _SEGMENT.finditer(body) if m.end() > m.start()]
+    best_start, best_score = 0, -1
+    for start, end in segments:
+        score = len(terms.intersection(analyze(body[start:end])))
+        if score > best_score:
+            best_start, best_score = start, score
+    # start at the best segment, fill forward; pull the start back if the end is reached
+    start = best_start
+    if len(body) - start < budget:
+        start = max(0, len(body) - budget + 2)
+    prefix = "…" if start > 0 else ""
+    room = budget - len(prefix)
+    window = body[start : start + room]
+    if start + room < len(body):
+        cut = window.rfind(" ", 0, room - 1)
+        window = (window[:cut] if cut > room // 2 else window[: room - 1]) + "…"
+    return head + prefix + window
+
+
+def coverage(query_terms: Sequence[str], found_terms: set[str], idf: Mapping[str, float | None]) -> float:
+    """How well the passage covers the question, in [0, 1].
+
+    ``idf`` maps each analysed query term to its IDF in the asker's partition, or None when
+    no passage of the partition contains it. The IDF-weighted share of the known terms that
+    the passage contains is scaled by the square root of the share of the question's terms
+    the corpus knows at all, so a question mostly about things the corpus never mentions
+    cannot look confident on the strength of one shared word."""
+    distinct = list(dict.fromkeys(query_terms))
+    if not distinct:
+        return 0.0
+    known = [t for t in distinct if idf.get(t) is not None]
+    total = sum(float(idf[t] or 0.0) for t in known)
+    if total <= 0:
+        return 0.0
+    hit = sum(float(idf[t] or 0.0) for t in known if t in found_terms)
+    share_known = len(known) / len(distinct)
+    return max(0.0, min(1.0, (hit / total) * math.sqrt(share_known)))

@@ -1,0 +1,177 @@
+"""The retrieval use case (DESIGN.md §7): question in, at most 12 grounded excerpts out.
+
+validate -> live sources of the bot (minus disabled, minus an agent's unselected) ->
+lexical BM25 top 50 inside the audience's partition, filtered in the search by bot,
+visibility set and live generations -> score x weight, ties by priority then recency ->
+neighbours collapsed -> <= 12 excerpts of <= 800 chars -> confidence, floor, wouldAnswer,
+operatorGrounded, corpusSize -> recorded for citation checks.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import Code, Conflict, InvalidInput, NotFound
+from ..model import (
+    AUDIENCE_VISIBILITY,
+    AUDIENCES,
+    OPERATOR_AUTHORED_TYPES,
+    Hit,
+    LiveSource,
+    RetrievalRecord,
+    partition_of_audience,
+)
+from ..settings import (
+    LEXICAL_TOP_K,
+    MAX_EXCERPT_CHARS,
+    MAX_EXCERPTS,
+    MAX_QUESTION_CHARS,
+    RECENCY_SECONDS,
+    RETRIEVAL_TTL_SECONDS,
+)
+from ..wiring import Services
+from . import ranking
+
+
+@dataclass(frozen=True)
+class RetrievalRequest:
+    bot: str
+    q: str
+    audience: str = "customer"
+    agent_id: str | None = None
+
+    @classmethod
+    def parse(cls, bot: str, body: Any) -> RetrievalRequest:
+        if not isinstance(body, dict):
+            raise InvalidInput("body must be a JSON object")
+        q = body.get("q", body.get("query"))
+        audience = body.get("audience") or "customer"
+        agent_id = body.get("agentId")
+        if agent_id is not None and (not isinstance(agent_id, str) or not agent_id):
+            raise InvalidInput("agentId must be a non-empty string or null")
+        return cls(bot=bot, q=q if isinstance(q, str) else "", audience=audience, agent_id=agent_id).validated(q)
+
+    def validated(self, raw_q: object = "") -> RetrievalRequest:
+        if raw_q is not None and not isinstance(raw_q, str):
+            raise InvalidInput("q must be a string", code=Code.INVALID_INPUT)
+        if not self.q.strip():
+            raise InvalidInput("the question is empty", code=Code.EMPTY_QUESTION)
+        if len(self.q) > MAX_QUESTION_CHARS:
+            raise InvalidInput(
+                f"the question is longer than {MAX_QUESTION_CHARS} characters", code=Code.QUESTION_TOO_LONG
+            )
+        if self.audience not in AUDIENCES:
+            raise InvalidInput(
+                f"audience must be one of {', '.join(AUDIENCES)}", code=Code.INVALID_AUDIENCE
+            )
+        return self
+
+
+def _allowed_sources(services: Services, req: RetrievalRequest) -> list[LiveSource]:
+    live = services.state.live_sources(req.bot)
+    if req.agent_id is None:
+        return live
+    agent = services.state.get_agent(req.bot, req.agent_id)
+    if agent is None:
+        raise NotFound(f"agent {req.agent_id} not found")
+    if agent.status != "active":
+        raise Conflict("the agent is paused", code="agent_paused")
+    if not agent.source_ids:
+        return live
+    selected = set(agent.source_ids)
+    return [s for s in live if s.source_id in selected]
+
+
+def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) -> dict[str, Any]:
+    req.validated()
+    index, state = services.index, services.state
+    sources = _allowed_sources(services, req)
+    visibilities = AUDIENCE_VISIBILITY[req.audience]
+    partition = partition_of_audience(req.audience)
+    source_gens = [s.source_gen for s in sources]
+    corpus = sum(s.visibility_counts.get(v, 0) for s in sources for v in visibilities)
+
+    lexical: list[Hit] = index.search_lexical(
+        req.bot, partition, req.q, visibilities=visibilities, source_gens=source_gens, limit=LEXICAL_TOP_K
+    )
+    # Defence in depth: the search already filtered; a passage outside the audience or the
+    # live set reaching this point is a bug, and it must never be served.
+    allowed_gens = set(source_gens)
+    lexical = [h for h in lexical if h.passage.visibility in visibilities and h.passage.source_gen in allowed_gens]
+
+    now = services.clock.now()
+    priorities = {s.source_id: s.priority for s in sources}
+    cands = ranking.fuse({"lexical": lexical})
+    cands = ranking.order(cands, priorities=priorities, now=now, recency_seconds=RECENCY_SECONDS)
+    cands = ranking.collapse(cands)[:MAX_EXCERPTS]
+
+    query_terms = index.analyze(req.q)
+    term_set = set(query_terms)
+    by_source = {s.source_id: s for s in sources}
+    excerpts = []
+    for rank, cand in enumerate(cands, start=1):
+        p = cand.passage
+        src = by_source.get(p.source_id)
+        excerpts.append(
+            {
+                "rank": rank,
+                "sourceId": p.source_id,
+                "sourceType": src.type if src else None,
+                "documentId": p.document_id,
+                "fragmentId": p.id,
+                "title": p.title,
+                "path": p.path,
+                "breadcrumb": p.breadcrumb,
+                "text": ranking.excerpt(p, term_set, index.analyze, MAX_EXCERPT_CHARS),
+                "url": p.url,
+                "score": round(cand.score, 6),
+                "reason": cand.reason,
+                "signals": cand.signals,
+            }
+        )
+
+    confidence = 0.0
+    if cands:
+        top_terms = set(index.analyze(cands[0].passage.text))
+        idf = _idf(services, req.bot, partition, query_terms)
+        confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
+    floor = float(state.get_bot(req.bot).floor)
+    operator_grounded = any(
+        (by_source[e["sourceId"]].type if e["sourceId"] in by_source else "") in OPERATOR_AUTHORED_TYPES
+        for e in excerpts
+    )
+    retrieval_id = uuid.uuid4().hex
+    if record:
+        state.put_retrieval(
+            RetrievalRecord(
+                id=retrieval_id,
+                bot=req.bot,
+                audience=req.audience,
+                served=[(e["sourceId"], e["documentId"], e["fragmentId"]) for e in excerpts],
+                created_at=now,
+                expires_at=now + RETRIEVAL_TTL_SECONDS,
+            )
+        )
+    return {
+        "retrievalId": retrieval_id,
+        "audience": req.audience,
+        "confidence": confidence,
+        "floor": floor,
+        "wouldAnswer": bool(excerpts) and confidence >= floor,
+        "operatorGrounded": operator_grounded,
+        "corpusSize": corpus,
+        "excerpts": excerpts,
+    }
+
+
+def _idf(services: Services, bot: str, partition: str, terms: list[str]) -> dict[str, float | None]:
+    """BM25-style IDF of each analysed query term inside the asker's partition (None when
+    the partition has no passage with the term)."""
+    out: dict[str, float | None] = {}
+    for term in dict.fromkeys(terms):
+        df, n = services.index.doc_freq(bot, partition, term)
+        out[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if df > 0 else None
+    return out

@@ -1,0 +1,49 @@
+"""What every source type turns into before chunking: a list of document contents."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from ..settings import INGEST_VERSION
+
+
+@dataclass
+class DocumentContent:
+    """One document of a source, ready to be chunked.
+
+    ``crumbs`` are the leading breadcrumb parts (product, sections, page title); the chunker
+    appends the heading path. ``whole`` documents (articles, FAQ entries, instructions,
+    facts) become exactly one passage whatever their length."""
+
+    id: str
+    title: str
+    path: str
+    body: str
+    visibility: str
+    weight: float
+    crumbs: list[str] = field(default_factory=list)
+    url: str | None = None
+    whole: bool = False
+
+
+@dataclass
+class SourceContent:
+    """A source's documents plus the bytes its checksum is computed over."""
+
+    checksum_bytes: bytes
+    documents: list[DocumentContent]
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (path, error code)
+    skipped: int = 0
+
+
+def content_checksum(data: bytes) -> str:
+    """SHA-256 over INGEST_VERSION plus the content bytes (reference 000, "Checksums").
+
+    The version is mixed in because the bytes alone cannot express a change in how they
+    become passages: raising it makes every stored checksum mismatch exactly once."""
+    h = hashlib.sha256()
+    h.update(INGEST_VERSION.encode("utf-8"))
+    h.update(b"\x00")
+    h.update(data)
+    return h.hexdigest()
