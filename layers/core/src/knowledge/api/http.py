@@ -94,7 +94,7 @@ def error_response(exc: Exception) -> Response:
             error[key] = value
         headers = {}
         if isinstance(exc, RateLimited):
-            headers["Retry-After"] = str(max(1, int(round(exc.retry_after))))
+            headers["Retry-After"] = str(max(1, round(exc.retry_after)))
         if status >= 500:
             log.error("request failed: %s", exc.code, exc_info=exc)
             error["message"] = "internal error"

@@ -153,7 +153,8 @@ def _search_batch(services: Services, args: argparse.Namespace) -> int:
                 if not isinstance(item, dict):
                     raise ValueError("not an object")
             except ValueError:
-                _print_json({"id": None, "line": number, "error": {"code": "invalid_input", "message": "bad JSON line"}})
+                error = {"code": "invalid_input", "message": "bad JSON line"}
+                _print_json({"id": None, "line": number, "error": error})
                 status = 1
                 continue
             try:

@@ -60,7 +60,7 @@ def make_handler(services: Services) -> type[BaseHTTPRequestHandler]:
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: object) -> None:
             log.info("%s %s", self.address_string(), format % args)
 
     return Handler

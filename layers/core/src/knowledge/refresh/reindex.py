@@ -8,7 +8,6 @@ never aborts the pass; the report says how many failed and each row keeps its er
 from __future__ import annotations
 
 import logging
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

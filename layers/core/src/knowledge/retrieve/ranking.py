@@ -62,7 +62,9 @@ def fuse(lists: Mapping[str, Sequence[Hit]], *, k: int = RRF_K) -> list[Candidat
     return list(by_id.values())
 
 
-def order(cands: list[Candidate], *, priorities: Mapping[str, int], now: float, recency_seconds: float) -> list[Candidate]:
+def order(
+    cands: list[Candidate], *, priorities: Mapping[str, int], now: float, recency_seconds: float
+) -> list[Candidate]:
     """Best first: score, then source priority, then recently indexed (tie-breaks only)."""
     for cand in cands:
         cand.recent = (now - cand.passage.indexed_at) <= recency_seconds
@@ -78,15 +80,15 @@ def order(cands: list[Candidate], *, priorities: Mapping[str, int], now: float, 
 
 
 def collapse(cands: Sequence[Candidate]) -> list[Candidate]:
-    """Drop a passage when a better-ranked passage of the same document is its neighbour
-    (ordinal +-1): overlapping neighbours repeat each other."""
+    """Drop a passage when a better-ranked *kept* passage of the same document is its
+    neighbour (ordinal +-1): overlapping neighbours repeat each other, while a distant
+    part of the same page is a separate excerpt."""
     kept: list[Candidate] = []
     taken: dict[str, set[int]] = {}
     for cand in cands:
         ords = taken.setdefault(cand.passage.document_id, set())
         o = cand.passage.ordinal
         if (o - 1) in ords or (o + 1) in ords or o in ords:
-            ords.add(o)  # chains: a neighbour of a dropped neighbour is still a neighbour
             continue
         ords.add(o)
         kept.append(cand)

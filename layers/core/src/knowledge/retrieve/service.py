@@ -150,7 +150,7 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
                 id=retrieval_id,
                 bot=req.bot,
                 audience=req.audience,
-                served=[(e["sourceId"], e["documentId"], e["fragmentId"]) for e in excerpts],
+                served=[(c.passage.source_id, c.passage.document_id, c.passage.id) for c in cands],
                 created_at=now,
                 expires_at=now + RETRIEVAL_TTL_SECONDS,
             )

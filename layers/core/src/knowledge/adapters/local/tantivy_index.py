@@ -302,7 +302,8 @@ class TantivySearchIndex:
                 (tantivy.Occur.Must, tantivy.Query.term_set_query(self.schema, "source_gen", list(source_gens))),
             ]
         )
-        return int(part.searcher().search(query, 1, count=True).count)
+        result = part.searcher().search(query, 1, count=True)
+        return int(result.count)  # type: ignore[attr-defined]  # present at run time, missing in the stubs
 
     def doc_freq(self, bot: str, partition: str, term: str) -> tuple[int, int]:
         """(documents containing the analysed ``term``, documents in the partition)."""
