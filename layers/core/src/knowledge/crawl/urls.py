@@ -1,0 +1,136 @@
+"""URL handling for the crawler: normalisation, origin checks and link extraction.
+
+``normalize`` gives every page one spelling, so the same page is queued once: the fragment
+goes, tracking parameters (``utm_*``, ``gclid``, ``fbclid``) go, and the rest is
+canonicalised with w3lib (lower-case scheme and host, IDNA host, default port dropped,
+``.``/``..`` segments resolved, percent-encoding normalised, query arguments sorted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
+
+from bs4 import BeautifulSoup
+from w3lib.url import canonicalize_url, safe_url_string
+
+_TRACKING_EXACT = frozenset({"gclid", "fbclid"})
+_DEFAULT_PORTS = {"https": 443, "http": 80}
+
+
+def _is_tracking(pair: str) -> bool:
+    name = unquote(pair.split("=", 1)[0]).strip().lower()
+    return name.startswith("utm_") or name in _TRACKING_EXACT
+
+
+def _drop_default_port(url: str) -> str:
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        return url
+    if port is not None and _DEFAULT_PORTS.get(parts.scheme) == port:
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return url
+
+
+def normalize(url: str) -> str:
+    """One spelling per page: no fragment, no tracking parameters, canonical form."""
+    url = url.strip()
+    parts = urlsplit(url)
+    kept = [pair for pair in parts.query.split("&") if pair and not _is_tracking(pair)]
+    url = urlunsplit((parts.scheme, parts.netloc, parts.path, "&".join(kept), ""))
+    canonical = canonicalize_url(safe_url_string(url), keep_fragments=False)
+    canonical = _drop_default_port(canonical)
+    parts = urlsplit(canonical)
+    if not parts.path:
+        canonical = urlunsplit((parts.scheme, parts.netloc, "/", parts.query, ""))
+    return canonical
+
+
+def parse_origin(origin: str) -> tuple[str, int] | None:
+    """``https://Host[:port]`` (optionally with a trailing ``/``) -> ``(host, port)``."""
+    try:
+        parts = urlsplit(origin.strip())
+    except ValueError:
+        return None
+    if parts.query or parts.fragment or parts.path not in ("", "/"):
+        return None
+    return parse_origin_of_url(origin)
+
+
+def origin_of(url: str) -> str | None:
+    """The bare origin ``https://host[:port]`` of an https ``url`` (default port omitted)."""
+    key = parse_origin_of_url(url)
+    if key is None:
+        return None
+    host, port = key
+    shown = f"[{host}]" if ":" in host else host
+    return f"https://{shown}" if port == 443 else f"https://{shown}:{port}"
+
+
+def parse_origin_of_url(url: str) -> tuple[str, int] | None:
+    """``(host, port)`` of an https ``url`` (IDNA host, default port 443), else None."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme.lower() != "https" or not parts.hostname or "@" in parts.netloc:
+        return None
+    host = parts.hostname
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii").lower()
+        except UnicodeError:
+            return None
+    return host, port or 443
+
+
+def in_origins(url: str, origins: Sequence[str]) -> bool:
+    """True when ``url`` is an https URL whose host and port equal one of ``origins``."""
+    key = parse_origin_of_url(url)
+    if key is None:
+        return False
+    return any(parse_origin(origin) == key for origin in origins)
+
+
+def extract_links(html: str, base_url: str) -> list[str]:
+    """The https targets of ``<a href>`` links, resolved against ``<base href>`` (if any)
+    or ``base_url``, normalised, deduplicated, in document order."""
+    soup = BeautifulSoup(html, "lxml")
+    base = base_url
+    base_tag = soup.find("base", href=True)
+    if base_tag is not None:
+        href = base_tag.get("href")
+        if isinstance(href, str) and href.strip():
+            base = urljoin(base_url, _clean_href(href))
+    links: list[str] = []
+    seen: set[str] = set()
+    for anchor in soup.find_all("a", href=True):
+        href = anchor.get("href")
+        if not isinstance(href, str):
+            continue
+        href = _clean_href(href)
+        if not href:
+            continue
+        try:
+            absolute = urljoin(base, href)
+            if urlsplit(absolute).scheme.lower() != "https":
+                continue
+            link = normalize(absolute)
+        except ValueError:
+            continue
+        if link not in seen:
+            seen.add(link)
+            links.append(link)
+    return links
+
+
+def _clean_href(href: str) -> str:
+    # Browsers drop surrounding whitespace/control characters and embedded tabs/newlines.
+    href = href.strip(" \t\n\r\f\v\x00")
+    return href.replace("\t", "").replace("\n", "").replace("\r", "")
