@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from knowledge.model import Passage
+import pytest
+
+from knowledge.model import Passage, PassageRef
 
 
 def passage(pid, text, *, bot="b1", source="s1", gen=1, vis="public", doc="d1", ordinal=0):
@@ -10,8 +12,18 @@ def passage(pid, text, *, bot="b1", source="s1", gen=1, vis="public", doc="d1", 
                    title="T", path="help/x.md", breadcrumb="P › T", text=text, visibility=vis)
 
 
+INDEX = None
+
+
 def ids(hits):
+    INDEX.hydrate("b1", hits)
     return [h.passage.id for h in hits]
+
+
+@pytest.fixture(autouse=True)
+def _index(search_index):
+    global INDEX
+    INDEX = search_index
 
 
 def test_filters_apply_inside_the_search(search_index):
@@ -78,6 +90,9 @@ def test_stored_fields_round_trip(search_index):
     p.url, p.weight, p.priority, p.indexed_at = "https://docs.example/x", 1.2, 7, 123.5
     search_index.write("b1", [p])
     [hit] = search_index.search_lexical("b1", "customer", "alpha", visibilities=["public"], source_gens=["s1:1"])
+    # ranking fields come with the hit; the text only after hydration
+    assert hit.ref == PassageRef.of(p)
+    search_index.hydrate("b1", [hit])
     got = hit.passage
     assert (got.url, got.weight, got.priority, got.indexed_at, got.text, got.breadcrumb) == (
         "https://docs.example/x", 1.2, 7, 123.5, "P › T\n\nalpha beta", "P › T")

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from knowledge.model import Hit, Passage
+from knowledge.model import Hit, Passage, PassageRef, key64
 from knowledge.retrieve import ranking
 
 
@@ -22,8 +22,12 @@ def test_rrf_reference():
     assert ranking.rrf(10, k=60) == pytest.approx(1 / 70)
 
 
+def hit(p: Passage, score: float, rank: int) -> Hit:
+    return Hit(ref=PassageRef.of(p), score=score, rank=rank, passage=p)
+
+
 def test_single_list_score_is_bm25_times_weight():
-    cands = ranking.fuse({"lexical": [Hit(psg("a", weight=1.2), 5.0, 1), Hit(psg("b"), 5.5, 2)]})
+    cands = ranking.fuse({"lexical": [hit(psg("a", weight=1.2), 5.0, 1), hit(psg("b"), 5.5, 2)]})
     scores = {c.passage.id: c.score for c in cands}
     assert scores == {"a": pytest.approx(6.0), "b": pytest.approx(5.5)}
     assert all(c.reason == "lexical" for c in cands)
@@ -32,8 +36,8 @@ def test_single_list_score_is_bm25_times_weight():
 def test_two_lists_fuse_by_rank_not_score():
     a, b, c = psg("a"), psg("b"), psg("c")
     cands = ranking.fuse({
-        "lexical": [Hit(a, 1000.0, 1), Hit(b, 1.0, 2)],
-        "semantic": [Hit(b, 0.9, 1), Hit(c, 0.8, 2)],
+        "lexical": [hit(a, 1000.0, 1), hit(b, 1.0, 2)],
+        "semantic": [hit(b, 0.9, 1), hit(c, 0.8, 2)],
     })
     by = {x.passage.id: x for x in cands}
     assert by["b"].score == pytest.approx(1 / 62 + 1 / 61)
@@ -46,46 +50,62 @@ def test_ties_break_by_priority_then_recency():
     now = 10_000_000.0
     old, new = now - 40 * 86400, now - 86400
     cands = ranking.fuse({"lexical": [
-        Hit(psg("low-old", priority=0, indexed_at=old), 2.0, 1),
-        Hit(psg("low-new", priority=0, indexed_at=new), 2.0, 2),
-        Hit(psg("high-old", priority=5, indexed_at=old), 2.0, 3),
-        Hit(psg("best", priority=-100, indexed_at=old), 2.5, 4),
+        hit(psg("low-old", priority=0, indexed_at=old), 2.0, 1),
+        hit(psg("low-new", priority=0, indexed_at=new), 2.0, 2),
+        hit(psg("high-old", priority=5, indexed_at=old), 2.0, 3),
+        hit(psg("best", priority=-100, indexed_at=old), 2.5, 4),
     ]})
-    ordered = ranking.order(cands, priorities={}, now=now, recency_seconds=30 * 86400)
+    priorities = {key64(c.passage.source_id): c.passage.priority for c in cands}
+    ordered = ranking.order(cands, priorities=priorities, now=now, recency_seconds=30 * 86400)
     assert [c.passage.id for c in ordered] == ["best", "high-old", "low-new", "low-old"]
 
 
 def test_priority_never_beats_a_better_match():
-    cands = ranking.fuse({"lexical": [Hit(psg("vip", priority=100), 3.0, 2), Hit(psg("good"), 3.5, 1)]})
-    assert [c.passage.id for c in ranking.order(cands, priorities={}, now=0, recency_seconds=1)] == ["good", "vip"]
+    cands = ranking.fuse({"lexical": [hit(psg("vip", priority=100), 3.0, 2), hit(psg("good"), 3.5, 1)]})
+    priorities = {key64("s-vip"): 100}
+    assert [c.passage.id for c in ranking.order(cands, priorities=priorities, now=0, recency_seconds=1)] == [
+        "good", "vip"]
 
 
 def test_collapse_drops_neighbours_of_better_fragments():
     order = [psg("d1-3", doc="d1", ordinal=3), psg("d1-4", doc="d1", ordinal=4), psg("d2-4", doc="d2", ordinal=4),
              psg("d1-7", doc="d1", ordinal=7), psg("d1-2", doc="d1", ordinal=2), psg("d1-5", doc="d1", ordinal=5),
              psg("d1-6", doc="d1", ordinal=6)]
-    kept = ranking.collapse([ranking.Candidate(p, 1.0, "lexical") for p in order])
+    kept = ranking.collapse([ranking.Candidate(PassageRef.of(p), 1.0, "lexical", hits=[hit(p, 1.0, 1)])
+                             for p in order])
     # 4 and 2 neighbour kept 3; 6 neighbours kept 7; 5 neighbours only dropped 4 and 6, so it stays
     assert [c.passage.id for c in kept] == ["d1-3", "d2-4", "d1-7", "d1-5"]
 
 
-def analyze(text: str) -> list[str]:
-    return [w.lower().strip(".,") for w in text.split()]
-
-
 def test_excerpt_short_passage_is_whole():
     p = psg("a", crumb="P › S", text="P › S\n\nshort body")
-    assert ranking.excerpt(p, {"short"}, analyze, 800) == "P › S\n\nshort body"
+    assert ranking.excerpt(p, ranking.term_pattern(["short"]), 800) == "P › S\n\nshort body"
 
 
 def test_excerpt_window_holds_the_match_and_respects_the_limit():
     filler = " ".join(f"Filler sentence number {i}." for i in range(200))
     body = filler + " The unicorn appears here. " + filler
     p = psg("a", crumb="P › S", text="P › S\n\n" + body)
-    out = ranking.excerpt(p, {"unicorn"}, analyze, 800)
+    out = ranking.excerpt(p, ranking.term_pattern(["unicorn"]), 800)
     assert len(out) <= 800
-    assert out.startswith("P › S\n\n")
+    assert out.startswith("P › S\n\n…")
     assert "unicorn" in out
+    # the window starts at the sentence holding the match, not mid-word
+    assert out.split("…", 1)[1].startswith(("The unicorn", "Filler"))
+
+
+def test_excerpt_prefers_the_window_with_most_distinct_terms():
+    body = ("alpha " * 50) + ("filler " * 300) + "alpha beta gamma " + ("filler " * 300)
+    p = psg("a", crumb="C", text="C\n\n" + body)
+    out = ranking.excerpt(p, ranking.term_pattern(["alpha", "beta", "gamma"]), 400)
+    assert "beta gamma" in out and len(out) <= 400
+
+
+def test_term_pattern_matches_stem_prefixes():
+    pat = ranking.term_pattern(["withdraw", "confirm"])
+    assert [m.group(1) for m in pat.finditer("Withdrawals need confirmations; reconfirm later")] == [
+        "Withdraw", "confirm"]
+    assert ranking.term_pattern([]) is None
 
 
 def test_coverage():

@@ -164,13 +164,40 @@ class Passage:
         return source_gen(self.source_id, self.generation)
 
 
+def key64(value: str) -> int:
+    """A stable 63-bit integer for an id: fits signed and unsigned 64-bit columns on every
+    backend, so ranking can run on numeric keys before any stored text is fetched."""
+    return int(hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest(), 16) >> 1
+
+
+@dataclass(frozen=True)
+class PassageRef:
+    """What ranking needs to know about a hit, readable without loading the passage text."""
+
+    key: int  # key64(passage id)
+    source_key: int  # key64(source id)
+    doc_key: int  # key64(document id)
+    ordinal: int
+    weight: float
+    indexed_at: float
+
+    @classmethod
+    def of(cls, p: Passage) -> PassageRef:
+        return cls(key64(p.id), key64(p.source_id), key64(p.document_id), p.ordinal, p.weight, p.indexed_at)
+
+
 @dataclass
 class Hit:
-    """A passage found by one search list, with its raw score and 1-based rank."""
+    """A passage found by one search list, with its raw score and 1-based rank.
 
-    passage: Passage
+    ``passage`` may be None until the index hydrates the hits that survive ranking;
+    ``address`` is the backend's handle for doing so."""
+
+    ref: PassageRef
     score: float
     rank: int
+    passage: Passage | None = None
+    address: object = None
 
 
 @dataclass

@@ -7,21 +7,30 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..model import Hit, Passage
+from ..model import Hit, Passage, PassageRef
 
 RRF_K = 60
 
 
 @dataclass
 class Candidate:
-    passage: Passage
+    ref: PassageRef
     score: float
     reason: str
     signals: dict[str, float | int | None] = field(default_factory=dict)
     recent: bool = False
+    hits: list[Hit] = field(default_factory=list)
+
+    @property
+    def passage(self) -> Passage | None:
+        """The stored passage, once any of the lists' hits was hydrated."""
+        for hit in self.hits:
+            if hit.passage is not None:
+                return hit.passage
+        return None
 
 
 def rrf(rank: int, k: int = RRF_K) -> float:
@@ -36,21 +45,22 @@ def fuse(lists: Mapping[str, Sequence[Hit]], *, k: int = RRF_K) -> list[Candidat
     weight — BM25 x source weight. With several, reciprocal rank fusion (sum of
     1/(k + rank) over the lists that found the passage) times the weight: ranks are
     comparable across lists where raw scores are not."""
-    by_id: dict[str, Candidate] = {}
+    by_id: dict[int, Candidate] = {}
     present = [name for name, hits in lists.items() if hits]
     for name, hits in lists.items():
         for hit in hits:
-            cand = by_id.get(hit.passage.id)
+            cand = by_id.get(hit.ref.key)
             if cand is None:
-                cand = Candidate(passage=hit.passage, score=0.0, reason=name,
+                cand = Candidate(ref=hit.ref, score=0.0, reason=name,
                                  signals={"lexicalRank": None, "semanticRank": None, "rrf": 0.0})
-                by_id[hit.passage.id] = cand
+                by_id[hit.ref.key] = cand
+            cand.hits.append(hit)
             cand.signals[f"{name}Rank"] = hit.rank
             cand.signals[f"{name}Score"] = round(hit.score, 6)
             cand.signals["rrf"] = float(cand.signals["rrf"] or 0.0) + rrf(hit.rank, k)
     single = len(present) <= 1
     for cand in by_id.values():
-        weight = cand.passage.weight
+        weight = cand.ref.weight
         cand.signals["weight"] = weight
         found_by = [n for n in lists if cand.signals.get(f"{n}Rank") is not None]
         cand.reason = "hybrid" if len(found_by) > 1 else found_by[0]
@@ -63,18 +73,19 @@ def fuse(lists: Mapping[str, Sequence[Hit]], *, k: int = RRF_K) -> list[Candidat
 
 
 def order(
-    cands: list[Candidate], *, priorities: Mapping[str, int], now: float, recency_seconds: float
+    cands: list[Candidate], *, priorities: Mapping[int, int], now: float, recency_seconds: float
 ) -> list[Candidate]:
-    """Best first: score, then source priority, then recently indexed (tie-breaks only)."""
+    """Best first: score, then source priority, then recently indexed (tie-breaks only).
+    ``priorities`` maps a source key (``key64(source id)``) to the source's priority."""
     for cand in cands:
-        cand.recent = (now - cand.passage.indexed_at) <= recency_seconds
+        cand.recent = (now - cand.ref.indexed_at) <= recency_seconds
     return sorted(
         cands,
         key=lambda c: (
             -round(c.score, 9),
-            -priorities.get(c.passage.source_id, c.passage.priority),
+            -priorities.get(c.ref.source_key, 0),
             0 if c.recent else 1,
-            c.passage.id,
+            c.ref.key,
         ),
     )
 
@@ -84,10 +95,10 @@ def collapse(cands: Sequence[Candidate]) -> list[Candidate]:
     neighbour (ordinal +-1): overlapping neighbours repeat each other, while a distant
     part of the same page is a separate excerpt."""
     kept: list[Candidate] = []
-    taken: dict[str, set[int]] = {}
+    taken: dict[int, set[int]] = {}
     for cand in cands:
-        ords = taken.setdefault(cand.passage.document_id, set())
-        o = cand.passage.ordinal
+        ords = taken.setdefault(cand.ref.doc_key, set())
+        o = cand.ref.ordinal
         if (o - 1) in ords or (o + 1) in ords or o in ords:
             continue
         ords.add(o)
@@ -95,16 +106,20 @@ def collapse(cands: Sequence[Candidate]) -> list[Candidate]:
     return kept
 
 
-_SEGMENT = re.compile(r"[^\n.!?]*(?:[.!?]+|\n+|$)")
+def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
+    """One case-insensitive pattern matching words that start with any analysed query term
+    (stems are word prefixes in the common case), for locating matches in stored text."""
+    alts = sorted({re.escape(t) for t in terms if t}, key=len, reverse=True)
+    if not alts:
+        return None
+    return re.compile(r"\b(" + "|".join(alts) + r")\w*", re.IGNORECASE)
 
 
-def excerpt(
-    passage: Passage,
-    terms: set[str],
-    analyze: Callable[[str], list[str]],
-    max_chars: int,
-) -> str:
-    """Breadcrumb plus the best-matching window of the passage body, at most ``max_chars``."""
+def excerpt(passage: Passage, pattern: re.Pattern[str] | None, max_chars: int) -> str:
+    """Breadcrumb plus the best-matching window of the passage body, at most ``max_chars``.
+
+    The window is the one that holds the most distinct query terms; it starts at the line
+    or sentence holding its first match when that start is close by."""
     crumb = passage.breadcrumb
     text = passage.text
     body = text[len(crumb):].lstrip("\n") if crumb and text.startswith(crumb) else text
@@ -114,22 +129,25 @@ def excerpt(
         return head[:max_chars]
     if len(body) <= budget:
         return head + body
-    segments = [(m.start(), m.end()) for m in _SEGMENT.finditer(body) if m.end() > m.start()]
-    best_start, best_score = 0, -1
-    for start, end in segments:
-        score = len(terms.intersection(analyze(body[start:end])))
-        if score > best_score:
-            best_start, best_score = start, score
-    # start at the best segment, fill forward; pull the start back if the end is reached
-    start = best_start
-    if len(body) - start < budget:
-        start = max(0, len(body) - budget + 2)
+    room = budget - 2  # an ellipsis on each side at most
+    matches = [(m.start(), m.group(1).lower()) for m in pattern.finditer(body)] if pattern else []
+    start, best = 0, -1
+    for i, (pos, _) in enumerate(matches):
+        distinct = {term for p, term in matches[i:] if p < pos + room}
+        if len(distinct) > best:
+            start, best = pos, len(distinct)
+    if start:
+        floor = max(0, start - 160)
+        cut = max(body.rfind("\n", floor, start), body.rfind(". ", floor, start))
+        start = cut + 1 if cut >= 0 else start
+        start = max(0, min(start, len(body) - room))
+        while start < len(body) and body[start] in " \n":
+            start += 1
     prefix = "…" if start > 0 else ""
-    room = budget - len(prefix)
     window = body[start : start + room]
     if start + room < len(body):
-        cut = window.rfind(" ", 0, room - 1)
-        window = (window[:cut] if cut > room // 2 else window[: room - 1]) + "…"
+        cut = window.rfind(" ", 0, room)
+        window = (window[:cut] if cut > room // 2 else window) + "…"
     return head + prefix + window
 
 

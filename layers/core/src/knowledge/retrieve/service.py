@@ -21,7 +21,9 @@ from ..model import (
     OPERATOR_AUTHORED_TYPES,
     Hit,
     LiveSource,
+    Passage,
     RetrievalRecord,
+    key64,
     partition_of_audience,
 )
 from ..settings import (
@@ -97,23 +99,33 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
     lexical: list[Hit] = index.search_lexical(
         req.bot, partition, req.q, visibilities=visibilities, source_gens=source_gens, limit=LEXICAL_TOP_K
     )
-    # Defence in depth: the search already filtered; a passage outside the audience or the
-    # live set reaching this point is a bug, and it must never be served.
-    allowed_gens = set(source_gens)
-    lexical = [h for h in lexical if h.passage.visibility in visibilities and h.passage.source_gen in allowed_gens]
-
     now = services.clock.now()
-    priorities = {s.source_id: s.priority for s in sources}
+    priorities = {key64(s.source_id): s.priority for s in sources}
     cands = ranking.fuse({"lexical": lexical})
     cands = ranking.order(cands, priorities=priorities, now=now, recency_seconds=RECENCY_SECONDS)
-    cands = ranking.collapse(cands)[:MAX_EXCERPTS]
+    cands = ranking.collapse(cands)
+
+    # Load the stored text of the survivors only. Defence in depth: the search already
+    # filtered; a passage outside the audience or the live set reaching this point is a bug,
+    # and it must never be served.
+    allowed_gens = set(source_gens)
+    served: list[tuple[ranking.Candidate, Passage]] = []
+    for start in range(0, len(cands), MAX_EXCERPTS):
+        batch = cands[start : start + MAX_EXCERPTS - len(served)]
+        index.hydrate(req.bot, [h for c in batch for h in c.hits])
+        for cand in batch:
+            p = cand.passage
+            if p is not None and p.visibility in visibilities and p.source_gen in allowed_gens:
+                served.append((cand, p))
+        if len(served) >= MAX_EXCERPTS or start + MAX_EXCERPTS >= len(cands):
+            break
 
     query_terms = index.analyze(req.q)
-    term_set = set(query_terms)
+    pattern = ranking.term_pattern(query_terms)
+
     by_source = {s.source_id: s for s in sources}
     excerpts = []
-    for rank, cand in enumerate(cands, start=1):
-        p = cand.passage
+    for rank, (cand, p) in enumerate(served, start=1):
         src = by_source.get(p.source_id)
         excerpts.append(
             {
@@ -125,7 +137,7 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
                 "title": p.title,
                 "path": p.path,
                 "breadcrumb": p.breadcrumb,
-                "text": ranking.excerpt(p, term_set, index.analyze, MAX_EXCERPT_CHARS),
+                "text": ranking.excerpt(p, pattern, MAX_EXCERPT_CHARS),
                 "url": p.url,
                 "score": round(cand.score, 6),
                 "reason": cand.reason,
@@ -134,8 +146,8 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
         )
 
     confidence = 0.0
-    if cands:
-        top_terms = set(index.analyze(cands[0].passage.text))
+    if served:
+        top_terms = set(index.analyze(served[0][1].text))
         idf = _idf(services, req.bot, partition, query_terms)
         confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
     floor = float(state.get_bot(req.bot).floor)
@@ -150,7 +162,7 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
                 id=retrieval_id,
                 bot=req.bot,
                 audience=req.audience,
-                served=[(c.passage.source_id, c.passage.document_id, c.passage.id) for c in cands],
+                served=[(p.source_id, p.document_id, p.id) for _, p in served],
                 created_at=now,
                 expires_at=now + RETRIEVAL_TTL_SECONDS,
             )

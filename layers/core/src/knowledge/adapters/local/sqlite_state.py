@@ -143,6 +143,7 @@ class SqliteStateStore:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        self._retrieval_puts = 0
         self._conn().executescript(SCHEMA)  # idempotent DDL; executescript commits itself
 
     # -- connection handling --------------------------------------------------------------
@@ -552,7 +553,9 @@ class SqliteStateStore:
                     record.expires_at,
                 ),
             )
-            db.execute("DELETE FROM retrievals WHERE expires_at < ?", (record.created_at,))
+            self._retrieval_puts += 1
+            if self._retrieval_puts % 64 == 1:  # expired records are purged now and then, not per query
+                db.execute("DELETE FROM retrievals WHERE expires_at < ?", (record.created_at,))
 
     def get_retrieval(self, bot: str, retrieval_id: str) -> RetrievalRecord | None:
         rows = self._read("SELECT * FROM retrievals WHERE bot = ? AND id = ?", (bot, retrieval_id))

@@ -25,7 +25,7 @@ from typing import Any
 import tantivy
 
 from ...errors import BackendError
-from ...model import PARTITIONS, Hit, Passage, partition_of_visibility, valid_bot_id
+from ...model import PARTITIONS, Hit, Passage, PassageRef, partition_of_visibility, valid_bot_id
 
 ANALYZER = "kb_en"
 _WRITER_HEAP = 64 * 1024 * 1024
@@ -57,14 +57,20 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("url", stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_text_field("breadcrumb", stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_integer_field("generation", stored=True)
-    sb.add_integer_field("ordinal", stored=True)
+    sb.add_integer_field("ordinal", stored=True, fast=True)
     sb.add_integer_field("priority", stored=True)
-    sb.add_float_field("weight", stored=True)
-    sb.add_float_field("indexed_at", stored=True)
+    sb.add_float_field("weight", stored=True, fast=True)
+    sb.add_float_field("indexed_at", stored=True, fast=True)
+    # numeric keys as fast fields: ranking and collapse read them column-wise for the top 50
+    # without decompressing stored documents; only the survivors are loaded
+    sb.add_unsigned_field("pkey", fast=True)
+    sb.add_unsigned_field("skey", fast=True)
+    sb.add_unsigned_field("dkey", fast=True)
     return sb.build()
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+_REF_FIELDS = ("pkey", "skey", "dkey", "ordinal", "weight", "indexed_at")
 
 
 class _PartitionIndex:
@@ -201,6 +207,10 @@ class TantivySearchIndex:
         doc.add_integer("priority", p.priority)
         doc.add_float("weight", float(p.weight))
         doc.add_float("indexed_at", float(p.indexed_at))
+        ref = PassageRef.of(p)
+        doc.add_unsigned("pkey", ref.key)
+        doc.add_unsigned("skey", ref.source_key)
+        doc.add_unsigned("dkey", ref.doc_key)
         return doc
 
     def delete_generation(self, bot: str, source_id: str, generation: int) -> None:
@@ -259,12 +269,37 @@ class TantivySearchIndex:
         try:
             searcher = part.searcher()
             result = searcher.search(query_obj, limit, count=False)
-            hits = []
-            for rank, (score, address) in enumerate(result.hits, start=1):
-                hits.append(Hit(passage=self._passage(bot, searcher.doc(address)), score=float(score), rank=rank))
+            if not result.hits:
+                return []
+            scores = [float(s) for s, _ in result.hits]
+            addresses = [a for _, a in result.hits]
+            columns = [searcher.fast_field_values(name, addresses) for name in _REF_FIELDS]
         except ValueError as exc:
             raise BackendError("search failed") from exc
+        hits = []
+        for rank, (score, address, values) in enumerate(zip(scores, addresses, zip(*columns, strict=True),
+                                                            strict=True), start=1):
+            pkey, skey, dkey, ordinal, weight, indexed_at = values
+            ref = PassageRef(int(pkey), int(skey), int(dkey), int(ordinal), float(weight), float(indexed_at))
+            hits.append(Hit(ref=ref, score=score, rank=rank, address=(partition, address)))
         return hits
+
+    def hydrate(self, bot: str, hits: Sequence[Hit]) -> None:
+        """Load the stored passage of each hit that has none yet."""
+        searchers: dict[str, tantivy.Searcher] = {}
+        for hit in hits:
+            if hit.passage is not None:
+                continue
+            assert isinstance(hit.address, tuple)
+            partition: str = hit.address[0]
+            address: tantivy.DocAddress = hit.address[1]
+            searcher = searchers.get(partition)
+            if searcher is None:
+                part = self._part(bot, partition, create=False)
+                if part is None:
+                    continue
+                searcher = searchers[partition] = part.searcher()
+            hit.passage = self._passage(bot, searcher.doc(address))
 
     @staticmethod
     def _passage(bot: str, doc: tantivy.Document) -> Passage:

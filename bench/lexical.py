@@ -1,0 +1,228 @@
+"""Lexical ingest and query benchmark: kb in-process vs raw tantivy vs bm25s, same corpus, same run.
+
+    python bench/lexical.py [--passages 100000] [--queries 200] [--data ../shared/data/nfcorpus]
+
+The corpus is built here, at run time, from the NFCorpus abstracts when ../shared/data is
+present (word windows of 120-220 words drawn from the real abstracts, so term statistics
+look like real text), otherwise from the bundled example packs; nothing is written into the
+repository. Questions are NFCorpus's real test queries (323), or sampled phrases without it.
+
+Figures printed side by side:
+- ingest passages/s: kb (pack -> chunk -> tantivy + SQLite state, the whole refresh) vs raw
+  tantivy (add_document + commit of the same passage texts) vs bm25s (tokenise + index);
+- query p50 / p95 in ms: kb ``retrieve()`` (filters, ranking, collapse, excerpts, confidence,
+  retrieval record) vs raw tantivy (same analyser, top 50, stored docs fetched) vs bm25s top 50.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "layers" / "core" / "src"))
+
+from knowledge.adapters.local.tantivy_index import ANALYZER, build_analyzer  # noqa: E402
+from knowledge.refresh.reindex import install_pack, reindex  # noqa: E402
+from knowledge.retrieve.service import RetrievalRequest, retrieve  # noqa: E402
+from knowledge.settings import LocalSettings  # noqa: E402
+from knowledge.wiring import build_local_services  # noqa: E402
+
+PAGES_PER_PACK = 10_000
+
+
+def load_seed(data: Path) -> tuple[list[list[str]], list[str], str]:
+    corpus, queries = data / "corpus.jsonl", data / "queries.jsonl"
+    if corpus.exists() and queries.exists():
+        docs = []
+        with corpus.open(encoding="utf-8") as fh:
+            for line in fh:
+                obj = json.loads(line)
+                words = f"{obj.get('title', '')} {obj.get('text', '')}".split()
+                if len(words) > 20:
+                    docs.append(words)
+        qs = [json.loads(line)["text"] for line in queries.open(encoding="utf-8") if line.strip()]
+        return docs, qs, f"NFCorpus abstracts ({len(docs)}) and its {len(qs)} test queries"
+    sys.path.insert(0, str(ROOT / "examples"))
+    from build_packs import build_all  # type: ignore[import-not-found]
+
+    out = Path(tempfile.mkdtemp(prefix="kb-bench-seed-"))
+    docs = []
+    for pack in build_all(ROOT / "examples" / "packs", out):
+        for line in gzip.decompress(pack.read_bytes()).splitlines():
+            words = json.loads(line)["body"].split()
+            if len(words) > 20:
+                docs.append(words)
+    rng = random.Random(7)
+    qs = []
+    for _ in range(300):
+        d = rng.choice(docs)
+        i = rng.randrange(max(1, len(d) - 6))
+        qs.append(" ".join(d[i : i + rng.randint(3, 6)]))
+    return docs, qs, "bundled example packs (../shared/data absent) with sampled phrases"
+
+
+def make_passages(seed: list[list[str]], n: int) -> list[str]:
+    rng = random.Random(42)
+    out = []
+    for _ in range(n):
+        length = rng.randint(120, 220)
+        words: list[str] = []
+        while len(words) < length:
+            d = rng.choice(seed)
+            start = rng.randrange(max(1, len(d) - 40))
+            words.extend(d[start : start + rng.randint(30, 80)])
+        out.append(" ".join(words[:length]))
+    return out
+
+
+def write_packs(passages: list[str], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for pack_no, start in enumerate(range(0, len(passages), PAGES_PER_PACK)):
+        buf = io.BytesIO()
+        with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz:
+            for i, text in enumerate(passages[start : start + PAGES_PER_PACK]):
+                section = "help" if i % 4 == 0 else "guides"
+                body = f"---\naudience: CUSTOMER\ntitle: Page {start + i}\n---\n{text}\n"
+                gz.write((json.dumps({"path": f"{section}/p{start + i}.md", "title": f"Page {start + i}",
+                                      "body": body}) + "\n").encode())
+        path = folder / f"bench-{pack_no:02d}.ndjson.gz"
+        path.write_bytes(buf.getvalue())
+        paths.append(path)
+    return paths
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+def time_queries(fn, queries: list[str], warmup: int = 20) -> list[float]:
+    for q in queries[:warmup]:
+        fn(q)
+    times = []
+    for q in queries:
+        t0 = time.perf_counter()
+        fn(q)
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+def bench_kb(packs: list[Path], queries: list[str], workdir: Path) -> dict[str, float]:
+    services = build_local_services(LocalSettings(data_dir=workdir / "kb"))
+    t0 = time.perf_counter()
+    for p in packs:
+        install_pack(services, p)
+    report = reindex(services, "bench")
+    elapsed = time.perf_counter() - t0
+    passages = sum(o.passages for o in report.outcomes)
+
+    def ask(q: str) -> None:
+        retrieve(services, RetrievalRequest("bench", q[:16_000], "customer"))
+
+    times = time_queries(ask, queries)
+    return {"passages": passages, "ingest_s": elapsed, "ingest_rate": passages / elapsed,
+            "p50": pct(times, 0.5), "p95": pct(times, 0.95)}
+
+
+def bench_tantivy(passages: list[str], queries: list[str], workdir: Path) -> dict[str, float]:
+    import tantivy
+
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("id", stored=True, tokenizer_name="raw")
+    sb.add_text_field("text", stored=True, tokenizer_name=ANALYZER)
+    schema = sb.build()
+    analyzer = build_analyzer()
+    (workdir / "raw-tantivy").mkdir()
+    index = tantivy.Index(schema, path=str(workdir / "raw-tantivy"))
+    index.register_tokenizer(ANALYZER, analyzer)
+    t0 = time.perf_counter()
+    writer = index.writer(64 * 1024 * 1024, 1)
+    for i, text in enumerate(passages):
+        doc = tantivy.Document()
+        doc.add_text("id", str(i))
+        doc.add_text("text", text)
+        writer.add_document(doc)
+    writer.commit()
+    writer.wait_merging_threads()
+    elapsed = time.perf_counter() - t0
+    index.reload()
+    searcher = index.searcher()
+
+    def ask(q: str) -> None:
+        terms = list(dict.fromkeys(analyzer.analyze(q)))
+        if not terms:
+            return
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t)) for t in terms]
+        )
+        for _score, addr in searcher.search(query, 50, count=False).hits:
+            searcher.doc(addr)
+
+    times = time_queries(ask, queries)
+    return {"passages": len(passages), "ingest_s": elapsed, "ingest_rate": len(passages) / elapsed,
+            "p50": pct(times, 0.5), "p95": pct(times, 0.95)}
+
+
+def bench_bm25s(passages: list[str], queries: list[str]) -> dict[str, float] | None:
+    try:
+        import bm25s
+    except ImportError:
+        return None
+    t0 = time.perf_counter()
+    tokens = bm25s.tokenize(passages, stopwords="en", show_progress=False)
+    retriever = bm25s.BM25()
+    retriever.index(tokens, show_progress=False)
+    elapsed = time.perf_counter() - t0
+
+    def ask(q: str) -> None:
+        qt = bm25s.tokenize([q], stopwords="en", show_progress=False)
+        if qt.vocab:
+            retriever.retrieve(qt, k=50, show_progress=False, n_threads=1)
+
+    times = time_queries(ask, queries)
+    return {"passages": len(passages), "ingest_s": elapsed, "ingest_rate": len(passages) / elapsed,
+            "p50": pct(times, 0.5), "p95": pct(times, 0.95)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--passages", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=323)
+    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "nfcorpus"))
+    parser.add_argument("--skip-bm25s", action="store_true")
+    args = parser.parse_args()
+
+    seed, queries, origin = load_seed(Path(args.data))
+    queries = (queries * (1 + args.queries // max(1, len(queries))))[: args.queries]
+    passages = make_passages(seed, args.passages)
+    print(f"corpus: {len(passages)} passages built from {origin}; {len(queries)} questions", flush=True)
+    with tempfile.TemporaryDirectory(prefix="kb-bench-") as tmp:
+        work = Path(tmp)
+        packs = write_packs(passages, work / "packs")
+        rows = [("kb (in-process retrieve)", bench_kb(packs, queries, work))]
+        rows.append(("raw tantivy", bench_tantivy(passages, queries, work)))
+        if not args.skip_bm25s:
+            b = bench_bm25s(passages, queries)
+            if b:
+                rows.append(("bm25s", b))
+    print(f"\n{'system':<26}{'passages':>10}{'ingest s':>10}{'passages/s':>12}{'p50 ms':>9}{'p95 ms':>9}")
+    for name, r in rows:
+        print(f"{name:<26}{int(r['passages']):>10}{r['ingest_s']:>10.1f}{r['ingest_rate']:>12.0f}"
+              f"{r['p50']:>9.2f}{r['p95']:>9.2f}")
+    kb, raw = rows[0][1], rows[1][1]
+    print(f"\nkb query p50 / raw tantivy p50 = {kb['p50'] / raw['p50']:.2f}x (target <= 2x); "
+          f"kb ingest {kb['ingest_rate']:.0f} passages/s (target >= 2,000)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
