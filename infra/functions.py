@@ -1,0 +1,301 @@
+"""The six Lambda functions, their two layers and least-privilege roles.
+
+Code comes from the folders ``scripts/build_lambda_assets.py`` writes (no Docker bundling):
+``<assets>/functions/<name>/`` (entry ``handler.handler``) and ``<assets>/layers/{core,third_party}/``.
+
+Every role is written out here rather than taken from ``grant_*`` helpers so that each function's
+permissions read as one list: which table verbs, which bucket prefixes, which search verbs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from aws_cdk import Annotations, Duration, RemovalPolicy, Stack
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_opensearchservice as opensearch
+from aws_cdk import aws_s3 as s3
+from cdk_nag import NagSuppressions
+from constructs import Construct
+
+from infra import env_names as env
+from infra.config import StackConfig, log_retention
+from infra.storage import PACKS_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
+
+PLACEHOLDER_MARKER = "README.kb-layer"
+RUNTIME = lambda_.Runtime.PYTHON_3_12
+ARCHITECTURE = lambda_.Architecture.ARM_64
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    name: str
+    description: str
+    memory_mb: int
+    timeout: Duration
+
+
+FUNCTION_SPECS: tuple[FunctionSpec, ...] = (
+    FunctionSpec("ingest", "Refresh steps (lease, list, process batch, commit, fail) and pack drops", 2048,
+                 Duration.minutes(5)),
+    FunctionSpec("crawl", "Crawls website pages within a time budget and returns a cursor", 1024,
+                 Duration.minutes(3)),
+    # API Gateway gives up after 29 s, so the API-facing functions never run longer
+    FunctionSpec("retrieve", "Hybrid retrieval for POST retrieve and retrieval-test", 1024, Duration.seconds(29)),
+    FunctionSpec("admin_api", "Knowledge admin routes, agents, MCP over HTTP and the OpenAPI document", 1024,
+                 Duration.seconds(29)),
+    FunctionSpec("authorizer", "Checks bot tokens and scopes for API Gateway", 256, Duration.seconds(10)),
+    FunctionSpec("scheduler", "Starts due refreshes, reaps expired leases, nightly reindex", 512,
+                 Duration.minutes(1)),
+)
+FUNCTION_NAMES: tuple[str, ...] = tuple(spec.name for spec in FUNCTION_SPECS)
+
+TABLE_READ = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:ConditionCheckItem")
+TABLE_WRITE = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem")
+SEARCH_READ = ("es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost")
+SEARCH_WRITE = (*SEARCH_READ, "es:ESHttpPut", "es:ESHttpDelete", "es:ESHttpPatch")
+
+
+class FunctionRoles(Construct):
+    """One execution role per function, created before the search domain (whose fine-grained
+    access control names the ``ingest`` role as master user)."""
+
+    def __init__(self, scope: Construct, construct_id: str) -> None:
+        super().__init__(scope, construct_id)
+        self.roles: dict[str, iam.Role] = {}
+        for spec in FUNCTION_SPECS:
+            self.roles[spec.name] = iam.Role(
+                self,
+                _pascal(spec.name),
+                assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+                description=f"kb {spec.name} function",
+            )
+
+    def __getitem__(self, name: str) -> iam.Role:
+        return self.roles[name]
+
+
+def _pascal(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def state_machine_arns(scope: Construct, name: str) -> tuple[str, str]:
+    """ARN of the refresh state machine and the pattern of its executions, built from its fixed
+    name so functions can reference it without a dependency cycle (the state machine invokes
+    ``ingest``, and ``ingest`` starts executions on a pack drop)."""
+    stack = Stack.of(scope)
+    base = f"arn:{stack.partition}:states:{stack.region}:{stack.account}"
+    return f"{base}:stateMachine:{name}", f"{base}:execution:{name}:*"
+
+
+class KnowledgeFunctions(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: StackConfig,
+        roles: FunctionRoles,
+        table: dynamodb.Table,
+        due_index_name: str,
+        bucket: s3.IBucket,
+        domain: opensearch.Domain,
+        state_machine_name: str,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.config = config
+        self.roles = roles
+        assets = config.assets_dir
+        self._check_assets(assets)
+        self.state_machine_arn, executions_arn = state_machine_arns(self, state_machine_name)
+
+        self.core_layer = lambda_.LayerVersion(
+            self,
+            "CoreLayer",
+            code=lambda_.Code.from_asset(str(assets / "layers" / "core")),
+            compatible_runtimes=[RUNTIME],
+            compatible_architectures=[ARCHITECTURE],
+            description="kb core library (knowledge package)",
+        )
+        self.third_party_layer = lambda_.LayerVersion(
+            self,
+            "ThirdPartyLayer",
+            code=lambda_.Code.from_asset(str(assets / "layers" / "third_party")),
+            compatible_runtimes=[RUNTIME],
+            compatible_architectures=[ARCHITECTURE],
+            description="kb third-party dependencies (Lambda arm64 wheels, pruned)",
+        )
+
+        stack = Stack.of(self)
+        common_env = {
+            env.ENV_TABLE: table.table_name,
+            env.ENV_DUE_INDEX: due_index_name,
+            env.ENV_BUCKET: bucket.bucket_name,
+            env.ENV_SEARCH_ENDPOINT: f"https://{domain.domain_endpoint}",
+            env.ENV_INDEX_PREFIX: config.index_prefix,
+            env.ENV_SEARCH_REPLICAS: str(config.search.index_replicas),
+            env.ENV_STATE_MACHINE: self.state_machine_arn,
+            env.ENV_EMBEDDER: config.embedder,
+            env.ENV_BEDROCK_MODEL: config.bedrock_model_id,
+            env.ENV_POWERTOOLS_SERVICE: config.service_name,
+            env.ENV_POWERTOOLS_NAMESPACE: config.metrics_namespace,
+            env.ENV_LOG_LEVEL: config.log_level,
+        }
+        extra_env = {
+            "ingest": {
+                env.ENV_SEARCH_READ_ROLES: ",".join(
+                    [roles["retrieve"].role_arn, roles["admin_api"].role_arn]
+                )
+            }
+        }
+        retention = log_retention(config.log_retention_days)
+        self.functions: dict[str, lambda_.Function] = {}
+        self.log_groups: dict[str, logs.LogGroup] = {}
+        for spec in FUNCTION_SPECS:
+            log_group = logs.LogGroup(
+                self,
+                f"{_pascal(spec.name)}Logs",
+                retention=retention,
+                removal_policy=RemovalPolicy.DESTROY,
+            )
+            log_group.grant_write(roles[spec.name])
+            fn = lambda_.Function(
+                self,
+                _pascal(spec.name),
+                description=spec.description,
+                runtime=RUNTIME,
+                architecture=ARCHITECTURE,
+                handler="handler.handler",
+                code=lambda_.Code.from_asset(str(assets / "functions" / spec.name)),
+                layers=[self.core_layer, self.third_party_layer],
+                memory_size=spec.memory_mb,
+                timeout=spec.timeout,
+                role=roles[spec.name],
+                environment={**common_env, **extra_env.get(spec.name, {})},
+                tracing=lambda_.Tracing.ACTIVE,
+                log_group=log_group,
+            )
+            self.functions[spec.name] = fn
+            self.log_groups[spec.name] = log_group
+
+        table_arns = [table.table_arn, f"{table.table_arn}/index/{due_index_name}"]
+        domain_arns = [domain.domain_arn, f"{domain.domain_arn}/*"]
+        bucket_arn = bucket.bucket_arn
+
+        def objects(*prefixes: str) -> list[str]:
+            return [f"{bucket_arn}/{prefix}*" for prefix in prefixes]
+
+        bedrock_arn = (
+            f"arn:{stack.partition}:bedrock:{stack.region}::foundation-model/{config.bedrock_model_id}"
+        )
+        uses_bedrock = config.embedder == "bedrock"
+
+        # ingest: owns the refresh pipeline and the indexes
+        self._allow("ingest", [*TABLE_READ, *TABLE_WRITE], table_arns)
+        self._allow("ingest", ["s3:GetObject"], objects(PACKS_PREFIX))
+        self._allow("ingest", ["s3:GetObject", "s3:DeleteObject"], objects(UPLOADS_PREFIX))
+        self._allow("ingest", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(STAGING_PREFIX))
+        self._allow("ingest", ["s3:ListBucket"], [bucket_arn])
+        self._allow("ingest", SEARCH_WRITE, domain_arns)
+        self._allow("ingest", ["states:StartExecution"], [self.state_machine_arn])
+        # crawl: lease heartbeats and crawl progress on the source; fetched pages go to staging
+        self._allow("crawl", ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"], [table.table_arn])
+        self._allow("crawl", ["s3:GetObject", "s3:PutObject"], objects(STAGING_PREFIX))
+        # retrieve: reads state, records the retrieval (PutItem), searches
+        self._allow("retrieve", [*TABLE_READ, "dynamodb:PutItem"], [table.table_arn])
+        self._allow("retrieve", SEARCH_READ, domain_arns)
+        # admin_api: source/agent CRUD, uploads, starting/stopping refreshes, read-only search
+        self._allow("admin_api", [*TABLE_READ, *TABLE_WRITE], table_arns)
+        self._allow("admin_api", ["s3:PutObject", "s3:GetObject"], objects(UPLOADS_PREFIX))
+        self._allow("admin_api", SEARCH_READ, domain_arns)
+        self._allow("admin_api", ["states:StartExecution"], [self.state_machine_arn])
+        self._allow("admin_api", ["states:StopExecution", "states:DescribeExecution"], [executions_arn])
+        # authorizer: looks up hashed tokens only
+        self._allow("authorizer", ["dynamodb:GetItem"], [table.table_arn])
+        # scheduler: due-index query, lease reaping, listing sources for the nightly reindex
+        self._allow(
+            "scheduler",
+            ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:UpdateItem"],
+            table_arns,
+        )
+        self._allow("scheduler", ["states:StartExecution"], [self.state_machine_arn])
+        if uses_bedrock:
+            for name in ("ingest", "retrieve", "admin_api"):
+                self._allow(name, ["bedrock:InvokeModel"], [bedrock_arn])
+
+        self._nag()
+
+    def _allow(self, name: str, actions: list[str] | tuple[str, ...], resources: list[str]) -> None:
+        self.roles[name].add_to_principal_policy(
+            iam.PolicyStatement(actions=list(actions), resources=resources)
+        )
+
+    def _check_assets(self, assets: Path) -> None:
+        missing = [
+            str(path)
+            for path in [
+                assets / "layers" / "core" / "python" / "knowledge",
+                assets / "layers" / "third_party" / "python",
+                *(assets / "functions" / name / "handler.py" for name in FUNCTION_NAMES),
+            ]
+            if not path.exists()
+        ]
+        if missing:
+            raise FileNotFoundError(
+                "Lambda assets are missing (run `python scripts/build_lambda_assets.py` first): "
+                + ", ".join(missing)
+            )
+        if (assets / "layers" / "third_party" / "python" / PLACEHOLDER_MARKER).exists():
+            Annotations.of(self).add_warning_v2(
+                "kb:placeholderLayer",
+                "The third-party layer is the --core-only placeholder: fine for synth and tests, "
+                "but run `make assets` before `cdk deploy`.",
+            )
+
+    def _nag(self) -> None:
+        for spec in FUNCTION_SPECS:
+            NagSuppressions.add_resource_suppressions(
+                self.functions[spec.name],
+                [
+                    {
+                        "id": "AwsSolutions-L1",
+                        "reason": "Pinned to Python 3.12 on purpose: the third-party layer is built "
+                        "for cp312 arm64 wheels; moving runtimes means rebuilding that layer.",
+                    }
+                ],
+            )
+            NagSuppressions.add_resource_suppressions(
+                self.roles[spec.name],
+                [
+                    {
+                        "id": "AwsSolutions-IAM5",
+                        "reason": "X-Ray PutTraceSegments/PutTelemetryRecords support no resource "
+                        "scoping, so active tracing needs Resource '*'.",
+                        "applies_to": ["Resource::*"],
+                    },
+                    {
+                        "id": "AwsSolutions-IAM5",
+                        "reason": "Object access is scoped to one key prefix (packs/, uploads/ or "
+                        "staging/) of the knowledge bucket; keys below it are generated per source.",
+                        "applies_to": [{"regex": "/^Resource::<.*Bucket.*\\.Arn>\\/(packs|uploads|staging)\\/\\*$/"}],
+                    },
+                    {
+                        "id": "AwsSolutions-IAM5",
+                        "reason": "Search verbs apply to index paths under this one domain "
+                        "(<domain-arn>/*); the index names depend on the bot and audience.",
+                        "applies_to": [{"regex": "/^Resource::<.*Domain.*\\.Arn>\\/\\*$/"}],
+                    },
+                    {
+                        "id": "AwsSolutions-IAM5",
+                        "reason": "Stop/Describe apply to executions of the refresh state machine "
+                        "only; execution names are generated per refresh.",
+                        "applies_to": [{"regex": "/^Resource::arn:.*:execution:.*-refresh:\\*$/"}],
+                    },
+                ],
+                apply_to_children=True,
+            )
+

@@ -1,0 +1,47 @@
+"""The one DynamoDB table: sources, documents, agents, hashed tokens, leases, retrieval records."""
+
+from __future__ import annotations
+
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_dynamodb as dynamodb
+from constructs import Construct
+
+PARTITION_KEY = "PK"
+SORT_KEY = "SK"
+TTL_ATTRIBUTE = "expiresAt"
+DUE_INDEX = "due"
+DUE_PARTITION_KEY = "dueShard"
+DUE_SORT_KEY = "dueAt"
+
+
+class KnowledgeState(Construct):
+    """On-demand table with PITR, a TTL attribute and the sparse ``due`` index for the scheduler.
+
+    Only items that carry ``dueShard`` (sources waiting for a scheduled refresh) appear in the
+    index, so the scheduler's query reads exactly the due rows. ``dueAt`` is a number (epoch
+    seconds), like ``expiresAt`` (which DynamoDB TTL requires to be epoch seconds).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, retain: bool) -> None:
+        super().__init__(scope, construct_id)
+        self.table = dynamodb.Table(
+            self,
+            "Table",
+            partition_key=dynamodb.Attribute(name=PARTITION_KEY, type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name=SORT_KEY, type=dynamodb.AttributeType.STRING),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            time_to_live_attribute=TTL_ATTRIBUTE,
+            encryption=dynamodb.TableEncryption.AWS_MANAGED,
+            deletion_protection=retain,
+            removal_policy=RemovalPolicy.RETAIN if retain else RemovalPolicy.DESTROY,
+        )
+        self.table.add_global_secondary_index(
+            index_name=DUE_INDEX,
+            partition_key=dynamodb.Attribute(name=DUE_PARTITION_KEY, type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name=DUE_SORT_KEY, type=dynamodb.AttributeType.NUMBER),
+            projection_type=dynamodb.ProjectionType.ALL,
+        )
+        self.due_index_name = DUE_INDEX

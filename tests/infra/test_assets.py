@@ -1,0 +1,130 @@
+"""scripts/build_lambda_assets.py: the Docker-free asset build the stack points at."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from infra.functions import FUNCTION_NAMES
+
+
+def test_function_lists_agree(build_script: ModuleType) -> None:
+    assert tuple(build_script.FUNCTION_NAMES) == FUNCTION_NAMES
+
+
+def test_core_only_build_copies_core_and_writes_placeholders(
+    build_script: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    functions = tmp_path / "functions"
+    (functions / "retrieve").mkdir(parents=True)
+    (functions / "retrieve" / "handler.py").write_text("def handler(event, context):\n    return 1\n")
+    (functions / "retrieve" / "__pycache__").mkdir()
+    (functions / "retrieve" / "__pycache__" / "handler.cpython-312.pyc").write_bytes(b"junk")
+    monkeypatch.setattr(build_script, "FUNCTIONS_SRC", functions)
+    out = tmp_path / "assets"
+
+    manifest = build_script.build(out, core_only=True, allow_missing_functions=True)
+
+    core = out / "layers" / "core" / "python" / "knowledge"
+    assert (core / "__init__.py").is_file() and (core / "settings.py").is_file()
+    assert not list(core.rglob("__pycache__"))
+    copied = out / "functions" / "retrieve"
+    assert (copied / "handler.py").read_text().endswith("return 1\n")
+    assert not (copied / "__pycache__").exists()
+    placeholder = (out / "functions" / "crawl" / "handler.py").read_text()
+    assert "functions/crawl" in placeholder and "raise RuntimeError" in placeholder
+    third = out / "layers" / "third_party" / "python"
+    assert [p.name for p in third.iterdir()] == [build_script.MARKER]
+    assert manifest["thirdPartyPlaceholder"] is True
+    assert json.loads((out / "manifest.json").read_text())["coreOnly"] is True
+
+
+def test_missing_function_is_an_error_unless_allowed(
+    build_script: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(build_script, "FUNCTIONS_SRC", tmp_path / "nothing")
+    with pytest.raises(build_script.BuildError, match=r"functions/ingest/handler\.py"):
+        build_script.build(tmp_path / "out", core_only=True, allow_missing_functions=False)
+    assert build_script.main(["--out", str(tmp_path / "out2"), "--core-only"]) == 1
+
+
+def test_core_only_keeps_an_existing_full_third_party_layer(build_script: ModuleType, tmp_path: Path) -> None:
+    python_dir = tmp_path / "layers" / "third_party" / "python"
+    (python_dir / "markdown_it").mkdir(parents=True)
+    (python_dir / "markdown_it" / "__init__.py").write_text("")
+    build_script.write_placeholder_third_party(tmp_path)
+    assert (python_dir / "markdown_it" / "__init__.py").exists()
+    assert not (python_dir / build_script.MARKER).exists()
+
+
+def test_placeholder_replaces_an_empty_layer(build_script: ModuleType, tmp_path: Path) -> None:
+    layer = build_script.write_placeholder_third_party(tmp_path)
+    assert build_script.is_placeholder_layer(layer)
+
+
+def test_prune_drops_unused_and_test_code_but_keeps_runtime_modules(build_script: ModuleType, tmp_path: Path) -> None:
+    files = [
+        "grpc/__init__.py",
+        "grpcio-1.70.0.dist-info/METADATA",
+        "google/protobuf/__init__.py",
+        "protobuf-5.29.0.dist-info/METADATA",
+        "opensearch/protobufs/__init__.py",
+        "boto3/__init__.py",
+        "botocore/data/big.json",
+        "bin/normalizer",
+        "numpy/__init__.py",
+        "numpy/testing/__init__.py",
+        "numpy/_core/tests/test_big.py",
+        "opensearchpy/__init__.py",
+        "opensearchpy/__pycache__/client.cpython-312.pyc",
+        "lxml/etree.py",
+        "lxml/tests/test_x.py",
+    ]
+    for rel in files:
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x" * 10)
+
+    removed = build_script.prune(tmp_path)
+
+    left = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
+    assert left == {"numpy/__init__.py", "numpy/testing/__init__.py", "opensearchpy/__init__.py", "lxml/etree.py"}
+    assert removed == 10 * (len(files) - len(left))
+
+
+def test_layer_requirements_come_from_pyproject(build_script: ModuleType, tmp_path: Path) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(
+        "[project]\n"
+        'dependencies = ["tantivy>=0.25", "numpy>=1.26", "pypdf[crypto]>=5.0"]\n'
+        "[project.optional-dependencies]\n"
+        'aws = ["boto3>=1.34", "aws-lambda-powertools[tracer]>=3.0", "opensearch-py>=2.4"]\n'
+    )
+    assert build_script.layer_requirements(pyproject) == [
+        "numpy>=1.26",
+        "pypdf[crypto]>=5.0",
+        "aws-lambda-powertools[tracer]>=3.0",
+        "opensearch-py>=2.4",
+    ]
+
+
+def test_real_layer_requirements_leave_out_tantivy_and_boto3(build_script: ModuleType) -> None:
+    names = {build_script._requirement_name(r) for r in build_script.layer_requirements()}
+    assert "tantivy" not in names and "boto3" not in names
+    assert {"aws-lambda-powertools", "opensearch-py", "requests-aws4auth", "numpy", "lxml"} <= names
+
+
+def test_pip_command_targets_lambda_arm64_cpython_312_binaries(build_script: ModuleType, tmp_path: Path) -> None:
+    cmd = build_script.pip_install_command(tmp_path, ["numpy>=1.26"])
+    assert cmd[:4] == [sys.executable, "-m", "pip", "install"]
+    assert "--only-binary=:all:" in cmd
+    assert cmd[cmd.index("--python-version") + 1] == "3.12"
+    assert cmd[cmd.index("--implementation") + 1] == "cp"
+    platforms = [cmd[i + 1] for i, arg in enumerate(cmd) if arg == "--platform"]
+    assert "manylinux2014_aarch64" in platforms and all(p.endswith("_aarch64") for p in platforms)
+    assert cmd[cmd.index("--target") + 1] == str(tmp_path)
+    assert cmd[-1] == "numpy>=1.26"

@@ -1,0 +1,94 @@
+"""Stack configuration from CDK context, and the env/metric names shared with the code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import aws_cdk as cdk
+import pytest
+from aws_cdk import aws_logs as logs
+
+from infra import env_names
+from infra.config import REPO_ROOT, ConfigError, StackConfig, default_domain_name, log_retention
+from knowledge import settings
+
+
+def config_from(context: dict[str, Any]) -> StackConfig:
+    return StackConfig.from_node(cdk.App(context=context).node)
+
+
+def test_defaults_are_the_minimum_profile() -> None:
+    config = config_from({})
+    assert config.profile == "minimum"
+    assert config.search.data_nodes == 1 and config.search.master_nodes == 0
+    assert config.search.data_instance_type == "t3.small.search" and config.search.volume_gb == 10
+    assert config.search.index_replicas == 0
+    assert config.assets_dir == REPO_ROOT / "build" / "assets"
+
+
+def test_context_strings_are_coerced() -> None:
+    config = config_from(
+        {
+            "kb:profile": "production",
+            "kb:retainData": "false",
+            "kb:apiBurstLimit": "250",
+            "kb:searchVolumeGb": "40",
+            "kb:searchInstanceType": "m7g.large.search",
+            "kb:assetsDir": "some/where",
+            "kb:logLevel": "debug",
+        }
+    )
+    assert config.profile == "production" and config.retain_data is False
+    assert config.api_burst_limit == 250 and config.log_level == "DEBUG"
+    assert config.search.volume_gb == 40 and config.search.data_instance_type == "m7g.large.search"
+    assert config.search.master_nodes == 3 and config.search.availability_zones == 3
+    assert config.assets_dir == REPO_ROOT / "some" / "where"
+
+
+@pytest.mark.parametrize(
+    ("context", "key"),
+    [
+        ({"kb:profile": "huge"}, "kb:profile"),
+        ({"kb:embedder": "magic"}, "kb:embedder"),
+        ({"kb:logLevel": "LOUD"}, "kb:logLevel"),
+        ({"kb:nightlyReindexHourUtc": "25"}, "kb:nightlyReindexHourUtc"),
+        ({"kb:apiBurstLimit": "lots"}, "kb:apiBurstLimit"),
+        ({"kb:indexPrefix": "KB_Index"}, "kb:indexPrefix"),
+        ({"kb:searchDomainName": "9bad"}, "kb:searchDomainName"),
+        ({"kb:searchVolumeGb": "5"}, "kb:searchVolumeGb"),
+    ],
+)
+def test_invalid_context_is_rejected_by_key(context: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(key)):
+        config_from(context)
+
+
+@pytest.mark.parametrize("stack_name", ["KnowledgeStack", "kb", "1st-Stack_Name", "X" * 60, "a-"])
+def test_default_domain_name_is_always_valid(stack_name: str) -> None:
+    name = default_domain_name(stack_name)
+    assert re.fullmatch(r"[a-z][a-z0-9-]{2,27}", name), name
+
+
+def test_log_retention_rounds_up() -> None:
+    assert log_retention(30) == logs.RetentionDays.ONE_MONTH
+    assert log_retention(31) == logs.RetentionDays.TWO_MONTHS
+    assert log_retention(1) == logs.RetentionDays.ONE_DAY
+
+
+def test_env_names_reuse_settings_and_do_not_collide() -> None:
+    assert env_names.ENV_TABLE == settings.ENV_TABLE
+    assert env_names.ENV_STATE_MACHINE == settings.ENV_STATE_MACHINE
+    shared = {v for k, v in vars(settings).items() if k.startswith("ENV_")}
+    additions = {v for k, v in env_names.ADDITIONS.items() if k.startswith("ENV_")}
+    assert not shared & additions
+    assert len(additions) == len([k for k in env_names.ADDITIONS if k.startswith("ENV_")])
+
+
+def test_missing_assets_fail_with_instructions(tmp_path: Path) -> None:
+    from infra.stack import KnowledgeStack
+
+    app = cdk.App(context={"kb:assetsDir": str(tmp_path / "empty")})
+    with pytest.raises(FileNotFoundError, match=r"build_lambda_assets\.py"):
+        KnowledgeStack(app, "NoAssets")

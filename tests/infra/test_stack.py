@@ -1,0 +1,526 @@
+"""CDK assertions and cdk-nag on the synthesised KnowledgeStack (one synthesis per session)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from aws_cdk.assertions import Annotations, Match
+
+from knowledge import settings
+from tests.infra.conftest import Synthesis, Synthesised
+
+FUNCTIONS = ("ingest", "crawl", "retrieve", "admin_api", "authorizer", "scheduler")
+ENV_NAMES = (
+    settings.ENV_TABLE,
+    settings.ENV_BUCKET,
+    settings.ENV_SEARCH_ENDPOINT,
+    settings.ENV_INDEX_PREFIX,
+    settings.ENV_STATE_MACHINE,
+    settings.ENV_EMBEDDER,
+    "POWERTOOLS_SERVICE_NAME",
+    "POWERTOOLS_METRICS_NAMESPACE",
+    "LOG_LEVEL",
+)
+
+# DESIGN.md §5, written out independently of infra/api.py
+KNOWLEDGE = "/api/bots/{botID}/knowledge"
+EXPECTED_ROUTES: dict[tuple[str, str], str] = {
+    ("GET", f"{KNOWLEDGE}/sources"): "admin_api",
+    ("POST", f"{KNOWLEDGE}/sources"): "admin_api",
+    ("GET", f"{KNOWLEDGE}/sources/{{id}}"): "admin_api",
+    ("PATCH", f"{KNOWLEDGE}/sources/{{id}}"): "admin_api",
+    ("DELETE", f"{KNOWLEDGE}/sources/{{id}}"): "admin_api",
+    ("POST", f"{KNOWLEDGE}/sources/{{id}}/upload"): "admin_api",
+    ("POST", f"{KNOWLEDGE}/sources/{{id}}/refresh"): "admin_api",
+    ("POST", f"{KNOWLEDGE}/sources/{{id}}/cancel"): "admin_api",
+    ("POST", f"{KNOWLEDGE}/sources/{{id}}/disable"): "admin_api",
+    ("POST", f"{KNOWLEDGE}/sources/{{id}}/enable"): "admin_api",
+    ("GET", f"{KNOWLEDGE}/sources/{{id}}/index-status"): "admin_api",
+    ("GET", f"{KNOWLEDGE}/sources/{{id}}/documents"): "admin_api",
+    ("POST", f"{KNOWLEDGE}/retrieval-test"): "retrieve",
+    ("POST", f"{KNOWLEDGE}/retrieve"): "retrieve",
+    ("POST", f"{KNOWLEDGE}/reindex"): "admin_api",
+    ("GET", f"{KNOWLEDGE}/index"): "admin_api",
+    ("POST", f"{KNOWLEDGE}/citations/validate"): "admin_api",
+    ("GET", "/api/bots/{botID}/agents/{agentID}"): "admin_api",
+    ("PUT", "/api/bots/{botID}/agents/{agentID}"): "admin_api",
+    ("POST", "/mcp"): "admin_api",
+    ("GET", "/openapi.json"): "admin_api",
+}
+
+# every rule the stack acknowledges; a new suppression must be added here on purpose
+ALLOWED_SUPPRESSIONS = {
+    "AwsSolutions-S1",
+    "AwsSolutions-OS1",
+    "AwsSolutions-OS3",
+    "AwsSolutions-OS4",
+    "AwsSolutions-OS7",
+    "AwsSolutions-L1",
+    "AwsSolutions-IAM4",
+    "AwsSolutions-IAM5",
+    "AwsSolutions-APIG3",
+    "AwsSolutions-APIG4",
+    "AwsSolutions-COG4",
+}
+
+
+def _pascal(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def function_id(s: Synthesised, name: str) -> str:
+    pattern = re.compile(rf"^Functions{_pascal(name)}[0-9A-F]{{8}}$")
+    found = [k for k in s.of_type("AWS::Lambda::Function") if pattern.match(k)]
+    assert len(found) == 1, (name, found)
+    return found[0]
+
+
+def role_statements(s: Synthesised, name: str) -> list[dict[str, Any]]:
+    fn = s.resources[function_id(s, name)]
+    role_id = fn["Properties"]["Role"]["Fn::GetAtt"][0]
+    statements: list[dict[str, Any]] = []
+    for policy in s.of_type("AWS::IAM::Policy").values():
+        if {"Ref": role_id} in policy["Properties"]["Roles"]:
+            statements += policy["Properties"]["PolicyDocument"]["Statement"]
+    assert statements, f"no policy attached to {name}'s role"
+    return statements
+
+
+def actions_on(statements: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(action, resource-as-json) pairs of every Allow statement."""
+    pairs = []
+    for st in statements:
+        assert st["Effect"] == "Allow"
+        actions = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
+        resources = st["Resource"] if isinstance(st["Resource"], list) else [st["Resource"]]
+        for action in actions:
+            for resource in resources:
+                pairs.append((action, json.dumps(resource)))
+    return pairs
+
+
+def actions_of(s: Synthesised, name: str) -> set[str]:
+    return {action for action, _ in actions_on(role_statements(s, name))}
+
+
+# --- cdk-nag ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", ["minimum", "production"])
+def test_no_unsuppressed_nag_errors(synthesis: Synthesis, profile: str) -> None:
+    stack = getattr(synthesis, profile).stack
+    errors = Annotations.from_stack(stack).find_error("*", Match.string_like_regexp("AwsSolutions-.*"))
+    assert [(e.id, str(e.entry.data)[:160]) for e in errors] == []
+
+
+def test_every_suppression_is_known_and_reasoned(minimum: Synthesised) -> None:
+    seen: set[str] = set()
+    for logical_id, resource in minimum.resources.items():
+        rules = resource.get("Metadata", {}).get("cdk_nag", {}).get("rules_to_suppress", [])
+        for rule in rules:
+            seen.add(rule["id"])
+            assert rule["id"] in ALLOWED_SUPPRESSIONS, (logical_id, rule["id"])
+            assert len(rule["reason"]) >= 60, (logical_id, rule)
+    # the ones that must be there for the minimum profile's documented trade-offs
+    assert {"AwsSolutions-OS4", "AwsSolutions-OS7", "AwsSolutions-L1"} <= seen
+
+
+def test_production_profile_needs_no_single_node_exemptions(production: Synthesised) -> None:
+    for resource in production.of_type("AWS::OpenSearchService::Domain").values():
+        ids = {r["id"] for r in resource.get("Metadata", {}).get("cdk_nag", {}).get("rules_to_suppress", [])}
+        assert "AwsSolutions-OS4" not in ids and "AwsSolutions-OS7" not in ids
+
+
+# --- storage ------------------------------------------------------------------------------------
+
+
+def test_bucket_encrypted_private_tls_only_and_staging_expires(minimum: Synthesised) -> None:
+    buckets = minimum.of_type("AWS::S3::Bucket")
+    assert len(buckets) == 1
+    [(bucket_id, bucket)] = buckets.items()
+    props = bucket["Properties"]
+    rule = props["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]
+    assert rule["ServerSideEncryptionByDefault"]["SSEAlgorithm"] in {"AES256", "aws:kms"}
+    assert props["PublicAccessBlockConfiguration"] == {
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
+    assert props["NotificationConfiguration"]["EventBridgeConfiguration"]["EventBridgeEnabled"] is True
+    staging = [r for r in props["LifecycleConfiguration"]["Rules"] if r.get("Prefix") == "staging/"]
+    assert staging and staging[0]["Status"] == "Enabled" and staging[0]["ExpirationInDays"] >= 1
+
+    [policy] = minimum.of_type("AWS::S3::BucketPolicy").values()
+    assert policy["Properties"]["Bucket"] == {"Ref": bucket_id}
+    denies = [s for s in policy["Properties"]["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
+    assert any(s.get("Condition", {}).get("Bool", {}).get("aws:SecureTransport") == "false" for s in denies)
+
+
+def test_no_custom_resource_lambdas(minimum: Synthesised) -> None:
+    # only our six functions: no bucket-notification, log-retention or access-policy helpers
+    assert len(minimum.of_type("AWS::Lambda::Function")) == len(FUNCTIONS)
+    assert not [r for r in minimum.resources.values() if r["Type"].startswith("Custom::")]
+
+
+# --- state --------------------------------------------------------------------------------------
+
+
+def test_table_keys_pitr_ttl_and_due_index(minimum: Synthesised) -> None:
+    [table] = minimum.of_type("AWS::DynamoDB::Table").values()
+    props = table["Properties"]
+    assert props["KeySchema"] == [
+        {"AttributeName": "PK", "KeyType": "HASH"},
+        {"AttributeName": "SK", "KeyType": "RANGE"},
+    ]
+    types = {a["AttributeName"]: a["AttributeType"] for a in props["AttributeDefinitions"]}
+    assert types["PK"] == "S" and types["SK"] == "S"
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
+    [gsi] = props["GlobalSecondaryIndexes"]
+    assert gsi["IndexName"] == "due"
+    assert gsi["KeySchema"] == [
+        {"AttributeName": "dueShard", "KeyType": "HASH"},
+        {"AttributeName": "dueAt", "KeyType": "RANGE"},
+    ]
+    assert types["dueShard"] == "S" and types["dueAt"] == "N"
+
+
+# --- search -------------------------------------------------------------------------------------
+
+
+def _domain(s: Synthesised) -> tuple[str, dict[str, Any]]:
+    [(domain_id, domain)] = s.of_type("AWS::OpenSearchService::Domain").items()
+    return domain_id, domain["Properties"]
+
+
+def test_domain_encrypted_https_and_fine_grained_with_iam_master(minimum: Synthesised) -> None:
+    _, props = _domain(minimum)
+    assert re.fullmatch(r"OpenSearch_2\.\d+", props["EngineVersion"])
+    assert props["EncryptionAtRestOptions"]["Enabled"] is True
+    assert props["NodeToNodeEncryptionOptions"]["Enabled"] is True
+    assert props["DomainEndpointOptions"]["EnforceHTTPS"] is True
+    assert props["DomainEndpointOptions"]["TLSSecurityPolicy"] == "Policy-Min-TLS-1-2-2019-07"
+    security = props["AdvancedSecurityOptions"]
+    assert security["Enabled"] is True and security["InternalUserDatabaseEnabled"] is False
+    ingest_role = minimum.resources[function_id(minimum, "ingest")]["Properties"]["Role"]
+    assert security["MasterUserOptions"]["MasterUserARN"] == ingest_role
+    statements = props["AccessPolicies"]["Statement"]
+    principals = json.dumps([st["Principal"] for st in statements])
+    assert '"*"' not in principals and ":root" in principals
+
+
+def test_minimum_profile_is_one_small_node(minimum: Synthesised) -> None:
+    _, props = _domain(minimum)
+    cluster = props["ClusterConfig"]
+    assert cluster["InstanceCount"] == 1
+    assert cluster["InstanceType"] == "t3.small.search"
+    assert cluster["DedicatedMasterEnabled"] is False
+    assert cluster["ZoneAwarenessEnabled"] is False
+    assert props["EBSOptions"] == {"EBSEnabled": True, "VolumeSize": 10, "VolumeType": "gp3"}
+    for fn_id in minimum.of_type("AWS::Lambda::Function"):
+        env = minimum.resources[fn_id]["Properties"]["Environment"]["Variables"]
+        assert env["KB_SEARCH_REPLICAS"] == "0"
+
+
+def test_production_profile_is_highly_available(production: Synthesised) -> None:
+    _, props = _domain(production)
+    cluster = props["ClusterConfig"]
+    assert cluster["InstanceCount"] == 3
+    assert cluster["DedicatedMasterEnabled"] is True and cluster["DedicatedMasterCount"] == 3
+    assert cluster["ZoneAwarenessEnabled"] is True
+    assert cluster["ZoneAwarenessConfig"]["AvailabilityZoneCount"] == 3
+
+
+# --- functions ----------------------------------------------------------------------------------
+
+
+def test_every_function_is_py312_arm64_with_both_layers_env_and_tracing(minimum: Synthesised) -> None:
+    layer_ids = set(minimum.of_type("AWS::Lambda::LayerVersion"))
+    assert len(layer_ids) == 2
+    for name in FUNCTIONS:
+        props = minimum.resources[function_id(minimum, name)]["Properties"]
+        assert props["Runtime"] == "python3.12", name
+        assert props["Architectures"] == ["arm64"], name
+        assert props["Handler"] == "handler.handler", name
+        assert {layer["Ref"] for layer in props["Layers"]} == layer_ids, name
+        assert props["TracingConfig"] == {"Mode": "Active"}, name
+        env = props["Environment"]["Variables"]
+        missing = [key for key in ENV_NAMES if key not in env]
+        assert not missing, (name, missing)
+        assert env["POWERTOOLS_METRICS_NAMESPACE"] == "kb"
+        assert env[settings.ENV_INDEX_PREFIX] == "kb"
+        assert json.dumps(env[settings.ENV_SEARCH_ENDPOINT]).startswith('{"Fn::Join": ["", ["https://"')
+
+
+def test_state_machine_env_points_at_the_real_state_machine(minimum: Synthesised) -> None:
+    [sm] = minimum.of_type("AWS::StepFunctions::StateMachine").values()
+    name = sm["Properties"]["StateMachineName"]
+    env = minimum.resources[function_id(minimum, "scheduler")]["Properties"]["Environment"]["Variables"]
+    assert json.dumps(env[settings.ENV_STATE_MACHINE]).endswith(f':stateMachine:{name}"]]}}')
+
+
+def test_no_wildcard_actions_anywhere(minimum: Synthesised) -> None:
+    for name in FUNCTIONS:
+        for action, _ in actions_on(role_statements(minimum, name)):
+            assert "*" not in action, (name, action)
+
+
+def test_only_writers_can_put_objects_and_only_under_their_prefix(minimum: Synthesised) -> None:
+    puts = {
+        name: sorted(res for action, res in actions_on(role_statements(minimum, name)) if action == "s3:PutObject")
+        for name in FUNCTIONS
+    }
+    assert not puts["retrieve"] and not puts["authorizer"] and not puts["scheduler"]
+    assert puts["crawl"] and all(res.endswith('/staging/*"]]}') for res in puts["crawl"])
+    assert puts["admin_api"] and all(res.endswith('/uploads/*"]]}') for res in puts["admin_api"])
+    assert puts["ingest"] and all('/packs/' not in res for res in puts["ingest"])
+
+
+def test_read_side_functions_cannot_change_sources(minimum: Synthesised) -> None:
+    retrieve = actions_of(minimum, "retrieve")
+    assert "dynamodb:PutItem" in retrieve  # the retrieval record
+    assert not retrieve & {"dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
+    assert not {a for a in retrieve if a.startswith("s3:")}
+    assert not retrieve & {"es:ESHttpPut", "es:ESHttpDelete", "es:ESHttpPatch"}
+    authorizer = actions_of(minimum, "authorizer")
+    assert {a for a in authorizer if not a.startswith(("logs:", "xray:"))} == {"dynamodb:GetItem"}
+
+
+def test_search_writes_belong_to_ingest_alone(minimum: Synthesised) -> None:
+    for name in FUNCTIONS:
+        writes = actions_of(minimum, name) & {"es:ESHttpPut", "es:ESHttpDelete"}
+        assert bool(writes) == (name == "ingest"), name
+    assert not {a for a in actions_of(minimum, "scheduler") if a.startswith(("es:", "s3:"))}
+    assert not {a for a in actions_of(minimum, "crawl") if a.startswith("es:")}
+
+
+def test_starting_refreshes_is_limited_to_the_starters(minimum: Synthesised) -> None:
+    for name in FUNCTIONS:
+        starts = "states:StartExecution" in actions_of(minimum, name)
+        assert starts == (name in {"ingest", "admin_api", "scheduler"}), name
+
+
+# --- workflow -----------------------------------------------------------------------------------
+
+
+def _definition(s: Synthesised) -> dict[str, Any]:
+    [sm] = s.of_type("AWS::StepFunctions::StateMachine").values()
+    parts = sm["Properties"]["DefinitionString"]["Fn::Join"][1]
+    text = "".join(p if isinstance(p, str) else "ARN" for p in parts)
+    return dict(json.loads(text))
+
+
+def _all_states(definition: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    states: dict[str, dict[str, Any]] = {}
+    for name, state in definition["States"].items():
+        states[name] = state
+        if state["Type"] == "Map":
+            states.update(_all_states(state["ItemProcessor"]))
+    return states
+
+
+def test_state_machine_is_standard_traced_and_logged(minimum: Synthesised) -> None:
+    [sm] = minimum.of_type("AWS::StepFunctions::StateMachine").values()
+    props = sm["Properties"]
+    assert props["StateMachineType"] == "STANDARD"
+    assert props["TracingConfiguration"] == {"Enabled": True}
+    assert props["LoggingConfiguration"]["Level"] == "ALL"
+
+
+def test_workflow_shape(minimum: Synthesised) -> None:
+    definition = _definition(minimum)
+    states = _all_states(definition)
+    first = states[definition["StartAt"]]
+    assert first["Type"] == "Task" and first["Parameters"]["action"] == "take_lease"
+
+    waits = [s for s in states.values() if s["Type"] == "Wait"]
+    assert len(waits) == 1 and waits[0]["SecondsPath"] == "$.crawl.waitSeconds"
+    [crawl_task] = [s for s in states.values() if s["Type"] == "Task" and "action" not in s["Parameters"]]
+    assert waits[0]["Next"] in states and states[waits[0]["Next"]] is crawl_task
+
+    website = [
+        c for s in states.values() if s["Type"] == "Choice" for c in s["Choices"]
+        if c.get("StringEquals") == "website"
+    ]
+    assert website and website[0]["Variable"] == "$.job.sourceType"
+
+    [map_state] = [s for s in states.values() if s["Type"] == "Map"]
+    assert map_state["MaxConcurrency"] == 4
+    assert map_state["ItemsPath"] == "$.listing.batches"
+    inner = list(map_state["ItemProcessor"]["States"].values())
+    assert [s["Parameters"]["action"] for s in inner] == ["process_batch"]
+
+    actions = {s["Parameters"].get("action") for s in states.values() if s["Type"] == "Task"}
+    assert actions == {"take_lease", "list_documents", "process_batch", "commit", "fail", None}
+
+
+def test_every_step_retries_rate_limits_and_failures_release_the_lease(minimum: Synthesised) -> None:
+    definition = _definition(minimum)
+    states = _all_states(definition)
+    top = definition["States"]
+    fail_task = next(n for n, s in top.items() if s["Type"] == "Task" and s["Parameters"].get("action") == "fail")
+    assert top[top[fail_task]["Next"]]["Type"] == "Fail"
+    for name, state in states.items():
+        if state["Type"] != "Task" or name == fail_task:
+            continue
+        errors = {e for retry in state.get("Retry", []) for e in retry["ErrorEquals"]}
+        assert "RateLimited" in errors, name
+        backoff = next(r for r in state["Retry"] if "RateLimited" in r["ErrorEquals"])
+        assert backoff["BackoffRate"] > 1 and backoff["MaxAttempts"] >= 3
+    for name, state in top.items():
+        if state["Type"] in {"Task", "Map"} and name != fail_task:
+            catches = state.get("Catch", [])
+            assert any(c["ErrorEquals"] == ["States.ALL"] and c["Next"] == fail_task for c in catches), name
+
+
+def test_workflow_transitions_are_closed(minimum: Synthesised) -> None:
+    def check(machine: dict[str, Any]) -> None:
+        names = set(machine["States"])
+        reached = {machine["StartAt"]}
+        for state in machine["States"].values():
+            targets = [state.get("Next"), state.get("Default")]
+            targets += [c["Next"] for c in state.get("Choices", []) + state.get("Catch", [])]
+            for target in filter(None, targets):
+                assert target in names, target
+                reached.add(target)
+            if state["Type"] == "Map":
+                check(state["ItemProcessor"])
+        assert reached == names
+
+    check(_definition(minimum))
+
+
+# --- schedules ----------------------------------------------------------------------------------
+
+
+def _rule_targets(rule: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(rule["Properties"]["Targets"])
+
+
+def test_every_minute_tick_and_nightly_reindex_go_to_the_scheduler(minimum: Synthesised) -> None:
+    scheduler = function_id(minimum, "scheduler")
+    rules = minimum.of_type("AWS::Events::Rule").values()
+    by_schedule = {r["Properties"].get("ScheduleExpression"): r for r in rules}
+    tick = by_schedule["rate(1 minute)"]
+    [target] = _rule_targets(tick)
+    assert target["Arn"] == {"Fn::GetAtt": [scheduler, "Arn"]}
+    assert json.loads(target["Input"])["action"] == "tick"
+    nightly = [r for expr, r in by_schedule.items() if expr and re.fullmatch(r"cron\(0 \d+ \* \* \? \*\)", expr)]
+    assert len(nightly) == 1
+    [target] = _rule_targets(nightly[0])
+    assert target["Arn"] == {"Fn::GetAtt": [scheduler, "Arn"]}
+    assert json.loads(target["Input"]) == {"action": "reindex_all"}
+
+
+def test_pack_drop_rule_matches_packs_prefix_of_our_bucket(minimum: Synthesised) -> None:
+    [bucket_id] = minimum.of_type("AWS::S3::Bucket")
+    drops = [r for r in minimum.of_type("AWS::Events::Rule").values() if "EventPattern" in r["Properties"]]
+    assert len(drops) == 1
+    pattern = drops[0]["Properties"]["EventPattern"]
+    assert pattern["source"] == ["aws.s3"] and pattern["detail-type"] == ["Object Created"]
+    assert pattern["detail"]["bucket"]["name"] == [{"Ref": bucket_id}]
+    assert pattern["detail"]["object"]["key"] == [{"prefix": "packs/"}]
+    [target] = _rule_targets(drops[0])
+    assert target["Arn"] == {"Fn::GetAtt": [function_id(minimum, "ingest"), "Arn"]}
+    assert "Input" not in target and "InputTransformer" not in target  # the raw S3 event
+
+
+# --- API ----------------------------------------------------------------------------------------
+
+
+def _api_methods(s: Synthesised) -> dict[tuple[str, str], dict[str, Any]]:
+    resources = s.of_type("AWS::ApiGateway::Resource")
+
+    def path_of(ref: Any) -> str:
+        if isinstance(ref, dict) and "Fn::GetAtt" in ref:
+            assert ref["Fn::GetAtt"][1] == "RootResourceId"
+            return ""
+        props = resources[ref["Ref"]]["Properties"]
+        return f"{path_of(props['ParentId'])}/{props['PathPart']}"
+
+    methods = {}
+    for method in s.of_type("AWS::ApiGateway::Method").values():
+        props = method["Properties"]
+        methods[(props["HttpMethod"], path_of(props["ResourceId"]))] = props
+    return methods
+
+
+def test_every_route_exists_with_the_right_backend(minimum: Synthesised) -> None:
+    methods = _api_methods(minimum)
+    assert set(methods) == set(EXPECTED_ROUTES)
+    for key, target in EXPECTED_ROUTES.items():
+        integration = methods[key]["Integration"]
+        assert integration["Type"] == "AWS_PROXY", key
+        assert function_id(minimum, target) in json.dumps(integration["Uri"]), key
+
+
+def test_every_route_but_openapi_uses_the_request_authorizer(minimum: Synthesised) -> None:
+    [(authorizer_id, authorizer)] = minimum.of_type("AWS::ApiGateway::Authorizer").items()
+    assert authorizer["Properties"]["Type"] == "REQUEST"
+    assert authorizer["Properties"]["IdentitySource"] == "method.request.header.Authorization"
+    assert function_id(minimum, "authorizer") in json.dumps(authorizer["Properties"]["AuthorizerUri"])
+    for key, props in _api_methods(minimum).items():
+        if key == ("GET", "/openapi.json"):
+            assert props["AuthorizationType"] == "NONE"
+            assert "AuthorizerId" not in props
+        else:
+            assert props["AuthorizationType"] == "CUSTOM", key
+            assert props["AuthorizerId"] == {"Ref": authorizer_id}, key
+
+
+def test_stage_throttles_and_writes_access_logs(minimum: Synthesised) -> None:
+    [stage] = minimum.of_type("AWS::ApiGateway::Stage").values()
+    props = stage["Properties"]
+    assert "DestinationArn" in props["AccessLogSetting"]
+    access_format = json.loads(props["AccessLogSetting"]["Format"])
+    assert {"requestId", "status", "resource"} <= set(access_format)
+    [settings_all] = [m for m in props["MethodSettings"] if m["ResourcePath"] == "/*"]
+    assert settings_all["ThrottlingRateLimit"] > 0 and settings_all["ThrottlingBurstLimit"] > 0
+    assert settings_all["DataTraceEnabled"] is False
+
+
+def test_gateway_errors_use_the_project_error_body(minimum: Synthesised) -> None:
+    responses = {r["Properties"]["ResponseType"]: r["Properties"] for r in
+                 minimum.of_type("AWS::ApiGateway::GatewayResponse").values()}
+    assert {"UNAUTHORIZED", "ACCESS_DENIED", "THROTTLED"} <= set(responses)
+    body = responses["UNAUTHORIZED"]["ResponseTemplates"]["application/json"]
+    assert body.startswith('{"error": {"code": "unauthorized"')
+    assert responses["THROTTLED"]["StatusCode"] == "429"
+
+
+# --- monitoring ---------------------------------------------------------------------------------
+
+
+def test_alarms_cover_refreshes_leases_api_and_search(minimum: Synthesised) -> None:
+    alarms = list(minimum.of_type("AWS::CloudWatch::Alarm").values())
+    by_metric = {(a["Properties"].get("Namespace"), a["Properties"].get("MetricName")): a for a in alarms}
+    for key in [
+        ("kb", "RefreshFailed"),
+        ("kb", "LeaseReaped"),
+        ("AWS/ApiGateway", "5XXError"),
+        ("AWS/ApiGateway", "Latency"),
+        ("AWS/ES", "ClusterStatus.red"),
+        ("AWS/ES", "ClusterStatus.yellow"),
+    ]:
+        assert key in by_metric, key
+    assert by_metric[("AWS/ApiGateway", "Latency")]["Properties"]["ExtendedStatistic"] == "p95"
+    assert {"Name": "service", "Value": "kb"} in by_metric[("kb", "RefreshFailed")]["Properties"]["Dimensions"]
+    [topic_id] = minimum.of_type("AWS::SNS::Topic")
+    for alarm in alarms:
+        assert alarm["Properties"]["AlarmActions"] == [{"Ref": topic_id}]
+    assert len(minimum.of_type("AWS::CloudWatch::Dashboard")) == 1
+
+
+def test_outputs(minimum: Synthesised) -> None:
+    outputs = minimum.template.to_json()["Outputs"]
+    assert {"ApiUrl", "BucketName", "TableName", "SearchEndpoint"} <= set(outputs)
+
+
+def test_placeholder_layer_is_flagged(minimum: Synthesised) -> None:
+    warnings = Annotations.from_stack(minimum.stack).find_warning("*", Match.string_like_regexp(".*make assets.*"))
+    assert warnings
