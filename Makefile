@@ -41,7 +41,6 @@ run: $(VENV)/.runtime
 
 ## the whole suite (unit, contract, functional, infra, e2e)
 test: $(VENV)/.dev
-	$(PY) scripts/build_lambda_assets.py --core-only
 	$(PY) -m pytest
 
 lint: $(VENV)/.dev

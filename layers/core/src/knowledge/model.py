@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 # -- audiences and visibility -------------------------------------------------------------
 
@@ -21,6 +21,13 @@ PARTITIONS: tuple[Partition, ...] = ("customer", "operator")
 AUDIENCE_VISIBILITY: dict[str, tuple[Visibility, ...]] = {
     "customer": ("public", "agent"),
     "public": ("public",),
+    "operator": ("operator",),
+}
+
+
+#: What each physical partition holds.
+PARTITION_VISIBILITIES: dict[str, tuple[Visibility, ...]] = {
+    "customer": ("public", "agent"),
     "operator": ("operator",),
 }
 
@@ -170,9 +177,9 @@ def key64(value: str) -> int:
     return int(hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest(), 16) >> 1
 
 
-@dataclass(frozen=True)
-class PassageRef:
-    """What ranking needs to know about a hit, readable without loading the passage text."""
+class PassageRef(NamedTuple):
+    """What ranking needs to know about a hit, readable without loading the passage text.
+    (A named tuple: fifty are built per question, and they are cheap.)"""
 
     key: int  # key64(passage id)
     source_key: int  # key64(source id)
@@ -186,7 +193,7 @@ class PassageRef:
         return cls(key64(p.id), key64(p.source_id), key64(p.document_id), p.ordinal, p.weight, p.indexed_at)
 
 
-@dataclass
+@dataclass(slots=True)
 class Hit:
     """A passage found by one search list, with its raw score and 1-based rank.
 

@@ -121,7 +121,6 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
             break
 
     query_terms = index.analyze(req.q)
-    pattern = ranking.term_pattern(query_terms)
 
     by_source = {s.source_id: s for s in sources}
     excerpts = []
@@ -137,7 +136,7 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
                 "title": p.title,
                 "path": p.path,
                 "breadcrumb": p.breadcrumb,
-                "text": ranking.excerpt(p, pattern, MAX_EXCERPT_CHARS),
+                "text": ranking.excerpt(p, query_terms, MAX_EXCERPT_CHARS),
                 "url": p.url,
                 "score": round(cand.score, 6),
                 "reason": cand.reason,
@@ -147,7 +146,7 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
 
     confidence = 0.0
     if served:
-        top_terms = set(index.analyze(served[0][1].text))
+        top_terms = {term for _, term in ranking.term_positions(served[0][1].text, query_terms, per_term=1)}
         idf = _idf(services, req.bot, partition, query_terms)
         confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
     floor = float(state.get_bot(req.bot).floor)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +144,7 @@ class SqliteStateStore:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._retrieval_puts = 0
+        self._write_serial = 0  # bumped by every transaction this process commits
         self._conn().executescript(SCHEMA)  # idempotent DDL; executescript commits itself
 
     # -- connection handling --------------------------------------------------------------
@@ -174,6 +175,7 @@ class SqliteStateStore:
             raise
         else:
             db.execute("COMMIT")
+            self._write_serial += 1
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
         try:
@@ -190,6 +192,9 @@ class SqliteStateStore:
     # -- bots -----------------------------------------------------------------------------
 
     def get_bot(self, bot: str) -> BotSettings:
+        return replace(self._cached(("bot", bot), lambda: self._load_bot(bot)))
+
+    def _load_bot(self, bot: str) -> BotSettings:
         rows = self._read("SELECT settings FROM bots WHERE bot = ?", (bot,))
         if not rows:
             return BotSettings(bot=bot)
@@ -257,7 +262,28 @@ class SqliteStateStore:
             raise NotFound(f"source {source_id} not found")
         return _source_from_row(rows[0])
 
+    def _state_version(self) -> tuple[int, int]:
+        """Changes whenever anything committed: ``data_version`` moves on commits by other
+        connections (threads, processes), the serial on this store's own transactions."""
+        return int(self._conn().execute("PRAGMA data_version").fetchone()[0]), self._write_serial
+
+    def _cached(self, key: tuple[str, str], load: Callable[[], Any]) -> Any:
+        cache: dict[tuple[str, str], tuple[tuple[int, int], Any]] | None = getattr(self._local, "cache", None)
+        if cache is None:
+            cache = self._local.cache = {}
+        version = self._state_version()
+        hit = cache.get(key)
+        if hit is not None and hit[0] == version:
+            return hit[1]
+        value = load()
+        cache[key] = (version, value)
+        return value
+
     def live_sources(self, bot: str) -> list[LiveSource]:
+        """Read on every question: cached per thread until anything commits."""
+        return list(self._cached(("live", bot), lambda: self._load_live_sources(bot)))
+
+    def _load_live_sources(self, bot: str) -> list[LiveSource]:
         rows = self._read(
             "SELECT id, live_generation, type, name, priority, last_indexed_at, visibility_counts "
             "FROM sources WHERE bot = ? AND live_generation IS NOT NULL AND status != 'disabled'",
@@ -376,7 +402,9 @@ class SqliteStateStore:
             db.execute(
                 "UPDATE sources SET live_generation = ?, checksum = ?, passages = ?, "
                 "documents_processed = ?, fragments_processed = ?, documents_failed = ?, "
-                "visibility_counts = ?, status = 'ready', error_code = ?, error_message = NULL, "
+                "visibility_counts = ?, error_code = ?, error_message = NULL, "
+                # a source disabled while its last run finished stays disabled (and unsearched)
+                "status = CASE WHEN status = 'disabled' THEN 'disabled' ELSE 'ready' END, "
                 "last_indexed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL, "
                 "cancel_requested = 0 WHERE bot = ? AND id = ?",
                 (
@@ -540,7 +568,9 @@ class SqliteStateStore:
     # -- retrievals -----------------------------------------------------------------------
 
     def put_retrieval(self, record: RetrievalRecord) -> None:
-        with self._tx() as db:
+        # one statement, so autocommit is atomic on its own: this runs on every question
+        db = self._conn()
+        try:
             db.execute(
                 "INSERT INTO retrievals (bot, id, audience, served, created_at, expires_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -548,7 +578,7 @@ class SqliteStateStore:
                     record.bot,
                     record.id,
                     record.audience,
-                    json.dumps([list(t) for t in record.served]),
+                    json.dumps(record.served),
                     record.created_at,
                     record.expires_at,
                 ),
@@ -556,6 +586,8 @@ class SqliteStateStore:
             self._retrieval_puts += 1
             if self._retrieval_puts % 64 == 1:  # expired records are purged now and then, not per query
                 db.execute("DELETE FROM retrievals WHERE expires_at < ?", (record.created_at,))
+        except sqlite3.Error as exc:
+            raise BackendError("state store write failed") from exc
 
     def get_retrieval(self, bot: str, retrieval_id: str) -> RetrievalRecord | None:
         rows = self._read("SELECT * FROM retrievals WHERE bot = ? AND id = ?", (bot, retrieval_id))

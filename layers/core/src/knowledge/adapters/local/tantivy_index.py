@@ -13,6 +13,7 @@ lower-cased, English stop-words removed, Snowball English stemming.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -25,7 +26,7 @@ from typing import Any
 import tantivy
 
 from ...errors import BackendError
-from ...model import PARTITIONS, Hit, Passage, PassageRef, partition_of_visibility, valid_bot_id
+from ...model import PARTITION_VISIBILITIES, PARTITIONS, Hit, Passage, PassageRef, partition_of_visibility, valid_bot_id
 
 ANALYZER = "kb_en"
 _WRITER_HEAP = 64 * 1024 * 1024
@@ -135,6 +136,7 @@ class TantivySearchIndex:
         self.analyzer = build_analyzer()
         self._indexes: dict[tuple[str, str], _PartitionIndex] = {}
         self._lock = threading.Lock()
+        self._analyze_short = functools.lru_cache(maxsize=4096)(lambda text: tuple(self.analyzer.analyze(text)))
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -164,6 +166,8 @@ class TantivySearchIndex:
         return part
 
     def analyze(self, text: str) -> list[str]:
+        if len(text) <= 2048:  # questions repeat within a request (search, confidence, excerpts)
+            return list(self._analyze_short(text))
         return list(self.analyzer.analyze(text))
 
     # -- writes ---------------------------------------------------------------------------
@@ -233,14 +237,27 @@ class TantivySearchIndex:
 
     # -- reads ----------------------------------------------------------------------------
 
-    def _filters(self, bot: str, visibilities: Sequence[str], source_gens: Sequence[str]) -> list[Any]:
+    def _filters(
+        self, bot: str, partition: str, visibilities: Sequence[str], source_gens: Sequence[str]
+    ) -> list[Any]:
+        """Non-scoring Must clauses: bot, visibility set, live generations.
+
+        Built from term queries (posting lists that intersection can seek into) rather than
+        term-set queries, which materialise a bitset of every matching document per query.
+        A visibility clause that would admit the whole partition is left out: it cannot
+        exclude anything (a partition only ever holds its own visibilities)."""
         schema = self.schema
-        zero = tantivy.Query.const_score_query
-        return [
-            (tantivy.Occur.Must, zero(tantivy.Query.term_query(schema, "bot", bot), 0.0)),
-            (tantivy.Occur.Must, zero(tantivy.Query.term_set_query(schema, "visibility", list(visibilities)), 0.0)),
-            (tantivy.Occur.Must, zero(tantivy.Query.term_set_query(schema, "source_gen", list(source_gens)), 0.0)),
-        ]
+        q, must = tantivy.Query, tantivy.Occur.Must
+
+        def any_of(field: str, values: Sequence[str]) -> Any:
+            terms = [q.term_query(schema, field, v) for v in dict.fromkeys(values)]
+            return terms[0] if len(terms) == 1 else q.boolean_query([(tantivy.Occur.Should, t) for t in terms])
+
+        clauses = [(must, q.const_score_query(q.term_query(schema, "bot", bot), 0.0))]
+        if not set(PARTITION_VISIBILITIES[partition]) <= set(visibilities):
+            clauses.append((must, q.const_score_query(any_of("visibility", visibilities), 0.0)))
+        clauses.append((must, q.const_score_query(any_of("source_gen", source_gens), 0.0)))
+        return clauses
 
     def search_lexical(
         self,
@@ -264,7 +281,7 @@ class TantivySearchIndex:
         should = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t)) for t in terms]
         text_query = tantivy.Query.boolean_query(should)
         query_obj = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, text_query), *self._filters(bot, visibilities, source_gens)]
+            [(tantivy.Occur.Must, text_query), *self._filters(bot, partition, visibilities, source_gens)]
         )
         try:
             searcher = part.searcher()
@@ -276,13 +293,11 @@ class TantivySearchIndex:
             columns = [searcher.fast_field_values(name, addresses) for name in _REF_FIELDS]
         except ValueError as exc:
             raise BackendError("search failed") from exc
-        hits = []
-        for rank, (score, address, values) in enumerate(zip(scores, addresses, zip(*columns, strict=True),
-                                                            strict=True), start=1):
-            pkey, skey, dkey, ordinal, weight, indexed_at = values
-            ref = PassageRef(int(pkey), int(skey), int(dkey), int(ordinal), float(weight), float(indexed_at))
-            hits.append(Hit(ref=ref, score=score, rank=rank, address=(partition, address)))
-        return hits
+        refs = map(PassageRef._make, zip(*columns, strict=True))
+        return [
+            Hit(ref, score, rank, None, (partition, address))
+            for rank, (ref, score, address) in enumerate(zip(refs, scores, addresses, strict=True), start=1)
+        ]
 
     def hydrate(self, bot: str, hits: Sequence[Hit]) -> None:
         """Load the stored passage of each hit that has none yet."""
@@ -304,27 +319,23 @@ class TantivySearchIndex:
     @staticmethod
     def _passage(bot: str, doc: tantivy.Document) -> Passage:
         d = doc.to_dict()
-
-        def one(name: str, default: Any = None) -> Any:
-            values = d.get(name)
-            return values[0] if values else default
-
+        url = d.get("url")
         return Passage(
-            id=one("id"),
+            id=d["id"][0],
             bot=bot,
-            source_id=one("source_id"),
-            document_id=one("document_id"),
-            generation=int(one("generation", 0)),
-            ordinal=int(one("ordinal", 0)),
-            title=one("title", ""),
-            path=one("path", ""),
-            breadcrumb=one("breadcrumb", ""),
-            text=one("text", ""),
-            visibility=one("visibility"),
-            weight=float(one("weight", 1.0)),
-            priority=int(one("priority", 0)),
-            indexed_at=float(one("indexed_at", 0.0)),
-            url=one("url"),
+            source_id=d["source_id"][0],
+            document_id=d["document_id"][0],
+            generation=int(d["generation"][0]),
+            ordinal=int(d["ordinal"][0]),
+            title=d["title"][0],
+            path=d["path"][0],
+            breadcrumb=d["breadcrumb"][0],
+            text=d["text"][0],
+            visibility=d["visibility"][0],
+            weight=float(d["weight"][0]),
+            priority=int(d["priority"][0]),
+            indexed_at=float(d["indexed_at"][0]),
+            url=url[0] if url else None,
         )
 
     def count(self, bot: str, partition: str, source_gens: Sequence[str]) -> int:
