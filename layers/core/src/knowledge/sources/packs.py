@@ -109,20 +109,25 @@ def read_pack(data: bytes) -> tuple[list[PackPage], list[tuple[str, str]]]:
         meta, body = split_frontmatter(body_raw)
         title = meta.get("title") or (obj.get("title") if isinstance(obj.get("title"), str) else "") or ""
         if not title:
-            title = section_title(PurePosixPath(obj["path"]).stem)
+            title = section_title(PurePosixPath(obj["path"]).stem)  # rare: untitled pages only
         url = obj.get("url") if isinstance(obj.get("url"), str) else None
         pages.append(PackPage(path=obj["path"].lstrip("/"), title=title, body=body, meta=meta, url=url))
     return pages, failures
 
 
+def _parts(path: str) -> list[str]:
+    """Path segments of a page path (string split: this runs for every page of every pack)."""
+    return [p for p in path.split("/") if p and p != "."]
+
+
 def is_release_notes(page: PackPage) -> bool:
     if page.meta.get("type", "").strip().lower() == "release-notes":
         return True
-    return "release-notes" in PurePosixPath(page.path).parts
+    return "release-notes" in _parts(page.path)
 
 
 def is_help_page(path: str) -> bool:
-    parts = PurePosixPath(path).parts
+    parts = _parts(path)
     return bool(parts) and parts[0].lower() == "help"
 
 
@@ -154,7 +159,7 @@ def pack_documents(source_id: str, slug: str, data: bytes) -> SourceContent:
             failures.append((page.path, Code.MALFORMED_FILE))
             continue
         seen.add(page.path)
-        parts = PurePosixPath(page.path).parts
+        parts = _parts(page.path)
         sections = [section_title(p) for p in parts[:-1]]
         documents.append(
             DocumentContent(

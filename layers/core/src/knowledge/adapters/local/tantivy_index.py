@@ -29,7 +29,8 @@ from ...errors import BackendError
 from ...model import PARTITION_VISIBILITIES, PARTITIONS, Hit, Passage, PassageRef, partition_of_visibility, valid_bot_id
 
 ANALYZER = "kb_en"
-_WRITER_HEAP = 64 * 1024 * 1024
+_WRITER_HEAP = 128 * 1024 * 1024
+_WRITER_THREADS = 2  # tantivy indexes on its own threads while Python chunks the next batch
 _LOCK_WAIT_SECONDS = 60.0
 
 
@@ -108,7 +109,7 @@ class _PartitionIndex:
             deadline = time.monotonic() + _LOCK_WAIT_SECONDS
             while True:
                 try:
-                    writer = self.index.writer(_WRITER_HEAP, 1)
+                    writer = self.index.writer(_WRITER_HEAP, _WRITER_THREADS)
                     break
                 except ValueError as exc:  # "LockBusy": another process is writing
                     if time.monotonic() > deadline:
