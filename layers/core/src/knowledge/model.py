@@ -222,7 +222,11 @@ class BotSettings:
     products: list[str] = field(default_factory=list)
     scope_to_products: bool = True
     embedder: str | None = None
+    #: e.g. openai {"baseUrl", "apiKey", "model", "dimensions"}; bedrock {"modelId", "dimensions"}
+    embedder_options: dict[str, Any] = field(default_factory=dict)
     floor: float = 0.35
+    #: another deployment of this service to fuse in: {"url", "token", "bot"}
+    upstream: dict[str, Any] | None = None
 
 
 @dataclass

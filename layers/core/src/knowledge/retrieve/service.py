@@ -9,12 +9,14 @@ operatorGrounded, corpusSize -> recorded for citation checks.
 
 from __future__ import annotations
 
+import logging
 import math
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import Code, Conflict, InvalidInput, NotFound
+from ..errors import Code, Conflict, InvalidInput, KnowledgeError, NotFound
 from ..model import (
     AUDIENCE_VISIBILITY,
     AUDIENCES,
@@ -36,6 +38,9 @@ from ..settings import (
 )
 from ..wiring import Services
 from . import ranking
+
+log = logging.getLogger(__name__)
+SEMANTIC_TOP_K = 50
 
 
 @dataclass(frozen=True)
@@ -99,9 +104,11 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
     lexical: list[Hit] = index.search_lexical(
         req.bot, partition, req.q, visibilities=visibilities, source_gens=source_gens, limit=LEXICAL_TOP_K
     )
+    semantic = _semantic(services, req, partition, visibilities, source_gens)
+
     now = services.clock.now()
     priorities = {key64(s.source_id): s.priority for s in sources}
-    cands = ranking.fuse({"lexical": lexical})
+    cands = ranking.fuse({"lexical": lexical, "semantic": semantic})
     cands = ranking.order(cands, priorities=priorities, now=now, recency_seconds=RECENCY_SECONDS)
     cands = ranking.collapse(cands)
 
@@ -176,6 +183,37 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
         "corpusSize": corpus,
         "excerpts": excerpts,
     }
+
+
+def _semantic(
+    services: Services, req: RetrievalRequest, partition: str, visibilities: Sequence[str], source_gens: list[str]
+) -> list[Hit]:
+    """Cosine kNN top 50 with the same filters, in every vector space the live generations
+    were embedded in (normally one; two while a bot moves to another embedder). Semantic
+    search is an enhancement: an embedder that fails leaves the lexical list to answer."""
+    spaces = services.index.vector_spaces(req.bot, partition, source_gens) if source_gens else set()
+    if not spaces:
+        return []
+    try:
+        current = services.embedder_for(req.bot)
+    except ValueError:
+        log.warning("bot %s has a misconfigured embedder; semantic search skipped", req.bot)
+        current = None
+    queries: dict[str, list[float]] = {}
+    for space in spaces:
+        embedder = current if current is not None and current.name == space else services.embedder_named(space)
+        if embedder is None:
+            continue
+        try:
+            queries[space] = embedder.embed([req.q])[0]
+        except KnowledgeError as exc:
+            log.debug("question embedding failed (%s); lexical only", exc.code)
+    if not queries:
+        return []
+    hits: list[Hit] = services.index.search_vector(
+        req.bot, partition, queries, visibilities=visibilities, source_gens=source_gens, limit=SEMANTIC_TOP_K
+    )
+    return hits
 
 
 def _idf(services: Services, bot: str, partition: str, terms: list[str]) -> dict[str, float | None]:

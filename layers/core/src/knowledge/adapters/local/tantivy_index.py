@@ -19,7 +19,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ import tantivy
 
 from ...errors import BackendError
 from ...model import PARTITION_VISIBILITIES, PARTITIONS, Hit, Passage, PassageRef, partition_of_visibility, valid_bot_id
+from .vectors import LocalVectorStore
 
 ANALYZER = "kb_en"
 _WRITER_HEAP = 128 * 1024 * 1024
@@ -65,7 +66,7 @@ def build_schema() -> tantivy.Schema:
     sb.add_float_field("indexed_at", stored=True, fast=True)
     # numeric keys as fast fields: ranking and collapse read them column-wise for the top 50
     # without decompressing stored documents; only the survivors are loaded
-    sb.add_unsigned_field("pkey", fast=True)
+    sb.add_unsigned_field("pkey", fast=True, indexed=True)  # indexed: semantic-only hits load by key
     sb.add_unsigned_field("skey", fast=True)
     sb.add_unsigned_field("dkey", fast=True)
     return sb.build()
@@ -137,6 +138,7 @@ class TantivySearchIndex:
         self.analyzer = build_analyzer()
         self._indexes: dict[tuple[str, str], _PartitionIndex] = {}
         self._lock = threading.Lock()
+        self.vectors = LocalVectorStore(self.root / "_vectors")  # "_" never starts a bot id
         self._analyze_short = functools.lru_cache(maxsize=4096)(lambda text: tuple(self.analyzer.analyze(text)))
 
     # -- helpers --------------------------------------------------------------------------
@@ -173,7 +175,8 @@ class TantivySearchIndex:
 
     # -- writes ---------------------------------------------------------------------------
 
-    def write(self, bot: str, passages: Iterable[Passage]) -> int:
+    def write(self, bot: str, passages: Iterable[Passage], *, space: str | None = None) -> int:
+        """Add passages (text, and vectors of the embedder ``space`` when they carry one)."""
         by_partition: dict[str, list[Passage]] = {}
         for p in passages:
             if p.bot != bot:
@@ -190,6 +193,8 @@ class TantivySearchIndex:
                         written += 1
             except (ValueError, OSError) as exc:
                 raise BackendError("search index write failed") from exc
+            if space is not None:
+                self.vectors.write(bot, partition, space, items)
         return written
 
     @staticmethod
@@ -220,6 +225,7 @@ class TantivySearchIndex:
 
     def delete_generation(self, bot: str, source_id: str, generation: int) -> None:
         key = f"{source_id}:{generation}"
+        self.vectors.delete_generation(bot, source_id, generation)
         for partition in PARTITIONS:
             part = self._part(bot, partition, create=False)
             if part is None:
@@ -300,6 +306,29 @@ class TantivySearchIndex:
             for rank, (ref, score, address) in enumerate(zip(refs, scores, addresses, strict=True), start=1)
         ]
 
+    def search_vector(
+        self,
+        bot: str,
+        partition: str,
+        queries: Mapping[str, Sequence[float]],
+        *,
+        visibilities: Sequence[str],
+        source_gens: Sequence[str],
+        limit: int = 50,
+    ) -> list[Hit]:
+        """Cosine kNN; ``queries`` maps a vector space (embedder name) to the question's vector
+        in it. Hits carry their partition's key address, hydrated like lexical hits."""
+        if not source_gens or not visibilities or not queries:
+            return []
+        hits = self.vectors.search(bot, partition, queries, visibilities=visibilities, source_gens=source_gens,
+                                   limit=limit)
+        for hit in hits:
+            hit.address = (partition, ("pkey", hit.ref.key))
+        return hits
+
+    def vector_spaces(self, bot: str, partition: str, source_gens: Sequence[str]) -> set[str]:
+        return self.vectors.embedders(bot, partition, source_gens)
+
     def hydrate(self, bot: str, hits: Sequence[Hit]) -> None:
         """Load the stored passage of each hit that has none yet."""
         searchers: dict[str, tantivy.Searcher] = {}
@@ -308,13 +337,19 @@ class TantivySearchIndex:
                 continue
             assert isinstance(hit.address, tuple)
             partition: str = hit.address[0]
-            address: tantivy.DocAddress = hit.address[1]
+            address = hit.address[1]
             searcher = searchers.get(partition)
             if searcher is None:
                 part = self._part(bot, partition, create=False)
                 if part is None:
                     continue
                 searcher = searchers[partition] = part.searcher()
+            if isinstance(address, tuple):  # ("pkey", key): found by the vector search
+                found = searcher.search(tantivy.Query.term_query(self.schema, "pkey", address[1]), 1,
+                                        count=False).hits
+                if not found:
+                    continue
+                address = found[0][1]
             hit.passage = self._passage(bot, searcher.doc(address))
 
     @staticmethod

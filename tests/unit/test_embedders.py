@@ -1,0 +1,123 @@
+"""Embedders and the batching/backoff around them."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from knowledge.embed import build_embedder, embed_in_batches
+from knowledge.embed.hashing import HashingEmbedder
+from knowledge.embed.openai import OpenAIEmbedder
+from knowledge.errors import Code, SourceFailure
+
+
+def cosine(a, b):
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def test_hashing_is_deterministic_normalised_and_similarity_aware():
+    e = HashingEmbedder(128)
+    a, b, c = e.embed(["withdraw monero to a subaddress", "withdraw monero to an address", "staking pool rewards"])
+    assert a == HashingEmbedder(128).embed(["withdraw monero to a subaddress"])[0]
+    assert abs(sum(x * x for x in a) - 1.0) < 1e-9
+    assert cosine(a, b) > cosine(a, c)
+    assert e.name == "hashing-128"
+
+
+class Flaky:
+    name = "flaky"
+    dimensions = 2
+
+    def __init__(self, failures: int, code: str = Code.RATE_LIMITED):
+        self.failures, self.code, self.calls, self.batches = failures, code, 0, []
+
+    def embed(self, texts):
+        self.calls += 1
+        if self.failures:
+            self.failures -= 1
+            raise SourceFailure(self.code, "throttled")
+        self.batches.append(len(texts))
+        return [[1.0, 0.0] for _ in texts]
+
+
+def test_batches_of_32_and_backoff_on_throttling():
+    sleeps = []
+    e = Flaky(failures=2)
+    out = embed_in_batches(e, [f"t{i}" for i in range(70)], sleep=sleeps.append)
+    assert len(out) == 70 and e.batches == [32, 32, 6]
+    assert sleeps == [0.5, 1.0]  # exponential
+
+
+def test_persistent_throttling_stays_rate_limited_and_other_errors_fail_fast():
+    with pytest.raises(SourceFailure) as err:
+        embed_in_batches(Flaky(failures=99), ["x"], sleep=lambda s: None, attempts=3)
+    assert err.value.code == Code.RATE_LIMITED
+    broken = Flaky(failures=1, code=Code.EMBEDDING_FAILED)
+    with pytest.raises(SourceFailure) as err:
+        embed_in_batches(broken, ["x"], sleep=lambda s: None)
+    assert err.value.code == Code.EMBEDDING_FAILED and broken.calls == 1
+
+
+def test_factory():
+    assert build_embedder("none") is None and build_embedder(None) is None
+    assert build_embedder("hashing", {"dimensions": 64}).dimensions == 64
+    with pytest.raises(ValueError):
+        build_embedder("word2vec")
+    with pytest.raises(ValueError):
+        build_embedder("openai", {})
+
+
+class _Handler(BaseHTTPRequestHandler):
+    status = 200
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen = (self.headers["Authorization"], body)
+        if type(self).status != 200:
+            self.send_response(type(self).status)
+            self.end_headers()
+            return
+        data = [{"index": i, "embedding": [0.5] * body["dimensions"]} for i, _ in enumerate(body["input"])]
+        payload = json.dumps({"data": list(reversed(data))}).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def fake_openai():
+    server = HTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    _Handler.status = 200
+
+
+def test_openai_compatible_embedder(fake_openai):
+    e = OpenAIEmbedder(fake_openai, "sk-test", dimensions=8)
+    vectors = e.embed(["a", "b"])
+    assert vectors == [[0.5] * 8, [0.5] * 8]
+    auth, body = _Handler.seen
+    assert auth == "Bearer sk-test" and body["model"] == "text-embedding-3-small" and body["input"] == ["a", "b"]
+
+
+@pytest.mark.parametrize("status,code", [(429, Code.RATE_LIMITED), (503, Code.RATE_LIMITED),
+                                         (401, Code.EMBEDDING_FAILED)])
+def test_openai_errors_map_to_codes(fake_openai, status, code):
+    _Handler.status = status
+    with pytest.raises(SourceFailure) as err:
+        OpenAIEmbedder(fake_openai, "k", dimensions=4).embed(["a"])
+    assert err.value.code == code
+
+
+def test_openai_requires_https():
+    with pytest.raises(ValueError):
+        OpenAIEmbedder("http://example.com/v1", "k")
