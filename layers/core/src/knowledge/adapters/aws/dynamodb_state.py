@@ -1,0 +1,962 @@
+"""DynamoDB implementation of the StateStore port (AWS mode), behaviour for behaviour the
+twin of :class:`knowledge.adapters.local.sqlite_state.SqliteStateStore`.
+
+One table, string keys ``PK`` / ``SK`` (DESIGN.md §9)::
+
+    PK = BOT#<bot>     SK = SETTINGS                     bot settings
+                       SK = SOURCE#<id>                  a source (lease, live generation, counters)
+                       SK = SOURCE#<id>#DOC#<doc>        a document of the live generation
+                       SK = SOURCE#<id>#GEN#<n>          a generation: staging | live | retired
+                       SK = AGENT#<id>                   an agent
+                       SK = RETRIEVAL#<id>               a served retrieval (TTL on ``expiresAt``)
+    PK = TOKEN#<sha256> SK = TOKEN                       a hashed bot token
+
+The sparse global secondary index ``due`` (``dueShard`` string, ``dueAt`` number) holds only
+the items that have work due:
+
+* sources that may be refreshed — ``dueShard = REFRESH#<0..3>`` (spread over a few partitions),
+  ``dueAt = 0`` for ``waiting`` / ``needs_refresh`` (due now) or the source's
+  ``nextRefreshAt`` for ``ready`` / ``failed`` ones. Every write that changes ``status`` or
+  ``nextRefreshAt`` rewrites these two attributes in the same request, conditioned on the
+  values it computed them from, so the index never disagrees with the item for long.
+* generations that are not live (staging or retired) — ``dueShard = GENERATIONS``: the
+  cleanup work ``orphan_generations`` / ``stale_staging`` look for. Reading them from the
+  index instead of scanning the table keeps the check that runs after every commit cheap.
+
+Index reads are eventually consistent, so every candidate the index returns is re-read from
+the table with a consistent read and judged on that fresh copy: a lagging index can delay
+work, never cause the live generation to be dropped.
+
+Leases are conditional writes: taken with ``attribute_not_exists(leaseOwner) OR
+leaseExpiresAt < :now``, extended and released only by their owner.
+
+Committing a generation is one ``TransactWriteItems`` whose first item is the one
+``UpdateItem`` on the source (live generation, checksum, counters, status, lease released)
+conditioned on the lease; the other two items only move the generation bookkeeping
+(new -> live, old -> retired) so that it can never disagree with the flip. The documents are
+then replaced with batch writes, *after* the flip. That is safe because no reader ever sees a
+passage through the document items: retrieval reads passages from the search index filtered
+on the live ``source:generation`` pairs, which changed atomically with the flip. Document items
+are the operators' listing of the source; a crash between the flip and the document writes
+leaves that listing one refresh behind until a retried commit (which is idempotent: it
+recognises its own flip) or the next refresh rewrites it. A transaction could not replace them
+anyway: a pack has hundreds of pages and a transaction holds at most 100 items.
+
+Numbers: DynamoDB wants :class:`~decimal.Decimal`, never ``float``. :func:`to_dynamo` and
+:func:`from_dynamo` are the only places that convert, and source fields are coerced back to
+their declared types. ``config`` is stored as a JSON string so that it round-trips exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, fields
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import BotoCoreError, ClientError
+
+from ...errors import BackendError, Code, Conflict, InvalidInput, NotFound
+from ...model import Agent, BotSettings, Document, LiveSource, RetrievalRecord, Source, Token, key64
+
+PARTITION_KEY = "PK"
+SORT_KEY = "SK"
+TTL_ATTRIBUTE = "expiresAt"
+DUE_INDEX = "due"
+DUE_PARTITION_KEY = "dueShard"
+DUE_SORT_KEY = "dueAt"
+#: number of ``REFRESH#<n>`` partitions of the due index (the scheduler queries each)
+DUE_SHARDS = 4
+GENERATIONS_SHARD = "GENERATIONS"
+
+_KIND = "kind"
+_RETRIES = 5
+_BATCH_WRITE = 25
+_BATCH_GET = 100
+_IMMEDIATE = ("waiting", "needs_refresh")
+_NEVER_DUE = ("disabled", "indexing")
+
+_SERIALIZER = TypeSerializer()
+_DESERIALIZER = TypeDeserializer()
+
+
+# -- numbers: the one place floats and Decimals meet --------------------------------------
+
+
+def to_dynamo(value: Any) -> Any:
+    """A plain value made storable: floats become exact Decimals (via ``repr``; integral ones
+    without a fraction, so epoch seconds read as integers), recursively."""
+    if isinstance(value, bool) or value is None or isinstance(value, str | int | Decimal | bytes):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInput("numbers must be finite")
+        return Decimal(int(value)) if value.is_integer() else Decimal(repr(value))
+    if isinstance(value, Mapping):
+        return {str(k): to_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_dynamo(v) for v in value]
+    raise TypeError(f"cannot store a {type(value).__name__}")
+
+
+def from_dynamo(value: Any) -> Any:
+    """A stored value made plain: integral Decimals become ints, the others floats."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: from_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [from_dynamo(v) for v in value]
+    return value
+
+
+def _wire(value: Any) -> dict[str, Any]:
+    return _SERIALIZER.serialize(to_dynamo(value))
+
+
+def _item(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """A low-level item; attributes whose value is None are left out (absent, not NULL)."""
+    return {k: _wire(v) for k, v in attrs.items() if v is not None}
+
+
+def _plain(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: from_dynamo(_DESERIALIZER.deserialize(v)) for k, v in item.items()}
+
+
+# -- keys and field names -----------------------------------------------------------------
+
+
+def _bot_pk(bot: str) -> str:
+    return f"BOT#{bot}"
+
+
+def _source_sk(source_id: str) -> str:
+    return f"SOURCE#{source_id}"
+
+
+def _doc_prefix(source_id: str) -> str:
+    return f"SOURCE#{source_id}#DOC#"
+
+
+def _gen_sk(source_id: str, generation: int) -> str:
+    return f"SOURCE#{source_id}#GEN#{generation}"
+
+
+def _key(pk: str, sk: str) -> dict[str, Any]:
+    return {PARTITION_KEY: {"S": pk}, SORT_KEY: {"S": sk}}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+_SOURCE_FIELDS = [f.name for f in fields(Source)]
+_ATTR = {name: _camel(name) for name in _SOURCE_FIELDS}
+_FLOAT_FIELDS = {"last_indexed_at", "next_refresh_at", "lease_expires_at", "created_at", "updated_at"}
+_INT_FIELDS = {
+    "priority",
+    "attempts",
+    "documents_processed",
+    "fragments_processed",
+    "documents_failed",
+    "live_generation",
+    "passages",
+    "refresh_every",
+}
+
+
+def _encode_field(name: str, value: object) -> object:
+    """A source field as stored (None means: remove the attribute)."""
+    if value is None:
+        return None
+    if name == "config":
+        return json.dumps(value, sort_keys=True)
+    if name == "visibility_counts":
+        return {str(k): int(v) for k, v in dict(value).items()}  # type: ignore[call-overload]
+    if name == "cancel_requested":
+        return bool(value)
+    if name in _FLOAT_FIELDS:
+        return float(value)  # type: ignore[arg-type]
+    if name in _INT_FIELDS:
+        return int(value)  # type: ignore[call-overload]
+    return value
+
+
+def _decode_source(item: Mapping[str, Any]) -> Source:
+    values: dict[str, Any] = {}
+    for name in _SOURCE_FIELDS:
+        raw = item.get(_ATTR[name])
+        if raw is None:
+            continue
+        if name == "config":
+            raw = json.loads(raw)
+        elif name == "visibility_counts":
+            raw = {str(k): int(v) for k, v in raw.items()}
+        elif name == "cancel_requested":
+            raw = bool(raw)
+        elif name in _FLOAT_FIELDS:
+            raw = float(raw)
+        elif name in _INT_FIELDS:
+            raw = int(raw)
+        values[name] = raw
+    return Source(**values)
+
+
+def _due_shard(bot: str, source_id: str) -> str:
+    return f"REFRESH#{key64(f'{bot}/{source_id}') % DUE_SHARDS}"
+
+
+def _due(bot: str, source_id: str, status: object, next_refresh_at: object) -> tuple[str, float] | None:
+    """Where a source sits in the due index, mirroring the SQL twin's ``due_sources`` rule."""
+    if status in _IMMEDIATE:
+        return _due_shard(bot, source_id), 0.0
+    if status in _NEVER_DUE or next_refresh_at is None:
+        return None
+    return _due_shard(bot, source_id), float(next_refresh_at)  # type: ignore[arg-type]
+
+
+class _Expr:
+    """Builds update/condition expressions with placeholder names and values."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.values: dict[str, Any] = {}
+        self.sets: list[str] = []
+        self.removes: list[str] = []
+
+    def n(self, attr: str) -> str:
+        for placeholder, name in self.names.items():
+            if name == attr:
+                return placeholder
+        placeholder = f"#n{len(self.names)}"
+        self.names[placeholder] = attr
+        return placeholder
+
+    def v(self, value: Any) -> str:
+        placeholder = f":v{len(self.values)}"
+        self.values[placeholder] = _wire(value)
+        return placeholder
+
+    def set(self, attr: str, value: Any) -> None:
+        if value is None:
+            self.remove(attr)
+        else:
+            self.sets.append(f"{self.n(attr)} = {self.v(value)}")
+
+    def set_raw(self, clause: str) -> None:
+        self.sets.append(clause)
+
+    def remove(self, attr: str) -> None:
+        self.removes.append(self.n(attr))
+
+    def set_due(self, due: tuple[str, float] | None) -> None:
+        self.set(DUE_PARTITION_KEY, due[0] if due else None)
+        self.set(DUE_SORT_KEY, due[1] if due else None)
+
+    def equals_or_absent(self, attr: str, value: Any) -> str:
+        if value is None:
+            return f"attribute_not_exists({self.n(attr)})"
+        return f"{self.n(attr)} = {self.v(value)}"
+
+    def update(self, condition: str | None = None, **extra: Any) -> dict[str, Any]:
+        parts = []
+        if self.sets:
+            parts.append("SET " + ", ".join(self.sets))
+        if self.removes:
+            parts.append("REMOVE " + ", ".join(dict.fromkeys(self.removes)))
+        out: dict[str, Any] = {"UpdateExpression": " ".join(parts), **extra}
+        if condition:
+            out["ConditionExpression"] = condition
+        return self._placeholders(out)
+
+    def condition(self, condition: str, **extra: Any) -> dict[str, Any]:
+        return self._placeholders({"ConditionExpression": condition, **extra})
+
+    def _placeholders(self, out: dict[str, Any]) -> dict[str, Any]:
+        if self.names:
+            out["ExpressionAttributeNames"] = dict(self.names)
+        if self.values:
+            out["ExpressionAttributeValues"] = dict(self.values)
+        return out
+
+
+class _ConditionFailed(Conflict):
+    """A conditional write's condition did not hold (callers decide what that means)."""
+
+
+def create_table(client: Any, name: str) -> str:
+    """Create the table with the ``due`` index and TTL, as the stack does (tests, local runs)."""
+    try:
+        client.create_table(
+            TableName=name,
+            BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[
+                {"AttributeName": PARTITION_KEY, "AttributeType": "S"},
+                {"AttributeName": SORT_KEY, "AttributeType": "S"},
+                {"AttributeName": DUE_PARTITION_KEY, "AttributeType": "S"},
+                {"AttributeName": DUE_SORT_KEY, "AttributeType": "N"},
+            ],
+            KeySchema=[
+                {"AttributeName": PARTITION_KEY, "KeyType": "HASH"},
+                {"AttributeName": SORT_KEY, "KeyType": "RANGE"},
+            ],
+            GlobalSecondaryIndexes=[
+                {
+                    "IndexName": DUE_INDEX,
+                    "KeySchema": [
+                        {"AttributeName": DUE_PARTITION_KEY, "KeyType": "HASH"},
+                        {"AttributeName": DUE_SORT_KEY, "KeyType": "RANGE"},
+                    ],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            ],
+        )
+        client.get_waiter("table_exists").wait(TableName=name)
+        client.update_time_to_live(
+            TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE}
+        )
+    except (ClientError, BotoCoreError) as exc:
+        raise BackendError("cannot create the state table") from exc
+    return name
+
+
+class DynamoDbStateStore:
+    """StateStore over one DynamoDB table (see the module docstring for the layout)."""
+
+    def __init__(self, table: str, *, client: Any = None):
+        if client is None:
+            import boto3
+
+            client = boto3.client("dynamodb")
+        self.table = table
+        self.client = client
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _call(self, operation: str, **kwargs: Any) -> dict[str, Any]:
+        try:
+            response: dict[str, Any] = getattr(self.client, operation)(**kwargs)
+            return response
+        except ClientError as exc:
+            error = exc.response.get("Error", {})
+            code = str(error.get("Code", ""))
+            if code == "ConditionalCheckFailedException":
+                raise _ConditionFailed("condition failed") from exc
+            if code == "TransactionCanceledException":
+                reasons = [str(r.get("Code")) for r in exc.response.get("CancellationReasons") or []]
+                if "ConditionalCheckFailed" in reasons or "ConditionalCheckFailed" in str(error.get("Message")):
+                    raise _ConditionFailed("condition failed") from exc
+                raise Conflict("concurrent state change", details={"reasons": reasons}) from exc
+            if code == "TransactionConflictException":
+                raise Conflict("concurrent state change") from exc
+            raise BackendError(f"state store {operation} failed", details={"awsCode": code}) from exc
+        except BotoCoreError as exc:
+            raise BackendError(f"state store {operation} failed") from exc
+
+    def _get(self, pk: str, sk: str) -> dict[str, Any] | None:
+        response = self._call("get_item", TableName=self.table, Key=_key(pk, sk), ConsistentRead=True)
+        item = response.get("Item")
+        return _plain(item) if item else None
+
+    def _pages(self, operation: str, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        while True:
+            page = self._call(operation, TableName=self.table, **kwargs)
+            for item in page.get("Items", []):
+                yield _plain(item)
+            last = page.get("LastEvaluatedKey")
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+
+    def _query_prefix(self, pk: str, prefix: str, *, kind: str | None = None) -> Iterator[dict[str, Any]]:
+        expr = _Expr()
+        key = f"{expr.n(PARTITION_KEY)} = {expr.v(pk)} AND begins_with({expr.n(SORT_KEY)}, {expr.v(prefix)})"
+        kwargs: dict[str, Any] = {"KeyConditionExpression": key, "ConsistentRead": True}
+        if kind is not None:
+            kwargs["FilterExpression"] = f"{expr.n(_KIND)} = {expr.v(kind)}"
+        return self._pages("query", **expr._placeholders(kwargs))
+
+    def _batch_write(self, requests: Sequence[dict[str, Any]]) -> None:
+        for start in range(0, len(requests), _BATCH_WRITE):
+            pending: dict[str, Any] = {self.table: list(requests[start : start + _BATCH_WRITE])}
+            for attempt in range(10):
+                response = self._call("batch_write_item", RequestItems=pending)
+                pending = response.get("UnprocessedItems") or {}
+                if not pending.get(self.table):
+                    break
+                time.sleep(min(0.05 * 2**attempt, 2.0))
+            else:
+                raise BackendError("state store batch write did not complete")
+
+    def _batch_get(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        out: dict[tuple[str, str], dict[str, Any]] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), _BATCH_GET):
+            pending: dict[str, Any] = {
+                self.table: {"Keys": [_key(pk, sk) for pk, sk in unique[start : start + _BATCH_GET]],
+                             "ConsistentRead": True}
+            }
+            for attempt in range(10):
+                response = self._call("batch_get_item", RequestItems=pending)
+                for raw in response.get("Responses", {}).get(self.table, []):
+                    item = _plain(raw)
+                    out[(item[PARTITION_KEY], item[SORT_KEY])] = item
+                pending = response.get("UnprocessedKeys") or {}
+                if not pending.get(self.table):
+                    break
+                time.sleep(min(0.05 * 2**attempt, 2.0))
+            else:
+                raise BackendError("state store batch read did not complete")
+        return out
+
+    def _source_item(self, bot: str, source_id: str) -> dict[str, Any]:
+        item = self._get(_bot_pk(bot), _source_sk(source_id))
+        if item is None or item.get(_KIND) != "source":
+            raise NotFound(f"source {source_id} not found")
+        return item
+
+    def _gen_item(self, bot: str, source_id: str, generation: int, state: str, owner: str | None) -> dict[str, Any]:
+        pending = state != "live"
+        return _item(
+            {
+                PARTITION_KEY: _bot_pk(bot),
+                SORT_KEY: _gen_sk(source_id, generation),
+                _KIND: "generation",
+                "bot": bot,
+                "sourceId": source_id,
+                "generation": generation,
+                "state": state,
+                "owner": owner,
+                DUE_PARTITION_KEY: GENERATIONS_SHARD if pending else None,
+                DUE_SORT_KEY: 0 if pending else None,
+            }
+        )
+
+    def _put_request(self, item: dict[str, Any]) -> dict[str, Any]:
+        return {"PutRequest": {"Item": item}}
+
+    # -- bots -----------------------------------------------------------------------------
+
+    def get_bot(self, bot: str) -> BotSettings:
+        item = self._get(_bot_pk(bot), "SETTINGS")
+        if item is None:
+            return BotSettings(bot=bot)
+        known = {f.name for f in fields(BotSettings)}
+        values = {name: item[_camel(name)] for name in known if _camel(name) in item}
+        values["bot"] = bot
+        if "floor" in values:
+            values["floor"] = float(values["floor"])
+        return BotSettings(**values)
+
+    def put_bot(self, settings: BotSettings) -> None:
+        attrs = {_camel(k): v for k, v in asdict(settings).items()}
+        if attrs.get("floor") is not None:
+            attrs["floor"] = float(attrs["floor"])
+        attrs.update({PARTITION_KEY: _bot_pk(settings.bot), SORT_KEY: "SETTINGS", _KIND: "settings"})
+        self._call("put_item", TableName=self.table, Item=_item(attrs))
+
+    def list_bots(self) -> list[str]:
+        """Every bot with settings or a source. A scan: the nightly reindex is its only caller."""
+        expr = _Expr()
+        kinds = f"{expr.n(_KIND)} IN ({expr.v('settings')}, {expr.v('source')})"
+        bots = {
+            str(item[PARTITION_KEY])[len("BOT#"):]
+            for item in self._pages(
+                "scan", **expr._placeholders({"FilterExpression": kinds, "ProjectionExpression": expr.n(PARTITION_KEY),
+                                              "ConsistentRead": True})
+            )
+        }
+        return sorted(bots)
+
+    # -- sources --------------------------------------------------------------------------
+
+    def put_source(self, source: Source) -> None:
+        """Create or replace a source. An update, not a put, so the item keeps its generation
+        counter (``lastGeneration``): a generation number is never handed out twice."""
+        if "#" in source.id or "#" in source.bot or not source.id:
+            raise InvalidInput("source and bot ids cannot contain '#'")
+        expr = _Expr()
+        for name in _SOURCE_FIELDS:
+            if name not in ("bot", "id"):
+                expr.set(_ATTR[name], _encode_field(name, getattr(source, name)))
+        expr.set("bot", source.bot)
+        expr.set("id", source.id)
+        expr.set(_KIND, "source")
+        expr.set_due(_due(source.bot, source.id, source.status, source.next_refresh_at))
+        self._call("update_item", TableName=self.table, Key=_key(_bot_pk(source.bot), _source_sk(source.id)),
+                   **expr.update())
+
+    def get_source(self, bot: str, source_id: str) -> Source | None:
+        item = self._get(_bot_pk(bot), _source_sk(source_id))
+        return _decode_source(item) if item and item.get(_KIND) == "source" else None
+
+    def _source_items(self, bot: str) -> list[dict[str, Any]]:
+        """The bot's source items. The query also reads (and filters out) the document and
+        generation items sharing the ``SOURCE#`` prefix: read cost grows with documents."""
+        return list(self._query_prefix(_bot_pk(bot), "SOURCE#", kind="source"))
+
+    def list_sources(self, bot: str) -> list[Source]:
+        sources = [_decode_source(item) for item in self._source_items(bot)]
+        return sorted(sources, key=lambda s: (s.created_at, s.id))
+
+    def delete_source(self, bot: str, source_id: str) -> None:
+        """Delete the source and its documents; every generation it had becomes retired (an
+        orphan for the index cleanup)."""
+        pk = _bot_pk(bot)
+        children = list(self._query_prefix(pk, f"{_source_sk(source_id)}#"))
+        retire = [
+            self._put_request(self._gen_item(bot, source_id, int(c["generation"]), "retired", None))
+            for c in children
+            if c.get(_KIND) == "generation"
+        ]
+        self._batch_write(retire)
+        doomed = [str(c[SORT_KEY]) for c in children if c.get(_KIND) == "document"]
+        doomed.append(_source_sk(source_id))
+        self._batch_write([{"DeleteRequest": {"Key": _key(pk, sk)}} for sk in doomed])
+
+    def update_source(self, bot: str, source_id: str, **changes: object) -> Source:
+        unknown = set(changes) - set(_SOURCE_FIELDS)
+        if unknown or "bot" in changes or "id" in changes:
+            raise ValueError(f"cannot update fields {sorted(unknown | ({'bot', 'id'} & set(changes)))}")
+        if not changes:
+            source = self.get_source(bot, source_id)
+            if source is None:
+                raise NotFound(f"source {source_id} not found")
+            return source
+        key = _key(_bot_pk(bot), _source_sk(source_id))
+        if "status" not in changes and "next_refresh_at" not in changes:
+            expr = _Expr()
+            for name, value in changes.items():
+                expr.set(_ATTR[name], _encode_field(name, value))
+            try:
+                response = self._call("update_item", TableName=self.table, Key=key, ReturnValues="ALL_NEW",
+                                      **expr.update(f"{expr.n(_KIND)} = {expr.v('source')}"))
+            except _ConditionFailed as exc:
+                raise NotFound(f"source {source_id} not found") from exc
+            return _decode_source(_plain(response["Attributes"]))
+        for _ in range(_RETRIES):
+            item = self._source_item(bot, source_id)
+            expr = _Expr()
+            for name, value in changes.items():
+                expr.set(_ATTR[name], _encode_field(name, value))
+            status = changes.get("status", item.get("status"))
+            next_at = changes["next_refresh_at"] if "next_refresh_at" in changes else item.get("nextRefreshAt")
+            expr.set_due(_due(bot, source_id, status, next_at))
+            try:
+                response = self._call("update_item", TableName=self.table, Key=key, ReturnValues="ALL_NEW",
+                                      **expr.update(self._due_guard(expr, item)))
+            except _ConditionFailed:
+                continue  # status or schedule moved under us (or the source vanished): re-read
+            return _decode_source(_plain(response["Attributes"]))
+        raise Conflict("source changed concurrently; try again")
+
+    @staticmethod
+    def _due_guard(expr: _Expr, item: Mapping[str, Any]) -> str:
+        """Condition: the attributes the due index position was computed from are unchanged."""
+        return (
+            f"{expr.equals_or_absent('status', item.get('status'))} AND "
+            f"{expr.equals_or_absent('nextRefreshAt', item.get('nextRefreshAt'))}"
+        )
+
+    def live_sources(self, bot: str) -> list[LiveSource]:
+        out = []
+        for source in self.list_sources(bot):
+            if source.live_generation is None or source.status == "disabled":
+                continue
+            out.append(
+                LiveSource(
+                    source_id=source.id,
+                    generation=int(source.live_generation),
+                    type=source.type,
+                    name=source.name,
+                    priority=int(source.priority),
+                    weight=source.weight,
+                    last_indexed_at=source.last_indexed_at,
+                    visibility_counts=dict(source.visibility_counts),
+                )
+            )
+        return out
+
+    def due_sources(self, now: float, limit: int = 50) -> list[Source]:
+        """Sources to refresh now, oldest update first. Candidates come from the ``due`` index
+        (at most ``limit`` per shard), are re-read consistently and judged again."""
+        candidates: list[tuple[str, str]] = []
+        for shard in range(DUE_SHARDS):
+            expr = _Expr()
+            cond = (
+                f"{expr.n(DUE_PARTITION_KEY)} = {expr.v(f'REFRESH#{shard}')} "
+                f"AND {expr.n(DUE_SORT_KEY)} <= {expr.v(now)}"
+            )
+            kwargs = expr._placeholders({"IndexName": DUE_INDEX, "KeyConditionExpression": cond, "Limit": limit})
+            for taken, item in enumerate(self._pages("query", **kwargs), start=1):
+                candidates.append((str(item[PARTITION_KEY]), str(item[SORT_KEY])))
+                if taken >= limit:
+                    break
+        fresh = self._batch_get(candidates)
+        due = []
+        for item in fresh.values():
+            if item.get(_KIND) != "source":
+                continue
+            position = _due(item["bot"], item["id"], item.get("status"), item.get("nextRefreshAt"))
+            if position is not None and position[1] <= now:
+                due.append(_decode_source(item))
+        due.sort(key=lambda s: (s.updated_at, s.bot, s.id))
+        return due[:limit]
+
+    # -- leases ---------------------------------------------------------------------------
+
+    def acquire_lease(self, bot: str, source_id: str, owner: str, now: float, ttl: float) -> bool:
+        expr = _Expr()
+        expr.set("leaseOwner", owner)
+        expr.set("leaseExpiresAt", now + ttl)
+        expr.set_raw(f"{expr.n('attempts')} = if_not_exists({expr.n('attempts')}, {expr.v(0)}) + {expr.v(1)}")
+        expr.set("cancelRequested", False)
+        condition = (
+            f"{expr.n(_KIND)} = {expr.v('source')} AND (attribute_not_exists({expr.n('leaseOwner')}) "
+            f"OR {expr.n('leaseExpiresAt')} < {expr.v(now)})"
+        )
+        try:
+            self._call("update_item", TableName=self.table, Key=_key(_bot_pk(bot), _source_sk(source_id)),
+                       **expr.update(condition))
+        except _ConditionFailed:
+            return False
+        return True
+
+    def extend_lease(self, bot: str, source_id: str, owner: str, now: float, ttl: float) -> bool:
+        expr = _Expr()
+        expr.set("leaseExpiresAt", now + ttl)
+        condition = f"{expr.n('leaseOwner')} = {expr.v(owner)} AND {expr.n('leaseExpiresAt')} >= {expr.v(now)}"
+        try:
+            self._call("update_item", TableName=self.table, Key=_key(_bot_pk(bot), _source_sk(source_id)),
+                       **expr.update(condition))
+        except _ConditionFailed:
+            return False
+        return True
+
+    def release_lease(self, bot: str, source_id: str, owner: str) -> None:
+        expr = _Expr()
+        expr.remove("leaseOwner")
+        expr.remove("leaseExpiresAt")
+        try:
+            self._call("update_item", TableName=self.table, Key=_key(_bot_pk(bot), _source_sk(source_id)),
+                       **expr.update(f"{expr.n('leaseOwner')} = {expr.v(owner)}"))
+        except _ConditionFailed:
+            return  # not the owner (or no such source): nothing to release
+
+    def expired_leases(self, now: float) -> list[Source]:
+        """Sources whose lease expired. A filtered scan (the reaper's once-a-minute sweep)."""
+        expr = _Expr()
+        filt = (
+            f"{expr.n(_KIND)} = {expr.v('source')} AND attribute_exists({expr.n('leaseOwner')}) "
+            f"AND {expr.n('leaseExpiresAt')} < {expr.v(now)}"
+        )
+        items = self._pages("scan", **expr._placeholders({"FilterExpression": filt, "ConsistentRead": True}))
+        return sorted((_decode_source(i) for i in items), key=lambda s: (s.bot, s.id))
+
+    # -- generations ----------------------------------------------------------------------
+
+    def begin_generation(self, bot: str, source_id: str, owner: str) -> int:
+        """Hand out the next generation number (never reused) to the lease owner and record it
+        as staging — one transaction."""
+        pk = _bot_pk(bot)
+        for _ in range(_RETRIES):
+            item = self._source_item(bot, source_id)
+            if item.get("leaseOwner") != owner:
+                raise Conflict("lease not held", code=Code.LEASE_LOST)
+            previous = item.get("lastGeneration")
+            generation = max(int(previous or 0), int(item.get("liveGeneration") or 0)) + 1
+            expr = _Expr()
+            expr.set("lastGeneration", generation)
+            condition = (
+                f"{expr.n('leaseOwner')} = {expr.v(owner)} AND {expr.equals_or_absent('lastGeneration', previous)}"
+            )
+            update = {"TableName": self.table, "Key": _key(pk, _source_sk(source_id)), **expr.update(condition)}
+            put = {"TableName": self.table, "Item": self._gen_item(bot, source_id, generation, "staging", owner)}
+            try:
+                self._call("transact_write_items", TransactItems=[{"Update": update}, {"Put": put}])
+            except _ConditionFailed:
+                continue
+            return generation
+        raise Conflict("lease not held", code=Code.LEASE_LOST)
+
+    def commit_generation(
+        self,
+        bot: str,
+        source_id: str,
+        owner: str,
+        generation: int,
+        *,
+        checksum: str,
+        documents: Sequence[Document],
+        counters: dict[str, int],
+        now: float,
+        visibility_counts: dict[str, int] | None = None,
+        error_code: str | None = None,
+    ) -> int | None:
+        """Flip the live generation, write checksum and counters and release the lease in one
+        conditional write; then replace the documents (see the module docstring for why that
+        order is safe). Returns the previous live generation (now retired)."""
+        pk = _bot_pk(bot)
+        for _ in range(_RETRIES):
+            item = self._source_item(bot, source_id)
+            holder = item.get("leaseOwner")
+            if holder != owner:
+                if item.get("liveGeneration") == generation and item.get("committedBy") == owner:
+                    # this very commit already flipped (a retried call): finish its documents
+                    self._replace_documents(bot, source_id, generation, documents)
+                    previous = item.get("previousGeneration")
+                    return int(previous) if previous is not None else None
+                raise Conflict("lease lost before commit", code=Code.LEASE_LOST)
+            old = item.get("liveGeneration")
+            retired = int(old) if old is not None and int(old) != generation else None
+            changes: dict[str, object] = {
+                "live_generation": generation,
+                "checksum": checksum,
+                "passages": counters.get("passages", 0),
+                "documents_processed": counters.get("documents_processed", 0),
+                "fragments_processed": counters.get("fragments_processed", 0),
+                "documents_failed": counters.get("documents_failed", 0),
+                "visibility_counts": visibility_counts or {},
+                "status": "ready",
+                "error_code": error_code,
+                "error_message": None,
+                "last_indexed_at": now,
+                "updated_at": now,
+                "lease_owner": None,
+                "lease_expires_at": None,
+                "cancel_requested": False,
+            }
+            expr = _Expr()
+            for name, value in changes.items():
+                expr.set(_ATTR[name], _encode_field(name, value))
+            expr.set("previousGeneration", retired)
+            expr.set("committedBy", owner)
+            expr.set_due(_due(bot, source_id, "ready", item.get("nextRefreshAt")))
+            condition = (
+                f"{expr.n('leaseOwner')} = {expr.v(owner)} AND {expr.equals_or_absent('liveGeneration', old)} "
+                f"AND {expr.equals_or_absent('nextRefreshAt', item.get('nextRefreshAt'))}"
+            )
+            transaction: list[dict[str, Any]] = [
+                {"Update": {"TableName": self.table, "Key": _key(pk, _source_sk(source_id)),
+                            **expr.update(condition)}},
+                {"Put": {"TableName": self.table, "Item": self._gen_item(bot, source_id, generation, "live", None)}},
+            ]
+            if retired is not None:
+                transaction.append(
+                    {"Put": {"TableName": self.table,
+                             "Item": self._gen_item(bot, source_id, retired, "retired", None)}}
+                )
+            try:
+                self._call("transact_write_items", TransactItems=transaction)
+            except _ConditionFailed:
+                continue  # re-read: lease lost (-> Conflict above) or a concurrent schedule change
+            self._replace_documents(bot, source_id, generation, documents)
+            return retired
+        raise Conflict("source changed concurrently during commit", code=Code.LEASE_LOST)
+
+    def _replace_documents(self, bot: str, source_id: str, generation: int, documents: Sequence[Document]) -> None:
+        pk = _bot_pk(bot)
+        prefix = _doc_prefix(source_id)
+        latest = {d.id: d for d in documents}  # one item per document id (the last one wins)
+        puts = [
+            self._put_request(
+                _item(
+                    {
+                        PARTITION_KEY: pk,
+                        SORT_KEY: prefix + d.id,
+                        _KIND: "document",
+                        "id": d.id,
+                        "bot": bot,
+                        "sourceId": source_id,
+                        "title": d.title,
+                        "path": d.path,
+                        "url": d.url,
+                        "visibility": d.visibility,
+                        "checksum": d.checksum,
+                        "fragments": int(d.fragments),
+                        "errorCode": d.error_code,
+                        "generation": generation,
+                    }
+                )
+            )
+            for d in latest.values()
+        ]
+        keep = {prefix + doc_id for doc_id in latest}
+        stale = [str(i[SORT_KEY]) for i in self._query_prefix(pk, prefix) if str(i[SORT_KEY]) not in keep]
+        self._batch_write(puts)
+        self._batch_write([{"DeleteRequest": {"Key": _key(pk, sk)}} for sk in stale])
+
+    def withdraw_generation(self, bot: str, source_id: str, **changes: object) -> int | None:
+        """Take a source out of every search (no live generation) in one write, with any
+        other field changes. Returns the generation that was live, now retired."""
+        for name in changes:
+            if name not in _SOURCE_FIELDS or name in ("bot", "id"):
+                raise ValueError(f"unknown field {name}")
+        pk = _bot_pk(bot)
+        for _ in range(_RETRIES):
+            item = self._source_item(bot, source_id)
+            old = item.get("liveGeneration")
+            merged: dict[str, object] = {"live_generation": None, "passages": 0, "visibility_counts": {}}
+            merged.update(changes)
+            expr = _Expr()
+            for name, value in merged.items():
+                expr.set(_ATTR[name], _encode_field(name, value))
+            status = merged.get("status", item.get("status"))
+            next_at = merged["next_refresh_at"] if "next_refresh_at" in merged else item.get("nextRefreshAt")
+            expr.set_due(_due(bot, source_id, status, next_at))
+            condition = f"{expr.equals_or_absent('liveGeneration', old)} AND {self._due_guard(expr, item)}"
+            transaction: list[dict[str, Any]] = [
+                {"Update": {"TableName": self.table, "Key": _key(pk, _source_sk(source_id)),
+                            **expr.update(condition)}}
+            ]
+            if old is not None:
+                transaction.append(
+                    {"Put": {"TableName": self.table,
+                             "Item": self._gen_item(bot, source_id, int(old), "retired", None)}}
+                )
+            try:
+                self._call("transact_write_items", TransactItems=transaction)
+            except _ConditionFailed:
+                continue
+            return int(old) if old is not None else None
+        raise Conflict("source changed concurrently; try again")
+
+    def finish_generation(self, bot: str, source_id: str, generation: int) -> None:
+        """The index no longer holds this (retired or abandoned) generation: forget it."""
+        expr = _Expr()
+        try:
+            self._call("delete_item", TableName=self.table, Key=_key(_bot_pk(bot), _gen_sk(source_id, generation)),
+                       **expr.condition(f"{expr.n('state')} <> {expr.v('live')}"))
+        except _ConditionFailed:
+            return  # live (kept) or already gone
+
+    def _pending_generations(self) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+        """Non-live generation items (consistently re-read) with their source items."""
+        expr = _Expr()
+        cond = f"{expr.n(DUE_PARTITION_KEY)} = {expr.v(GENERATIONS_SHARD)}"
+        listed = [
+            (str(i[PARTITION_KEY]), str(i[SORT_KEY]))
+            for i in self._pages("query", **expr._placeholders({"IndexName": DUE_INDEX,
+                                                                 "KeyConditionExpression": cond}))
+        ]
+        gens = self._batch_get(listed)
+        sources = self._batch_get([(pk, _source_sk(str(g["sourceId"]))) for (pk, _), g in gens.items()])
+        out = []
+        for (pk, _), gen in sorted(gens.items()):
+            if gen.get(_KIND) != "generation" or gen.get("state") == "live":
+                continue
+            source = sources.get((pk, _source_sk(str(gen["sourceId"]))))
+            if source is not None and source.get("liveGeneration") == gen.get("generation"):
+                continue  # never treat the live generation as garbage, whatever the bookkeeping says
+            out.append((gen, source))
+        return out
+
+    def orphan_generations(self) -> list[tuple[str, str, int]]:
+        """Generations the index may still hold that no query may ever see: retired ones, and
+        staging ones whose writer no longer holds the source's lease."""
+        out = []
+        for gen, source in self._pending_generations():
+            state, owner = gen.get("state"), gen.get("owner")
+            holder = source.get("leaseOwner") if source else None
+            if state == "retired" or (state == "staging" and (holder is None or holder != owner)):
+                out.append((str(gen["bot"]), str(gen["sourceId"]), int(gen["generation"])))
+        return sorted(out)
+
+    def stale_staging(self, now: float) -> list[tuple[str, str, int]]:
+        """Staging generations whose lease expired (the writer died)."""
+        out = []
+        for gen, source in self._pending_generations():
+            if gen.get("state") != "staging" or source is None:
+                continue
+            expires = source.get("leaseExpiresAt")
+            if source.get("leaseOwner") == gen.get("owner") and expires is not None and float(expires) < now:
+                out.append((str(gen["bot"]), str(gen["sourceId"]), int(gen["generation"])))
+        return sorted(out)
+
+    # -- documents ------------------------------------------------------------------------
+
+    def list_documents(self, bot: str, source_id: str) -> list[Document]:
+        docs = [
+            Document(
+                id=str(i["id"]),
+                bot=bot,
+                source_id=source_id,
+                title=str(i.get("title", "")),
+                path=str(i.get("path", "")),
+                url=i.get("url"),
+                visibility=str(i.get("visibility", "agent")),
+                checksum=i.get("checksum"),
+                fragments=int(i.get("fragments", 0)),
+                error_code=i.get("errorCode"),
+            )
+            for i in self._query_prefix(_bot_pk(bot), _doc_prefix(source_id))
+        ]
+        return sorted(docs, key=lambda d: (d.path, d.id))
+
+    # -- agents ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _agent(item: Mapping[str, Any]) -> Agent:
+        return Agent(id=str(item["id"]), bot=str(item["bot"]), status=str(item.get("status", "active")),
+                     source_ids=[str(s) for s in item.get("sourceIds", [])])
+
+    def get_agent(self, bot: str, agent_id: str) -> Agent | None:
+        item = self._get(_bot_pk(bot), f"AGENT#{agent_id}")
+        return self._agent(item) if item else None
+
+    def put_agent(self, agent: Agent) -> None:
+        attrs = {PARTITION_KEY: _bot_pk(agent.bot), SORT_KEY: f"AGENT#{agent.id}", _KIND: "agent", "id": agent.id,
+                 "bot": agent.bot, "status": agent.status, "sourceIds": list(agent.source_ids)}
+        self._call("put_item", TableName=self.table, Item=_item(attrs))
+
+    def list_agents(self, bot: str) -> list[Agent]:
+        return sorted((self._agent(i) for i in self._query_prefix(_bot_pk(bot), "AGENT#")), key=lambda a: a.id)
+
+    # -- tokens ---------------------------------------------------------------------------
+
+    def put_token(self, token: Token) -> None:
+        expr = _Expr()
+        attrs = {PARTITION_KEY: f"TOKEN#{token.token_hash}", SORT_KEY: "TOKEN", _KIND: "token",
+                 "tokenHash": token.token_hash, "bot": token.bot, "scopes": list(token.scopes),
+                 "createdAt": float(token.created_at)}
+        try:
+            self._call("put_item", TableName=self.table, Item=_item(attrs),
+                       **expr.condition(f"attribute_not_exists({expr.n(PARTITION_KEY)})"))
+        except _ConditionFailed as exc:
+            raise Conflict("token already exists") from exc
+
+    def get_token(self, token_hash: str) -> Token | None:
+        item = self._get(f"TOKEN#{token_hash}", "TOKEN")
+        if item is None:
+            return None
+        return Token(token_hash=str(item["tokenHash"]), bot=str(item["bot"]),
+                     scopes=tuple(str(s) for s in item.get("scopes", [])),
+                     created_at=float(item.get("createdAt", 0.0)))
+
+    # -- retrievals -----------------------------------------------------------------------
+
+    def put_retrieval(self, record: RetrievalRecord) -> None:
+        """DynamoDB's TTL deletes the record some time after ``expiresAt`` (epoch seconds)."""
+        attrs = {PARTITION_KEY: _bot_pk(record.bot), SORT_KEY: f"RETRIEVAL#{record.id}", _KIND: "retrieval",
+                 "id": record.id, "bot": record.bot, "audience": record.audience,
+                 "served": [list(t) for t in record.served], "createdAt": float(record.created_at),
+                 TTL_ATTRIBUTE: float(record.expires_at)}
+        self._call("put_item", TableName=self.table, Item=_item(attrs))
+
+    def get_retrieval(self, bot: str, retrieval_id: str) -> RetrievalRecord | None:
+        item = self._get(_bot_pk(bot), f"RETRIEVAL#{retrieval_id}")
+        if item is None:
+            return None
+        return RetrievalRecord(
+            id=str(item["id"]),
+            bot=str(item["bot"]),
+            audience=str(item["audience"]),
+            served=[(str(a), str(b), str(c)) for a, b, c in item.get("served", [])],
+            created_at=float(item["createdAt"]),
+            expires_at=float(item[TTL_ATTRIBUTE]),
+        )

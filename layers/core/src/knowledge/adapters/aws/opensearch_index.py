@@ -1,0 +1,490 @@
+"""OpenSearch implementation of the SearchIndex port (AWS mode), the twin of
+``TantivySearchIndex``.
+
+Layout (DESIGN.md §9): one index per audience partition, ``<prefix>-customer-v1`` and
+``<prefix>-operator-v1``, each reached through its alias (``<prefix>-customer``,
+``<prefix>-operator``) so a mapping change is a reindex into ``-v2`` plus an alias swap. Both
+are created, with their alias, on first use. Every document is written and every request is
+sent with ``routing = bot``: a bot's passages live on one shard, its searches touch one shard,
+and the BM25 statistics its scores use are (mostly) its own.
+
+Every query carries the same three non-scoring filters — ``term bot``, ``terms visibility``,
+``terms source_gen`` (the live ``"<source>:<generation>"`` keywords the asker may see) — inside
+its ``bool.filter`` (lexical) or inside ``knn.vector.filter`` (vector: efficient k-NN
+filtering, applied during the graph search, never a post-filter that would return fewer than
+``k`` hits). The request bodies are built by the pure functions :func:`search_filters`,
+:func:`lexical_query` and :func:`knn_query`.
+
+Writes use the ``_bulk`` API with ``refresh=wait_for``: when :meth:`OpenSearchIndex.write`
+returns, the passages are searchable, without forcing a segment per call. A generation is
+dropped with ``_delete_by_query`` on ``bot`` + ``source_gen``. Document ids combine bot,
+generation and passage id, because a passage keeps its id across generations and the new
+generation must not overwrite the live one while it is being staged.
+
+Hits carry the ranking fields (``PassageRef``) and, as their address, the stored source the
+search already returned, so :meth:`OpenSearchIndex.hydrate` needs no second round trip.
+Vectors are kept in ``_source`` (so a reindex can copy them) but never returned by searches.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from opensearchpy import OpenSearch, RequestsHttpConnection, helpers
+from opensearchpy.exceptions import ConnectionError as SearchConnectionError
+from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError, TransportError
+
+from ...errors import BackendError
+from ...model import PARTITIONS, Hit, Passage, PassageRef, partition_of_visibility, stable_id
+
+INDEX_VERSION = "v1"
+DEFAULT_DIMENSION = 1024
+ANALYZER = "english"
+#: Fields returned with every hit: everything but the vector.
+SOURCE_FILTER = {"excludes": ["vector"]}
+_BULK_CHUNK = 200
+_BULK_BYTES = 5 * 1024 * 1024  # well under the 10 MB request limit of small OpenSearch instances
+
+
+def index_name(prefix: str, partition: str) -> str:
+    return f"{prefix}-{partition}-{INDEX_VERSION}"
+
+
+def alias_name(prefix: str, partition: str) -> str:
+    return f"{prefix}-{partition}"
+
+
+def index_body(prefix: str, partition: str, *, dimension: int = DEFAULT_DIMENSION, shards: int = 1,
+               replicas: int = 0) -> dict[str, Any]:
+    """Settings, mapping and alias of one partition index."""
+
+    def keyword(indexed: bool = True) -> dict[str, Any]:
+        # stored-only keywords are neither indexed nor given doc values: no term-length limit
+        return {"type": "keyword"} if indexed else {"type": "keyword", "index": False, "doc_values": False}
+
+    return {
+        "settings": {
+            "index": {
+                "knn": True,
+                "number_of_shards": shards,
+                "number_of_replicas": replicas,
+            }
+        },
+        "mappings": {
+            "dynamic": "strict",
+            "properties": {
+                "text": {"type": "text", "analyzer": ANALYZER},
+                "bot": keyword(),
+                "source_gen": keyword(),
+                "visibility": keyword(),
+                "source_id": keyword(),
+                "document_id": keyword(),
+                "id": keyword(),
+                "path": keyword(indexed=False),
+                "url": keyword(indexed=False),
+                "title": keyword(indexed=False),
+                "breadcrumb": keyword(indexed=False),
+                "ordinal": {"type": "integer"},
+                "priority": {"type": "integer"},
+                "generation": {"type": "integer"},
+                "weight": {"type": "double"},
+                "indexed_at": {"type": "double"},
+                "pkey": {"type": "long"},
+                "skey": {"type": "long"},
+                "dkey": {"type": "long"},
+                "vector": {
+                    "type": "knn_vector",
+                    "dimension": dimension,
+                    "method": {"name": "hnsw", "space_type": "cosinesimil", "engine": "lucene"},
+                },
+            },
+        },
+        "aliases": {alias_name(prefix, partition): {}},
+    }
+
+
+def search_filters(bot: str, visibilities: Sequence[str], source_gens: Sequence[str]) -> list[dict[str, Any]]:
+    """The filters every search carries (DESIGN.md §9); identical for BM25 and k-NN."""
+    return [
+        {"term": {"bot": bot}},
+        {"terms": {"visibility": list(visibilities)}},
+        {"terms": {"source_gen": list(source_gens)}},
+    ]
+
+
+def lexical_query(text: str, filters: list[dict[str, Any]], limit: int) -> dict[str, Any]:
+    """BM25 over ``text``; the filters restrict without scoring, before ranking and ``size``.
+
+    The question's words are de-duplicated first (lower-cased), as the embedded index does
+    with its terms: a word repeated in a question does not weigh more, and a long question
+    produces fewer boolean clauses."""
+    words = " ".join(dict.fromkeys(text.lower().split()))
+    return {
+        "size": limit,
+        "_source": SOURCE_FILTER,
+        "query": {"bool": {"must": [{"match": {"text": {"query": words}}}], "filter": filters}},
+    }
+
+
+def knn_query(vector: Sequence[float], k: int, filters: list[dict[str, Any]]) -> dict[str, Any]:
+    """k-NN over ``vector`` with the filters applied *inside* the approximate search
+    (OpenSearch efficient filtering: ``query.knn.<field>.filter``)."""
+    return {
+        "size": k,
+        "_source": SOURCE_FILTER,
+        "query": {
+            "knn": {
+                "vector": {
+                    "vector": [float(x) for x in vector],
+                    "k": k,
+                    "filter": {"bool": {"filter": filters}},
+                }
+            }
+        },
+    }
+
+
+@dataclass(frozen=True)
+class StoredHit:
+    """A hit's address: the index and id, plus the stored fields the search returned."""
+
+    index: str
+    id: str
+    source: Mapping[str, Any] | None = None
+
+
+def _document(p: Passage) -> dict[str, Any]:
+    ref = PassageRef.of(p)
+    doc: dict[str, Any] = {
+        "id": p.id,
+        "bot": p.bot,
+        "source_gen": p.source_gen,
+        "visibility": p.visibility,
+        "source_id": p.source_id,
+        "document_id": p.document_id,
+        "text": p.text,
+        "title": p.title,
+        "path": p.path,
+        "breadcrumb": p.breadcrumb,
+        "generation": p.generation,
+        "ordinal": p.ordinal,
+        "priority": p.priority,
+        "weight": float(p.weight),
+        "indexed_at": float(p.indexed_at),
+        "pkey": ref.key,
+        "skey": ref.source_key,
+        "dkey": ref.doc_key,
+    }
+    if p.url:
+        doc["url"] = p.url
+    if p.vector is not None:
+        doc["vector"] = [float(x) for x in p.vector]
+    return doc
+
+
+def _passage(bot: str, src: Mapping[str, Any]) -> Passage:
+    return Passage(
+        id=str(src["id"]),
+        bot=bot,
+        source_id=str(src["source_id"]),
+        document_id=str(src["document_id"]),
+        generation=int(src.get("generation", 0)),
+        ordinal=int(src.get("ordinal", 0)),
+        title=str(src.get("title", "")),
+        path=str(src.get("path", "")),
+        breadcrumb=str(src.get("breadcrumb", "")),
+        text=str(src.get("text", "")),
+        visibility=str(src["visibility"]),
+        weight=float(src.get("weight", 1.0)),
+        priority=int(src.get("priority", 0)),
+        indexed_at=float(src.get("indexed_at", 0.0)),
+        url=src.get("url"),
+    )
+
+
+def _ref(src: Mapping[str, Any]) -> PassageRef:
+    return PassageRef(int(src["pkey"]), int(src["skey"]), int(src["dkey"]), int(src["ordinal"]),
+                      float(src["weight"]), float(src["indexed_at"]))
+
+
+def document_id(bot: str, p: Passage) -> str:
+    return stable_id(bot, p.source_gen, p.id, length=40)
+
+
+class OpenSearchIndex:
+    """SearchIndex over two OpenSearch indexes (one per audience partition), routed by bot."""
+
+    def __init__(self, client: Any, prefix: str, *, dimension: int = DEFAULT_DIMENSION, shards: int = 1,
+                 replicas: int = 0):
+        if not prefix or prefix != prefix.lower() or not all(c.isalnum() or c in "-_" for c in prefix) \
+                or prefix[0] in "-_":
+            raise ValueError(f"invalid index prefix {prefix!r}")
+        self.client = client
+        self.prefix = prefix
+        self.dimension = dimension
+        self.shards = shards
+        self.replicas = replicas
+        self._ready: set[str] = set()
+        self._lock = threading.Lock()
+        self._analyze_supported = True
+        self._local_analyzer: Any = None
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _alias(self, partition: str) -> str:
+        if partition not in PARTITIONS:
+            raise ValueError(f"invalid partition {partition!r}")
+        return alias_name(self.prefix, partition)
+
+    def _ensure(self, partition: str) -> str:
+        """Create the partition's index and alias on first use (idempotent across processes)."""
+        alias = self._alias(partition)
+        if partition in self._ready:
+            return alias
+        with self._lock:
+            if partition not in self._ready:
+                try:
+                    if not self.client.indices.exists_alias(name=alias):
+                        body = index_body(self.prefix, partition, dimension=self.dimension, shards=self.shards,
+                                          replicas=self.replicas)
+                        self.client.indices.create(index=index_name(self.prefix, partition), body=body)
+                except RequestError as exc:
+                    if exc.error != "resource_already_exists_exception":  # another process won the race
+                        raise BackendError("cannot create the search index") from exc
+                except OpenSearchException as exc:
+                    raise BackendError("cannot create the search index") from exc
+                self._ready.add(partition)
+        return alias
+
+    @staticmethod
+    def _failed(operation: str, exc: Exception) -> BackendError:
+        status = getattr(exc, "status_code", None)
+        return BackendError(f"search index {operation} failed",
+                            details={"status": status} if isinstance(status, int) else None)
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def write(self, bot: str, passages: Iterable[Passage]) -> int:
+        by_partition: dict[str, list[Passage]] = {}
+        for p in passages:
+            if p.bot != bot:
+                raise ValueError("passage of another bot")
+            if p.vector is not None and len(p.vector) != self.dimension:
+                raise ValueError(f"vector has {len(p.vector)} dimensions, the index {self.dimension}")
+            by_partition.setdefault(partition_of_visibility(p.visibility), []).append(p)
+        written = 0
+        for partition, items in by_partition.items():
+            alias = self._ensure(partition)
+            actions = (
+                {"_op_type": "index", "_index": alias, "_id": document_id(bot, p), "_routing": bot,
+                 "_source": _document(p)}
+                for p in items
+            )
+            try:
+                ok, _ = helpers.bulk(self.client, actions, refresh="wait_for", chunk_size=_BULK_CHUNK,
+                                     max_chunk_bytes=_BULK_BYTES)
+            except helpers.BulkIndexError as exc:
+                # the error items echo each rejected document: drop that copy of the passage
+                # text before the exception is chained (and maybe logged with its cause)
+                for entry in exc.errors:
+                    for outcome in entry.values():
+                        if isinstance(outcome, dict):
+                            outcome.pop("data", None)
+                kinds = sorted({str(next(iter(e.values())).get("error", {}).get("type")) for e in exc.errors})
+                raise BackendError("search index write failed",
+                                   details={"failed": len(exc.errors), "errors": kinds}) from exc
+            except OpenSearchException as exc:
+                raise self._failed("write", exc) from exc
+            written += int(ok)
+        return written
+
+    def _delete(self, bot: str, filters: list[dict[str, Any]]) -> None:
+        for partition in PARTITIONS:
+            try:
+                self.client.delete_by_query(index=self._alias(partition), body={"query": {"bool": {"filter": filters}}},
+                                            routing=bot, refresh=True, conflicts="proceed")
+            except NotFoundError:
+                continue  # the partition was never written
+            except OpenSearchException as exc:
+                raise self._failed("delete", exc) from exc
+
+    def delete_generation(self, bot: str, source_id: str, generation: int) -> None:
+        self._delete(bot, [{"term": {"bot": bot}}, {"term": {"source_gen": f"{source_id}:{generation}"}}])
+
+    def delete_bot(self, bot: str) -> None:
+        self._delete(bot, [{"term": {"bot": bot}}])
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def _search(self, bot: str, partition: str, body: dict[str, Any]) -> list[Hit]:
+        alias = self._alias(partition)
+        try:
+            response = self.client.search(index=alias, body=body, routing=bot)
+        except NotFoundError:
+            return []
+        except OpenSearchException as exc:
+            raise self._failed("search", exc) from exc
+        hits = []
+        for rank, raw in enumerate(response["hits"]["hits"], start=1):
+            src = raw["_source"]
+            hits.append(Hit(ref=_ref(src), score=float(raw["_score"]), rank=rank,
+                            address=StoredHit(str(raw["_index"]), str(raw["_id"]), src)))
+        return hits
+
+    def search_lexical(
+        self,
+        bot: str,
+        partition: str,
+        query: str,
+        *,
+        visibilities: Sequence[str],
+        source_gens: Sequence[str],
+        limit: int = 50,
+    ) -> list[Hit]:
+        self._alias(partition)
+        if not source_gens or not visibilities or not query.strip():
+            return []
+        body = lexical_query(query, search_filters(bot, visibilities, source_gens), limit)
+        return self._search(bot, partition, body)
+
+    def search_vector(
+        self,
+        bot: str,
+        partition: str,
+        vector: Sequence[float],
+        *,
+        visibilities: Sequence[str],
+        source_gens: Sequence[str],
+        limit: int = 50,
+    ) -> list[Hit]:
+        """Approximate nearest neighbours (cosine) under the same filters as the lexical search."""
+        self._alias(partition)
+        if not source_gens or not visibilities:
+            return []
+        if len(vector) != self.dimension:
+            raise ValueError(f"query vector has {len(vector)} dimensions, the index {self.dimension}")
+        return self._search(bot, partition, knn_query(vector, limit, search_filters(bot, visibilities, source_gens)))
+
+    def hydrate(self, bot: str, hits: Sequence[Hit]) -> None:
+        """Fill each hit's passage from the fields its search returned (fetching by id only
+        for a hit that arrived without them)."""
+        missing: dict[str, list[tuple[Hit, StoredHit]]] = {}
+        for hit in hits:
+            address = hit.address
+            if hit.passage is not None or not isinstance(address, StoredHit):
+                continue
+            if address.source is not None:
+                hit.passage = _passage(bot, address.source)
+            else:
+                missing.setdefault(address.index, []).append((hit, address))
+        for index, group in missing.items():
+            try:
+                response = self.client.mget(index=index, body={"ids": [a.id for _, a in group]}, routing=bot,
+                                            _source_excludes=["vector"])
+            except OpenSearchException as exc:
+                raise self._failed("fetch", exc) from exc
+            found = {d["_id"]: d["_source"] for d in response.get("docs", []) if d.get("found")}
+            for hit, address in group:
+                src = found.get(address.id)
+                if src is not None:
+                    hit.passage = _passage(bot, src)
+
+    def _count(self, bot: str, partition: str, body: dict[str, Any]) -> int:
+        try:
+            response = self.client.count(index=self._alias(partition), body=body, routing=bot)
+        except NotFoundError:
+            return 0
+        except OpenSearchException as exc:
+            raise self._failed("count", exc) from exc
+        return int(response["count"])
+
+    def count(self, bot: str, partition: str, source_gens: Sequence[str]) -> int:
+        if not source_gens:
+            self._alias(partition)
+            return 0
+        filters = [{"term": {"bot": bot}}, {"terms": {"source_gen": list(source_gens)}}]
+        return self._count(bot, partition, {"query": {"bool": {"filter": filters}}})
+
+    def doc_freq(self, bot: str, partition: str, term: str) -> tuple[int, int]:
+        """(passages of the bot in the partition containing the analysed ``term``, passages of
+        the bot in the partition). One request on the bot's shard: a filtered count of the
+        bot's passages whose ``filter`` aggregation counts those holding the term. Like the
+        embedded twin it counts every stored generation, not only the live ones."""
+        body = {
+            "size": 0,
+            "track_total_hits": True,
+            "query": {"bool": {"filter": [{"term": {"bot": bot}}]}},
+            "aggs": {"df": {"filter": {"term": {"text": term}}}},
+        }
+        try:
+            response = self.client.search(index=self._alias(partition), body=body, routing=bot)
+        except NotFoundError:
+            return (0, 0)
+        except OpenSearchException as exc:
+            raise self._failed("doc_freq", exc) from exc
+        total = response["hits"]["total"]
+        n = int(total["value"] if isinstance(total, Mapping) else total)
+        return int(response["aggregations"]["df"]["doc_count"]), n
+
+    def analyze(self, text: str) -> list[str]:
+        """Terms of ``text`` under the index's English analyser (``_analyze``). A server
+        without ``_analyze`` (or refusing this text, e.g. too many tokens) gets the embedded
+        English analyser instead, which differs only in details of stemming."""
+        if self._analyze_supported:
+            try:
+                response = self.client.indices.analyze(body={"analyzer": ANALYZER, "text": text})
+                return [str(t["token"]) for t in response.get("tokens", [])]
+            except SearchConnectionError as exc:
+                raise self._failed("analyze", exc) from exc
+            except TransportError as exc:
+                status = exc.status_code if isinstance(exc.status_code, int) else 0
+                if status >= 500:
+                    raise self._failed("analyze", exc) from exc
+                if status != 400:  # 404/405/501...: the endpoint does not exist here
+                    self._analyze_supported = False
+        return self._local_terms(text)
+
+    def _local_terms(self, text: str) -> list[str]:
+        if self._local_analyzer is None:
+            from ..local.tantivy_index import build_analyzer
+
+            self._local_analyzer = build_analyzer()
+        return [str(t) for t in self._local_analyzer.analyze(text)]
+
+
+def build_opensearch_client(endpoint: str, region: str, *, session: Any = None, service: str = "es",
+                            timeout: float = 10.0) -> OpenSearch:
+    """An OpenSearch client signing every request with SigV4 (requests-aws4auth).
+
+    ``AWS4Auth`` is given the session's credentials object itself (``RefreshableCredentials``
+    under an assumed role) and asks it for fresh frozen credentials on every request, so the
+    client can live for the whole Lambda environment. TLS certificates are verified.
+    """
+    from requests_aws4auth import AWS4Auth
+
+    parts = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
+    if parts.scheme != "https" or not parts.hostname:
+        raise ValueError("the search endpoint must be an https URL or a host name")
+    if session is None:
+        import boto3
+
+        session = boto3.Session()
+    credentials = session.get_credentials()
+    if credentials is None:
+        raise BackendError("no AWS credentials to sign search requests with")
+    auth = AWS4Auth(region=region, service=service, refreshable_credentials=credentials)
+    return OpenSearch(
+        hosts=[{"host": parts.hostname, "port": parts.port or 443}],
+        http_auth=auth,
+        use_ssl=True,
+        verify_certs=True,
+        ssl_show_warn=True,
+        connection_class=RequestsHttpConnection,
+        timeout=timeout,
+        max_retries=2,
+        retry_on_timeout=True,
+    )

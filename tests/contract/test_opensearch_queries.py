@@ -1,0 +1,297 @@
+"""OpenSearch index specifics: request bodies (k-NN is checked by shape: osmem-server has no
+k-NN), mapping and aliases, routing, generations that share passage ids, per-bot statistics,
+the ``_analyze`` fallback, error translation and the SigV4 client."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from typing import Any
+
+import pytest
+import requests
+from botocore.credentials import RefreshableCredentials
+from opensearchpy import RequestsHttpConnection
+from opensearchpy.exceptions import ConnectionError as SearchConnectionError
+from opensearchpy.exceptions import NotFoundError, RequestError, TransportError
+
+from knowledge.adapters.aws.opensearch_index import (
+    OpenSearchIndex,
+    StoredHit,
+    build_opensearch_client,
+    index_body,
+    knn_query,
+    lexical_query,
+    search_filters,
+)
+from knowledge.adapters.local.tantivy_index import build_analyzer
+from knowledge.errors import BackendError
+from knowledge.model import Passage, PassageRef
+
+
+def passage(pid: str, text: str, *, bot: str = "b1", gen: int = 1, vis: str = "public", **kw: Any) -> Passage:
+    return Passage(id=pid, bot=bot, source_id="s1", document_id="d1", generation=gen, ordinal=kw.pop("ordinal", 0),
+                   title="T", path="a.md", breadcrumb="A", text=text, visibility=vis, **kw)
+
+
+@pytest.fixture
+def index(search_client: Any, index_prefix: str) -> OpenSearchIndex:
+    return OpenSearchIndex(search_client, index_prefix, dimension=4)
+
+
+# -- request bodies (pure) -------------------------------------------------------------------
+
+
+def test_knn_query_has_the_documented_efficient_filter_shape():
+    filters = search_filters("b1", ["public", "agent"], ["s1:3", "s2:1"])
+    assert knn_query([0.5, -1, 0], 7, filters) == {
+        "size": 7,
+        "_source": {"excludes": ["vector"]},
+        "query": {
+            "knn": {
+                "vector": {
+                    "vector": [0.5, -1.0, 0.0],
+                    "k": 7,
+                    "filter": {
+                        "bool": {
+                            "filter": [
+                                {"term": {"bot": "b1"}},
+                                {"terms": {"visibility": ["public", "agent"]}},
+                                {"terms": {"source_gen": ["s1:3", "s2:1"]}},
+                            ]
+                        }
+                    },
+                }
+            }
+        },
+    }
+
+
+def test_lexical_query_filters_without_scoring_and_dedupes_words():
+    filters = search_filters("b1", ["operator"], ["s1:1"])
+    body = lexical_query("Fees fees AND limits", filters, 50)
+    assert body["size"] == 50
+    assert body["query"]["bool"]["filter"] == filters
+    assert body["query"]["bool"]["must"] == [{"match": {"text": {"query": "fees and limits"}}}]
+    assert "post_filter" not in body
+
+
+class RecordingClient:
+    """Stands in for an OpenSearch client where osmem-server cannot (k-NN)."""
+
+    def __init__(self, hits: list[dict[str, Any]] | None = None):
+        self.searches: list[dict[str, Any]] = []
+        self.hits = hits or []
+
+    def search(self, **kwargs: Any) -> dict[str, Any]:
+        self.searches.append(kwargs)
+        return {"hits": {"hits": self.hits}}
+
+
+def stored(p: Passage, score: float) -> dict[str, Any]:
+    ref = PassageRef.of(p)
+    source = {"id": p.id, "bot": p.bot, "source_gen": p.source_gen, "visibility": p.visibility,
+              "source_id": p.source_id, "document_id": p.document_id, "text": p.text, "title": p.title,
+              "path": p.path, "breadcrumb": p.breadcrumb, "generation": p.generation, "ordinal": p.ordinal,
+              "priority": p.priority, "weight": p.weight, "indexed_at": p.indexed_at, "pkey": ref.key,
+              "skey": ref.source_key, "dkey": ref.doc_key}
+    return {"_index": "x-customer-v1", "_id": "id-" + p.id, "_score": score, "_source": source}
+
+
+def test_vector_and_lexical_searches_share_filters_and_routing():
+    p = passage("v", "vector hit", vis="agent")
+    client = RecordingClient([stored(p, 0.9)])
+    index = OpenSearchIndex(client, "x", dimension=3)
+    kwargs: dict[str, Any] = {"visibilities": ["public", "agent"], "source_gens": ["s1:1"], "limit": 5}
+    [hit] = index.search_vector("b1", "customer", [0.1, 0.2, 0.3], **kwargs)
+    index.search_lexical("b1", "customer", "vector", **kwargs)
+    knn, lexical = client.searches
+    assert knn["routing"] == lexical["routing"] == "b1"
+    assert knn["index"] == lexical["index"] == "x-customer"
+    expected = search_filters("b1", ["public", "agent"], ["s1:1"])
+    assert knn["body"]["query"]["knn"]["vector"]["filter"]["bool"]["filter"] == expected
+    assert lexical["body"]["query"]["bool"]["filter"] == expected
+    assert knn["body"] == knn_query([0.1, 0.2, 0.3], 5, expected)
+    assert (hit.ref, hit.rank, hit.score) == (PassageRef.of(p), 1, 0.9)
+    index.hydrate("b1", [hit])  # from the search's own fields: the recording client has no mget
+    assert hit.passage is not None
+    assert (hit.passage.id, hit.passage.text, hit.passage.visibility) == ("v", "vector hit", "agent")
+    with pytest.raises(ValueError):
+        index.search_vector("b1", "customer", [0.1], **kwargs)
+    assert index.search_vector("b1", "customer", [0.1, 0.2, 0.3], visibilities=["public"], source_gens=[]) == []
+    with pytest.raises(ValueError):
+        index.search_vector("b1", "everyone", [0.1, 0.2, 0.3], **kwargs)
+    assert len(client.searches) == 2  # empty filters never reach the server
+
+
+def test_index_body_mapping():
+    body = index_body("kb", "operator", dimension=1024, replicas=1)
+    assert body["settings"]["index"] == {"knn": True, "number_of_shards": 1, "number_of_replicas": 1}
+    props = body["mappings"]["properties"]
+    assert props["vector"] == {"type": "knn_vector", "dimension": 1024,
+                               "method": {"name": "hnsw", "space_type": "cosinesimil", "engine": "lucene"}}
+    assert props["text"] == {"type": "text", "analyzer": "english"}
+    assert {props[k]["type"] for k in ("pkey", "skey", "dkey")} == {"long"}
+    assert props["breadcrumb"] == {"type": "keyword", "index": False, "doc_values": False}
+    assert body["aliases"] == {"kb-operator": {}}
+
+
+# -- against osmem-server ------------------------------------------------------------------------
+
+
+def test_indexes_are_created_behind_aliases_and_writes_routed_by_bot(index, search_client, index_prefix):
+    index.write("b1", [passage("c", "customer words"), passage("o", "operator words", vis="operator")])
+    aliases = search_client.indices.get_alias(name=f"{index_prefix}-*")
+    assert aliases == {f"{index_prefix}-customer-v1": {"aliases": {f"{index_prefix}-customer": {}}},
+                       f"{index_prefix}-operator-v1": {"aliases": {f"{index_prefix}-operator": {}}}}
+    mapping = search_client.indices.get_mapping(index=f"{index_prefix}-customer")
+    vector = mapping[f"{index_prefix}-customer-v1"]["mappings"]["properties"]["vector"]
+    assert (vector["dimension"], vector["method"]["space_type"]) == (4, "cosinesimil")
+    found = search_client.search(index=f"{index_prefix}-customer", body={"query": {"match_all": {}}})
+    assert [(h["_source"]["id"], h["_routing"]) for h in found["hits"]["hits"]] == [("c", "b1")]
+    # a second adapter (another Lambda) reuses what exists
+    OpenSearchIndex(search_client, index_prefix, dimension=4).write("b1", [passage("c2", "more words")])
+    assert index.count("b1", "customer", ["s1:1"]) == 2
+
+
+def test_a_staged_generation_does_not_overwrite_the_live_one(index):
+    index.write("b1", [passage("doc-0", "same passage id", gen=1)])
+    index.write("b1", [passage("doc-0", "same passage id", gen=2)])
+    assert index.count("b1", "customer", ["s1:1"]) == 1
+    assert index.count("b1", "customer", ["s1:2"]) == 1
+    index.delete_generation("b1", "s1", 1)
+    hits = index.search_lexical("b1", "customer", "passage", visibilities=["public"], source_gens=["s1:1", "s1:2"])
+    index.hydrate("b1", hits)
+    assert [h.passage.generation for h in hits] == [2]
+
+
+def test_statistics_and_deletes_are_per_bot(index):
+    index.write("b1", [passage("a", "rebalance wallet"), passage("b", "fees"), passage("c", "limits")])
+    index.write("b2", [passage("x", "rebalance", bot="b2"), passage("y", "rebalance fees", bot="b2")])
+    assert index.doc_freq("b1", "customer", "rebal") == (1, 3)
+    assert index.doc_freq("b2", "customer", "rebal") == (2, 2)
+    assert index.doc_freq("b1", "operator", "rebal") == (0, 0)  # never written
+    index.delete_bot("b2")
+    assert index.doc_freq("b2", "customer", "rebal") == (0, 0)
+    assert index.count("b1", "customer", ["s1:1"]) == 3
+
+
+def test_hydrate_fetches_by_id_when_a_hit_has_no_fields(index):
+    index.write("b1", [passage("a", "alpha")])
+    [hit] = index.search_lexical("b1", "customer", "alpha", visibilities=["public"], source_gens=["s1:1"])
+    bare = StoredHit(hit.address.index, hit.address.id, None)
+    hit.address = bare
+    index.hydrate("b1", [hit])
+    assert hit.passage.text == "alpha"
+
+
+def test_rejected_documents_become_backend_errors_without_their_text(index):
+    with pytest.raises(BackendError) as info:
+        index.write("b1", [passage("a", "confidential operator text", priority=2**40)])
+    assert info.value.details["failed"] == 1
+    assert "confidential" not in repr(info.value.details) + str(info.value) + str(info.value.__cause__)
+    with pytest.raises(ValueError):
+        index.write("b1", [passage("v", "x", vector=[1.0, 0.0])])  # 2 dimensions, the index has 4
+    with pytest.raises(ValueError):
+        index.write("b1", [passage("o", "x", bot="b2")])
+
+
+def test_search_errors_become_backend_errors(index):
+    index.write("b1", [passage("a", "alpha", vector=[1.0, 0.0, 0.0, 0.0])])
+    with pytest.raises(BackendError) as info:  # osmem-server rejects k-NN queries
+        index.search_vector("b1", "customer", [1.0, 0.0, 0.0, 0.0], visibilities=["public"], source_gens=["s1:1"])
+    assert isinstance(info.value.__cause__, TransportError)
+
+
+def test_analyze_uses_the_server_english_analyzer(index):
+    assert index.analyze("The withdrawals are processing") == ["withdraw", "process"]
+
+
+class AnalyzeClient:
+    def __init__(self, error: Exception):
+        self.error = error
+        self.calls = 0
+        self.indices = self
+
+    def analyze(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.calls += 1
+        raise self.error
+
+
+def test_analyze_falls_back_to_the_local_english_analyzer():
+    text = "The withdrawals are processed in batches"
+    local = list(build_analyzer().analyze(text))
+    missing = AnalyzeClient(NotFoundError(404, "no handler found", {}))
+    index = OpenSearchIndex(missing, "x")
+    assert index.analyze(text) == local
+    assert index.analyze(text) == local
+    assert missing.calls == 1  # an absent endpoint is remembered
+    refused = AnalyzeClient(RequestError(400, "illegal_argument_exception", {}))
+    index = OpenSearchIndex(refused, "x")
+    assert index.analyze(text) == local
+    index.analyze(text)
+    assert refused.calls == 2  # a refused text is not: the next one is asked again
+    for error in (TransportError(503, "unavailable", {}), SearchConnectionError("N/A", "refused", OSError())):
+        with pytest.raises(BackendError):
+            OpenSearchIndex(AnalyzeClient(error), "x").analyze(text)
+
+
+class RacingClient:
+    """Both processes saw no alias; this one lost the race to create the index."""
+
+    def __init__(self) -> None:
+        self.indices = self
+        self.bulk_bodies: list[Any] = []
+
+    def exists_alias(self, name: str) -> bool:
+        return False
+
+    def create(self, index: str, body: dict[str, Any]) -> None:
+        raise RequestError(400, "resource_already_exists_exception", {})
+
+
+def test_losing_the_index_creation_race_is_fine():
+    index = OpenSearchIndex(RacingClient(), "x")
+    assert index._ensure("customer") == "x-customer"
+    with pytest.raises(ValueError):
+        OpenSearchIndex(RacingClient(), "Upper")
+
+
+# -- SigV4 client -------------------------------------------------------------------------------
+
+
+class FakeSession:
+    def __init__(self, credentials: Any):
+        self.credentials = credentials
+
+    def get_credentials(self) -> Any:
+        return self.credentials
+
+
+def test_signed_client_refreshes_its_credentials():
+    issued = (f"AKID{n}" for n in itertools.count(1))
+
+    def refresh() -> dict[str, str]:
+        expiry = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)  # inside the refresh window: renewed per use
+        return {"access_key": next(issued), "secret_key": "secret", "token": "session-token",
+                "expiry_time": expiry.isoformat()}
+
+    credentials = RefreshableCredentials.create_from_metadata(refresh(), refresh, "test")
+    client = build_opensearch_client("https://search-kb.eu-west-1.es.amazonaws.com", "eu-west-1",
+                                     session=FakeSession(credentials))
+    connection = client.transport.get_connection()
+    assert isinstance(connection, RequestsHttpConnection)
+    assert connection.host == "https://search-kb.eu-west-1.es.amazonaws.com:443"
+    assert connection.session.verify not in (False, None)  # certificates are verified (CA bundle)
+    auth: Any = connection.session.auth
+    signed = [auth(requests.Request("GET", "https://search-kb.eu-west-1.es.amazonaws.com/_search").prepare())
+              for _ in range(2)]
+    headers = [str(s.headers["Authorization"]) for s in signed]
+    keys = [h.split("Credential=")[1].split("/")[0] for h in headers]
+    assert keys[0] != keys[1] and all(k.startswith("AKID") for k in keys)  # renewed, not frozen at build time
+    assert "/eu-west-1/es/aws4_request" in headers[0]
+    assert signed[0].headers["x-amz-security-token"] == "session-token"
+    with pytest.raises(ValueError):
+        build_opensearch_client("http://plain.example", "eu-west-1", session=FakeSession(credentials))
+    with pytest.raises(BackendError):
+        build_opensearch_client("search.example", "eu-west-1", session=FakeSession(None))
