@@ -37,7 +37,7 @@ from ..settings import (
     RETRIEVAL_TTL_SECONDS,
 )
 from ..wiring import Services
-from . import ranking
+from . import ranking, upstream
 
 log = logging.getLogger(__name__)
 SEMANTIC_TOP_K = 50
@@ -92,7 +92,23 @@ def _allowed_sources(services: Services, req: RetrievalRequest) -> list[LiveSour
     return [s for s in live if s.source_id in selected]
 
 
-def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RetrievalOptions:
+    """Which parts of the pipeline run (all by default). Benchmarks and regression suites
+    switch parts off to measure what each contributes; the API never does."""
+
+    lexical: bool = True
+    semantic: bool = True
+    rescue: bool = True
+    upstream: bool = True
+
+
+ALL = RetrievalOptions()
+
+
+def retrieve(
+    services: Services, req: RetrievalRequest, *, record: bool = True, options: RetrievalOptions = ALL
+) -> dict[str, Any]:
     req.validated()
     index, state = services.index, services.state
     sources = _allowed_sources(services, req)
@@ -101,10 +117,14 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
     source_gens = [s.source_gen for s in sources]
     corpus = sum(s.visibility_counts.get(v, 0) for s in sources for v in visibilities)
 
-    lexical: list[Hit] = index.search_lexical(
-        req.bot, partition, req.q, visibilities=visibilities, source_gens=source_gens, limit=LEXICAL_TOP_K
+    lexical: list[Hit] = (
+        index.search_lexical(
+            req.bot, partition, req.q, visibilities=visibilities, source_gens=source_gens, limit=LEXICAL_TOP_K
+        )
+        if options.lexical
+        else []
     )
-    semantic = _semantic(services, req, partition, visibilities, source_gens)
+    semantic = _semantic(services, req, partition, visibilities, source_gens) if options.semantic else []
 
     now = services.clock.now()
     priorities = {key64(s.source_id): s.priority for s in sources}
@@ -130,7 +150,7 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
     query_terms = index.analyze(req.q)
 
     by_source = {s.source_id: s for s in sources}
-    excerpts = []
+    excerpts: list[dict[str, Any]] = []
     for rank, (cand, p) in enumerate(served, start=1):
         src = by_source.get(p.source_id)
         excerpts.append(
@@ -156,7 +176,14 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
         top_terms = {term for _, term in ranking.term_positions(served[0][1].text, query_terms, per_term=1)}
         idf = _idf(services, req.bot, partition, query_terms)
         confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
-    floor = float(state.get_bot(req.bot).floor)
+    settings = state.get_bot(req.bot)
+    if options.upstream and settings.upstream:
+        remote = upstream.fetch(settings.upstream, req.q, req.audience)
+        if remote:
+            excerpts = upstream.fuse(excerpts, remote, MAX_EXCERPTS)
+            for rank, e in enumerate(excerpts, start=1):
+                e["rank"] = rank
+    floor = float(settings.floor)
     operator_grounded = any(
         (by_source[e["sourceId"]].type if e["sourceId"] in by_source else "") in OPERATOR_AUTHORED_TYPES
         for e in excerpts
@@ -168,7 +195,7 @@ def retrieve(services: Services, req: RetrievalRequest, *, record: bool = True) 
                 id=retrieval_id,
                 bot=req.bot,
                 audience=req.audience,
-                served=[(p.source_id, p.document_id, p.id) for _, p in served],
+                served=[(str(e["sourceId"]), str(e["documentId"]), str(e["fragmentId"])) for e in excerpts],
                 created_at=now,
                 expires_at=now + RETRIEVAL_TTL_SECONDS,
             )

@@ -1,0 +1,118 @@
+"""Federation with an upstream kb over real HTTP: audience stated, rank fusion, failures ignored."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+import knowledge.retrieve.upstream as upstream
+from knowledge.api.auth import create_token
+from knowledge.embedded.server import EmbeddedServer
+from knowledge.refresh.reindex import install_pack, reindex
+from knowledge.retrieve.service import RetrievalRequest, retrieve
+from knowledge.settings import LocalSettings
+from knowledge.wiring import build_local_services
+from tests.conftest import page
+
+
+@pytest.fixture
+def upstream_kb(tmp_path, write_pack):
+    services = build_local_services(LocalSettings(data_dir=tmp_path / "upstream"))
+    install_pack(services, write_pack("fresh", [
+        page("help/new-feature.md", "# Vault lock\n\nThe vault lock freezes withdrawals for 24 hours.",
+             audience="CUSTOMER"),
+        page("admin/secret.md", "# Ops\n\nThe vault lock override lives in the admin console.", audience="OPERATOR"),
+    ]))
+    reindex(services, "default")
+    token = create_token(services, "default", ["knowledge:read"])
+    server = EmbeddedServer(services, "127.0.0.1", 0)
+    server.start()
+    yield f"http://127.0.0.1:{server.port}", token
+    server.stop()
+
+
+def local_with_upstream(services, write_pack, config):
+    install_pack(services, write_pack("local", [
+        page("help/lock.md", "# Locks\n\nOur vault lock policy: contact support to lift a vault lock.",
+             audience="CUSTOMER"),
+    ]))
+    reindex(services, "default")
+    settings = services.state.get_bot("default")
+    settings.upstream = config
+    services.state.put_bot(settings)
+
+
+def test_upstream_excerpts_are_fused_by_rank_with_local_first(services, write_pack, upstream_kb):
+    url, token = upstream_kb
+    local_with_upstream(services, write_pack, {"url": url, "token": token, "bot": "default"})
+    res = retrieve(services, RetrievalRequest("default", "vault lock", "customer"))
+    assert [(e["path"], e["reason"]) for e in res["excerpts"]] == [
+        ("help/lock.md", "lexical"), ("help/new-feature.md", "upstream")]
+    # the customer asked: the upstream's operator page never comes back
+    assert all(e["path"] != "admin/secret.md" for e in res["excerpts"])
+    assert [e["rank"] for e in res["excerpts"]] == [1, 2]
+    record = services.state.get_retrieval("default", res["retrievalId"])
+    assert len(record.served) == 2
+
+
+def test_audience_is_sent_explicitly():
+    seen = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            seen["body"] = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            payload = json.dumps({"audience": "operator", "excerpts": []}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *a):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        upstream.fetch({"url": f"http://127.0.0.1:{server.server_address[1]}", "token": "t"}, "q", "operator")
+    finally:
+        server.shutdown()
+    assert seen["body"] == {"q": "q", "audience": "operator"}
+
+
+def test_every_failure_is_an_empty_list(services, write_pack, monkeypatch):
+    class Slow(BaseHTTPRequestHandler):
+        def do_POST(self):
+            time.sleep(1.0)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+
+    slow = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=slow.serve_forever, daemon=True).start()
+    monkeypatch.setattr(upstream, "TIMEOUT_SECONDS", 0.2)
+    try:
+        for config in [None, {"url": "http://127.0.0.1:9", "token": "t"},
+                       {"url": f"http://127.0.0.1:{slow.server_address[1]}", "token": "t"},
+                       {"url": "http://127.0.0.1:9"}]:
+            t0 = time.monotonic()
+            assert upstream.fetch(config, "q", "customer") == []
+            assert time.monotonic() - t0 < 0.9
+    finally:
+        slow.shutdown()
+    local_with_upstream(services, write_pack, {"url": "http://127.0.0.1:9", "token": "t"})
+    res = retrieve(services, RetrievalRequest("default", "vault lock", "customer"))
+    assert [e["path"] for e in res["excerpts"]] == ["help/lock.md"]
+
+
+def test_fuse_reference():
+    local = [{"id": f"l{i}"} for i in range(1, 13)]
+    remote = [{"sourceId": f"r{i}", "text": "t"} for i in range(1, 4)]
+    out = upstream.fuse(local, remote, 13)
+    # local rank 10: 1.15/70 = 0.01643 > upstream rank 1: 1/61 = 0.01639 > local rank 11: 1.15/71 = 0.01620
+    assert [e.get("id") or e["sourceId"] for e in out] == [f"l{i}" for i in range(1, 11)] + ["r1", "l11", "r2"]
