@@ -54,7 +54,9 @@ def fetch(
     return out
 
 
-def fuse(local: list[dict[str, Any]], upstream: list[dict[str, Any]], limit: int, k: int = RRF_K) -> list[dict[str, Any]]:
+def fuse(
+    local: list[dict[str, Any]], upstream: list[dict[str, Any]], limit: int, k: int = RRF_K
+) -> list[dict[str, Any]]:
     """Interleave by reciprocal rank: local 1.15/(k + rank), upstream 1/(k + rank)."""
     scored = [(LOCAL_BOOST / (k + i), 0, i, e) for i, e in enumerate(local, start=1)]
     for i, e in enumerate(upstream, start=1):
