@@ -18,7 +18,7 @@ ENV_ALLOW_LOOPBACK = "KB_TEST_ALLOW_LOOPBACK"
 
 #: Mixed into every content checksum. Raise it whenever chunking, weighting or audience rules
 #: change: every stored checksum then mismatches exactly once and every source re-ingests.
-INGEST_VERSION = "kb-ingest-3"
+INGEST_VERSION = "kb-ingest-4"
 
 LEASE_SECONDS = 120.0
 MAX_QUESTION_CHARS = 16_000

@@ -24,16 +24,16 @@ def _services(args: argparse.Namespace) -> Services:
     return build_local_services(LocalSettings.from_env(args.data))
 
 
-def _print_json(obj: Any, out: TextIO = sys.stdout) -> None:
-    out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+def _print_json(obj: Any, out: TextIO | None = None) -> None:
+    (out or sys.stdout).write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
 class _Progress:
     """Progress on a terminal (one rewritten line); silent when stderr is not a TTY."""
 
-    def __init__(self, stream: TextIO = sys.stderr):
-        self.stream = stream
-        self.live = stream.isatty()
+    def __init__(self, stream: TextIO | None = None):
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty()
 
     def __call__(self, event: str, **data: Any) -> None:
         if not self.live:
@@ -229,6 +229,38 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 1 if result["error"] else 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from ..evaluation import run_suite
+    from ..retrieve.service import RetrievalRequest, retrieve
+
+    services = _services(args)
+
+    def ask(query: str, audience: str) -> list[dict[str, Any]]:
+        result = retrieve(services, RetrievalRequest(args.bot, query, audience), record=False)
+        excerpts: list[dict[str, Any]] = result["excerpts"]
+        return excerpts
+
+    with open(args.suite, encoding="utf-8") as fh:
+        report = run_suite(fh, ask, k=args.k)
+    figures = report.as_dict()
+    failures = []
+    for name, threshold in ((f"recall@{args.k}", args.min_recall), ("ndcg@10", args.min_ndcg),
+                            ("mrr", args.min_mrr)):
+        if threshold is not None and figures[name] < threshold:
+            failures.append(f"{name} {figures[name]:.4f} < {threshold}")
+    if args.json:
+        _print_json({**figures, "failed": failures})
+    else:
+        print(f"{figures['cases']} cases: recall@{args.k} {figures[f'recall@{args.k}']:.4f}, "
+              f"nDCG@10 {figures['ndcg@10']:.4f}, MRR {figures['mrr']:.4f}")
+        for case in report.cases:
+            if case.recall < 1.0 and args.verbose_cases:
+                print(f"  missed: {case.query}")
+        for line in failures:
+            print(f"below threshold: {line}", file=sys.stderr)
+    return 1 if failures else 0
+
+
 def cmd_token(args: argparse.Namespace) -> int:
     from ..api.auth import create_token
 
@@ -285,6 +317,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp_server import serve_stdio
+
+    serve_stdio(_services(args), args.token)
+    return 0
+
+
 # -- parser -----------------------------------------------------------------------------
 
 
@@ -301,6 +340,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=int, default=8080)
     sp.set_defaults(func=cmd_serve)
+
+    sp = sub.add_parser("mcp", help="serve the read-only MCP tools over stdio (token from $KB_TOKEN)")
+    sp.add_argument("--token", default=None, help="API token (default $KB_TOKEN; a tool's token argument wins)")
+    sp.set_defaults(func=cmd_mcp)
 
     sp = sub.add_parser("ingest", help="index documentation packs (files or folders)")
     sp.add_argument("paths", nargs="+")
@@ -338,6 +381,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("file")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_extract)
+
+    sp = sub.add_parser("eval", help="run a saved retrieval regression suite (JSON lines)")
+    sp.add_argument("suite")
+    sp.add_argument("--k", type=int, default=10, help="recall cut-off (default 10)")
+    sp.add_argument("--min-recall", type=float, help="exit 1 when recall@k is below this")
+    sp.add_argument("--min-ndcg", type=float, help="exit 1 when nDCG@10 is below this")
+    sp.add_argument("--min-mrr", type=float, help="exit 1 when MRR is below this")
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--verbose-cases", action="store_true", help="list the questions that missed")
+    bot_opt(sp)
+    sp.set_defaults(func=cmd_eval)
 
     sp = sub.add_parser("token", help="API tokens")
     tsub = sp.add_subparsers(dest="token_command", required=True)

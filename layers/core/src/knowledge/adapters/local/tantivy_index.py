@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import re
 import shutil
@@ -30,6 +31,9 @@ from ...model import PARTITION_VISIBILITIES, PARTITIONS, Hit, Passage, PassageRe
 from .vectors import LocalVectorStore
 
 ANALYZER = "kb_en"
+#: Bump with any schema change (and bump settings.INGEST_VERSION with it).
+INDEX_FORMAT = "tantivy-3"
+log = logging.getLogger(__name__)
 _WRITER_HEAP = 128 * 1024 * 1024
 _WRITER_THREADS = 2  # tantivy indexes on its own threads while Python chunks the next batch
 _LOCK_WAIT_SECONDS = 60.0
@@ -134,6 +138,19 @@ class TantivySearchIndex:
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
+        marker = self.root / "FORMAT"
+        found = marker.read_text().strip() if marker.exists() else None
+        if found != INDEX_FORMAT:
+            if any(p.name != "FORMAT" for p in self.root.iterdir()):
+                # an index written by another schema cannot be opened: start empty. INGEST_VERSION
+                # moves with INDEX_FORMAT, so the next reindex rebuilds every source.
+                log.warning("search index format %s != %s: rebuilding from scratch", found, INDEX_FORMAT)
+                for child in self.root.iterdir():
+                    if child.is_dir():
+                        shutil.rmtree(child)
+                    else:
+                        child.unlink()
+            marker.write_text(INDEX_FORMAT)
         self.schema = build_schema()
         self.analyzer = build_analyzer()
         self._indexes: dict[tuple[str, str], _PartitionIndex] = {}

@@ -1,0 +1,67 @@
+"""The kb command in-process: ingest, sources --json, search --json/--queries, eval, chunk."""
+
+from __future__ import annotations
+
+import json
+
+from knowledge.embedded.cli import main
+from tests.conftest import page
+
+PAGES = [
+    page("help/withdraw.md", "# Withdraw\n\nSend XMR out to your subaddress.", audience="CUSTOMER", title="Withdraw"),
+    page("admin/fees.md", "# Fees\n\nThe admin console fee schedule.", audience="OPERATOR", title="Fees"),
+]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_ingest_sources_search_eval(tmp_path, write_pack, capsys):
+    data = str(tmp_path / "d")
+    code, out, _ = run(capsys, "--data", data, "ingest", str(write_pack("coinvault", PAGES)))
+    assert code == 0 and "2 pages, 2 passages" in out
+
+    code, out, _ = run(capsys, "--data", data, "sources", "--json")
+    [row] = json.loads(out)
+    assert set(row) == {"id", "type", "name", "status", "errorCode", "passages", "weight", "lastIndexedAt"}
+    assert (row["status"], row["passages"]) == ("ready", 2)
+
+    code, out, _ = run(capsys, "--data", data, "search", "--json", "withdraw", "XMR")
+    assert json.loads(out)["excerpts"][0]["path"] == "help/withdraw.md"
+
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(json.dumps({"id": "a", "query": "fee schedule", "audience": "operator"}) + "\n"
+                       + json.dumps({"id": "b", "query": ""}) + "\n")
+    code, out, _ = run(capsys, "--data", data, "search", "--queries", str(queries))
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert first["id"] == "a" and first["excerpts"][0]["path"] == "admin/fees.md"
+    assert second["id"] == "b" and second["error"]["code"] == "empty_question"
+    assert code == 1
+
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text(json.dumps({"query": "withdraw XMR", "expected": ["help/withdraw.md"]}) + "\n"
+                     + json.dumps({"query": "zebra", "expected": ["help/zebra.md"]}) + "\n")
+    code, out, _ = run(capsys, "--data", data, "eval", str(suite), "--json")
+    assert code == 0 and json.loads(out)["recall@10"] == 0.5
+    code, _, err = run(capsys, "--data", data, "eval", str(suite), "--min-recall", "0.9")
+    assert code == 1 and "below threshold" in err
+
+
+def test_chunk_json(tmp_path, capsys):
+    md = tmp_path / "page.md"
+    md.write_text("---\ntitle: Guide\n---\n# Guide\n\nSome text.\n\n## Part\n\nMore text.\n")
+    code, out, _ = run(capsys, "chunk", str(md), "--json")
+    rows = json.loads(out)
+    assert code == 0 and rows and set(rows[0]) == {"breadcrumb", "text", "tokens"}
+    assert rows[0]["text"].startswith(rows[0]["breadcrumb"])
+
+
+def test_token_create_prints_token_last(tmp_path, capsys):
+    code, out, _ = run(capsys, "--data", str(tmp_path / "d"), "token", "create", "--bot", "b1", "--scopes",
+                       "knowledge:read")
+    assert code == 0 and out.strip().splitlines()[-1].startswith("kb_")
+    code, _, err = run(capsys, "--data", str(tmp_path / "d"), "token", "create", "--bot", "b1", "--scopes", "admin")
+    assert code == 2
