@@ -47,7 +47,8 @@ def server(tmp_path_factory):
     tokens = {
         "rw": run_kb(data, "token", "create", "--bot", "default", "--scopes",
                      "knowledge:read,knowledge:write").strip().splitlines()[-1],
-        "ro": run_kb(data, "token", "create", "--bot", "default", "--scopes", "knowledge:read").strip().splitlines()[-1],
+        "ro": run_kb(data, "token", "create", "--bot", "default", "--scopes",
+                     "knowledge:read").strip().splitlines()[-1],
         "other": run_kb(data, "token", "create", "--bot", "other", "--scopes",
                         "knowledge:read,knowledge:write").strip().splitlines()[-1],
     }

@@ -63,5 +63,5 @@ def test_token_create_prints_token_last(tmp_path, capsys):
     code, out, _ = run(capsys, "--data", str(tmp_path / "d"), "token", "create", "--bot", "b1", "--scopes",
                        "knowledge:read")
     assert code == 0 and out.strip().splitlines()[-1].startswith("kb_")
-    code, _, err = run(capsys, "--data", str(tmp_path / "d"), "token", "create", "--bot", "b1", "--scopes", "admin")
+    code, _, _ = run(capsys, "--data", str(tmp_path / "d"), "token", "create", "--bot", "b1", "--scopes", "admin")
     assert code == 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,7 +62,7 @@ class Request:
             return {}
         try:
             return json.loads(self.body)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise InvalidInput("the body is not valid JSON") from exc
 
 
@@ -94,7 +95,7 @@ def error_response(exc: Exception) -> Response:
             error[key] = value
         headers = {}
         if isinstance(exc, RateLimited):
-            headers["Retry-After"] = str(max(1, round(exc.retry_after)))
+            headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
         if status >= 500:
             log.error("request failed: %s", exc.code, exc_info=exc)
             error["message"] = "internal error"

@@ -1,24 +1,29 @@
 """Route definitions shared by API Gateway (Lambda) and the embedded server.
 
-Each route names its method, path template, required scope and handler. ``dispatch`` is
-the only entry point: it authenticates, authorises against the path's bot, runs the
-handler and turns any error into the documented ``{"error": {...}}`` shape.
+Each route names its method, path template, required scope, handler and the schemas of
+its bodies (``openapi.py`` publishes them). ``dispatch`` is the only entry point: it
+authenticates, authorises against the path's bot, runs the handler and turns any error
+into the documented ``{"error": {...}}`` shape.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .. import lifecycle
 from ..errors import InvalidInput, NotFound
-from ..model import Source, valid_bot_id
+from ..model import Source, Token, valid_bot_id
 from ..retrieve.service import RetrievalRequest, retrieve
 from ..wiring import Services
 from . import views
 from .auth import SCOPE_READ, SCOPE_WRITE, authenticate, authorize
+from .citations import validate_citations
 from .http import Request, Response, error_response
+from .ratelimit import TokenBucket
 
 Handler = Callable[["Context"], Response]
 
@@ -28,10 +33,16 @@ class Context:
     services: Services
     request: Request
     params: dict[str, str]
+    token: Token | None = None
+    limiter: TokenBucket | None = None
 
     @property
     def bot(self) -> str:
         return self.params["botID"]
+
+    @property
+    def source_id(self) -> str:
+        return self.params["sourceID"]
 
     def source(self) -> Source:
         source = self.services.state.get_source(self.bot, self.params["sourceID"])
@@ -45,6 +56,12 @@ class Context:
             raise InvalidInput("this deployment has no refresh workflow")
         return workflow
 
+    def body_object(self) -> dict[str, Any]:
+        body = self.request.json()
+        if not isinstance(body, dict):
+            raise InvalidInput("the body must be a JSON object")
+        return body
+
 
 @dataclass(frozen=True)
 class Route:
@@ -53,17 +70,39 @@ class Route:
     scope: str | None
     handler: Handler
     summary: str
+    #: name of the request body schema in ``schemas.SCHEMAS`` (None: no body)
+    body: str | None = None
+    body_required: bool = False
+    #: the body is raw bytes (an upload), not JSON
+    raw_body: bool = False
+    ok: int = 200
+    #: name of the success body schema (None: no body)
+    response: str | None = None
+    #: error statuses this route may answer besides 400/401/403/429/500
+    errors: tuple[int, ...] = ()
 
     @property
     def pattern(self) -> re.Pattern[str]:
         regex = re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", self.template)
         return re.compile(f"^{regex}$")
 
+    @property
+    def operation_id(self) -> str:
+        head, *rest = self.handler.__name__.split("_")
+        return head + "".join(part.title() for part in rest)
+
 
 KB = "/api/bots/{botID}/knowledge"
+AGENTS = "/api/bots/{botID}/agents"
 
 
-# -- handlers ---------------------------------------------------------------------------
+def _source_reply(result: lifecycle.Queued, status: int) -> Response:
+    body = views.source_json(result.source)
+    body["queued"] = result.queued
+    return Response(status, body)
+
+
+# -- handlers: sources ------------------------------------------------------------------
 
 
 def list_sources(ctx: Context) -> Response:
@@ -71,8 +110,53 @@ def list_sources(ctx: Context) -> Response:
     return Response(200, {"sources": [views.source_json(s) for s in sources]})
 
 
+def create_source(ctx: Context) -> Response:
+    return _source_reply(lifecycle.create_source(ctx.services, ctx.bot, ctx.request.json()), 201)
+
+
 def get_source(ctx: Context) -> Response:
     return Response(200, views.source_json(ctx.source()))
+
+
+def patch_source(ctx: Context) -> Response:
+    return _source_reply(lifecycle.patch_source(ctx.services, ctx.bot, ctx.source_id, ctx.request.json()), 200)
+
+
+def delete_source(ctx: Context) -> Response:
+    lifecycle.delete_source(ctx.services, ctx.bot, ctx.source_id)
+    return Response(204)
+
+
+def upload_source(ctx: Context) -> Response:
+    return _source_reply(lifecycle.upload_file(ctx.services, ctx.bot, ctx.source_id, ctx.request.body), 202)
+
+
+def refresh_source(ctx: Context) -> Response:
+    body = ctx.body_object()
+    unknown = sorted(k for k in body if k != "force")
+    if unknown:
+        raise InvalidInput(f"unknown field(s): {', '.join(unknown)[:200]}", code="unknown_field")
+    force = body.get("force", False)
+    if not isinstance(force, bool):
+        raise InvalidInput("force must be true or false")
+    return _source_reply(lifecycle.refresh_source(ctx.services, ctx.bot, ctx.source_id, force=force), 202)
+
+
+def cancel_source(ctx: Context) -> Response:
+    return _source_reply(lifecycle.cancel_source(ctx.services, ctx.bot, ctx.source_id), 202)
+
+
+def disable_source(ctx: Context) -> Response:
+    return Response(200, views.source_json(lifecycle.disable_source(ctx.services, ctx.bot, ctx.source_id)))
+
+
+def enable_source(ctx: Context) -> Response:
+    return _source_reply(lifecycle.enable_source(ctx.services, ctx.bot, ctx.source_id), 202)
+
+
+def source_index_status(ctx: Context) -> Response:
+    source = ctx.source()
+    return Response(200, views.status_json(source, indexing=lifecycle.is_indexing(ctx.services, source)))
 
 
 def list_documents(ctx: Context) -> Response:
@@ -81,13 +165,18 @@ def list_documents(ctx: Context) -> Response:
     return Response(200, {"sourceId": source.id, "documents": [views.document_json(d) for d in docs]})
 
 
+# -- handlers: index, retrieval, citations ----------------------------------------------
+
+
 def get_index(ctx: Context) -> Response:
     return Response(200, views.index_json(ctx.services.state.list_sources(ctx.bot)))
 
 
 def post_reindex(ctx: Context) -> Response:
-    body = ctx.request.json()
-    force = bool(body.get("force", False)) if isinstance(body, dict) else False
+    body = ctx.body_object()
+    force = body.get("force", False)
+    if not isinstance(force, bool):
+        raise InvalidInput("force must be true or false")
     job = ctx.workflow().start_reindex(ctx.bot, force=force)
     return Response(202, {"accepted": True, "job": job})
 
@@ -97,20 +186,97 @@ def post_retrieve(ctx: Context) -> Response:
     return Response(200, retrieve(ctx.services, req))
 
 
-def post_retrieval_test(ctx: Context) -> Response:
-    body = ctx.request.json()
-    req = RetrievalRequest.parse(ctx.bot, body)
-    return Response(200, retrieve(ctx.services, req))
+RETRIEVAL_TEST_FIELDS = frozenset({"q", "audience", "agentId", "rerank"})
 
+
+def post_retrieval_test(ctx: Context) -> Response:
+    """The same search without a model, rate limited per token, no ranking internals."""
+    if ctx.limiter is not None and ctx.token is not None:
+        ctx.limiter.take(ctx.token.token_hash, ctx.services.clock.now())
+    body = ctx.body_object()
+    unknown = sorted(k for k in body if k not in RETRIEVAL_TEST_FIELDS)
+    if unknown:
+        raise InvalidInput(f"unknown field(s): {', '.join(unknown)[:200]}", code="unknown_field")
+    rerank = body.get("rerank", True)
+    if not isinstance(rerank, bool):
+        raise InvalidInput("rerank must be true or false")
+    # no reranker runs in this deployment yet: rerank=false and rerank=true answer alike
+    req = RetrievalRequest.parse(ctx.bot, {k: v for k, v in body.items() if k != "rerank"})
+    return Response(200, views.retrieval_test_json(retrieve(ctx.services, req)))
+
+
+def validate_citations_route(ctx: Context) -> Response:
+    return Response(200, validate_citations(ctx.services, ctx.bot, ctx.request.json()))
+
+
+# -- handlers: agents -------------------------------------------------------------------
+
+
+def get_agent(ctx: Context) -> Response:
+    return Response(200, views.agent_json(lifecycle.get_agent(ctx.services, ctx.bot, ctx.params["agentID"])))
+
+
+def put_agent(ctx: Context) -> Response:
+    agent = lifecycle.put_agent(ctx.services, ctx.bot, ctx.params["agentID"], ctx.request.json())
+    return Response(200, views.agent_json(agent))
+
+
+# -- handlers: meta ---------------------------------------------------------------------
+
+
+def get_openapi(ctx: Context) -> Response:
+    from .openapi import openapi_document
+
+    return Response(200, openapi_document())
+
+
+S = f"{KB}/sources/{{sourceID}}"
 
 ROUTES: list[Route] = [
-    Route("GET", f"{KB}/sources", SCOPE_READ, list_sources, "List the bot's sources, heaviest first"),
-    Route("GET", f"{KB}/sources/{{sourceID}}", SCOPE_READ, get_source, "One source with its status"),
-    Route("GET", f"{KB}/sources/{{sourceID}}/documents", SCOPE_READ, list_documents, "A source's documents"),
-    Route("GET", f"{KB}/index", SCOPE_READ, get_index, "What is indexed: builtAt, totals, per-source rows"),
-    Route("POST", f"{KB}/reindex", SCOPE_WRITE, post_reindex, "Re-index every source of the bot"),
-    Route("POST", f"{KB}/retrieve", SCOPE_READ, post_retrieve, "Grounded excerpts for a question"),
-    Route("POST", f"{KB}/retrieval-test", SCOPE_READ, post_retrieval_test, "Retrieval without a model"),
+    Route("GET", f"{KB}/sources", SCOPE_READ, list_sources, "List the bot's sources, heaviest first",
+          response="SourceList"),
+    Route("POST", f"{KB}/sources", SCOPE_WRITE, create_source, "Create a source (queued for indexing)",
+          body="SourceCreate", body_required=True, ok=201, response="Source", errors=(409,)),
+    Route("GET", S, SCOPE_READ, get_source, "One source with its status", response="Source", errors=(404,)),
+    Route("PATCH", S, SCOPE_WRITE, patch_source,
+          "Change a source; a new config or visibility queues a refresh, name and priority apply at once",
+          body="SourcePatch", body_required=True, response="Source", errors=(404,)),
+    Route("DELETE", S, SCOPE_WRITE, delete_source,
+          "Delete a source with its documents and passages (409 while an active agent selects it)",
+          ok=204, errors=(404, 409)),
+    Route("POST", f"{S}/upload", SCOPE_WRITE, upload_source, "Upload the file of a file source (at most 8 MB)",
+          raw_body=True, body_required=True, ok=202, response="Source", errors=(404, 409, 413)),
+    Route("POST", f"{S}/refresh", SCOPE_WRITE, refresh_source, "Queue a refresh (unchanged content is skipped)",
+          body="Refresh", ok=202, response="Source", errors=(404, 409)),
+    Route("POST", f"{S}/cancel", SCOPE_WRITE, cancel_source,
+          "Stop the current or queued run; the previous content keeps answering",
+          ok=202, response="Source", errors=(404, 409)),
+    Route("POST", f"{S}/disable", SCOPE_WRITE, disable_source, "Remove the source from every search at once",
+          response="Source", errors=(404,)),
+    Route("POST", f"{S}/enable", SCOPE_WRITE, enable_source, "Enable a disabled source and queue it",
+          ok=202, response="Source", errors=(404, 409)),
+    Route("GET", f"{S}/index-status", SCOPE_READ, source_index_status,
+          "Status, attempts, counters, error code and lastIndexedAt", response="IndexStatus", errors=(404,)),
+    Route("GET", f"{S}/documents", SCOPE_READ, list_documents, "A source's documents",
+          response="DocumentList", errors=(404,)),
+    Route("GET", f"{KB}/index", SCOPE_READ, get_index, "What is indexed: builtAt, totals, per-source rows",
+          response="Index"),
+    Route("POST", f"{KB}/reindex", SCOPE_WRITE, post_reindex, "Re-index every source of the bot",
+          body="Reindex", ok=202, response="Accepted"),
+    Route("POST", f"{KB}/retrieve", SCOPE_READ, post_retrieve, "Grounded excerpts for a question",
+          body="RetrievalRequest", body_required=True, response="Retrieval", errors=(404, 409)),
+    Route("POST", f"{KB}/retrieval-test", SCOPE_READ, post_retrieval_test,
+          "Retrieval without a model, rate limited per token; no ranking internals",
+          body="RetrievalTestRequest", body_required=True, response="Retrieval", errors=(404, 409)),
+    Route("POST", f"{KB}/citations/validate", SCOPE_READ, validate_citations_route,
+          "Check the citations of an answer against what its retrieval served",
+          body="CitationCheck", body_required=True, response="CitationValid", errors=(404, 422)),
+    Route("GET", f"{AGENTS}/{{agentID}}", SCOPE_READ, get_agent, "An agent and its selected sources",
+          response="Agent", errors=(404,)),
+    Route("PUT", f"{AGENTS}/{{agentID}}", SCOPE_WRITE, put_agent,
+          "Create or replace an agent: status active|paused, at most 100 selected sources (none = all)",
+          body="AgentPut", body_required=True, response="Agent"),
+    Route("GET", "/openapi.json", None, get_openapi, "This OpenAPI document"),
 ]
 
 
@@ -126,20 +292,38 @@ def match(method: str, path: str) -> tuple[Route, dict[str, str]] | tuple[None, 
     return None, path_exists
 
 
-def dispatch(services: Services, request: Request) -> Response:
+_default_limiter: TokenBucket | None = None
+_limiter_lock = threading.Lock()
+
+
+def default_limiter() -> TokenBucket:
+    """The process-wide ``retrieval-test`` limiter (rate from ``KB_RETRIEVAL_TEST_PER_MINUTE``)."""
+    global _default_limiter
+    with _limiter_lock:
+        if _default_limiter is None:
+            _default_limiter = TokenBucket.from_env()
+        return _default_limiter
+
+
+def dispatch(services: Services, request: Request, *, limiter: TokenBucket | None = None) -> Response:
     try:
         route, params = match(request.method.upper(), request.path.rstrip("/") or "/")
         if route is None:
             if params:
-                return Response(405, {"error": {"code": "method_not_allowed", "message": "method not allowed"}})
+                path = request.path.rstrip("/") or "/"
+                allowed = sorted({r.method for r in ROUTES if r.pattern.match(path)})
+                return Response(405, {"error": {"code": "method_not_allowed", "message": "method not allowed"}},
+                                {"Allow": ", ".join(allowed)})
             raise NotFound("no such route")
         assert isinstance(params, dict)
+        token = None
         if route.scope is not None:
             token = authenticate(services, request.header("authorization"))
             bot = params.get("botID", "")
             if not valid_bot_id(bot):
                 raise InvalidInput("invalid bot id")
             authorize(token, bot, route.scope)
-        return route.handler(Context(services, request, params))
+        ctx = Context(services, request, params, token, limiter or default_limiter())
+        return route.handler(ctx)
     except Exception as exc:  # noqa: BLE001 - the one place every error becomes an HTTP answer
         return error_response(exc)

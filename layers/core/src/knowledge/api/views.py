@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..model import Document, Source
+from ..model import Agent, Document, Source
 
 
 def iso(ts: float | None) -> str | None:
@@ -79,3 +79,37 @@ def index_json(sources: Iterable[Source]) -> dict[str, Any]:
         "totalPassages": sum(s.passages for s in live),
         "sources": out_rows,
     }
+
+
+def status_json(s: Source, *, indexing: bool) -> dict[str, Any]:
+    """``GET sources/{id}/index-status``: what the source card shows."""
+    return {
+        "id": s.id,
+        "status": s.status,
+        "indexing": indexing,
+        "cancelRequested": s.cancel_requested,
+        "attempts": s.attempts,
+        "documentsProcessed": s.documents_processed,
+        "fragmentsProcessed": s.fragments_processed,
+        "documentsFailed": s.documents_failed,
+        "passages": s.passages,
+        "errorCode": s.error_code,
+        "errorMessage": s.error_message,
+        "lastIndexedAt": iso(s.last_indexed_at),
+        "leaseExpiresAt": iso(s.lease_expires_at) if indexing else None,
+    }
+
+
+def agent_json(a: Agent) -> dict[str, Any]:
+    return {"id": a.id, "status": a.status, "sourceIds": list(a.source_ids)}
+
+
+#: What ``retrieval-test`` shows of each excerpt: no ranking internals ("signals").
+PUBLIC_EXCERPT_FIELDS = ("rank", "sourceId", "sourceType", "documentId", "fragmentId", "title", "path",
+                         "breadcrumb", "text", "url", "score", "reason")
+
+
+def retrieval_test_json(result: dict[str, Any]) -> dict[str, Any]:
+    out = dict(result)
+    out["excerpts"] = [{k: e.get(k) for k in PUBLIC_EXCERPT_FIELDS} for e in result.get("excerpts", [])]
+    return out

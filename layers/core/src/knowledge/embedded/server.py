@@ -58,7 +58,14 @@ def make_handler(services: Services) -> type[BaseHTTPRequestHandler]:
             if self.command != "HEAD":
                 self.wfile.write(payload)
 
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_TRACE = _handle
+
+        def __getattr__(self, name: str) -> object:
+            # any other method (e.g. CONNECT, PROPFIND) reaches the router too, which answers
+            # 405 or 404 in the API's error shape instead of the stdlib's 501 HTML page
+            if name.startswith("do_"):
+                return self._handle
+            raise AttributeError(name)
 
         def log_message(self, format: str, *args: object) -> None:
             log.info("%s %s", self.address_string(), format % args)

@@ -63,8 +63,16 @@ class RefreshOutcome:
         }
 
 
+#: Heartbeat at least this often while working (the lease lasts LEASE_SECONDS).
+HEARTBEAT_SECONDS = LEASE_SECONDS / 4
+
+
 class _Cancelled(Exception):
     pass
+
+
+class _LeaseLost(Exception):
+    """Another worker (or the reaper) owns the source now: touch nothing of it."""
 
 
 class Refresher:
@@ -74,6 +82,7 @@ class Refresher:
         self.services = services
         self.owner = owner or f"worker-{uuid.uuid4().hex[:12]}"
         self.progress = progress or (lambda *a, **k: None)
+        self._last_beat = 0.0
 
     # -- public ---------------------------------------------------------------------------
 
@@ -86,6 +95,7 @@ class Refresher:
             return RefreshOutcome(source.id, source.name, "disabled", error_code=source.error_code)
         if not state.acquire_lease(bot, source_id, self.owner, clock.now(), LEASE_SECONDS):
             return RefreshOutcome(source.id, source.name, "busy")
+        self._last_beat = clock.now()
         generation: int | None = None
         try:
             content = load_content(self.services, source)
@@ -110,10 +120,18 @@ class Refresher:
         except _Cancelled:
             self._abandon(bot, source_id, generation, Code.CANCELLED, "cancelled by request")
             return RefreshOutcome(source.id, source.name, "failed", error_code=Code.CANCELLED)
+        except _LeaseLost:
+            self._drop_own(bot, source_id, generation)
+            return RefreshOutcome(source.id, source.name, "lost")
         except SourceFailure as exc:
             self._abandon(bot, source_id, generation, exc.code, exc.message)
             return RefreshOutcome(source.id, source.name, "failed", error_code=exc.code)
         except Exception as exc:
+            if isinstance(exc, KnowledgeError) and exc.code == Code.LEASE_LOST:
+                # the lease went to another worker (e.g. reaped while this one stalled): the
+                # source row is theirs now; only this worker's staged generation is dropped
+                self._drop_own(bot, source_id, generation)
+                return RefreshOutcome(source.id, source.name, "lost")
             # Unexpected: keep the old generation, mark the source failed, and re-raise so the
             # caller (worker loop / Lambda) logs it and can retry; nothing is swallowed.
             code = exc.code if isinstance(exc, KnowledgeError) else Code.INTERNAL
@@ -146,6 +164,7 @@ class Refresher:
             docs = docs[:MAX_DOCUMENTS_PER_SOURCE]
 
         for number, doc in enumerate(docs, start=1):
+            self._checkpoint(bot, source_id, beat=False)
             chunks = [single_passage(doc.body, doc.crumbs)] if doc.whole else chunk_markdown(doc.body, doc.crumbs)
             if len(chunks) > MAX_FRAGMENTS_PER_DOCUMENT:
                 failures.append((doc.path, Code.EXPANDED_TOO_LARGE))
@@ -182,6 +201,7 @@ class Refresher:
             self.progress("document", source=name, number=number, total=len(docs), passages=total_passages)
         if batch:
             self._stage(bot, source_id, batch, documents, total_passages, len(failures))
+        self._checkpoint(bot, source_id, beat=True)
 
         counters = {
             "passages": total_passages,
@@ -214,15 +234,30 @@ class Refresher:
             failures=failures,
         )
 
-    def _stage(self, bot: str, source_id: str, batch: list[Passage], documents: list[Document],
-               passages: int, failed: int) -> None:
+    def _checkpoint(self, bot: str, source_id: str, *, beat: bool) -> None:
+        """Between documents and before every write: stop when cancelled, disabled or
+        deleted; give up when the lease went to someone else; heartbeat when due."""
         state, clock = self.services.state, self.services.clock
         current = state.get_source(bot, source_id)
-        if current is None or current.cancel_requested:
+        if current is None or current.cancel_requested or current.status == "disabled":
             raise _Cancelled()
-        if not state.extend_lease(bot, source_id, self.owner, clock.now(), LEASE_SECONDS):
-            raise KnowledgeError("lease lost during refresh", code=Code.LEASE_LOST)
+        if current.lease_owner != self.owner:
+            raise _LeaseLost()
+        now = clock.now()
+        if beat or now - self._last_beat >= HEARTBEAT_SECONDS:
+            if not state.extend_lease(bot, source_id, self.owner, now, LEASE_SECONDS):
+                raise _LeaseLost()
+            self._last_beat = now
+
+    def _stage(self, bot: str, source_id: str, batch: list[Passage], documents: list[Document],
+               passages: int, failed: int) -> None:
+        state = self.services.state
+        self._checkpoint(bot, source_id, beat=True)
         self.services.index.write(bot, batch)
+        # a write can stall past the lease (the reaper then hands the source to another
+        # worker): the counters below are only ours to write while the lease still is
+        if not state.extend_lease(bot, source_id, self.owner, self.services.clock.now(), LEASE_SECONDS):
+            raise _LeaseLost()
         state.update_source(bot, source_id, documents_processed=len(documents), fragments_processed=passages,
                             documents_failed=failed)
 
@@ -245,14 +280,25 @@ class Refresher:
     def _drop_retired(self, bot: str, source_id: str) -> None:
         drop_orphans(self.services, only=(bot, source_id))
 
+    def _drop_own(self, bot: str, source_id: str, generation: int | None) -> None:
+        if generation is not None:
+            self.services.index.delete_generation(bot, source_id, generation)
+            self.services.state.finish_generation(bot, source_id, generation)
+        log.warning("refresh of %s/%s lost its lease; its staged generation was dropped", bot, source_id)
+
     def _abandon(self, bot: str, source_id: str, generation: int | None, code: str, message: str) -> None:
         state = self.services.state
         if generation is not None:
             self.services.index.delete_generation(bot, source_id, generation)
             state.finish_generation(bot, source_id, generation)
-        if state.get_source(bot, source_id) is not None:
-            state.update_source(bot, source_id, status="failed", error_code=code, error_message=message,
-                                cancel_requested=False)
+        current = state.get_source(bot, source_id)
+        if current is not None and current.lease_owner in (None, self.owner):
+            if current.status == "disabled":
+                # disabled mid-run: it stays disabled (and out of every search)
+                state.update_source(bot, source_id, cancel_requested=False)
+            else:
+                state.update_source(bot, source_id, status="failed", error_code=code, error_message=message,
+                                    cancel_requested=False)
             state.release_lease(bot, source_id, self.owner)
         log.info("refresh of %s/%s failed: %s", bot, source_id, code)
 

@@ -714,6 +714,8 @@ class DynamoDbStateStore:
                 raise Conflict("lease lost before commit", code=Code.LEASE_LOST)
             old = item.get("liveGeneration")
             retired = int(old) if old is not None and int(old) != generation else None
+            # a source disabled while its last run finished stays disabled (and unsearched)
+            status = "disabled" if item.get(_ATTR["status"]) == "disabled" else "ready"
             changes: dict[str, object] = {
                 "live_generation": generation,
                 "checksum": checksum,
@@ -722,7 +724,7 @@ class DynamoDbStateStore:
                 "fragments_processed": counters.get("fragments_processed", 0),
                 "documents_failed": counters.get("documents_failed", 0),
                 "visibility_counts": visibility_counts or {},
-                "status": "ready",
+                "status": status,
                 "error_code": error_code,
                 "error_message": None,
                 "last_indexed_at": now,
@@ -736,9 +738,10 @@ class DynamoDbStateStore:
                 expr.set(_ATTR[name], _encode_field(name, value))
             expr.set("previousGeneration", retired)
             expr.set("committedBy", owner)
-            expr.set_due(_due(bot, source_id, "ready", item.get("nextRefreshAt")))
+            expr.set_due(_due(bot, source_id, status, item.get("nextRefreshAt")))
             condition = (
                 f"{expr.n('leaseOwner')} = {expr.v(owner)} AND {expr.equals_or_absent('liveGeneration', old)} "
+                f"AND {expr.equals_or_absent(_ATTR['status'], item.get(_ATTR['status']))} "
                 f"AND {expr.equals_or_absent('nextRefreshAt', item.get('nextRefreshAt'))}"
             )
             transaction: list[dict[str, Any]] = [

@@ -18,6 +18,8 @@ from ...wiring import Services
 
 log = logging.getLogger(__name__)
 
+MAX_JOBS_KEPT = 1000
+
 
 @dataclass
 class Job:
@@ -43,6 +45,7 @@ class InProcessWorkflow:
         self._jobs: dict[str, Job] = {}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
 
     # -- Workflow port --------------------------------------------------------------------
 
@@ -55,18 +58,48 @@ class InProcessWorkflow:
     def job(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)
 
+    def cancel_refresh(self, bot: str, source_id: str) -> int:
+        """Drop the queued (not yet running) refresh jobs of one source; returns how many.
+        A running job is stopped through the source's ``cancel_requested`` flag instead."""
+        dropped = 0
+        with self._lock:
+            for job in self._jobs.values():
+                if job.kind == "refresh" and job.status == "queued" and (job.bot, job.source_id) == (bot, source_id):
+                    job.status = "cancelled"
+                    dropped += 1
+        return dropped
+
+    def pending(self, bot: str, source_id: str) -> bool:
+        with self._lock:
+            return any(j.status in ("queued", "running") and (j.bot, j.source_id) == (bot, source_id)
+                       for j in self._jobs.values())
+
     # -- running --------------------------------------------------------------------------
 
     def _submit(self, job: Job) -> dict[str, Any]:
-        self._jobs[job.id] = job
+        with self._lock:
+            self._prune()
+            self._jobs[job.id] = job
         if self.background:
             self._queue.put(job)
         else:
             self._run(job)
         return job.as_dict()
 
+    def _prune(self) -> None:
+        """Forget the oldest finished jobs once there are many (dicts keep insertion order)."""
+        if len(self._jobs) < MAX_JOBS_KEPT:
+            return
+        for job_id in [k for k, j in self._jobs.items() if j.status not in ("queued", "running")]:
+            del self._jobs[job_id]
+            if len(self._jobs) < MAX_JOBS_KEPT // 2:
+                break
+
     def _run(self, job: Job) -> None:
-        job.status = "running"
+        with self._lock:
+            if job.status != "queued":  # cancelled while waiting in the queue
+                return
+            job.status = "running"
         try:
             if job.kind == "reindex":
                 job.result = reindex(self.services, job.bot, force=job.force).as_dict()
@@ -109,7 +142,8 @@ class InProcessWorkflow:
         """Reap dead workers' leases and queue sources that are waiting or due."""
         try:
             reap_expired_leases(self.services)
-            queued = {(j.bot, j.source_id) for j in self._jobs.values() if j.status in ("queued", "running")}
+            with self._lock:
+                queued = {(j.bot, j.source_id) for j in self._jobs.values() if j.status in ("queued", "running")}
             for source in self.services.state.due_sources(self.services.clock.now()):
                 if source.type in REFRESHABLE and (source.bot, source.id) not in queued:
                     self.start_refresh(source.bot, source.id)

@@ -1,0 +1,109 @@
+"""The OpenAPI document, generated from the route table (``routes.ROUTES``) and the body
+schemas (``schemas.SCHEMAS``): one source of truth for the server, the docs and fuzzers."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from .auth import SCOPES
+from .schemas import SCHEMAS, ref
+
+TITLE = "kb knowledge API"
+VERSION = "1"
+
+_PARAMS: dict[str, dict[str, Any]] = {
+    "botID": {"description": "The bot (tenant) the token opens",
+              "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"}},
+    "sourceID": {"description": "A source id", "schema": {"type": "string", "minLength": 1}},
+    "agentID": {"description": "An agent id",
+                "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"}},
+}
+
+_ERROR_TEXT = {
+    400: "Invalid input (error.code says which rule)",
+    401: "Missing or unknown bearer token",
+    403: "The token is for another bot or lacks the scope",
+    404: "Not found",
+    409: "Conflict with the source's or agent's state",
+    413: "Upload larger than 8 MB (file_too_large)",
+    422: "Rejected citations (invalid_citation, items under error.invalid)",
+    429: "Rate limited; see Retry-After",
+}
+
+
+def _operation(route: Any) -> dict[str, Any]:
+    names = re.findall(r"\{(\w+)\}", route.template)
+    op: dict[str, Any] = {
+        "operationId": route.operation_id,
+        "summary": route.summary,
+        "parameters": [{"name": n, "in": "path", "required": True, **_PARAMS.get(n, {"schema": {"type": "string"}})}
+                       for n in names],
+    }
+    if route.scope is not None:
+        op["security"] = [{"bearer": [route.scope]}]
+        op["x-scope"] = route.scope
+    else:
+        op["security"] = []
+    if route.raw_body:
+        op["requestBody"] = {
+            "required": route.body_required,
+            "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+        }
+    elif route.body is not None:
+        op["requestBody"] = {
+            "required": route.body_required,
+            "content": {"application/json": {"schema": ref(route.body)}},
+        }
+    responses: dict[str, Any] = {}
+    ok: dict[str, Any] = {"description": "OK" if route.ok < 300 else ""}
+    if route.response is not None:
+        ok["content"] = {"application/json": {"schema": ref(route.response)}}
+    elif route.template == "/openapi.json":
+        ok["content"] = {"application/json": {"schema": {"type": "object"}}}
+    responses[str(route.ok)] = ok
+    statuses = set(route.errors)
+    if route.scope is not None:
+        statuses |= {400, 401, 403}
+    if route.body is not None or route.raw_body:
+        statuses.add(400)
+    if route.handler.__name__ == "post_retrieval_test":
+        statuses.add(429)
+    for status in sorted(statuses):
+        responses[str(status)] = {
+            "description": _ERROR_TEXT[status],
+            "content": {"application/json": {"schema": ref("Error")}},
+        }
+    op["responses"] = responses
+    return op
+
+
+@lru_cache(maxsize=1)
+def _document() -> dict[str, Any]:
+    from .routes import ROUTES
+
+    paths: dict[str, dict[str, Any]] = {}
+    for route in ROUTES:
+        paths.setdefault(route.template, {})[route.method.lower()] = _operation(route)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": TITLE,
+            "version": VERSION,
+            "description": "Knowledge sources, retrieval and citations for AI support agents. "
+                           "Every route but this document needs `Authorization: Bearer <token>`; a token opens "
+                           f"exactly one bot with the scopes {', '.join(SCOPES)}. Errors are "
+                           '`{"error": {"code", "message"}}`.',
+        },
+        "paths": paths,
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }
+
+
+def openapi_document() -> dict[str, Any]:
+    """The document (built once per process; callers must not mutate it)."""
+    return _document()
