@@ -24,7 +24,9 @@ def doc(did: str, path: str, **kw: object) -> Document:
 
 def test_due_sources_follow_status_and_schedule(state_store):
     state_store.put_source(src("waiting", status="waiting", updated_at=NOW - 10))
-    state_store.put_source(src("again", status="needs_refresh", updated_at=NOW - 30, next_refresh_at=NOW + 999))
+    state_store.put_source(src("again", status="needs_refresh", updated_at=NOW - 30))
+    # queued, but backing off (a throttled embedder): due only once the time has come
+    state_store.put_source(src("backoff", status="waiting", updated_at=NOW - 40, next_refresh_at=NOW + 999))
     state_store.put_source(src("scheduled", status="ready", next_refresh_at=NOW - 1, updated_at=NOW - 20))
     state_store.put_source(src("later", status="ready", next_refresh_at=NOW + 60))
     state_store.put_source(src("unscheduled", status="ready"))
@@ -42,10 +44,12 @@ def test_due_sources_follow_status_and_schedule(state_store):
     state_store.update_source("b1", "later", next_refresh_at=NOW - 2)
     state_store.update_source("b1", "off", status="ready", updated_at=NOW - 100)
     assert [s.id for s in state_store.due_sources(NOW)] == ["off", "again", "scheduled", "other-bot", "later"]
+    assert "backoff" in [s.id for s in state_store.due_sources(NOW + 1000)]
 
 
-def test_commit_replaces_documents_and_schedule_survives(state_store):
-    state_store.put_source(src("s1", status="indexing", next_refresh_at=NOW + 3600))
+def test_commit_replaces_documents_and_schedules_the_next_refresh(state_store):
+    # a website refreshes on its interval from the end of its last run
+    state_store.put_source(src("s1", status="indexing", refresh_every=3600, next_refresh_at=NOW - 5))
     state_store.acquire_lease("b1", "s1", "w1", NOW, 120)
     g1 = state_store.begin_generation("b1", "s1", "w1")
     state_store.commit_generation("b1", "s1", "w1", g1, checksum="c1",
@@ -63,8 +67,16 @@ def test_commit_replaces_documents_and_schedule_survives(state_store):
     assert (only.id, only.error_code) == ("c", "malformed_file")
     s = state_store.get_source("b1", "s1")
     assert (s.status, s.error_code, s.documents_failed, s.last_indexed_at) == ("ready", "malformed_file", 1, NOW + 2)
-    assert [x.id for x in state_store.due_sources(NOW + 3599)] == []
-    assert [x.id for x in state_store.due_sources(NOW + 3600)] == ["s1"]
+    assert [x.id for x in state_store.due_sources(NOW + 3601)] == []
+    assert [x.id for x in state_store.due_sources(NOW + 3602)] == ["s1"]
+
+    # anything else has no schedule after a successful run (a past backoff is cleared)
+    state_store.put_source(src("s2", status="waiting", next_refresh_at=NOW - 5))
+    state_store.acquire_lease("b1", "s2", "w1", NOW, 120)
+    g = state_store.begin_generation("b1", "s2", "w1")
+    state_store.commit_generation("b1", "s2", "w1", g, checksum="c", documents=[], counters={}, now=NOW)
+    assert state_store.get_source("b1", "s2").next_refresh_at is None
+    assert "s2" not in [x.id for x in state_store.due_sources(NOW + 10**6)]
 
 
 def test_stale_staging_and_orphans(state_store):

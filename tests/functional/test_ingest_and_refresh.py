@@ -64,7 +64,7 @@ def test_checksum_written_only_after_passages_replaced(services, write_pack, mon
 
     original_write = services.index.write
 
-    def failing_write(bot, passages):
+    def failing_write(bot, passages, **kw):
         raise BackendError("disk full")
 
     monkeypatch.setattr(services.index, "write", failing_write)
@@ -157,8 +157,8 @@ def test_readers_see_old_or_new_generation_never_a_mix(services, write_pack, mon
     seen_during = []
     original_write = services.index.write
 
-    def spying_write(bot, passages):
-        n = original_write(bot, passages)
+    def spying_write(bot, passages, **kw):
+        n = original_write(bot, passages, **kw)
         seen_during.append(ask(services, "marmot text"))  # new generation written, not yet live
         return n
 

@@ -336,11 +336,11 @@ def test_killed_worker_recovers_and_old_passages_are_served_throughout(services,
     entered, never = threading.Event(), threading.Event()
     original_write = services.index.write
 
-    def write(bot, passages):
+    def write(bot, passages, **kw):
         if threading.current_thread().name == "doomed-worker":
             entered.set()
             never.wait(30)  # the worker hangs here; it is never heard from again
-        return original_write(bot, passages)
+        return original_write(bot, passages, **kw)
 
     monkeypatch.setattr(services.index, "write", write)
     results = []

@@ -13,14 +13,17 @@ written only by the commit itself, after the passages were replaced — never be
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..chunking import chunk_markdown, single_passage
+from ..embed import embed_in_batches
 from ..errors import Code, KnowledgeError, SourceFailure
 from ..model import Document, Passage
+from ..ports import Embedder
 from ..settings import LEASE_SECONDS
 from ..sources.base import SourceContent, content_checksum
 from ..sources.registry import load_content
@@ -33,7 +36,13 @@ MAX_DOCUMENTS_PER_SOURCE = 100
 #: Shipped documentation packs are exempt from the per-source document cap (a product's
 #: pack routinely has hundreds of pages); crawled and uploaded sources are not.
 UNCAPPED_TYPES = frozenset({"pack"})
-WRITE_BATCH = 2000
+#: Passages written (and committed in tantivy) per batch: fewer, larger commits ingest faster;
+#: a batch still takes seconds, far inside a lease.
+WRITE_BATCH = 8000
+#: Failures that leave the source queued (with the error shown) rather than failed: the
+#: embedder is throttled or down, not the content wrong. Retried after a growing backoff.
+REQUEUE_CODES = frozenset({Code.RATE_LIMITED, Code.EMBEDDING_FAILED})
+REQUEUE_MAX_SECONDS = 3600.0
 
 Progress = Callable[..., None]
 
@@ -83,6 +92,9 @@ class Refresher:
         self.owner = owner or f"worker-{uuid.uuid4().hex[:12]}"
         self.progress = progress or (lambda *a, **k: None)
         self._last_beat = 0.0
+        self._seen_version: object = None
+        self._last_check = 0.0
+        self._embedder: Embedder | None = None
 
     # -- public ---------------------------------------------------------------------------
 
@@ -98,8 +110,11 @@ class Refresher:
         self._last_beat = clock.now()
         generation: int | None = None
         try:
+            self._embedder = self._bot_embedder(bot)
             content = load_content(self.services, source)
-            checksum = content_checksum(source.type.encode() + b"\x00" + content.checksum_bytes)
+            # the vector space is part of what passages are: another embedder means a rebuild
+            space = self._embedder.name if self._embedder else "none"
+            checksum = content_checksum(f"{source.type}\x00{space}\x00".encode() + content.checksum_bytes)
             if (
                 not force
                 and source.checksum == checksum
@@ -124,8 +139,9 @@ class Refresher:
             self._drop_own(bot, source_id, generation)
             return RefreshOutcome(source.id, source.name, "lost")
         except SourceFailure as exc:
-            self._abandon(bot, source_id, generation, exc.code, exc.message)
-            return RefreshOutcome(source.id, source.name, "failed", error_code=exc.code)
+            requeue = exc.code in REQUEUE_CODES
+            self._abandon(bot, source_id, generation, exc.code, exc.message, requeue=requeue)
+            return RefreshOutcome(source.id, source.name, "queued" if requeue else "failed", error_code=exc.code)
         except Exception as exc:
             if isinstance(exc, KnowledgeError) and exc.code == Code.LEASE_LOST:
                 # the lease went to another worker (e.g. reaped while this one stalled): the
@@ -234,10 +250,37 @@ class Refresher:
             failures=failures,
         )
 
+    def _bot_embedder(self, bot: str) -> Embedder | None:
+        try:
+            return self.services.embedder_for(bot)
+        except ValueError as exc:  # a misconfigured embedder: shown on the source, retried later
+            raise SourceFailure(Code.EMBEDDING_FAILED, "the bot's embedder is misconfigured") from exc
+
+    def _changed(self, beat: bool) -> bool:
+        """Whether the source row may have changed since the last look. A store that can
+        say cheaply whether anything committed (SQLite) is asked every document; others
+        are re-read at most every half second."""
+        if beat:
+            return True
+        version = getattr(self.services.state, "version", None)
+        if version is not None:
+            current = version()
+            changed = current != self._seen_version
+            self._seen_version = current
+            return changed
+        now = time.monotonic()
+        if now - self._last_check >= 0.5:
+            self._last_check = now
+            return True
+        return False
+
     def _checkpoint(self, bot: str, source_id: str, *, beat: bool) -> None:
         """Between documents and before every write: stop when cancelled, disabled or
         deleted; give up when the lease went to someone else; heartbeat when due."""
         state, clock = self.services.state, self.services.clock
+        now = clock.now()
+        if not self._changed(beat) and now - self._last_beat < HEARTBEAT_SECONDS:
+            return
         current = state.get_source(bot, source_id)
         if current is None or current.cancel_requested or current.status == "disabled":
             raise _Cancelled()
@@ -253,7 +296,13 @@ class Refresher:
                passages: int, failed: int) -> None:
         state = self.services.state
         self._checkpoint(bot, source_id, beat=True)
-        self.services.index.write(bot, batch)
+        embedder = self._embedder
+        if embedder is not None:
+            vectors = embed_in_batches(embedder, [p.text for p in batch])
+            for passage, vector in zip(batch, vectors, strict=True):
+                passage.vector = vector
+            self._checkpoint(bot, source_id, beat=True)  # embedding takes time: still ours?
+        self.services.index.write(bot, batch, space=embedder.name if embedder else None)
         # a write can stall past the lease (the reaper then hands the source to another
         # worker): the counters below are only ours to write while the lease still is
         if not state.extend_lease(bot, source_id, self.owner, self.services.clock.now(), LEASE_SECONDS):
@@ -286,7 +335,8 @@ class Refresher:
             self.services.state.finish_generation(bot, source_id, generation)
         log.warning("refresh of %s/%s lost its lease; its staged generation was dropped", bot, source_id)
 
-    def _abandon(self, bot: str, source_id: str, generation: int | None, code: str, message: str) -> None:
+    def _abandon(self, bot: str, source_id: str, generation: int | None, code: str, message: str,
+                 *, requeue: bool = False) -> None:
         state = self.services.state
         if generation is not None:
             self.services.index.delete_generation(bot, source_id, generation)
@@ -296,6 +346,11 @@ class Refresher:
             if current.status == "disabled":
                 # disabled mid-run: it stays disabled (and out of every search)
                 state.update_source(bot, source_id, cancel_requested=False)
+            elif requeue:
+                # still queued, error shown; retried after a backoff that grows with attempts
+                delay = min(REQUEUE_MAX_SECONDS, 30.0 * 2 ** min(current.attempts, 7))
+                state.update_source(bot, source_id, status="waiting", error_code=code, error_message=message,
+                                    cancel_requested=False, next_refresh_at=self.services.clock.now() + delay)
             else:
                 state.update_source(bot, source_id, status="failed", error_code=code, error_message=message,
                                     cancel_requested=False)

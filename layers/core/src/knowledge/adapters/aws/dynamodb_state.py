@@ -214,7 +214,8 @@ def _due_shard(bot: str, source_id: str) -> str:
 def _due(bot: str, source_id: str, status: object, next_refresh_at: object) -> tuple[str, float] | None:
     """Where a source sits in the due index, mirroring the SQL twin's ``due_sources`` rule."""
     if status in _IMMEDIATE:
-        return _due_shard(bot, source_id), 0.0
+        # queued now, or after a backoff (a throttled embedder) when a time is set
+        return _due_shard(bot, source_id), float(next_refresh_at) if next_refresh_at is not None else 0.0
     if status in _NEVER_DUE or next_refresh_at is None:
         return None
     return _due_shard(bot, source_id), float(next_refresh_at)  # type: ignore[arg-type]
@@ -716,6 +717,9 @@ class DynamoDbStateStore:
             retired = int(old) if old is not None and int(old) != generation else None
             # a source disabled while its last run finished stays disabled (and unsearched)
             status = "disabled" if item.get(_ATTR["status"]) == "disabled" else "ready"
+            # the next scheduled refresh: websites on their interval, nothing else
+            every = item.get(_ATTR["refresh_every"])
+            next_at = now + float(every) if every is not None else None
             changes: dict[str, object] = {
                 "live_generation": generation,
                 "checksum": checksum,
@@ -728,6 +732,7 @@ class DynamoDbStateStore:
                 "error_code": error_code,
                 "error_message": None,
                 "last_indexed_at": now,
+                "next_refresh_at": next_at,
                 "updated_at": now,
                 "lease_owner": None,
                 "lease_expires_at": None,
@@ -738,7 +743,7 @@ class DynamoDbStateStore:
                 expr.set(_ATTR[name], _encode_field(name, value))
             expr.set("previousGeneration", retired)
             expr.set("committedBy", owner)
-            expr.set_due(_due(bot, source_id, status, item.get("nextRefreshAt")))
+            expr.set_due(_due(bot, source_id, status, next_at))
             condition = (
                 f"{expr.n('leaseOwner')} = {expr.v(owner)} AND {expr.equals_or_absent('liveGeneration', old)} "
                 f"AND {expr.equals_or_absent(_ATTR['status'], item.get(_ATTR['status']))} "

@@ -262,7 +262,7 @@ class SqliteStateStore:
             raise NotFound(f"source {source_id} not found")
         return _source_from_row(rows[0])
 
-    def _state_version(self) -> tuple[int, int]:
+    def version(self) -> tuple[int, int]:
         """Changes whenever anything committed: ``data_version`` moves on commits by other
         connections (threads, processes), the serial on this store's own transactions."""
         return int(self._conn().execute("PRAGMA data_version").fetchone()[0]), self._write_serial
@@ -271,7 +271,7 @@ class SqliteStateStore:
         cache: dict[tuple[str, str], tuple[tuple[int, int], Any]] | None = getattr(self._local, "cache", None)
         if cache is None:
             cache = self._local.cache = {}
-        version = self._state_version()
+        version = self.version()
         hit = cache.get(key)
         if hit is not None and hit[0] == version:
             return hit[1]
@@ -308,8 +308,9 @@ class SqliteStateStore:
 
     def due_sources(self, now: float, limit: int = 50) -> list[Source]:
         rows = self._read(
-            "SELECT * FROM sources WHERE status IN ('waiting', 'needs_refresh') "
-            "OR (next_refresh_at IS NOT NULL AND next_refresh_at <= ? AND status NOT IN ('disabled', 'indexing')) "
+            "SELECT * FROM sources WHERE status NOT IN ('disabled', 'indexing') AND ("
+            "(status IN ('waiting', 'needs_refresh') AND next_refresh_at IS NULL) "
+            "OR (next_refresh_at IS NOT NULL AND next_refresh_at <= ?)) "
             "ORDER BY updated_at LIMIT ?",
             (now, limit),
         )
@@ -406,6 +407,8 @@ class SqliteStateStore:
                 # a source disabled while its last run finished stays disabled (and unsearched)
                 "status = CASE WHEN status = 'disabled' THEN 'disabled' ELSE 'ready' END, "
                 "last_indexed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL, "
+                # the next scheduled refresh: websites on their interval, nothing else
+                "next_refresh_at = CASE WHEN refresh_every IS NOT NULL THEN ? + refresh_every END, "
                 "cancel_requested = 0 WHERE bot = ? AND id = ?",
                 (
                     generation,
@@ -416,6 +419,7 @@ class SqliteStateStore:
                     counters.get("documents_failed", 0),
                     json.dumps(visibility_counts or {}, sort_keys=True),
                     error_code,
+                    now,
                     now,
                     now,
                     bot,

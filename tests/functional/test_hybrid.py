@@ -1,0 +1,86 @@
+"""Embedding during refresh, semantic search beside BM25, fusion, and embedder failures."""
+
+from __future__ import annotations
+
+from knowledge.embed.hashing import HashingEmbedder
+from knowledge.errors import Code, SourceFailure
+from knowledge.refresh.pipeline import Refresher
+from knowledge.refresh.reindex import install_pack, pack_source_id, reindex
+from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
+from tests.conftest import page
+
+PAGES = [
+    page("help/withdraw.md", "# Withdraw\n\nSend XMR out of your vault to a subaddress.", audience="CUSTOMER"),
+    page("help/deposit.md", "# Deposit\n\nCopy your deposit address to fund the vault.", audience="CUSTOMER"),
+    page("admin/sweep.md", "# Sweep\n\nSend XMR out of the hot wallet to cold storage.", audience="OPERATOR"),
+]
+
+
+def ask(services, q, audience="customer", **options):
+    return retrieve(services, RetrievalRequest("default", q, audience), options=RetrievalOptions(**options))
+
+
+def test_refresh_embeds_and_retrieval_fuses_both_lists(services, write_pack):
+    services.default_embedder = "hashing"
+    install_pack(services, write_pack("coinvault", PAGES))
+    reindex(services, "default")
+    res = ask(services, "send XMR out")
+    top = res["excerpts"][0]
+    assert top["path"] == "help/withdraw.md"
+    assert top["reason"] == "hybrid"
+    assert top["signals"]["lexicalRank"] == 1 and top["signals"]["semanticRank"] == 1
+    # semantic alone still never crosses the audience line
+    semantic_only = ask(services, "send XMR out of the hot wallet to cold storage", lexical=False)
+    assert semantic_only["excerpts"] and all(e["path"] != "admin/sweep.md" for e in semantic_only["excerpts"])
+    assert all(e["reason"] == "semantic" for e in semantic_only["excerpts"])
+
+
+def test_changing_the_embedder_rebuilds_instead_of_skipping(services, write_pack):
+    install_pack(services, write_pack("coinvault", PAGES))
+    reindex(services, "default")
+    assert [o.status for o in reindex(services, "default").outcomes] == ["skipped"]
+    settings = services.state.get_bot("default")
+    settings.embedder = "hashing"
+    services.state.put_bot(settings)
+    assert [o.status for o in reindex(services, "default").outcomes] == ["indexed"]
+    assert ask(services, "deposit address")["excerpts"][0]["signals"]["semanticRank"] == 1
+
+
+class Throttled:
+    name = "throttled-4"
+    dimensions = 4
+
+    def embed(self, texts):
+        raise SourceFailure(Code.RATE_LIMITED, "slow down")
+
+
+def test_a_failing_embedder_leaves_the_source_queued_and_the_old_version_live(services, write_pack, monkeypatch):
+    install_pack(services, write_pack("coinvault", PAGES))
+    reindex(services, "default")
+    sid = pack_source_id("default", "coinvault")
+    live = services.state.get_source("default", sid).live_generation
+    monkeypatch.setattr(services, "embedder_for", lambda bot: Throttled())
+    monkeypatch.setattr("knowledge.embed.factory.time.sleep", lambda s: None)
+    outcome = Refresher(services).refresh("default", sid, force=True)
+    assert (outcome.status, outcome.error_code) == ("queued", Code.RATE_LIMITED)
+    src = services.state.get_source("default", sid)
+    assert (src.status, src.error_code, src.live_generation) == ("waiting", Code.RATE_LIMITED, live)
+    # backing off: not due now, due later
+    now = services.clock.now()
+    assert sid not in [s.id for s in services.state.due_sources(now)]
+    assert sid in [s.id for s in services.state.due_sources(now + 10_000)]
+    # still answering from the previous generation, never half-embedded
+    assert ask(services, "deposit address")["excerpts"][0]["path"] == "help/deposit.md"
+    assert services.index.count("default", "customer", [f"{sid}:{live + 1}"]) == 0
+
+
+def test_question_embedded_in_each_space_present(services, write_pack, monkeypatch):
+    services.default_embedder = "hashing"
+    install_pack(services, write_pack("coinvault", PAGES))
+    reindex(services, "default")
+    # the bot moves to another embedder; until its sources are re-embedded the old vectors answer
+    old = services.embedder_for("default")
+    assert isinstance(old, HashingEmbedder)
+    monkeypatch.setattr(services, "embedder_for", lambda bot: HashingEmbedder(64))
+    res = ask(services, "deposit address", lexical=False)
+    assert res["excerpts"][0]["path"] == "help/deposit.md"
