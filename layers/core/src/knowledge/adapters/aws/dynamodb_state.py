@@ -215,7 +215,7 @@ def _due(bot: str, source_id: str, status: object, next_refresh_at: object) -> t
     """Where a source sits in the due index, mirroring the SQL twin's ``due_sources`` rule."""
     if status in _IMMEDIATE:
         # queued now, or after a backoff (a throttled embedder) when a time is set
-        return _due_shard(bot, source_id), float(next_refresh_at) if next_refresh_at is not None else 0.0
+        return _due_shard(bot, source_id), float(next_refresh_at) if next_refresh_at is not None else 0.0  # type: ignore[arg-type]
     if status in _NEVER_DUE or next_refresh_at is None:
         return None
     return _due_shard(bot, source_id), float(next_refresh_at)  # type: ignore[arg-type]
