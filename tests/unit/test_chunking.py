@@ -568,3 +568,18 @@ def test_fast_table_rule_finds_the_same_blocks_as_the_stock_rule() -> None:
         expected = [(t.type, t.map) for t in stock.parse(page) if t.level == 0 and t.map]
         fast = chunking._BLOCK_PARSERS[True, True]
         assert [(t.type, t.map) for t in fast.parse(page) if t.level == 0 and t.map] == expected
+
+
+def test_ascii_fast_count_equals_the_documented_pattern():
+    import random
+    import re
+    import string
+
+    from knowledge.chunking import count_tokens
+
+    pattern = re.compile(r"\w+|[^\w\s]", re.ASCII)
+    rng = random.Random(5)
+    alphabet = string.printable + "\x00\x1c\x1f\x7f"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 80)))
+        assert count_tokens(text) == len(pattern.findall(text)), repr(text)
