@@ -227,6 +227,8 @@ class BotSettings:
     floor: float = 0.35
     #: another deployment of this service to fuse in: {"url", "token", "bot"}
     upstream: dict[str, Any] | None = None
+    #: digest of the live generations the stored rescue model was learned from
+    rescue_version: str | None = None
 
 
 @dataclass

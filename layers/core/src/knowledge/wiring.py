@@ -7,12 +7,27 @@
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .ports import BlobStore, Clock, Embedder, SystemClock
-from .settings import LocalSettings
+from .settings import (
+    ENV_BEDROCK_MODEL,
+    ENV_BUCKET,
+    ENV_DUE_INDEX,
+    ENV_EMBEDDER,
+    ENV_INDEX_PREFIX,
+    ENV_SEARCH_DIMENSION,
+    ENV_SEARCH_ENDPOINT,
+    ENV_SEARCH_READ_ROLES,
+    ENV_SEARCH_REPLICAS,
+    ENV_STATE_MACHINE,
+    ENV_TABLE,
+    LocalSettings,
+)
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +45,8 @@ class Services:
     #: embedders built so far, by vector-space name, so questions can still be embedded in
     #: a space a bot is moving away from while its sources are re-embedded
     embedders: dict[str, Embedder] = field(default_factory=dict)
+    #: per-process caches of derived data (e.g. loaded rescue models), keyed by purpose
+    caches: dict[str, Any] = field(default_factory=dict)
 
     def embedder_for(self, bot: str) -> Embedder | None:
         """The bot's embedder (its setting, else the default), built once per process."""
@@ -66,4 +83,109 @@ def build_local_services(settings: LocalSettings) -> Services:
         data_dir=root,
         default_embedder=settings.embedder,
     )
+    return services
+
+
+@dataclass(frozen=True)
+class AwsSettings:
+    """The Lambda functions' configuration, read from the environment ``infra/`` sets and
+    validated once per cold start (a missing name fails the import, not the first request)."""
+
+    table: str
+    bucket: str
+    search_endpoint: str
+    state_machine_arn: str | None
+    region: str | None
+    index_prefix: str = "kb"
+    replicas: int = 0
+    dimension: int = 1024
+    read_roles: tuple[str, ...] = ()
+    embedder: str = "none"
+    bedrock_model: str = "amazon.titan-embed-text-v2:0"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> AwsSettings:
+        env = os.environ if env is None else env
+        missing = [name for name in (ENV_TABLE, ENV_BUCKET, ENV_SEARCH_ENDPOINT) if not env.get(name)]
+        if missing:
+            raise ValueError(f"missing environment variable(s): {', '.join(missing)}")
+        due_index = env.get(ENV_DUE_INDEX)
+        if due_index:
+            from .adapters.aws.dynamodb_state import DUE_INDEX
+
+            if due_index != DUE_INDEX:
+                raise ValueError(f"{ENV_DUE_INDEX} is {due_index!r}; the state store queries {DUE_INDEX!r}")
+        embedder = env.get(ENV_EMBEDDER, "none").strip() or "none"
+        if embedder not in ("none", "bedrock", "openai", "hashing"):
+            raise ValueError(f"{ENV_EMBEDDER} must be none, bedrock, openai or hashing, not {embedder!r}")
+        try:
+            replicas = int(env.get(ENV_SEARCH_REPLICAS, "0"))
+            dimension = int(env.get(ENV_SEARCH_DIMENSION, "1024"))
+        except ValueError as exc:
+            raise ValueError(f"{ENV_SEARCH_REPLICAS} and {ENV_SEARCH_DIMENSION} must be integers") from exc
+        if replicas < 0 or not 1 <= dimension <= 16_000:
+            raise ValueError(f"{ENV_SEARCH_REPLICAS} must be >= 0 and {ENV_SEARCH_DIMENSION} within 1..16000")
+        return cls(
+            table=env[ENV_TABLE],
+            bucket=env[ENV_BUCKET],
+            search_endpoint=env[ENV_SEARCH_ENDPOINT],
+            state_machine_arn=env.get(ENV_STATE_MACHINE) or None,
+            region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None,
+            index_prefix=env.get(ENV_INDEX_PREFIX, "kb") or "kb",
+            replicas=replicas,
+            dimension=dimension,
+            read_roles=tuple(r.strip() for r in env.get(ENV_SEARCH_READ_ROLES, "").split(",") if r.strip()),
+            embedder=embedder,
+            bedrock_model=env.get(ENV_BEDROCK_MODEL, "") or "amazon.titan-embed-text-v2:0",
+        )
+
+
+def build_aws_services(
+    env: Mapping[str, str] | None = None,
+    *,
+    session: Any = None,
+    search_client: Any = None,
+    embedder: bool = True,
+) -> Services:
+    """The composition root of a Lambda function: clients are created here, once per cold
+    start (module level in each handler), and never call the network until used.
+
+    ``search_client`` replaces the SigV4 OpenSearch client (tests point it at a local
+    server); ``embedder=False`` skips the Bedrock client in functions that never embed."""
+    import boto3
+    from botocore.config import Config
+
+    from .adapters.aws.dynamodb_state import DynamoDbStateStore
+    from .adapters.aws.opensearch_index import OpenSearchIndex, build_opensearch_client
+    from .adapters.aws.s3_blobs import S3BlobStore
+    from .adapters.aws.stepfunctions_workflow import StepFunctionsWorkflow
+
+    settings = AwsSettings.from_env(env)
+    session = session or boto3.Session(region_name=settings.region)
+    region = session.region_name or settings.region
+    if not region:
+        raise ValueError("no AWS region configured (AWS_REGION)")
+    aws = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
+    if search_client is None:
+        search_client = build_opensearch_client(settings.search_endpoint, region, session=session)
+    index = OpenSearchIndex(search_client, settings.index_prefix, dimension=settings.dimension,
+                            replicas=settings.replicas, read_roles=settings.read_roles)
+    services = Services(
+        state=DynamoDbStateStore(settings.table, client=session.client("dynamodb", config=aws)),
+        blobs=S3BlobStore(settings.bucket, client=session.client("s3", config=aws)),
+        index=index,
+        default_embedder=settings.embedder,
+    )
+    if settings.state_machine_arn:
+        services.workflow = StepFunctionsWorkflow(session.client("stepfunctions", config=aws),
+                                                  settings.state_machine_arn, services=services)
+    if embedder and settings.embedder == "bedrock":
+        # the bots that set no embedder share the deployment's model (KB_BEDROCK_MODEL_ID),
+        # with one client for the whole environment; bots with their own settings build theirs
+        from .adapters.aws.bedrock_embedder import BedrockEmbedder
+
+        bedrock = BedrockEmbedder(session.client("bedrock-runtime", config=aws), model_id=settings.bedrock_model,
+                                  dimensions=settings.dimension)
+        services.embedders[f"bedrock|{[]!r}"] = bedrock
+        services.embedders.setdefault(bedrock.name, bedrock)
     return services

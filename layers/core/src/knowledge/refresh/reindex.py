@@ -14,10 +14,12 @@ from typing import Any
 
 from ..errors import Code
 from ..model import Source, stable_id
+from ..sources.files import awaiting_upload
 from ..sources.packs import PACK_SUFFIX, product_title, slug_of
 from ..sources.registry import pack_blob_key
 from ..sources.scope import in_scope
 from ..wiring import Services
+from . import rescue_build
 from .pipeline import Progress, Refresher, RefreshOutcome, drop_orphans
 
 log = logging.getLogger(__name__)
@@ -135,7 +137,7 @@ def reindex(
             continue
         if source.status == "disabled":
             continue
-        if source.type not in REFRESHABLE:
+        if source.type not in REFRESHABLE or awaiting_upload(services, source):
             continue
         try:
             report.outcomes.append(refresher.refresh(bot, source.id, force=force))
@@ -146,8 +148,9 @@ def reindex(
                 RefreshOutcome(source.id, source.name, "failed",
                                error_code=current.error_code if current else Code.INTERNAL)
             )
+    rescue_build.rebuild_if_stale(services, bot)
     return report
 
 
-#: Types the embedded pipeline can fetch today.
-REFRESHABLE = frozenset({"pack", "article", "instruction", "fact", "faq"})
+#: Types the pipeline can fetch (every source type).
+REFRESHABLE = frozenset({"pack", "article", "instruction", "fact", "faq", "website", "file"})

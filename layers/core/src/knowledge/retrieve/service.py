@@ -28,6 +28,7 @@ from ..model import (
     key64,
     partition_of_audience,
 )
+from ..refresh import rescue_build
 from ..settings import (
     LEXICAL_TOP_K,
     MAX_EXCERPT_CHARS,
@@ -176,6 +177,10 @@ def retrieve(
         top_terms = {term for _, term in ranking.term_positions(served[0][1].text, query_terms, per_term=1)}
         idf = _idf(services, req.bot, partition, query_terms)
         confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
+    if options.rescue and lexical:
+        rescued = _rescue(services, req, partition, visibilities, source_gens, query_terms, lexical, excerpts)
+        if rescued is not None:
+            excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
     settings = state.get_bot(req.bot)
     if options.upstream and settings.upstream:
         remote = upstream.fetch(settings.upstream, req.q, req.audience)
@@ -209,6 +214,60 @@ def retrieve(
         "operatorGrounded": operator_grounded,
         "corpusSize": corpus,
         "excerpts": excerpts,
+    }
+
+
+def _rescue(
+    services: Services,
+    req: RetrievalRequest,
+    partition: str,
+    visibilities: Sequence[str],
+    source_gens: list[str],
+    query_terms: list[str],
+    lexical: list[Hit],
+    excerpts: list[dict[str, Any]],
+) -> dict[str, Any] | None:
+    """At most one passage the words of the question missed, learned from the bot's corpus."""
+    model = rescue_build.load(services, req.bot)
+    if model is None or not model.enabled:
+        return None
+    served = {key64(e["fragmentId"]) for e in excerpts}
+    found: dict[int, Passage] = {}
+
+    def allowed(key: int) -> bool:
+        if key in served or model.visibility(key) not in visibilities:
+            return False
+        passage = services.index.find_key(req.bot, partition, key, visibilities=visibilities,
+                                          source_gens=source_gens)
+        if passage is None:
+            return False
+        found[key] = passage
+        return True
+
+    pick = model.rescue(query_terms, [h.ref.key for h in lexical], allowed)
+    if pick is None:
+        return None
+    key, similarity = pick
+    p = found[key]
+    lexical_hit = next((h for h in lexical if h.ref.key == key), None)
+    sources = {s.source_id: s for s in services.state.live_sources(req.bot)}
+    src = sources.get(p.source_id)
+    return {
+        "rank": len(excerpts) + 1,
+        "sourceId": p.source_id,
+        "sourceType": src.type if src else None,
+        "documentId": p.document_id,
+        "fragmentId": p.id,
+        "title": p.title,
+        "path": p.path,
+        "breadcrumb": p.breadcrumb,
+        "text": ranking.excerpt(p, query_terms, MAX_EXCERPT_CHARS),
+        "url": p.url,
+        # its own word-match score: the floor and confidence mean what they meant before
+        "score": round(lexical_hit.score * p.weight, 6) if lexical_hit else 0.0,
+        "reason": "rescue",
+        "signals": {"lexicalRank": lexical_hit.rank if lexical_hit else None, "semanticRank": None, "rrf": 0.0,
+                    "weight": p.weight, "rescueSimilarity": round(similarity, 4)},
     }
 
 

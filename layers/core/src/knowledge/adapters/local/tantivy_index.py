@@ -27,7 +27,16 @@ from typing import Any
 import tantivy
 
 from ...errors import BackendError
-from ...model import PARTITION_VISIBILITIES, PARTITIONS, Hit, Passage, PassageRef, partition_of_visibility, valid_bot_id
+from ...model import (
+    PARTITION_VISIBILITIES,
+    PARTITIONS,
+    Hit,
+    Passage,
+    PassageRef,
+    key64,
+    partition_of_visibility,
+    valid_bot_id,
+)
 from .vectors import LocalVectorStore
 
 ANALYZER = "kb_en"
@@ -339,9 +348,41 @@ class TantivySearchIndex:
             return []
         hits = self.vectors.search(bot, partition, queries, visibilities=visibilities, source_gens=source_gens,
                                    limit=limit)
-        for hit in hits:
-            hit.address = (partition, ("pkey", hit.ref.key))
         return hits
+
+    def iter_passages(self, bot: str, source_gens: Sequence[str]) -> Iterator[tuple[int, str, str]]:
+        """(key, visibility, text) of every passage of the given generations, both partitions:
+        what the corpus-learned rescue is built from."""
+        if not source_gens:
+            return
+        for partition in PARTITIONS:
+            part = self._part(bot, partition, create=False)
+            if part is None:
+                continue
+            searcher = part.searcher()
+            query = tantivy.Query.boolean_query(self._filters(bot, partition, PARTITION_VISIBILITIES[partition],
+                                                              source_gens))
+            total = int(searcher.search(query, 1, count=True).count)  # type: ignore[attr-defined]
+            if not total:
+                continue
+            for _score, address in searcher.search(query, total, count=False).hits:
+                d = searcher.doc(address).to_dict()
+                yield key64(d["id"][0]), d["visibility"][0], d["text"][0]
+
+    def find_key(
+        self, bot: str, partition: str, key: int, *, visibilities: Sequence[str], source_gens: Sequence[str]
+    ) -> Passage | None:
+        """The passage with this key, if the same filters as a search admit it."""
+        part = self._part(bot, partition, create=False)
+        if part is None or not source_gens or not visibilities:
+            return None
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "pkey", key)),
+             *self._filters(bot, partition, visibilities, source_gens)]
+        )
+        searcher = part.searcher()
+        hits = searcher.search(query, 1, count=False).hits
+        return self._passage(bot, searcher.doc(hits[0][1])) if hits else None
 
     def vector_spaces(self, bot: str, partition: str, source_gens: Sequence[str]) -> set[str]:
         return self.vectors.embedders(bot, partition, source_gens)
@@ -361,9 +402,11 @@ class TantivySearchIndex:
                 if part is None:
                     continue
                 searcher = searchers[partition] = part.searcher()
-            if isinstance(address, tuple):  # ("pkey", key): found by the vector search
-                found = searcher.search(tantivy.Query.term_query(self.schema, "pkey", address[1]), 1,
-                                        count=False).hits
+            if isinstance(address, tuple):  # ("pkey", key, source_gen): found by the vector search
+                found = searcher.search(tantivy.Query.boolean_query([
+                    (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "pkey", address[1])),
+                    (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "source_gen", address[2])),
+                ]), 1, count=False).hits
                 if not found:
                     continue
                 address = found[0][1]

@@ -28,9 +28,10 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 class _Block:
-    __slots__ = ("embedder", "indexed_at", "keys", "mtime", "ordinal", "vectors", "vis", "weight")
+    __slots__ = ("embedder", "indexed_at", "keys", "mtime", "ordinal", "source_gen", "vectors", "vis", "weight")
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, source_gen: str):
+        self.source_gen = source_gen
         with np.load(path, allow_pickle=False) as z:
             self.vectors = np.ascontiguousarray(z["vectors"], dtype=np.float32)
             self.keys = z["keys"]  # (n, 3) int64: pkey, skey, dkey
@@ -124,7 +125,7 @@ class LocalVectorStore:
             for path in listing.get(self._prefix(source_gen), []):
                 block = self._cache.get(path)  # a file is written once (atomically) and never changed
                 if block is None:
-                    block = _Block(path)
+                    block = _Block(path, source_gen)
                     with self._lock:
                         self._cache[path] = block
                 blocks.append(block)
@@ -179,5 +180,5 @@ class LocalVectorStore:
             pkey, skey, dkey = (int(x) for x in block.keys[row])
             ref = PassageRef(pkey, skey, dkey, int(block.ordinal[row]), float(block.weight[row]),
                              float(block.indexed_at[row]))
-            hits.append(Hit(ref, float(flat[pos]), rank, None, ("pkey", pkey)))
+            hits.append(Hit(ref, float(flat[pos]), rank, None, (partition, ("pkey", pkey, block.source_gen))))
         return hits

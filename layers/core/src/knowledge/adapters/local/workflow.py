@@ -11,9 +11,11 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from ...refresh import rescue_build
 from ...refresh.pipeline import Refresher
 from ...refresh.reaper import reap_expired_leases
 from ...refresh.reindex import REFRESHABLE, reindex
+from ...sources.files import awaiting_upload
 from ...wiring import Services
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,7 @@ class InProcessWorkflow:
         self._jobs: dict[str, Job] = {}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._touched: set[str] = set()
         self._lock = threading.Lock()
 
     # -- Workflow port --------------------------------------------------------------------
@@ -106,6 +109,7 @@ class InProcessWorkflow:
             else:
                 assert job.source_id is not None
                 job.result = Refresher(self.services).refresh(job.bot, job.source_id, force=job.force).as_dict()
+                self._touched.add(job.bot)
             job.status = "done"
         except Exception:  # the worker must survive a failing job; the source row keeps the code
             log.exception("job %s failed", job.id)
@@ -133,19 +137,45 @@ class InProcessWorkflow:
             if job is None:
                 return
             self._run(job)
+            if self._queue.empty():
+                self.rebuild_rescue()
+
+    def rebuild_rescue(self) -> None:
+        """Once the queue drains, relearn the rescue model of every bot whose live corpus moved."""
+        while self._touched:
+            bot = self._touched.pop()
+            try:
+                rescue_build.rebuild_if_stale(self.services, bot)
+            except Exception:  # the rescue is an enhancement: log, keep serving without the update
+                log.exception("rescue rebuild of %s failed", bot)
 
     def _ticker(self) -> None:
         while not self._stop.wait(self.tick_seconds):
             self.tick()
 
     def tick(self) -> None:
-        """Reap dead workers' leases and queue sources that are waiting or due."""
+        """Reap dead workers' leases and queue sources that are waiting or due.
+
+        A source on an interval (websites) whose time has come is marked ``needs_refresh``
+        and its next time moved one interval on as it is queued, so a run that fails does
+        not make it due again at every tick; a successful commit sets the next time from
+        its own finish. File sources still waiting for their upload are left alone."""
         try:
-            reap_expired_leases(self.services)
+            services = self.services
+            reap_expired_leases(services)
             with self._lock:
                 queued = {(j.bot, j.source_id) for j in self._jobs.values() if j.status in ("queued", "running")}
-            for source in self.services.state.due_sources(self.services.clock.now()):
-                if source.type in REFRESHABLE and (source.bot, source.id) not in queued:
-                    self.start_refresh(source.bot, source.id)
+            now = services.clock.now()
+            for source in services.state.due_sources(now):
+                if source.type not in REFRESHABLE or (source.bot, source.id) in queued:
+                    continue
+                if awaiting_upload(services, source):
+                    continue
+                if source.refresh_every and source.next_refresh_at is not None and source.next_refresh_at <= now:
+                    changes: dict[str, Any] = {"next_refresh_at": now + source.refresh_every}
+                    if source.status == "ready":
+                        changes["status"] = "needs_refresh"
+                    services.state.update_source(source.bot, source.id, **changes)
+                self.start_refresh(source.bot, source.id)
         except Exception:  # a failing tick is logged and retried on the next tick
             log.exception("scheduler tick failed")

@@ -1,0 +1,101 @@
+"""The corpus-learned rescue inside retrieval: built on reindex, appended, audience-safe."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from knowledge.refresh import rescue_build
+from knowledge.refresh.reindex import install_pack, reindex
+from knowledge.retrieve.rescue import RescueModel
+from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
+from tests.conftest import page
+
+FILLER = ("staking pool validator epoch reward delegate commission slashing uptime node ledger block "
+          "governance proposal vote quorum treasury bridge oracle liquidity market spread order book").split()
+
+
+def corpus(rng: random.Random) -> list[dict]:
+    pages = []
+    vocabulary = FILLER + [f"term{n}" for n in range(200)]
+    for i in range(60):  # varied filler so there are enough usable terms (each in a few pages)
+        words = rng.sample(vocabulary, 16)
+        pages.append(page(f"help/f{i}.md", "# Page\n\n" + " ".join(words * 2), audience="CUSTOMER"))
+    for i in range(8):  # teach that "cashout" sits with "withdraw" (kept under 18% of passages)
+        pages.append(page(f"help/c{i}.md", f"# Cash\n\ncashout withdraw payout withdraw cashout note{i}",
+                          audience="CUSTOMER"))
+    pages.append(page("help/target.md", "# Moving coins\n\nwithdraw payout withdraw subaddress payout",
+                      audience="CUSTOMER"))
+    pages.append(page("admin/ops.md", "# Ops\n\nwithdraw payout withdraw hotwallet payout", audience="OPERATOR"))
+    pages.append(page("admin/cold.md", "# Cold\n\ncoldstorage sweep schedule", audience="OPERATOR"))
+    return pages
+
+
+@pytest.fixture
+def indexed(services, write_pack):
+    install_pack(services, write_pack("coinvault", corpus(random.Random(4))))
+    reindex(services, "default")
+    return services
+
+
+def ask(services, q, audience="customer", **kw):
+    return retrieve(services, RetrievalRequest("default", q, audience), options=RetrievalOptions(**kw))
+
+
+def test_reindex_builds_the_model_and_marks_it_current(indexed):
+    assert not rescue_build.is_stale(indexed, "default")
+    model = rescue_build.load(indexed, "default")
+    assert model is not None and model.enabled
+
+
+def test_a_passage_the_words_missed_is_appended(indexed):
+    res = ask(indexed, "cashout")
+    rescued = [e for e in res["excerpts"] if e["reason"] == "rescue"]
+    assert len(rescued) == 1
+    assert rescued[0] is res["excerpts"][-1] and rescued[0]["rank"] == len(res["excerpts"])
+    # "cashout" never appears on the target page; the corpus taught that it sits with "withdraw"
+    assert rescued[0]["path"] == "help/target.md"
+    assert rescued[0]["score"] == 0.0  # its own word-match score: none
+    assert rescued[0]["signals"]["rescueSimilarity"] >= 0.6
+    # the regular excerpts are exactly what they are without the rescue: appended, never reordering
+    plain = ask(indexed, "cashout", rescue=False)
+    assert [e["fragmentId"] for e in res["excerpts"][:-1]] == [e["fragmentId"] for e in plain["excerpts"]]
+    assert res["confidence"] == plain["confidence"]
+
+
+def test_nothing_found_stays_nothing(indexed):
+    assert ask(indexed, "zzzunknownword")["excerpts"] == []
+
+
+def test_the_rescue_respects_the_audience(indexed, monkeypatch):
+    """Whatever the model proposes, only passages the asker may see are accepted."""
+    gens = [s.source_gen for s in indexed.state.live_sources("default")]
+    corpus_keys = {key: vis for key, vis, _ in indexed.index.iter_passages("default", gens)}
+    verdicts = {}
+
+    def spy(self, terms, keys, allowed, **kw):
+        verdicts.update({key: allowed(key) for key in corpus_keys})
+        return None
+
+    monkeypatch.setattr(RescueModel, "rescue", spy)
+    ask(indexed, "hotwallet", audience="operator")
+    assert {corpus_keys[k] for k, ok in verdicts.items() if ok} == {"operator"}
+    verdicts.clear()
+    ask(indexed, "cashout", audience="customer")
+    accepted = {corpus_keys[k] for k, ok in verdicts.items() if ok}
+    assert accepted == {"public"}
+    assert sum(verdicts.values()) < len([v for v in corpus_keys.values() if v == "public"])  # served ones refused
+
+
+def test_a_refresh_makes_the_model_stale(indexed, write_pack):
+    pages = corpus(random.Random(4))
+    pages.append(page("help/new.md", "# New\n\nwithdraw payout", audience="CUSTOMER"))
+    install_pack(indexed, write_pack("coinvault", pages))
+    from knowledge.refresh.pipeline import Refresher
+    from knowledge.refresh.reindex import pack_source_id
+
+    Refresher(indexed).refresh("default", pack_source_id("default", "coinvault"))
+    assert rescue_build.is_stale(indexed, "default")
+    assert rescue_build.rebuild_if_stale(indexed, "default")
+    assert not rescue_build.is_stale(indexed, "default")
