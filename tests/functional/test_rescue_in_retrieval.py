@@ -12,8 +12,11 @@ from knowledge.retrieve.rescue import RescueModel
 from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
 from tests.conftest import page
 
-FILLER = ("staking pool validator epoch reward delegate commission slashing uptime node ledger block "
-          "governance proposal vote quorum treasury bridge oracle liquidity market spread order book").split()
+FILLER = [
+    "staking", "pool", "validator", "epoch", "reward", "delegate", "commission", "slashing", "uptime", "node",
+    "ledger", "block", "governance", "proposal", "vote", "quorum", "treasury", "bridge", "oracle", "liquidity",
+    "market", "spread", "order", "book",
+]
 
 
 def corpus(rng: random.Random) -> list[dict]:
