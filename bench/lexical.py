@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "layers" / "core" / "src"))
 
 from knowledge.adapters.local.tantivy_index import ANALYZER, build_analyzer  # noqa: E402
+from knowledge.model import BotSettings  # noqa: E402
 from knowledge.refresh.reindex import install_pack, reindex  # noqa: E402
 from knowledge.retrieve.service import RetrievalRequest, retrieve  # noqa: E402
 from knowledge.settings import LocalSettings  # noqa: E402
@@ -116,8 +117,11 @@ def time_queries(fn, queries: list[str], warmup: int = 20) -> list[float]:
     return times
 
 
-def bench_kb(packs: list[Path], queries: list[str], workdir: Path) -> dict[str, float]:
-    services = build_local_services(LocalSettings(data_dir=workdir / "kb"))
+def bench_kb(packs: list[Path], queries: list[str], workdir: Path, embedder: str | None = None,
+             dims: int = 384) -> dict[str, float]:
+    services = build_local_services(LocalSettings(data_dir=workdir / ("kb-" + (embedder or "lexical"))))
+    if embedder:
+        services.state.put_bot(BotSettings(bot="bench", embedder=embedder, embedder_options={"dimensions": dims}))
     t0 = time.perf_counter()
     for p in packs:
         install_pack(services, p)
@@ -199,6 +203,9 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=323)
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "nfcorpus"))
     parser.add_argument("--skip-bm25s", action="store_true")
+    parser.add_argument("--hybrid", default=None, metavar="EMBEDDER",
+                        help="also run kb with this embedder (e.g. hashing: 384-dim vectors beside BM25)")
+    parser.add_argument("--dims", type=int, default=384)
     args = parser.parse_args()
 
     seed, queries, origin = load_seed(Path(args.data))
@@ -209,6 +216,9 @@ def main() -> int:
         work = Path(tmp)
         packs = write_packs(passages, work / "packs")
         rows = [("kb (in-process retrieve)", bench_kb(packs, queries, work))]
+        if args.hybrid:
+            rows.append((f"kb hybrid ({args.hybrid} {args.dims}d)",
+                         bench_kb(packs, queries, work, embedder=args.hybrid, dims=args.dims)))
         rows.append(("raw tantivy", bench_tantivy(passages, queries, work)))
         if not args.skip_bm25s:
             b = bench_bm25s(passages, queries)
@@ -218,7 +228,7 @@ def main() -> int:
     for name, r in rows:
         print(f"{name:<26}{int(r['passages']):>10}{r['ingest_s']:>10.1f}{r['ingest_rate']:>12.0f}"
               f"{r['p50']:>9.2f}{r['p95']:>9.2f}")
-    kb, raw = rows[0][1], rows[1][1]
+    kb, raw = rows[0][1], next(r for name, r in rows if name == "raw tantivy")
     print(f"\nkb query p50 / raw tantivy p50 = {kb['p50'] / raw['p50']:.2f}x (target <= 2x); "
           f"kb ingest {kb['ingest_rate']:.0f} passages/s (target >= 2,000)")
     return 0

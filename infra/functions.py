@@ -204,13 +204,17 @@ class KnowledgeFunctions(Construct):
         self._allow("ingest", ["states:StartExecution"], [self.state_machine_arn])
         # crawl: lease heartbeats and crawl progress on the source; fetched pages go to staging
         self._allow("crawl", ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"], [table.table_arn])
-        self._allow("crawl", ["s3:GetObject", "s3:PutObject"], objects(STAGING_PREFIX))
+        # a fresh crawl first clears what an earlier crawl of the source staged (list + delete)
+        self._allow("crawl", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(STAGING_PREFIX))
+        self._allow("crawl", ["s3:ListBucket"], [bucket_arn])
         # retrieve: reads state, records the retrieval (PutItem), searches
         self._allow("retrieve", [*TABLE_READ, "dynamodb:PutItem"], [table.table_arn])
         self._allow("retrieve", SEARCH_READ, domain_arns)
         # admin_api: source/agent CRUD, uploads, starting/stopping refreshes, read-only search
         self._allow("admin_api", [*TABLE_READ, *TABLE_WRITE], table_arns)
         self._allow("admin_api", ["s3:PutObject", "s3:GetObject"], objects(UPLOADS_PREFIX))
+        # creating a pack source checks that the pack was dropped (HeadObject needs GetObject)
+        self._allow("admin_api", ["s3:GetObject"], objects(PACKS_PREFIX))
         self._allow("admin_api", SEARCH_READ, domain_arns)
         self._allow("admin_api", ["states:StartExecution"], [self.state_machine_arn])
         self._allow("admin_api", ["states:StopExecution", "states:DescribeExecution"], [executions_arn])
@@ -219,7 +223,7 @@ class KnowledgeFunctions(Construct):
         # scheduler: due-index query, lease reaping, listing sources for the nightly reindex
         self._allow(
             "scheduler",
-            ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:UpdateItem"],
+            ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:UpdateItem"],
             table_arns,
         )
         self._allow("scheduler", ["states:StartExecution"], [self.state_machine_arn])

@@ -1,6 +1,7 @@
 """The refresh workflow (Step Functions, Standard).
 
-Execution input: ``{"botId": "...", "sourceId": "...", "reason": "schedule|pack|manual|reindex"}``.
+Execution input: ``{"botId": "...", "sourceId": "...", "reason": "schedule|pack|manual|reindex", "force": false}``
+(``force`` optional: refresh even when the content checksum is unchanged).
 The starter names the execution deterministically, so a duplicate start is rejected by Step
 Functions instead of running twice; the execution name is also the lease owner.
 
@@ -106,7 +107,10 @@ class RefreshWorkflow(Construct):
             state.add_catch(on_error, errors=["States.ALL"], result_path="$.error")
             return state
 
-        take_lease = catch_all(retry_rate_limited(ingest_task("TakeLease", "take_lease", "$.job")))
+        # the whole execution input rides along so optional fields (``force``) reach the lease step
+        take_lease = catch_all(
+            retry_rate_limited(ingest_task("TakeLease", "take_lease", "$.job", **{"input.$": "$$.Execution.Input"}))
+        )
         already_running = sfn.Succeed(self, "AlreadyRunning", comment="another execution holds the lease")
 
         list_documents = catch_all(

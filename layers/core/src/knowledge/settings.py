@@ -15,6 +15,26 @@ ENV_SEARCH_ENDPOINT = "KB_SEARCH_ENDPOINT"
 ENV_INDEX_PREFIX = "KB_INDEX_PREFIX"
 ENV_STATE_MACHINE = "KB_STATE_MACHINE_ARN"
 ENV_ALLOW_LOOPBACK = "KB_TEST_ALLOW_LOOPBACK"
+#: name of the sparse GSI the scheduler queries for due refreshes (AWS)
+ENV_DUE_INDEX = "KB_DUE_INDEX_NAME"
+#: Bedrock model id used when KB_EMBEDDER is "bedrock"
+ENV_BEDROCK_MODEL = "KB_BEDROCK_MODEL_ID"
+#: replicas per search index: 0 on the single-node minimum profile (else the cluster stays yellow)
+ENV_SEARCH_REPLICAS = "KB_SEARCH_REPLICAS"
+#: comma-separated IAM role ARNs the index owner maps to a read-only OpenSearch role
+ENV_SEARCH_READ_ROLES = "KB_SEARCH_READ_ROLE_ARNS"
+#: dimension of the ``knn_vector`` field (the default embedder's; Titan v2 gives 1024)
+ENV_SEARCH_DIMENSION = "KB_SEARCH_DIMENSION"
+
+# Powertools' own variable names (fixed by the library)
+ENV_POWERTOOLS_SERVICE = "POWERTOOLS_SERVICE_NAME"
+ENV_POWERTOOLS_NAMESPACE = "POWERTOOLS_METRICS_NAMESPACE"
+ENV_LOG_LEVEL = "LOG_LEVEL"
+
+#: custom metrics (Powertools Metrics, namespace from POWERTOOLS_METRICS_NAMESPACE, default
+#: ``service`` dimension only) that the alarms watch
+METRIC_REFRESH_FAILED = "RefreshFailed"
+METRIC_LEASE_REAPED = "LeaseReaped"
 
 #: Mixed into every content checksum. Raise it whenever chunking, weighting or audience rules
 #: change: every stored checksum then mismatches exactly once and every source re-ingests.

@@ -21,6 +21,11 @@ dropped with ``_delete_by_query`` on ``bot`` + ``source_gen``. Document ids comb
 generation and passage id, because a passage keeps its id across generations and the new
 generation must not overwrite the live one while it is being staged.
 
+Vectors of several embedders can live side by side (a bot moving to another embedder keeps
+answering from the old vectors while its sources are re-embedded): each passage stores the
+``space`` (embedder name) its vector belongs to, and a vector search compares the question's
+vector of a space only with passages of that space (``term space`` inside the k-NN filter).
+
 Hits carry the ranking fields (``PassageRef``) and, as their address, the stored source the
 search already returned, so :meth:`OpenSearchIndex.hydrate` needs no second round trip.
 Vectors are kept in ``_source`` (so a reindex can copy them) but never returned by searches.
@@ -84,6 +89,7 @@ def index_body(prefix: str, partition: str, *, dimension: int = DEFAULT_DIMENSIO
                 "source_id": keyword(),
                 "document_id": keyword(),
                 "id": keyword(),
+                "space": keyword(),
                 "path": keyword(indexed=False),
                 "url": keyword(indexed=False),
                 "title": keyword(indexed=False),
@@ -157,7 +163,7 @@ class StoredHit:
     source: Mapping[str, Any] | None = None
 
 
-def _document(p: Passage) -> dict[str, Any]:
+def _document(p: Passage, space: str | None = None) -> dict[str, Any]:
     ref = PassageRef.of(p)
     doc: dict[str, Any] = {
         "id": p.id,
@@ -183,6 +189,8 @@ def _document(p: Passage) -> dict[str, Any]:
         doc["url"] = p.url
     if p.vector is not None:
         doc["vector"] = [float(x) for x in p.vector]
+        if space:
+            doc["space"] = space
     return doc
 
 
@@ -219,7 +227,7 @@ class OpenSearchIndex:
     """SearchIndex over two OpenSearch indexes (one per audience partition), routed by bot."""
 
     def __init__(self, client: Any, prefix: str, *, dimension: int = DEFAULT_DIMENSION, shards: int = 1,
-                 replicas: int = 0):
+                 replicas: int = 0, read_roles: Sequence[str] = ()):
         if not prefix or prefix != prefix.lower() or not all(c.isalnum() or c in "-_" for c in prefix) \
                 or prefix[0] in "-_":
             raise ValueError(f"invalid index prefix {prefix!r}")
@@ -228,6 +236,9 @@ class OpenSearchIndex:
         self.dimension = dimension
         self.shards = shards
         self.replicas = replicas
+        #: IAM role ARNs mapped to a read-only role of the security plugin when this
+        #: process first creates or opens the indexes (only the master user can do that)
+        self.read_roles = tuple(r for r in read_roles if r)
         self._ready: set[str] = set()
         self._lock = threading.Lock()
         self._analyze_supported = True
@@ -257,6 +268,8 @@ class OpenSearchIndex:
                         raise BackendError("cannot create the search index") from exc
                 except OpenSearchException as exc:
                     raise BackendError("cannot create the search index") from exc
+                if self.read_roles and not self._ready:
+                    ensure_read_role(self.client, self.prefix, self.read_roles)
                 self._ready.add(partition)
         return alias
 
@@ -268,7 +281,8 @@ class OpenSearchIndex:
 
     # -- writes ---------------------------------------------------------------------------
 
-    def write(self, bot: str, passages: Iterable[Passage]) -> int:
+    def write(self, bot: str, passages: Iterable[Passage], *, space: str | None = None) -> int:
+        """Bulk-index passages (and their vectors, tagged with the embedder ``space``)."""
         by_partition: dict[str, list[Passage]] = {}
         for p in passages:
             if p.bot != bot:
@@ -281,7 +295,7 @@ class OpenSearchIndex:
             alias = self._ensure(partition)
             actions = (
                 {"_op_type": "index", "_index": alias, "_id": document_id(bot, p), "_routing": bot,
-                 "_source": _document(p)}
+                 "_source": _document(p, space)}
                 for p in items
             )
             try:
@@ -355,19 +369,59 @@ class OpenSearchIndex:
         self,
         bot: str,
         partition: str,
-        vector: Sequence[float],
+        queries: Mapping[str, Sequence[float]] | Sequence[float],
         *,
         visibilities: Sequence[str],
         source_gens: Sequence[str],
         limit: int = 50,
     ) -> list[Hit]:
-        """Approximate nearest neighbours (cosine) under the same filters as the lexical search."""
+        """Approximate nearest neighbours (cosine) under the same filters as the lexical search.
+
+        ``queries`` maps a vector space (embedder name) to the question's vector in it: each
+        space is searched with ``term space`` added to the filter and the hits are merged by
+        score (cosine similarities of normalised vectors compare across spaces). A space whose
+        vectors have another dimension than the index cannot be stored here and is skipped. A
+        bare vector searches every stored vector regardless of its space."""
         self._alias(partition)
-        if not source_gens or not visibilities:
+        if not source_gens or not visibilities or not queries:
             return []
-        if len(vector) != self.dimension:
-            raise ValueError(f"query vector has {len(vector)} dimensions, the index {self.dimension}")
-        return self._search(bot, partition, knn_query(vector, limit, search_filters(bot, visibilities, source_gens)))
+        filters = search_filters(bot, visibilities, source_gens)
+        if not isinstance(queries, Mapping):
+            if len(queries) != self.dimension:
+                raise ValueError(f"query vector has {len(queries)} dimensions, the index {self.dimension}")
+            return self._search(bot, partition, knn_query(queries, limit, filters))
+        merged: list[Hit] = []
+        for space, vector in queries.items():
+            if len(vector) != self.dimension:
+                continue
+            body = knn_query(vector, limit, [*filters, {"term": {"space": space}}])
+            merged.extend(self._search(bot, partition, body))
+        if len(queries) > 1:
+            merged.sort(key=lambda h: -h.score)
+            merged = merged[:limit]
+            for rank, hit in enumerate(merged, start=1):
+                hit.rank = rank
+        return merged
+
+    def vector_spaces(self, bot: str, partition: str, source_gens: Sequence[str]) -> set[str]:
+        """The embedder spaces the given live generations hold vectors of (a terms aggregation
+        on the bot's shard)."""
+        self._alias(partition)
+        if not source_gens:
+            return set()
+        body = {
+            "size": 0,
+            "query": {"bool": {"filter": [{"term": {"bot": bot}}, {"terms": {"source_gen": list(source_gens)}}]}},
+            "aggs": {"spaces": {"terms": {"field": "space", "size": 20}}},
+        }
+        try:
+            response = self.client.search(index=self._alias(partition), body=body, routing=bot)
+        except NotFoundError:
+            return set()
+        except OpenSearchException as exc:
+            raise self._failed("vector_spaces", exc) from exc
+        buckets = response.get("aggregations", {}).get("spaces", {}).get("buckets", [])
+        return {str(b["key"]) for b in buckets if b.get("doc_count", 0) > 0}
 
     def hydrate(self, bot: str, hits: Sequence[Hit]) -> None:
         """Fill each hit's passage from the fields its search returned (fetching by id only
@@ -454,6 +508,37 @@ class OpenSearchIndex:
 
             self._local_analyzer = build_analyzer()
         return [str(t) for t in self._local_analyzer.analyze(text)]
+
+
+#: role of the security plugin the read-only callers (retrieve, admin_api) are mapped to
+READ_ROLE_NAME = "kb_read"
+
+
+def read_role_body(prefix: str) -> dict[str, Any]:
+    """Read-only access to this deployment's indexes and aliases: search, get, count,
+    ``_analyze`` — nothing that writes."""
+    return {
+        "cluster_permissions": ["cluster_composite_ops_ro", "indices:admin/analyze"],
+        "index_permissions": [
+            {
+                "index_patterns": [f"{prefix}-*"],
+                "allowed_actions": ["read", "indices:admin/analyze", "indices:admin/aliases/get"],
+            }
+        ],
+    }
+
+
+def ensure_read_role(client: Any, prefix: str, role_arns: Sequence[str]) -> None:
+    """Create (or update) the read-only role and map the IAM roles to it (fine-grained access
+    control). Only the master user may call the security API: the ``ingest`` function is."""
+    role = f"{READ_ROLE_NAME}_{prefix}"
+    try:
+        client.transport.perform_request("PUT", f"/_plugins/_security/api/roles/{role}", body=read_role_body(prefix))
+        client.transport.perform_request(
+            "PUT", f"/_plugins/_security/api/rolesmapping/{role}", body={"backend_roles": list(role_arns)}
+        )
+    except OpenSearchException as exc:
+        raise BackendError("cannot map the read-only search role") from exc
 
 
 def build_opensearch_client(endpoint: str, region: str, *, session: Any = None, service: str = "es",

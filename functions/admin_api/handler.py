@@ -1,0 +1,40 @@
+"""``admin_api``: every knowledge and agent route but retrieval, MCP over HTTP (``POST /mcp``)
+and ``GET /openapi.json`` (API Gateway proxy events).
+
+Routes go through the same ``dispatch`` as the embedded server (authentication, bot and
+scope checks, the error shape); uploads arrive base64-encoded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from knowledge.adapters.aws.apigateway import event_response, mcp_response, request_from_event
+from knowledge.api.http import Response
+from knowledge.api.routes import dispatch
+from knowledge.wiring import build_aws_services
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+SERVICES = build_aws_services()
+
+MCP_PATH = "/mcp"
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    request = request_from_event(event)
+    if isinstance(request, Response):
+        response = request
+    elif request.path.rstrip("/") == MCP_PATH:
+        response = mcp_response(SERVICES, request) if request.method == "POST" else Response(
+            405, {"error": {"code": "method_not_allowed", "message": "MCP takes POST"}}, {"Allow": "POST"})
+    else:
+        response = dispatch(SERVICES, request)
+    return event_response(response)

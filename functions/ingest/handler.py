@@ -1,0 +1,80 @@
+"""``ingest``: the refresh workflow's tasks, and S3 pack drops.
+
+Two kinds of event:
+
+* a Step Functions task ``{"action", "botId", "sourceId", "executionName", ...}`` with
+  ``action`` one of ``take_lease`` (-> ``{"acquired", "sourceType", "generation", ...}``),
+  ``list_documents`` (-> ``{"batches": [...]}``), ``process_batch``, ``commit`` and ``fail``;
+  the execution name is the lease owner;
+* the EventBridge S3 "Object Created" event of ``packs/<slug>.ndjson.gz``: refresh every pack
+  source of every bot using that pack.
+
+Project errors become the exceptions the state machine retries (``RateLimited``) or catches
+(``RefreshError``); see ``knowledge.refresh.stages``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from knowledge.errors import InvalidInput, KnowledgeError
+from knowledge.refresh import stages
+from knowledge.settings import METRIC_REFRESH_FAILED
+from knowledge.wiring import build_aws_services
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+SERVICES = build_aws_services()
+
+
+def run_task(event: dict[str, Any]) -> dict[str, Any]:
+    bot, source_id, owner = str(event["botId"]), str(event["sourceId"]), str(event["executionName"])
+    action = event.get("action")
+    logger.append_keys(bot=bot, source_id=source_id, execution=owner, action=action)
+    job = event.get("job") or {}
+    if action == "take_lease":
+        force = bool((event.get("input") or {}).get("force", False))
+        return stages.take_lease(SERVICES, bot, source_id, owner, force=force)
+    if action == "list_documents":
+        return stages.list_documents(SERVICES, bot, source_id, owner, job)
+    if action == "process_batch":
+        return stages.process_batch(SERVICES, bot, source_id, owner, job, event["batch"])
+    if action == "commit":
+        return stages.commit(SERVICES, bot, source_id, owner, job)
+    if action == "fail":
+        result = stages.fail(SERVICES, bot, source_id, owner, event.get("error"), event.get("state"))
+        logger.warning("refresh failed", extra={"error_code": result["errorCode"], "status": result["status"]})
+        if result["status"] == "failed":
+            metrics.add_metric(name=METRIC_REFRESH_FAILED, unit=MetricUnit.Count, value=1)
+        return result
+    raise InvalidInput(f"unknown ingest action {action!r}")
+
+
+def pack_dropped(event: dict[str, Any]) -> dict[str, Any]:
+    detail = event.get("detail") or {}
+    key = str((detail.get("object") or {}).get("key") or "")
+    slug = stages.pack_slug_of_key(key)
+    if slug is None:
+        logger.info("ignored object outside packs/<slug>.ndjson.gz", extra={"key": key[:200]})
+        return {"slug": None, "started": []}
+    etag = str((detail.get("object") or {}).get("etag") or detail.get("sequencer") or event.get("id") or "")
+    started = stages.start_pack_refreshes(SERVICES, slug, etag)
+    logger.info("pack dropped", extra={"slug": slug, "refreshes": len(started)})
+    return {"slug": slug, "started": started}
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    if event.get("source") == "aws.s3" and event.get("detail-type") == "Object Created":
+        return pack_dropped(event)
+    try:
+        return run_task(event)
+    except KnowledgeError as exc:
+        raise stages.workflow_error(exc) from exc

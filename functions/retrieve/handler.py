@@ -1,0 +1,31 @@
+"""``retrieve``: ``POST .../knowledge/retrieve`` and ``.../retrieval-test`` (API Gateway proxy).
+
+The event becomes a transport-neutral request for the same ``dispatch`` the embedded server
+uses, which authenticates, authorises (bot + scope) and answers in the documented JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from knowledge.adapters.aws.apigateway import event_response, request_from_event
+from knowledge.api.http import Response
+from knowledge.api.routes import dispatch
+from knowledge.wiring import build_aws_services
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+SERVICES = build_aws_services()
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    request = request_from_event(event)
+    response = request if isinstance(request, Response) else dispatch(SERVICES, request)
+    return event_response(response)

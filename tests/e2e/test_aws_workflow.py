@@ -1,0 +1,284 @@
+"""End to end on the AWS side, offline: the synthesised stack's own state machine runs inside
+moto's Step Functions interpreter, its Lambda tasks invoked in-process on the real handler
+functions, over moto DynamoDB/S3 and an in-process ``osmem-server`` for OpenSearch.
+
+From a real S3 "Object Created" pack-drop event to an API Gateway ``retrieve`` event that
+answers from the index; and a malformed pack through the Catch path (MarkFailed)."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from knowledge.api.auth import create_token
+from knowledge.errors import Code
+from knowledge.model import BotSettings
+from knowledge.refresh.reindex import pack_source_id
+from knowledge.settings import (
+    ENV_BUCKET,
+    ENV_EMBEDDER,
+    ENV_INDEX_PREFIX,
+    ENV_SEARCH_ENDPOINT,
+    ENV_STATE_MACHINE,
+    ENV_TABLE,
+)
+from tests.conftest import pack_bytes, page
+
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")]
+
+EVENTS = Path(__file__).resolve().parents[1] / "events"
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+BOT = "acme"
+BUCKET = "kb-e2e-bucket"
+TABLE = "kb-e2e-table"
+FUNCTIONS = ("ingest", "crawl", "retrieve", "admin_api", "authorizer", "scheduler")
+
+PAGES = [
+    page("help/withdraw/monero.md", "# Withdraw Monero\n\nA Monero withdrawal takes ten confirmations, "
+         "about twenty minutes, before it reaches your wallet.", audience="CUSTOMER", title="Withdraw Monero"),
+    page("help/deposit/bitcoin.md", "# Deposit Bitcoin\n\nBitcoin deposits credit after two confirmations.",
+         audience="CUSTOMER", title="Deposit Bitcoin"),
+    page("admin/hot-wallet.md", "# Hot wallet\n\nRebalance the Monero hot wallet before withdrawals pile up.",
+         audience="OPERATOR", title="Hot wallet"),
+]
+
+
+def event(name: str) -> dict[str, Any]:
+    return copy.deepcopy(json.loads((EVENTS / name).read_text()))
+
+
+class FakeContext:
+    function_name = "kb-e2e"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 1024
+    invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:kb-e2e"
+    aws_request_id = "00000000-0000-4000-8000-000000000000"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 120_000
+
+
+# -- the state machine of the synthesised template ----------------------------------------------
+
+
+@dataclass
+class Template:
+    definition: str  # ASL with the functions' ARNs filled in
+    state_machine_name: str
+    function_arns: dict[str, str]  # ARN -> function name
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
+    import aws_cdk as cdk
+    from aws_cdk.assertions import Template as CdkTemplate
+
+    from app import build_app
+    from tests.infra.conftest import load_build_script
+
+    assets = tmp_path_factory.mktemp("assets")
+    load_build_script().build(assets, core_only=True, allow_missing_functions=True)
+    app = cdk.App(context={"kb:assetsDir": str(assets)}, outdir=str(tmp_path_factory.mktemp("cdk.out")))
+    _, stack = build_app(app)
+    resources = CdkTemplate.from_stack(stack).to_json()["Resources"]
+    by_logical: dict[str, str] = {}
+    for logical_id, resource in resources.items():
+        if resource["Type"] == "AWS::Lambda::Function":
+            for name, fn in stack.functions.functions.items():
+                if stack.resolve(fn.node.default_child.logical_id) == logical_id:  # type: ignore[union-attr]
+                    by_logical[logical_id] = name
+    [machine] = [r for r in resources.values() if r["Type"] == "AWS::StepFunctions::StateMachine"]
+    arns = {f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:kb-{name}": name for name in by_logical.values()}
+    lookup = {logical: f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:kb-{name}" for logical, name in by_logical.items()}
+    return Template(render(machine["Properties"]["DefinitionString"], lookup),
+                    str(machine["Properties"]["StateMachineName"]), arns)
+
+
+def render(value: Any, functions: dict[str, str]) -> str:
+    """CloudFormation's ``Fn::Join``/``Fn::GetAtt``/``Ref`` in the definition, resolved for
+    this fake account (the only references are the task functions and the partition)."""
+    if isinstance(value, str):
+        return value
+    if "Fn::Join" in value:
+        separator, parts = value["Fn::Join"]
+        return str(separator).join(render(part, functions) for part in parts)
+    if "Fn::GetAtt" in value:
+        logical, attribute = value["Fn::GetAtt"]
+        assert attribute == "Arn", value
+        return functions[logical]
+    if "Ref" in value:
+        return {"AWS::Partition": "aws", "AWS::Region": REGION, "AWS::AccountId": ACCOUNT}[value["Ref"]]
+    raise AssertionError(f"unexpected intrinsic in the definition: {value}")
+
+
+# -- moto with the handlers behind the Lambda tasks ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def osmem() -> Iterator[Any]:
+    from osmem_server import OsmemError, OsmemServer
+
+    try:
+        server = OsmemServer.start(addr="127.0.0.1:0", japanese=False, startup_timeout=30.0)
+    except (OsmemError, OSError) as exc:
+        pytest.skip(f"osmem-server cannot start here: {exc}")
+    yield server
+    server.close()
+
+
+@dataclass
+class Cloud:
+    services: Any
+    sfn: Any
+    s3: Any
+    state_machine_arn: str
+    handlers: dict[str, ModuleType]
+    invocations: list[tuple[str, str | None]]
+
+    def wait(self, execution_arn: str, timeout: float = 40.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            described: dict[str, Any] = self.sfn.describe_execution(executionArn=execution_arn)
+            if described["status"] != "RUNNING":
+                return described
+            time.sleep(0.05)
+        raise AssertionError(f"execution {execution_arn} still running after {timeout}s")
+
+
+@pytest.fixture
+def cloud(monkeypatch: pytest.MonkeyPatch, osmem: Any, template: Template) -> Iterator[Cloud]:
+    import boto3
+    from moto import mock_aws
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+    from opensearchpy import OpenSearch
+
+    from knowledge.adapters.aws.dynamodb_state import create_table
+    from knowledge.wiring import build_aws_services
+
+    for name in ("AWS_PROFILE", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ENDPOINT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    prefix = f"kb{uuid.uuid4().hex[:10]}"
+    env = {
+        "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION,
+        ENV_TABLE: TABLE, ENV_BUCKET: BUCKET, ENV_SEARCH_ENDPOINT: "https://search.invalid",
+        ENV_INDEX_PREFIX: prefix, ENV_EMBEDDER: "none",
+        "POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_SERVICE_NAME": "kb", "POWERTOOLS_METRICS_NAMESPACE": "kb",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    invocations: list[tuple[str, str | None]] = []
+    handlers: dict[str, ModuleType] = {}
+
+    def invoke_in_process(parameters: dict[str, Any], region: str, state_credentials: Any) -> dict[str, Any]:
+        """Stands in for ``lambda:Invoke``: the task's function, called like the Lambda
+        runtime calls it (JSON in, JSON out; an exception becomes a FunctionError)."""
+        name = template.function_arns[str(parameters["FunctionName"])]
+        payload = json.loads(parameters.get("Payload") or b"{}")
+        invocations.append((name, payload.get("action")))
+        try:
+            result = handlers[name].handler(payload, FakeContext())
+        except Exception as exc:  # noqa: BLE001 - reported to the state machine as Lambda does
+            error = {"errorMessage": str(exc), "errorType": type(exc).__name__, "stackTrace": []}
+            return {"StatusCode": 200, "FunctionError": "Unhandled", "Payload": error}
+        return {"StatusCode": 200, "Payload": json.loads(json.dumps(result))}
+
+    monkeypatch.setattr(lambda_eval_utils, "_invoke_lambda_function", invoke_in_process)
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
+        create_table(boto3.client("dynamodb", region_name=REGION), TABLE)
+        s3 = boto3.client("s3", region_name=REGION)
+        s3.create_bucket(Bucket=BUCKET)
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        arn = sfn.create_state_machine(name=template.state_machine_name, definition=template.definition,
+                                       roleArn=f"arn:aws:iam::{ACCOUNT}:role/kb-refresh")["stateMachineArn"]
+        monkeypatch.setenv(ENV_STATE_MACHINE, arn)
+        search = OpenSearch(hosts=[osmem.url], timeout=30)
+        services = build_aws_services(search_client=search)
+        for name in FUNCTIONS:
+            module = importlib.import_module(f"functions.{name}.handler")
+            monkeypatch.setattr(module, "SERVICES", services)
+            handlers[name] = module
+        yield Cloud(services, sfn, s3, arn, handlers, invocations)
+        search.indices.delete(index=f"{prefix}-*", ignore_unavailable=True, allow_no_indices=True)
+
+
+def drop_pack(cloud: Cloud, slug: str, data: bytes) -> dict[str, Any]:
+    """Put the object as an operator would and build the event EventBridge delivers."""
+    key = f"packs/{slug}.ndjson.gz"
+    cloud.s3.put_object(Bucket=BUCKET, Key=key, Body=data)
+    head = cloud.s3.head_object(Bucket=BUCKET, Key=key)
+    drop = event("s3_object_created.json")
+    drop["resources"] = [f"arn:aws:s3:::{BUCKET}"]
+    drop["detail"]["bucket"]["name"] = BUCKET
+    drop["detail"]["object"].update(key=key, size=len(data), etag=head["ETag"].strip('"'))
+    return drop
+
+
+def retrieve_event(token: str, question: str, audience: str = "customer") -> dict[str, Any]:
+    ev = event("apigw_rest_retrieve.json")
+    ev["headers"]["Authorization"] = f"Bearer {token}"
+    ev["multiValueHeaders"]["Authorization"] = [f"Bearer {token}"]
+    ev["path"] = f"/api/bots/{BOT}/knowledge/retrieve"
+    ev["body"] = json.dumps({"q": question, "audience": audience})
+    return ev
+
+
+def test_pack_drop_runs_the_workflow_and_retrieve_answers_from_the_index(cloud: Cloud) -> None:
+    cloud.services.state.put_bot(BotSettings(bot=BOT))
+    token = create_token(cloud.services, BOT, ["knowledge:read"])
+    drop = drop_pack(cloud, "wallet", pack_bytes(PAGES))
+
+    started = cloud.handlers["ingest"].handler(drop, FakeContext())
+    [job] = started["started"]
+    assert job["status"] == "started"
+    finished = cloud.wait(job["executionArn"])
+    assert finished["status"] == "SUCCEEDED", finished
+    output = json.loads(finished["output"])
+    assert output["result"]["status"] == "indexed" and output["result"]["documents"] == 3
+    actions = [a for name, a in cloud.invocations if name == "ingest"]
+    assert actions == ["take_lease", "list_documents", "process_batch", "commit"]
+
+    source = cloud.services.state.get_source(BOT, pack_source_id(BOT, "wallet"))
+    assert (source.status, source.lease_owner) == ("ready", None)
+    assert source.passages >= 3
+
+    reply = cloud.handlers["retrieve"].handler(retrieve_event(token, "How long does a Monero withdrawal take?"),
+                                               FakeContext())
+    assert reply["statusCode"] == 200
+    body = json.loads(reply["body"])
+    assert body["excerpts"][0]["path"] == "help/withdraw/monero.md"
+    assert body["excerpts"][0]["sourceId"] == source.id
+    assert "admin/hot-wallet.md" not in [e["path"] for e in body["excerpts"]]
+    operator = json.loads(cloud.handlers["retrieve"].handler(
+        retrieve_event(token, "rebalance hot wallet", "operator"), FakeContext())["body"])
+    assert [e["path"] for e in operator["excerpts"]] == ["admin/hot-wallet.md"]
+
+    # the same S3 event delivered twice starts no second execution
+    again = cloud.handlers["ingest"].handler(drop, FakeContext())
+    assert again["started"][0]["id"] == job["id"]
+    assert len(cloud.sfn.list_executions(stateMachineArn=cloud.state_machine_arn)["executions"]) == 1
+
+
+def test_a_malformed_pack_goes_through_the_catch_path(cloud: Cloud) -> None:
+    cloud.services.state.put_bot(BotSettings(bot=BOT))
+    drop = drop_pack(cloud, "broken", b"\x1f\x8b\x08 not really gzip")
+    [job] = cloud.handlers["ingest"].handler(drop, FakeContext())["started"]
+    finished = cloud.wait(job["executionArn"])
+    assert finished["status"] == "FAILED"
+    assert finished.get("error") == "RefreshError"
+    actions = [a for name, a in cloud.invocations if name == "ingest"]
+    assert actions == ["take_lease", "list_documents", "fail"]
+    source = cloud.services.state.get_source(BOT, pack_source_id(BOT, "broken"))
+    assert (source.status, source.error_code, source.lease_owner) == ("failed", Code.MALFORMED_FILE, None)
+    assert cloud.services.state.orphan_generations() == []
