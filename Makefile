@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8080
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 
-.PHONY: run test install dev lint typecheck check packs assets bench bench-quick synth clean local-embeddings
+.PHONY: run test install dev lint typecheck check packs assets bench bench-quick bench-quality bench-coldstart synth clean local-embeddings
 
 $(VENV)/.base:
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +67,14 @@ bench: $(VENV)/.dev
 
 bench-quick: $(VENV)/.dev
 	$(PY) bench/lexical.py --passages 20000 --queries 200
+
+## retrieval quality on NFCorpus (../shared/data): lexical, semantic, hybrid, rescue
+bench-quality: $(VENV)/.dev
+	$(PY) bench/quality.py --embedder local
+
+## cold-start import time of each Lambda handler
+bench-coldstart: $(VENV)/.dev
+	$(PY) bench/coldstart.py
 
 ## optional: CPU sentence-embedding model for KB_EMBEDDER=local (no network at run time)
 local-embeddings: $(VENV)/.runtime
