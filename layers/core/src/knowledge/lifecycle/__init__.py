@@ -22,6 +22,7 @@ from ..model import Agent, Source, valid_bot_id
 from ..refresh.pipeline import drop_orphans
 from ..refresh.reindex import REFRESHABLE, pack_source_id
 from ..settings import MAX_AGENT_SOURCES
+from ..sources.files import awaiting_upload
 from ..sources.registry import pack_blob_key, upload_blob_key
 from ..wiring import Services
 from .validation import SourceSpec, parse_create, parse_patch
@@ -72,13 +73,17 @@ def is_indexing(services: Services, source: Source) -> bool:
 
 
 def runnable(source: Source) -> bool:
-    """Whether this deployment can fetch the source now. Website crawling and file
-    extraction come with their own issue: until then such sources stay ``waiting``."""
+    """Whether this deployment can fetch sources of this type (every type today)."""
     return source.type in REFRESHABLE
 
 
-def _queue(services: Services, source: Source, *, force: bool = False) -> bool:
+def _queue(services: Services, source: Source, *, force: bool = False, explicit: bool = False) -> bool:
+    """Ask the workflow to refresh ``source``. A file source with nothing uploaded yet waits
+    for its upload (which queues it) unless the refresh was asked for explicitly, in which
+    case it runs and fails with ``malformed_file`` ("no file uploaded")."""
     if not runnable(source) or services.workflow is None:
+        return False
+    if not explicit and awaiting_upload(services, source):
         return False
     services.workflow.start_refresh(source.bot, source.id, force=force)
     return True
@@ -133,10 +138,16 @@ def _spec_of(source: Source) -> SourceSpec:
                       source.refresh_every)
 
 
+def _fetched_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The part of a config that decides what is fetched (not a website's interval)."""
+    return {k: v for k, v in config.items() if k != "refreshEverySeconds"}
+
+
 def patch_source(services: Services, bot: str, source_id: str, body: Any) -> Queued:
     """Apply the fields given. Name and priority apply at once (ranking reads priority
     from the source row); a new config or visibility changes what is indexed, so the
-    source goes back to ``waiting`` and is queued (unless it is disabled)."""
+    source goes back to ``waiting`` and is queued (unless it is disabled). A website's
+    ``refreshEverySeconds`` alone only moves its next scheduled refresh."""
     source = get_source(services, bot, source_id)
     spec = parse_patch(body, _spec_of(source))
     changes: dict[str, object] = {}
@@ -144,9 +155,18 @@ def patch_source(services: Services, bot: str, source_id: str, body: Any) -> Que
         changes["name"] = spec.name
     if spec.priority != source.priority:
         changes["priority"] = spec.priority
-    content_changed = spec.config != source.config or spec.visibility != source.visibility
+    content_changed = (_fetched_config(spec.config) != _fetched_config(source.config)
+                       or spec.visibility != source.visibility)
+    if spec.config != source.config:
+        changes["config"] = spec.config
+    if spec.refresh_every != source.refresh_every:
+        # a website's interval alone changes when it is fetched next, not what it holds
+        changes["refresh_every"] = spec.refresh_every
+        if not content_changed and source.status in ("ready", "failed") and source.last_indexed_at is not None:
+            changes["next_refresh_at"] = (source.last_indexed_at + spec.refresh_every
+                                          if spec.refresh_every is not None else None)
     if content_changed:
-        changes.update(config=spec.config, visibility=spec.visibility, refresh_every=spec.refresh_every)
+        changes["visibility"] = spec.visibility
         if spec.type == "pack" and spec.config["slug"] != source.config.get("slug"):
             raise InvalidInput("the pack of a pack source cannot change; create a new source",
                                code="invalid_config")
@@ -176,7 +196,7 @@ def refresh_source(services: Services, bot: str, source_id: str, *, force: bool 
     if is_indexing(services, source):
         raise Conflict("the source is being indexed right now", code=ALREADY_INDEXING)
     services.state.update_source(bot, source_id, status="waiting", updated_at=services.clock.now())
-    queued = _queue(services, source, force=force)
+    queued = _queue(services, source, force=force, explicit=True)
     return Queued(_reload(services, bot, source_id), queued)
 
 

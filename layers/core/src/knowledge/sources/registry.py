@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 from ..errors import Code, SourceFailure
 from ..model import TYPE_WEIGHT, Source, stable_id
 from .base import DocumentContent, SourceContent
+from .files import file_content
 from .packs import pack_documents
+from .website import website_content
 
 if TYPE_CHECKING:
     from ..wiring import Services
@@ -47,6 +49,10 @@ def load_content(services: Services, source: Source) -> SourceContent:
         return _whole(source, f"{key}: {value}" if key else value, title=key or source.name, path=f"fact/{key}")
     if kind == "faq":
         return _faq(source)
+    if kind == "website":
+        return website_content(services, source)
+    if kind == "file":
+        return file_content(services, source)
     raise SourceFailure(Code.UNSUPPORTED_TYPE, f"source type {kind} cannot be indexed yet")
 
 

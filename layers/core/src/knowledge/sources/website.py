@@ -1,0 +1,332 @@
+"""Website sources: a resumable crawl staged as blobs, then one document per page.
+
+Two ways to run, one result:
+
+* **Step Functions** calls :func:`crawl_step` in a loop (a Lambda per step, a Wait state of
+  ``wait_seconds`` between them) and then the refresh pipeline, whose ``load_content`` ends
+  up in :func:`website_content`, which finds the completed staged crawl and builds the
+  documents from it.
+* **Embedded**: the pipeline calls :func:`website_content` directly; there is no staged
+  crawl of this run yet, so it runs the steps itself (heart-beating the source's lease and
+  stopping when the source is cancelled, disabled or deleted between steps).
+
+Staging layout (``crawl_prefix(bot, source_id)`` = ``staging/{bot}/{source_id}/crawl/``):
+
+* ``<step>.json`` - ``{"pages": [{"url", "title", "text"}], "failures": [[url, code]]}``, what
+  that step fetched (``text`` is already the extracted, Markdown-ish text);
+* ``state-<step>.json`` - the crawler's resume state *before* that step (queue, seen set,
+  robots cache); kept out of the cursor so the cursor stays small enough for a Step
+  Functions payload whatever the site looks like;
+* ``done.json`` - written by the last step: ``{"steps", "pages", "failures", "owner"}``.
+
+A fresh crawl (``cursor`` None) first deletes whatever an earlier crawl staged. The marker
+remembers the lease owner at the time the crawl finished: a marker written under another
+lease (an earlier run that died before the pipeline consumed it) is stale and is crawled
+again rather than served.
+
+Tests and tools choose the fetcher by monkeypatching :func:`default_fetcher` (the pipeline
+calls ``load_content(services, source)`` without one, and ``Services`` has no fetcher):
+``monkeypatch.setattr(knowledge.sources.website, "default_fetcher", lambda: Fetcher(...))``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from ..crawl.crawler import PageFetcher, crawl
+from ..crawl.fetcher import Fetcher
+from ..crawl.robots import RobotsPolicy
+from ..crawl.urls import origin_of
+from ..errors import Code, NotFound, SourceFailure
+from ..extract import extract_bytes
+from ..model import TYPE_WEIGHT, Source, stable_id
+from ..settings import LEASE_SECONDS
+from .base import DocumentContent, SourceContent
+
+if TYPE_CHECKING:
+    from ..wiring import Services
+
+#: At most this many pages per website source (reference 003, "Website sources").
+MAX_PAGES = 100
+#: Embedded mode: length of one crawl step, between two lease heartbeats. A step can run
+#: over by one fetch (15 s) plus one Crawl-delay (10 s); the lease lasts LEASE_SECONDS.
+STEP_SECONDS = 30.0
+CURSOR_VERSION = 1
+DONE_MARKER = "done.json"
+_STEP_BLOB = re.compile(r"^(\d+)\.json$")
+
+
+def default_fetcher() -> PageFetcher:
+    """The fetcher used when none is passed: the real guarded HTTPS fetcher (15 s timeout,
+    8 MB bodies, 3 redirects; loopback only under ``KB_TEST_ALLOW_LOOPBACK=1``).
+    Monkeypatch this factory to serve a test site."""
+    return Fetcher()
+
+
+@dataclass
+class CrawlStep:
+    """What one time-boxed crawl step did.
+
+    ``cursor`` (None once ``done``) resumes the crawl in the next step; ``wait_seconds`` is the
+    Crawl-delay to sleep before that step; ``pages``/``failures`` count what *this* step
+    staged."""
+
+    done: bool
+    cursor: dict[str, Any] | None
+    wait_seconds: float
+    pages: int
+    failures: int
+
+
+def crawl_prefix(bot: str, source_id: str) -> str:
+    return f"staging/{bot}/{source_id}/crawl/"
+
+
+def page_text(body: bytes, content_type: str) -> tuple[str | None, str]:
+    """The crawler's ``to_text``: HTML through the HTML extractor (headings kept as ``#``
+    lines, navigation and scripts dropped), text and Markdown as they are. Extraction
+    limits raise ``SourceFailure`` and the crawler records the page as failed."""
+    extracted = extract_bytes(body, content_type=content_type)
+    return extracted.title, extracted.text
+
+
+def clear_staged_crawl(services: Services, bot: str, source_id: str) -> int:
+    keys = services.blobs.list(crawl_prefix(bot, source_id))
+    for key in keys:
+        services.blobs.delete(key)
+    return len(keys)
+
+
+def _lease_owner(services: Services, source: Source) -> str | None:
+    current = services.state.get_source(source.bot, source.id)
+    return current.lease_owner if current is not None else None
+
+
+def _first_sleep_shortened(sleep: Callable[[float], None], ended_at: float | None) -> Callable[[float], None]:
+    """The crawler sleeps a Crawl-delay before every request to a delayed origin, counting
+    from the previous request. The previous step's last request finished by ``ended_at``
+    (wall clock, comparable across Lambdas), and the caller was asked to wait in between:
+    the first sleep of this step only covers what is left of the delay."""
+    pending = [ended_at]
+
+    def shortened(seconds: float) -> None:
+        if pending[0] is not None:
+            seconds = max(0.0, min(seconds, pending[0] + seconds - time.time()))
+            pending[0] = None
+        if seconds > 0:
+            sleep(seconds)
+
+    return shortened
+
+
+def _next_delay(state: dict[str, Any]) -> float:
+    """Crawl-delay of the origin of the next queued URL (0 when unknown)."""
+    queue = state.get("queue") or []
+    if not queue:
+        return 0.0
+    origin = origin_of(str(queue[0]))
+    entry = (state.get("robots") or {}).get(origin) if origin else None
+    if not entry or "error" in entry:
+        return 0.0
+    return float(RobotsPolicy.from_dict(entry).crawl_delay)
+
+
+def crawl_step(
+    services: Services,
+    source: Source,
+    cursor: dict[str, Any] | None,
+    *,
+    deadline: float | None,
+    fetcher: PageFetcher | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> CrawlStep:
+    """Crawl the source's ``origins``/``startUrls`` until ``deadline`` (a ``time.monotonic()``
+    value; None = to the end), stage what was fetched and return how to go on.
+
+    Idempotent per step: a retried step re-reads the state it started from and overwrites
+    its own blobs. A step only makes progress when its time exceeds the site's Crawl-delay
+    (at most 10 s) plus one fetch (at most 15 s); shorter steps return at once with the
+    cursor they were given and ``wait_seconds`` set."""
+    bot, source_id = source.bot, source.id
+    prefix = crawl_prefix(bot, source_id)
+    blobs = services.blobs
+    if cursor is None:
+        clear_staged_crawl(services, bot, source_id)
+        number, state, ended_at, total_pages, total_failures = 0, None, None, 0, 0
+    else:
+        if cursor.get("version") != CURSOR_VERSION:
+            raise ValueError("unknown website crawl cursor version")
+        number = int(cursor["step"])
+        state = json.loads(blobs.get(f"{prefix}state-{number}.json"))
+        ended_at = float(cursor["endedAt"]) if cursor.get("endedAt") is not None else None
+        total_pages, total_failures = int(cursor.get("pages", 0)), int(cursor.get("failures", 0))
+
+    origins = [str(o) for o in source.config.get("origins") or []]
+    start_urls = [str(u) for u in source.config.get("startUrls") or []]
+    result = crawl(
+        origins,
+        start_urls,
+        fetcher or default_fetcher(),
+        max_pages=MAX_PAGES,
+        sleep=_first_sleep_shortened(sleep, ended_at),
+        deadline=deadline,
+        cursor=state,
+        to_text=page_text,
+    )
+    staged = {
+        "pages": [{"url": p.url, "title": p.title, "text": p.text} for p in result.pages],
+        "failures": [[url, code] for url, code in result.failures],
+    }
+    blobs.put(f"{prefix}{number}.json", json.dumps(staged).encode("utf-8"))
+    total_pages += len(result.pages)
+    total_failures += len(result.failures)
+    if result.cursor is None:
+        marker = {
+            "steps": number + 1,
+            "pages": total_pages,
+            "failures": total_failures,
+            "owner": _lease_owner(services, source),
+        }
+        blobs.put(prefix + DONE_MARKER, json.dumps(marker).encode("utf-8"))
+        return CrawlStep(True, None, 0.0, len(result.pages), len(result.failures))
+    blobs.put(f"{prefix}state-{number + 1}.json", json.dumps(result.cursor).encode("utf-8"))
+    following = {
+        "version": CURSOR_VERSION,
+        "step": number + 1,
+        "endedAt": time.time(),
+        "pages": total_pages,
+        "failures": total_failures,
+    }
+    return CrawlStep(False, following, _next_delay(result.cursor), len(result.pages), len(result.failures))
+
+
+# -- building the documents -------------------------------------------------------------
+
+
+def _staged_crawl(services: Services, source: Source) -> tuple[list[dict[str, Any]], list[tuple[str, str]]] | None:
+    """Pages and failures of the completed staged crawl of this run, or None."""
+    prefix = crawl_prefix(source.bot, source.id)
+    if not services.blobs.exists(prefix + DONE_MARKER):
+        return None
+    marker = json.loads(services.blobs.get(prefix + DONE_MARKER))
+    owner = marker.get("owner")
+    if owner is not None and owner != _lease_owner(services, source):
+        return None  # left behind by an earlier run under another lease
+    pages: list[dict[str, Any]] = []
+    failures: list[tuple[str, str]] = []
+    for number in range(int(marker.get("steps", 0))):
+        key = f"{prefix}{number}.json"
+        if not services.blobs.exists(key):
+            return None  # incomplete staging: crawl again
+        staged = json.loads(services.blobs.get(key))
+        pages.extend(staged.get("pages") or [])
+        failures.extend((str(url), str(code)) for url, code in staged.get("failures") or [])
+    return pages, failures
+
+
+def _keep_going(services: Services, source: Source) -> None:
+    """Between embedded crawl steps: stop when the source was cancelled, disabled or
+    deleted; otherwise extend the lease of the worker running this refresh."""
+    current = services.state.get_source(source.bot, source.id)
+    if current is None or current.cancel_requested or current.status == "disabled":
+        raise SourceFailure(Code.CANCELLED, "cancelled by request")
+    if current.lease_owner is None:
+        return
+    try:
+        services.state.extend_lease(source.bot, source.id, current.lease_owner, services.clock.now(),
+                                    LEASE_SECONDS)
+        if current.status != "indexing":
+            # the card shows the crawl as indexing, not as still waiting for a worker
+            services.state.update_source(source.bot, source.id, status="indexing")
+    except NotFound:  # deleted just now
+        raise SourceFailure(Code.CANCELLED, "cancelled by request") from None
+
+
+def _crawl_here(
+    services: Services, source: Source, fetcher: PageFetcher | None, sleep: Callable[[float], None]
+) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    fetcher = fetcher or default_fetcher()
+    cursor: dict[str, Any] | None = None
+    while True:
+        _keep_going(services, source)
+        step = crawl_step(services, source, cursor, deadline=time.monotonic() + STEP_SECONDS, fetcher=fetcher,
+                          sleep=sleep)
+        if step.done:
+            break
+        cursor = step.cursor
+        if step.wait_seconds > 0:
+            sleep(step.wait_seconds)
+    staged = _staged_crawl(services, source)
+    # what this process staged for itself is not needed once read
+    clear_staged_crawl(services, source.bot, source.id)
+    if staged is None:  # pragma: no cover - only if the blob store lost what was just written
+        raise SourceFailure(Code.INTERNAL, "the staged crawl could not be read back")
+    return staged
+
+
+def _page_path(url: str) -> str:
+    parts = urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def website_content(
+    services: Services,
+    source: Source,
+    *,
+    fetcher: PageFetcher | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> SourceContent:
+    """One document per crawled page (see the module docstring for where pages come from).
+
+    Pages that failed are returned in ``failed`` as ``(url, code)``. When every page failed
+    the site is unreachable: ``SourceFailure`` with the first code, so the pipeline keeps
+    the previous live generation instead of replacing it with nothing."""
+    staged = _staged_crawl(services, source)
+    pages, failures = staged if staged is not None else _crawl_here(services, source, fetcher, sleep)
+    if not pages and failures:
+        raise SourceFailure(failures[0][1], f"no page of the site could be indexed ({len(failures)} failed)")
+    documents: list[DocumentContent] = []
+    seen: set[str] = set()
+    skipped = 0
+    for page in pages:
+        url = str(page["url"])
+        text = str(page.get("text") or "")
+        if url in seen or not text.strip():
+            skipped += 1  # a page met twice (a retried step) or with no text at all
+            continue
+        seen.add(url)
+        path = _page_path(url)
+        title = str(page.get("title") or "").strip() or path
+        documents.append(
+            DocumentContent(
+                id=stable_id(source.id, url),
+                title=title,
+                path=path,
+                body=text,
+                visibility=source.visibility,
+                weight=TYPE_WEIGHT["website"],
+                crumbs=[source.name, title] if title != source.name else [title],
+                url=url,
+            )
+        )
+    checksum = json.dumps(
+        {
+            "name": source.name,
+            "visibility": source.visibility,
+            "pages": sorted(([d.url, d.title, d.body] for d in documents), key=lambda p: str(p[0])),
+            "failures": sorted([url, code] for url, code in failures),
+        },
+        sort_keys=True,
+    ).encode("utf-8")
+    return SourceContent(
+        checksum_bytes=checksum,
+        documents=documents,
+        failed=list(failures),
+        skipped=skipped,
+    )
