@@ -150,13 +150,14 @@ def test_pack_source_over_http(server):
     assert call(base, "DELETE", f"{KB_PATH}/sources/{src['id']}", tokens["rw"])[0] == 204
 
 
-def test_website_and_file_are_accepted_and_wait(server):
+def test_website_and_file_are_accepted_and_queued(server):
     base, tokens = server
     status, web, _ = call(base, "POST", f"{KB_PATH}/sources", tokens["rw"], {
         "type": "website", "name": "Docs site",
-        "config": {"origins": ["https://docs.example.com"], "startUrls": ["https://docs.example.com/start"],
+        # .invalid never resolves: the queued crawl fails fast instead of reaching the network
+        "config": {"origins": ["https://docs.kb.invalid"], "startUrls": ["https://docs.kb.invalid/start"],
                    "refreshEverySeconds": 86400}})
-    assert status == 201 and (web["status"], web["queued"], web["refreshEverySeconds"]) == ("waiting", False, 86400)
+    assert status == 201 and (web["status"], web["queued"], web["refreshEverySeconds"]) == ("waiting", True, 86400)
     status, body, _ = call(base, "POST", f"{KB_PATH}/sources", tokens["rw"], {
         "type": "website", "name": "Plain", "config": {"origins": ["http://docs.example.com"],
                                                        "startUrls": ["http://docs.example.com/"]}})

@@ -122,8 +122,12 @@ def test_hostile_website_indexes_what_it_could_answers_and_survives_going_away(
     assert card["documentsProcessed"] == 100  # the link trap stops at the page limit
     status, listing = client("GET", f"/sources/{web['id']}/documents")
     assert status == 200
-    docs = {d["path"]: d for d in listing["documents"]}
+    docs = {d["path"]: d for d in listing["documents"] if d["errorCode"] is None}
     assert len(docs) == 100 and {"/", "/guide", "/faq.md"} <= set(docs)
+    # every page that failed is listed with its own code
+    failed = [d for d in listing["documents"] if d["errorCode"] is not None]
+    assert len(failed) == len(HOSTILE_FAILURES)
+    assert {d["errorCode"] for d in failed} == set(HOSTILE_FAILURES.values())
     assert docs["/guide"]["url"] == site.url("/guide") and docs["/guide"]["title"] == "Ocelot guide"
     assert not any("utm_" in path or "gclid" in path for path in docs)
 
@@ -144,11 +148,9 @@ def test_hostile_website_indexes_what_it_could_answers_and_survives_going_away(
     card = client.settled(web["id"], attempts=2)
     assert (card["status"], card["errorCode"], card["passages"]) == ("failed", Code.FETCH_TIMEOUT, passages)
     assert client.ask("how do I reset the ocelot dongle")[0]["url"] == site.url("/guide")
-    assert len(client("GET", f"/sources/{web['id']}/documents")[1]["documents"]) == 100
+    assert len(client("GET", f"/sources/{web['id']}/documents")[1]["documents"]) == 100 + len(HOSTILE_FAILURES)
 
 
-@pytest.mark.xfail(strict=True, reason="pipeline: pages in SourceContent.failed are counted (documentsFailed) "
-                   "but not stored as document rows, so GET documents cannot show their codes")
 def test_failed_pages_are_listed_with_their_codes(client: Client, site: Any, site_fetcher: Any) -> None:
     site.routes["/robots.txt"] = site.page("User-agent: *\nDisallow: /private\n", "text/plain")
     site.routes["/"] = site.page(site.html("/private/x", "/logo.png", text="Badger home page."))

@@ -247,8 +247,6 @@ def test_hostile_site_pages_fail_with_their_codes(services: Any, site: Any, make
     assert {r.user_agent for r in site.requests} == {"KnowledgeBot/1.0"}
 
 
-@pytest.mark.xfail(strict=True, reason="crawler: a redirect to an in-origin host whose robots.txt cannot be "
-                   "fetched (it resolves to a private address) is reported as robots_denied, not blocked_address")
 def test_redirect_to_an_allowed_origin_on_a_private_address_is_blocked_address(
     services: Any, site: Any, make_fetcher: Any
 ) -> None:

@@ -90,18 +90,12 @@ def test_instruction_fact_faq_and_their_weights(api, services):
     assert sorted(d["title"] for d in docs) == ["How do I cancel kestrel?", "Is kestrel monthly?"]
 
 
-def test_website_and_file_are_stored_waiting_and_never_run(api, services):
-    web = create(api, "website", {"origins": ["https://help.example.com/"], "startUrls": ["https://help.example.com"],
-                                  "refreshEverySeconds": 3600}, visibility="public")
+def test_a_file_source_waits_for_its_upload(api, services):
     f = create(api, "file", {"filename": "guide.pdf", "contentType": "application/pdf"})
-    assert (web["status"], web["queued"], f["status"], f["queued"]) == ("waiting", False, "waiting", False)
-    assert web["config"]["origins"] == ["https://help.example.com"]
-    services.workflow.tick()  # the scheduler does not pick them up either
-    for sid in (web["id"], f["id"]):
-        src = services.state.get_source("default", sid)
-        assert (src.status, src.attempts) == ("waiting", 0)
-    status, body, _ = api("POST", f"{KB}/sources/{web['id']}/refresh")
-    assert status == 202 and body["queued"] is False and body["status"] == "waiting"
+    assert (f["status"], f["queued"]) == ("waiting", False)
+    services.workflow.tick()  # the scheduler does not run a file with nothing uploaded
+    src = services.state.get_source("default", f["id"])
+    assert (src.status, src.attempts) == ("waiting", 0)
 
 
 def test_pack_source_uses_the_sync_id_and_refuses_duplicates(api, services, write_pack):
@@ -386,7 +380,7 @@ def test_upload_is_capped_at_8_mb_and_stored(api, services):
     assert (status, body["error"]["code"]) == (413, "file_too_large")
     assert not services.blobs.exists(upload_blob_key("default", f["id"]))
     status, body, _ = api("POST", f"{KB}/sources/{f['id']}/upload", raw=b"# Notes\n\nhello")
-    assert status == 202 and body["status"] == "waiting"
+    assert status == 202 and body["queued"] is True  # an upload queues the refresh
     assert services.blobs.get(upload_blob_key("default", f["id"])) == b"# Notes\n\nhello"
     status, body, _ = api("POST", f"{KB}/sources/{f['id']}/upload", raw=b"")
     assert (status, body["error"]["code"]) == (400, "empty_upload")

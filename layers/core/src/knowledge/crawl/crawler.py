@@ -209,8 +209,13 @@ class _Crawl:
         return RobotsPolicy.from_dict(entry)
 
     def may_follow(self, url: str) -> bool:
+        """Whether a redirect may go to ``url``. When its origin's robots.txt could not be
+        fetched, that failure's own code stands (e.g. ``blocked_address`` for a host on a
+        private address), not ``robots_denied``."""
         policy = self.policy(url)
-        return isinstance(policy, RobotsPolicy) and policy.allowed(url)
+        if isinstance(policy, str):
+            raise SourceFailure(policy, "redirect target refused")
+        return policy.allowed(url)
 
     # -- the loop -----------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from .stages import (
     drop_orphans,
     drop_own,
     embed_passages,
+    failure_rows,
     source_checksum,
     space_of,
     unchanged,
@@ -201,7 +202,8 @@ class Refresher:
             self.owner,
             generation,
             checksum=checksum,
-            documents=documents,
+            documents=documents + failure_rows(bot, source_id, self._visibility(bot, source_id), failures,
+                                               documents),
             counters=counters,
             now=clock.now(),
             visibility_counts=visibility_counts,
@@ -237,6 +239,10 @@ class Refresher:
             self._last_check = now
             return True
         return False
+
+    def _visibility(self, bot: str, source_id: str) -> str:
+        source = self.services.state.get_source(bot, source_id)
+        return source.visibility if source else "agent"
 
     def _checkpoint(self, bot: str, source_id: str, *, beat: bool) -> None:
         """Between documents and before every write: stop when cancelled, disabled or

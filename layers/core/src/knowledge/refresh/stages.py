@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Code, KnowledgeError, SourceFailure
-from ..model import Document, Passage, Source
+from ..model import Document, Passage, Source, stable_id
 from ..ports import Embedder
 from ..settings import LEASE_SECONDS
 from ..sources.base import DocumentContent, SourceContent, content_checksum
@@ -541,14 +541,31 @@ def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[s
         "documents_failed": len(failures),
     }
     error_code = failures[0][1] if failures else None
+    rows = documents + failure_rows(bot, source_id, source.visibility, failures, documents)
     state.commit_generation(bot, source_id, owner, generation, checksum=str(manifest["checksum"]),
-                            documents=documents, counters=counters, now=services.clock.now(),
+                            documents=rows, counters=counters, now=services.clock.now(),
                             visibility_counts=visibility_counts, error_code=error_code)
     drop_orphans(services, only=(bot, source_id))
     _clear_staging(services, bot, source_id, generation)
     return RefreshOutcome(source_id, name, "indexed", documents=len(documents), passages=total,
                           skipped=int(manifest.get("skipped", 0)), failed=len(failures),
                           error_code=error_code).as_dict()
+
+
+def failure_rows(bot: str, source_id: str, visibility: str, failures: Sequence[tuple[str, str]],
+                 documents: Sequence[Document]) -> list[Document]:
+    """A row for every page or file part that failed without a document of its own, so
+    ``GET sources/{id}/documents`` shows each one's code (they index nothing)."""
+    have = {d.path for d in documents}
+    rows = []
+    for path, code in failures:
+        if path in have:
+            continue
+        have.add(path)
+        rows.append(Document(id=stable_id(source_id, path), bot=bot, source_id=source_id, title=path, path=path,
+                             url=path if path.startswith("https://") else None, visibility=visibility,
+                             fragments=0, error_code=code))
+    return rows
 
 
 def fail(services: Services, bot: str, source_id: str, owner: str, error: Any,
