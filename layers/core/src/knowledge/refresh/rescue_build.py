@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import KnowledgeError
-from ..retrieve.rescue import RescueModel
 from ..wiring import Services
+
+if TYPE_CHECKING:
+    from ..retrieve.rescue import RescueModel
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,8 @@ def rebuild(services: Services, bot: str) -> dict[str, int]:
     """Learn the model from the bot's live corpus and store it (disabled below its minimums)."""
     digest = live_digest(services, bot)
     live = [s.source_gen for s in services.state.live_sources(bot)]
+    from ..retrieve.rescue import RescueModel
+
     model = RescueModel.build(services.index.iter_passages(bot, live), services.index.analyze)
     services.blobs.put(blob_key(bot), model.to_bytes())
     settings = services.state.get_bot(bot)
@@ -61,6 +65,8 @@ def load(services: Services, bot: str) -> RescueModel | None:
     hit = cache.get(bot)
     if hit is not None and hit[0] == version:
         return hit[1]
+    from ..retrieve.rescue import RescueModel  # numpy: loaded when a bot has a model
+
     try:
         model = RescueModel.from_bytes(services.blobs.get(blob_key(bot)))
     except KnowledgeError as exc:

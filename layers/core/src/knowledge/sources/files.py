@@ -14,7 +14,6 @@ import json
 from typing import TYPE_CHECKING
 
 from ..errors import Code, NotFound, SourceFailure
-from ..extract import extract_bytes
 from ..model import TYPE_WEIGHT, Source, stable_id
 from .base import DocumentContent, SourceContent
 
@@ -40,6 +39,8 @@ def file_content(services: Services, source: Source) -> SourceContent:
         data = services.blobs.get(upload_key(source))
     except NotFound:
         raise SourceFailure(Code.MALFORMED_FILE, "no file uploaded") from None
+    from ..extract import extract_bytes  # heavy (pypdf, bs4, lxml): only where a file is read
+
     extracted = extract_bytes(data, filename=filename, content_type=content_type)
     name = filename or source.name
     title = (extracted.title or "").strip() or name

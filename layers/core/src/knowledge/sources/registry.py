@@ -8,9 +8,7 @@ from typing import TYPE_CHECKING
 from ..errors import Code, SourceFailure
 from ..model import TYPE_WEIGHT, Source, stable_id
 from .base import DocumentContent, SourceContent
-from .files import file_content
 from .packs import pack_documents
-from .website import website_content
 
 if TYPE_CHECKING:
     from ..wiring import Services
@@ -50,8 +48,12 @@ def load_content(services: Services, source: Source) -> SourceContent:
     if kind == "faq":
         return _faq(source)
     if kind == "website":
+        from .website import website_content  # the crawler (bs4, protego) loads only when crawling
+
         return website_content(services, source)
     if kind == "file":
+        from .files import file_content  # the extractors (pypdf, bs4, lxml) load only when extracting
+
         return file_content(services, source)
     raise SourceFailure(Code.UNSUPPORTED_TYPE, f"source type {kind} cannot be indexed yet")
 
