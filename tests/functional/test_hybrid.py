@@ -84,3 +84,25 @@ def test_question_embedded_in_each_space_present(services, write_pack, monkeypat
     monkeypatch.setattr(services, "embedder_for", lambda bot: HashingEmbedder(64))
     res = ask(services, "deposit address", lexical=False)
     assert res["excerpts"][0]["path"] == "help/deposit.md"
+
+
+class SlowEmbedder(HashingEmbedder):
+    """Each call takes ten (fake) seconds: a long embedding must keep its lease alive."""
+
+    def __init__(self, clock):
+        super().__init__(32)
+        self.clock = clock
+
+    def embed(self, texts):
+        self.clock.advance(10)
+        return super().embed(texts)
+
+
+def test_a_long_embedding_keeps_its_lease(services, write_pack, monkeypatch, clock):
+    pages = [page(f"help/p{i}.md", f"# Page {i}\n\nwombat fact number {i}", audience="CUSTOMER") for i in range(900)]
+    install_pack(services, write_pack("zoo", pages))
+    embedder = SlowEmbedder(clock)
+    monkeypatch.setattr(services, "embedder_for", lambda bot: embedder)
+    report = reindex(services, "default")  # 900 passages = 29 calls = 290 s > the 120 s lease
+    assert [o.status for o in report.outcomes] == ["indexed"]
+    assert ask(services, "wombat fact number 7")["excerpts"]

@@ -268,8 +268,9 @@ class Refresher:
         self._checkpoint(bot, source_id, beat=True)
         embedder = self._embedder
         if embedder is not None:
-            embed_passages(embedder, batch)
-            self._checkpoint(bot, source_id, beat=True)  # embedding takes time: still ours?
+            # embedding takes a while: heartbeat (and look for a cancel) between slices
+            embed_passages(embedder, batch, beat=lambda: self._checkpoint(bot, source_id, beat=False))
+            self._checkpoint(bot, source_id, beat=True)
         self.services.index.write(bot, batch, space=space_of(embedder))
         # a write can stall past the lease (the reaper then hands the source to another
         # worker): the counters below are only ours to write while the lease still is
