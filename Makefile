@@ -32,8 +32,8 @@ run: $(VENV)/.runtime
 	$(PY) examples/build_packs.py examples/packs-built
 	$(KB) --data $(DATA) ingest examples/packs-built
 	@echo
-	@echo 'Sample question: "How long does a Monero withdrawal take?"'
-	$(KB) --data $(DATA) search "How long does a Monero withdrawal take?"
+	@echo 'Sample question: "How long until my XMR withdrawal arrives?"'
+	$(KB) --data $(DATA) search "How long until my XMR withdrawal arrives?"
 	@echo
 	@echo "API token (bot 'default', read+write) for curl -H 'Authorization: Bearer <token>':"
 	@$(KB) --data $(DATA) token create --bot default --scopes knowledge:read,knowledge:write | tail -n 1

@@ -234,8 +234,11 @@ def test_small_section_merges_forward_into_next() -> None:
     assert count_tokens(f"## Tiny\n\n{tiny}") < MIN_TOKENS
     chunks = chunk_markdown(page, ["P"])
     assert len(chunks) == 1
-    assert chunks[0].heading == "Big"
+    # the passage holds both sections: its breadcrumb is what they share, not one of them
+    assert (chunks[0].heading, chunks[0].breadcrumb) == (None, "P")
     assert body(chunks[0]) == f"## Tiny\n\n{tiny}\n\n## Big\n\n{big}"
+    nested = chunk_markdown(f"## Parent\n\n{tiny}\n\n### Child\n\n{big}\n", ["P"])
+    assert nested[0].breadcrumb == "P › Parent"
 
 
 def test_several_small_sections_accumulate_until_minimum() -> None:
@@ -253,8 +256,9 @@ def test_several_small_sections_accumulate_until_minimum() -> None:
         ]
     )
     chunks = chunk_markdown(page, ["P"])
-    # A (45 tokens) + B reach 90, still small; adding C passes the minimum.
-    assert [c.heading for c in chunks] == ["C", "D"]
+    # A (45 tokens) + B reach 90, still small; adding C passes the minimum (sibling sections
+    # merged share only the page: no heading of their own).
+    assert [c.heading for c in chunks] == [None, "D"]
     assert "## A" in chunks[0].text and "## B" in chunks[0].text
     assert all(c.tokens >= MIN_TOKENS for c in chunks)
 
@@ -265,7 +269,7 @@ def test_small_last_section_merges_backward() -> None:
     page = f"## Big\n\n{big}\n\n## Tail\n\nShort ending.\n"
     chunks = chunk_markdown(page, ["P"])
     assert len(chunks) == 1
-    assert chunks[0].heading == "Big"
+    assert chunks[0].heading is None and chunks[0].breadcrumb == "P"
     assert body(chunks[0]).endswith("## Tail\n\nShort ending.")
 
 

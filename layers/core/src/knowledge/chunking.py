@@ -339,9 +339,11 @@ def _merge_small(sections: list[_Section]) -> list[_Section]:
     pending: list[_Section] = []
     for section in sections:
         if pending:
+            # the merged passage is about what its sections share: their common heading path
             blocks = [block for small in pending for block in small.blocks] + section.blocks
             total = sum(small.tokens for small in pending) + section.tokens
-            section = _Section(section.path, section.heading, blocks, total)
+            path = _common_prefix([small.path for small in pending] + [section.path])
+            section = _Section(path, (path[-1] or None) if path else None, blocks, total)
         if section.tokens < MIN_TOKENS:
             pending = [section]
             continue
@@ -350,8 +352,10 @@ def _merge_small(sections: list[_Section]) -> list[_Section]:
     if pending:
         rest = pending[0]
         if merged:
-            merged[-1].blocks.extend(rest.blocks)
-            merged[-1].tokens += rest.tokens
+            last = merged[-1]
+            path = _common_prefix([last.path, rest.path])
+            merged[-1] = _Section(path, (path[-1] or None) if path else None, last.blocks + rest.blocks,
+                                  last.tokens + rest.tokens)
         else:
             # The whole page is small: one passage under the headings all of it shares.
             path = _common_prefix([section.path for section in sections])

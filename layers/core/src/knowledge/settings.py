@@ -38,7 +38,7 @@ METRIC_LEASE_REAPED = "LeaseReaped"
 
 #: Mixed into every content checksum. Raise it whenever chunking, weighting or audience rules
 #: change: every stored checksum then mismatches exactly once and every source re-ingests.
-INGEST_VERSION = "kb-ingest-4"
+INGEST_VERSION = "kb-ingest-5"
 
 LEASE_SECONDS = 120.0
 MAX_QUESTION_CHARS = 16_000
