@@ -13,7 +13,9 @@ lower-cased, English stop-words removed, Snowball English stemming.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
+import json
 import logging
 import os
 import re
@@ -102,6 +104,35 @@ class _PartitionIndex:
         self._meta = path / "meta.json"
         self._seen_meta: int | None = None
         self._reload_lock = threading.Lock()
+        self._gens_file = path / "generations.json"
+        self._gens: tuple[int, frozenset[str]] = (-1, frozenset())
+
+    # -- which source:generation keys this index holds ---------------------------------------
+
+    def generations(self) -> frozenset[str]:
+        """Every ``source:generation`` with documents here (read again when the file moved)."""
+        try:
+            stamp = self._gens_file.stat().st_mtime_ns
+        except FileNotFoundError:
+            return frozenset()
+        if stamp != self._gens[0]:
+            self._gens = (stamp, frozenset(json.loads(self._gens_file.read_text())))
+        return self._gens[1]
+
+    def record_generations(self, added: Iterable[str] = (), removed: Iterable[str] = ()) -> None:
+        """Additions are recorded before their documents are committed, removals after: the
+        file may list a generation that has no documents yet, never miss one that has. A file
+        lock serialises processes (kb serve and kb ingest) updating it."""
+        with open(self.path / "generations.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                current = set(json.loads(self._gens_file.read_text())) if self._gens_file.exists() else set()
+                current = (current | set(added)) - set(removed)
+                tmp = self._gens_file.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(json.dumps(sorted(current)))
+                os.replace(tmp, self._gens_file)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def searcher(self) -> tantivy.Searcher:
         # Another process (or this one) may have committed: reload when meta.json moved on.
@@ -214,6 +245,7 @@ class TantivySearchIndex:
             assert part is not None
             try:
                 with part.writer() as writer:
+                    part.record_generations(added={p.source_gen for p in items})
                     for p in items:
                         writer.add_document(self._document(p))
                         written += 1
@@ -259,6 +291,7 @@ class TantivySearchIndex:
             try:
                 with part.writer() as writer:
                     writer.delete_documents_by_term("source_gen", key)
+                part.record_generations(removed={key})  # after the commit: never under-report
             except (ValueError, OSError) as exc:
                 raise BackendError("search index delete failed") from exc
 
@@ -289,7 +322,12 @@ class TantivySearchIndex:
         clauses = [(must, q.const_score_query(q.term_query(schema, "bot", bot), 0.0))]
         if not set(PARTITION_VISIBILITIES[partition]) <= set(visibilities):
             clauses.append((must, q.const_score_query(any_of("visibility", visibilities), 0.0)))
-        clauses.append((must, q.const_score_query(any_of("source_gen", source_gens), 0.0)))
+        part = self._indexes.get((bot, partition))
+        stored = part.generations() if part is not None else None
+        # Like the visibility clause, the generation clause is left out only when it could not
+        # exclude anything: every generation this index holds is one the asker may see.
+        if stored is None or not stored or not stored <= set(source_gens):
+            clauses.append((must, q.const_score_query(any_of("source_gen", source_gens), 0.0)))
         return clauses
 
     def search_lexical(
