@@ -154,23 +154,8 @@ def retrieve(
     excerpts: list[dict[str, Any]] = []
     for rank, (cand, p) in enumerate(served, start=1):
         src = by_source.get(p.source_id)
-        excerpts.append(
-            {
-                "rank": rank,
-                "sourceId": p.source_id,
-                "sourceType": src.type if src else None,
-                "documentId": p.document_id,
-                "fragmentId": p.id,
-                "title": p.title,
-                "path": p.path,
-                "breadcrumb": p.breadcrumb,
-                "text": ranking.excerpt(p, query_terms, MAX_EXCERPT_CHARS),
-                "url": p.url,
-                "score": round(cand.score, 6),
-                "reason": cand.reason,
-                "signals": cand.signals,
-            }
-        )
+        excerpts.append(_excerpt_json(rank, p, src.type if src else None, query_terms, cand.score, cand.reason,
+                                      cand.signals))
 
     confidence = 0.0
     if served:
@@ -252,10 +237,20 @@ def _rescue(
     lexical_hit = next((h for h in lexical if h.ref.key == key), None)
     sources = {s.source_id: s for s in services.state.live_sources(req.bot)}
     src = sources.get(p.source_id)
+    signals = {"lexicalRank": lexical_hit.rank if lexical_hit else None, "semanticRank": None, "rrf": 0.0,
+               "weight": p.weight, "rescueSimilarity": round(similarity, 4)}
+    # its own word-match score: the floor and confidence mean what they meant before
+    score = lexical_hit.score * p.weight if lexical_hit else 0.0
+    return _excerpt_json(len(excerpts) + 1, p, src.type if src else None, query_terms, score, "rescue", signals)
+
+
+def _excerpt_json(rank: int, p: Passage, source_type: str | None, query_terms: list[str], score: float,
+                  reason: str, signals: dict[str, Any]) -> dict[str, Any]:
+    """One excerpt of the retrieval response (DESIGN.md §5)."""
     return {
-        "rank": len(excerpts) + 1,
+        "rank": rank,
         "sourceId": p.source_id,
-        "sourceType": src.type if src else None,
+        "sourceType": source_type,
         "documentId": p.document_id,
         "fragmentId": p.id,
         "title": p.title,
@@ -263,11 +258,9 @@ def _rescue(
         "breadcrumb": p.breadcrumb,
         "text": ranking.excerpt(p, query_terms, MAX_EXCERPT_CHARS),
         "url": p.url,
-        # its own word-match score: the floor and confidence mean what they meant before
-        "score": round(lexical_hit.score * p.weight, 6) if lexical_hit else 0.0,
-        "reason": "rescue",
-        "signals": {"lexicalRank": lexical_hit.rank if lexical_hit else None, "semanticRank": None, "rrf": 0.0,
-                    "weight": p.weight, "rescueSimilarity": round(similarity, 4)},
+        "score": round(score, 6),
+        "reason": reason,
+        "signals": signals,
     }
 
 
