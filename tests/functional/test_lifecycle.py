@@ -506,3 +506,26 @@ def test_openapi_is_generated_from_the_routes(services):
     assert create_op["requestBody"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/SourceCreate"}
     assert "201" in create_op["responses"] and "409" in create_op["responses"]
+
+
+def test_delete_with_a_read_only_index_leaves_passages_for_the_next_clean_up(api, services, monkeypatch):
+    from knowledge.errors import BackendError
+    from knowledge.refresh.pipeline import drop_orphans
+
+    src = create(api, "instruction", {"text": "The gnu policy."}, visibility="agent")
+    services.workflow.tick()
+    live = services.state.get_source("default", src["id"]).live_generation
+    original = services.index.delete_generation
+
+    def forbidden(*args, **kwargs):
+        raise BackendError("403 from the search domain")
+
+    monkeypatch.setattr(services.index, "delete_generation", forbidden)
+    status, _, _ = api("DELETE", f"{KB}/sources/{src['id']}")
+    assert status == 204
+    assert services.state.get_source("default", src["id"]) is None
+    assert ask(services, "gnu policy")["excerpts"] == []  # out of every search at once
+    assert ("default", src["id"], live) in services.state.orphan_generations()
+    monkeypatch.setattr(services.index, "delete_generation", original)
+    drop_orphans(services)  # the next commit (with a writer role) cleans up
+    assert services.index.count("default", "customer", [f"{src['id']}:{live}"]) == 0

@@ -545,7 +545,7 @@ def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[s
     state.commit_generation(bot, source_id, owner, generation, checksum=str(manifest["checksum"]),
                             documents=rows, counters=counters, now=services.clock.now(),
                             visibility_counts=visibility_counts, error_code=error_code)
-    drop_orphans(services, only=(bot, source_id))
+    drop_orphans(services)  # this source's old generation, and any a read-only caller left behind
     _clear_staging(services, bot, source_id, generation)
     return RefreshOutcome(source_id, name, "indexed", documents=len(documents), passages=total,
                           skipped=int(manifest.get("skipped", 0)), failed=len(failures),
