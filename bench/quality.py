@@ -93,6 +93,9 @@ def main() -> int:
         install_pack(services, path)
         report = reindex(services, "bench")
         passages = sum(o.passages for o in report.outcomes)
+        if not passages:
+            print(f"indexing failed: {report.as_dict()['results']}", file=sys.stderr)
+            return 1
         print(f"indexed {len(docs)} abstracts as {passages} passages with embedder {args.embedder!r} "
               f"in {time.perf_counter() - t0:.0f} s; {len(items)} questions with judgements", flush=True)
         rows = []
