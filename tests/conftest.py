@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,3 +74,25 @@ def write_pack(tmp_path: Path) -> Callable[[str, Iterable[dict]], Path]:
         return path
 
     return _write
+
+
+@contextlib.contextmanager
+def osmem_server() -> Iterator[Any]:
+    """An in-memory OpenSearch-compatible server on loopback; the test is skipped (not failed)
+    only when the bundled binary cannot run on this machine."""
+    from osmem_server import OsmemError, OsmemServer
+
+    try:
+        server = OsmemServer.start(addr="127.0.0.1:0", japanese=False, startup_timeout=30.0)
+    except (OsmemError, OSError) as exc:
+        pytest.skip(f"osmem-server cannot start here: {exc}")
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="module")
+def osmem() -> Iterator[Any]:
+    with osmem_server() as server:
+        yield server

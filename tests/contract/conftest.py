@@ -18,6 +18,7 @@ import pytest
 from knowledge.adapters.local.folder_blobs import FolderBlobStore
 from knowledge.adapters.local.sqlite_state import SqliteStateStore
 from knowledge.adapters.local.tantivy_index import TantivySearchIndex
+from tests.conftest import osmem_server
 
 Factory = Callable[[pytest.FixtureRequest, Path], Any]
 
@@ -46,14 +47,8 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def osmem_search() -> Iterator[Any]:
     """One in-memory OpenSearch-compatible server for the session; skipped (not failed) only
     when the bundled binary cannot run on this machine."""
-    from osmem_server import OsmemError, OsmemServer
-
-    try:
-        server = OsmemServer.start(addr="127.0.0.1:0", japanese=False, startup_timeout=30.0)
-    except (OsmemError, OSError) as exc:
-        pytest.skip(f"osmem-server cannot start here: {exc}")
-    yield server
-    server.close()
+    with osmem_server() as server:
+        yield server
 
 
 @pytest.fixture

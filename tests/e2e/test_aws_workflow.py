@@ -125,18 +125,6 @@ def render(value: Any, functions: dict[str, str]) -> str:
 # -- moto with the handlers behind the Lambda tasks ---------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def osmem() -> Iterator[Any]:
-    from osmem_server import OsmemError, OsmemServer
-
-    try:
-        server = OsmemServer.start(addr="127.0.0.1:0", japanese=False, startup_timeout=30.0)
-    except (OsmemError, OSError) as exc:
-        pytest.skip(f"osmem-server cannot start here: {exc}")
-    yield server
-    server.close()
-
-
 @dataclass
 class Cloud:
     services: Any

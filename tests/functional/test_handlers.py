@@ -69,18 +69,6 @@ class FakeContext:
         return 60_000
 
 
-@pytest.fixture(scope="module")
-def osmem() -> Iterator[Any]:
-    from osmem_server import OsmemError, OsmemServer
-
-    try:
-        server = OsmemServer.start(addr="127.0.0.1:0", japanese=False, startup_timeout=30.0)
-    except (OsmemError, OSError) as exc:
-        pytest.skip(f"osmem-server cannot start here: {exc}")
-    yield server
-    server.close()
-
-
 @dataclass
 class Aws:
     services: Services

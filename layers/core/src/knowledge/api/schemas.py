@@ -28,6 +28,16 @@ def ref(name: str) -> Schema:
 
 _NULLABLE_STRING: Schema = {"type": ["string", "null"]}
 
+#: The writable fields of a source: POST takes them (type, name and config required), PATCH any.
+_SOURCE_FIELDS: dict[str, Any] = {
+    "type": {"type": "string", "enum": list(SOURCE_TYPES)},
+    "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
+    "visibility": {"type": "string", "enum": list(VISIBILITIES)},
+    "priority": {"type": "integer", "minimum": MIN_PRIORITY, "maximum": MAX_PRIORITY},
+    "config": {"type": "object"},
+    "refreshEverySeconds": {"type": "integer", "minimum": MIN_REFRESH_SECONDS, "maximum": MAX_REFRESH_SECONDS},
+}
+
 SCHEMAS: dict[str, Schema] = {
     "Error": {
         "type": "object",
@@ -56,29 +66,13 @@ SCHEMAS: dict[str, Schema] = {
             f"refreshEverySeconds: {MIN_REFRESH_SECONDS}-{MAX_REFRESH_SECONDS}}}; file {{filename, contentType}}; "
             f"pack {{slug}}. The serialised config is at most {MAX_CONFIG_BYTES} bytes."
         ),
-        "properties": {
-            "type": {"type": "string", "enum": list(SOURCE_TYPES)},
-            "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
-            "visibility": {"type": "string", "enum": list(VISIBILITIES)},
-            "priority": {"type": "integer", "minimum": MIN_PRIORITY, "maximum": MAX_PRIORITY},
-            "config": {"type": "object"},
-            "refreshEverySeconds": {"type": "integer", "minimum": MIN_REFRESH_SECONDS,
-                                    "maximum": MAX_REFRESH_SECONDS},
-        },
+        "properties": _SOURCE_FIELDS,
     },
     "SourcePatch": {
         "type": "object",
         "additionalProperties": False,
         "description": "Any field of SourceCreate; a config given replaces the whole config.",
-        "properties": {
-            "type": {"type": "string", "enum": list(SOURCE_TYPES)},
-            "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
-            "visibility": {"type": "string", "enum": list(VISIBILITIES)},
-            "priority": {"type": "integer", "minimum": MIN_PRIORITY, "maximum": MAX_PRIORITY},
-            "config": {"type": "object"},
-            "refreshEverySeconds": {"type": "integer", "minimum": MIN_REFRESH_SECONDS,
-                                    "maximum": MAX_REFRESH_SECONDS},
-        },
+        "properties": _SOURCE_FIELDS,
     },
     "Source": {
         "type": "object",
