@@ -4,7 +4,9 @@ One tantivy index per (bot, audience partition), so BM25 term statistics (docume
 frequency, average length) are the partition's own: the half a question cannot be answered
 from does not distort the ranking of the half it can. Every query carries its filters —
 bot, visibility set and the live ``source:generation`` keywords — as non-scoring clauses of
-one boolean query, so filtering happens inside the search, before ranking and limit.
+one boolean query, so filtering happens inside the search, before ranking and limit. A
+clause that provably cannot exclude anything from this index (checked against the index
+itself) is left out, so that a plain question stays a pure disjunction that tantivy can prune.
 
 Text is analysed like an English analyser does: simple word split, long tokens dropped,
 lower-cased, English stop-words removed, Snowball English stemming.
@@ -106,6 +108,20 @@ class _PartitionIndex:
         self._reload_lock = threading.Lock()
         self._gens_file = path / "generations.json"
         self._gens: tuple[int, frozenset[str]] = (-1, frozenset())
+        self._sole_bot: tuple[int | None, str, bool] = (None, "", False)
+
+    def holds_only(self, bot: str) -> bool:
+        """Whether every live document here belongs to ``bot``: counted once per reader
+        reload (one posting-list count), so a search can leave its bot clause out when that
+        clause could not exclude anything."""
+        searcher = self.searcher()
+        seen = self._seen_meta
+        cached_at, cached_bot, answer = self._sole_bot
+        if cached_at != seen or cached_bot != bot:
+            bot_term = tantivy.Query.term_query(self.schema, "bot", bot)
+            answer = int(searcher.search(bot_term, 1, count=True).count) == int(searcher.num_docs)  # type: ignore[attr-defined]
+            self._sole_bot = (seen, bot, answer)
+        return answer
 
     # -- which source:generation keys this index holds ---------------------------------------
 
@@ -319,10 +335,16 @@ class TantivySearchIndex:
             terms = [q.term_query(schema, field, v) for v in dict.fromkeys(values)]
             return terms[0] if len(terms) == 1 else q.boolean_query([(tantivy.Occur.Should, t) for t in terms])
 
-        clauses = [(must, q.const_score_query(q.term_query(schema, "bot", bot), 0.0))]
+        part = self._indexes.get((bot, partition))
+        clauses = []
+        # An index is written for one bot only (``write`` refuses another bot's passage); the
+        # bot clause is still kept unless a count over this very reader shows it is redundant.
+        # Leaving it out matters: a pure disjunction of the question's terms lets tantivy skip
+        # blocks that cannot reach the top 50 (block-max WAND); a required clause does not.
+        if part is None or not part.holds_only(bot):
+            clauses.append((must, q.const_score_query(q.term_query(schema, "bot", bot), 0.0)))
         if not set(PARTITION_VISIBILITIES[partition]) <= set(visibilities):
             clauses.append((must, q.const_score_query(any_of("visibility", visibilities), 0.0)))
-        part = self._indexes.get((bot, partition))
         stored = part.generations() if part is not None else None
         # Like the visibility clause, the generation clause is left out only when it could not
         # exclude anything: every generation this index holds is one the asker may see.
@@ -351,8 +373,9 @@ class TantivySearchIndex:
         schema = self.schema
         should = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t)) for t in terms]
         text_query = tantivy.Query.boolean_query(should)
-        query_obj = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, text_query), *self._filters(bot, partition, visibilities, source_gens)]
+        filters = self._filters(bot, partition, visibilities, source_gens)
+        query_obj = (
+            tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query), *filters]) if filters else text_query
         )
         try:
             searcher = part.searcher()
@@ -398,8 +421,8 @@ class TantivySearchIndex:
             if part is None:
                 continue
             searcher = part.searcher()
-            query = tantivy.Query.boolean_query(self._filters(bot, partition, PARTITION_VISIBILITIES[partition],
-                                                              source_gens))
+            filters = self._filters(bot, partition, PARTITION_VISIBILITIES[partition], source_gens)
+            query = tantivy.Query.boolean_query(filters) if filters else tantivy.Query.all_query()
             total = int(searcher.search(query, 1, count=True).count)  # type: ignore[attr-defined]
             if not total:
                 continue
