@@ -21,7 +21,9 @@ def search(index: TantivySearchIndex, bot: str, q: str, gens: list[str]) -> list
 def test_a_plain_question_on_a_clean_index_is_a_pure_disjunction(tmp_path):
     index = TantivySearchIndex(tmp_path)
     index.write("b1", [passage("p1", "withdrawal limits explained")])
-    assert index._filters("b1", "customer", ("public", "agent"), ["s1:1"]) == []
+    part = index._part("b1", "customer")
+    assert part is not None
+    assert index._filters("b1", "customer", ("public", "agent"), ["s1:1"], part.snapshot()) == []
     assert search(index, "b1", "withdrawal", ["s1:1"]) == ["p1"]
 
 
@@ -34,7 +36,18 @@ def test_a_foreign_document_in_the_index_restores_the_bot_clause(tmp_path):
     with part.writer() as writer:
         writer.add_document(index._document(passage("x1", "withdrawal secrets of another tenant", bot="b2")))
     assert search(index, "b1", "withdrawal", ["s1:1"]) == ["p1"]
-    assert len(index._filters("b1", "customer", ("public", "agent"), ["s1:1"])) == 1
+    assert len(index._filters("b1", "customer", ("public", "agent"), ["s1:1"], part.snapshot())) == 1
+
+
+def test_a_generation_staged_after_the_searcher_opened_keeps_its_clause(tmp_path):
+    index = TantivySearchIndex(tmp_path)
+    index.write("b1", [passage("old", "withdrawal limits, old text", gen=1)])
+    part = index._part("b1", "customer")
+    assert part is not None
+    view = part.snapshot()
+    part.record_generations(added={"s1:2"})  # a refresh starts staging generation 2
+    # the searcher cannot see generation 2 yet, but the clause is kept: never fewer filters
+    assert len(index._filters("b1", "customer", ("public", "agent"), ["s1:1"], view)) == 1
 
 
 def test_a_generation_that_is_not_live_restores_the_generation_clause(tmp_path):

@@ -110,17 +110,20 @@ class _PartitionIndex:
         self._gens: tuple[int, frozenset[str]] = (-1, frozenset())
         self._sole_bot: tuple[int | None, str, bool] = (None, "", False)
 
-    def holds_only(self, bot: str) -> bool:
-        """Whether every live document here belongs to ``bot``: counted once per reader
-        reload (one posting-list count), so a search can leave its bot clause out when that
-        clause could not exclude anything."""
+    def snapshot(self) -> tuple[tantivy.Searcher, int | None]:
+        """A searcher and the ``meta.json`` stamp it was opened at."""
         searcher = self.searcher()
-        seen = self._seen_meta
+        return searcher, self._seen_meta
+
+    def holds_only(self, bot: str, searcher: tantivy.Searcher, stamp: int | None) -> bool:
+        """Whether every live document ``searcher`` sees belongs to ``bot``: counted once per
+        reader (one posting-list count), so a search can leave its bot clause out when that
+        clause could not exclude anything."""
         cached_at, cached_bot, answer = self._sole_bot
-        if cached_at != seen or cached_bot != bot:
+        if stamp is None or cached_at != stamp or cached_bot != bot:
             bot_term = tantivy.Query.term_query(self.schema, "bot", bot)
             answer = int(searcher.search(bot_term, 1, count=True).count) == int(searcher.num_docs)  # type: ignore[attr-defined]
-            self._sole_bot = (seen, bot, answer)
+            self._sole_bot = (stamp, bot, answer)
         return answer
 
     # -- which source:generation keys this index holds ---------------------------------------
@@ -320,9 +323,15 @@ class TantivySearchIndex:
     # -- reads ----------------------------------------------------------------------------
 
     def _filters(
-        self, bot: str, partition: str, visibilities: Sequence[str], source_gens: Sequence[str]
+        self,
+        bot: str,
+        partition: str,
+        visibilities: Sequence[str],
+        source_gens: Sequence[str],
+        view: tuple[tantivy.Searcher, int | None] | None,
     ) -> list[Any]:
-        """Non-scoring Must clauses: bot, visibility set, live generations.
+        """Non-scoring Must clauses for a search through ``view`` (``snapshot()``, taken
+        before this is called): bot, visibility set, live generations.
 
         Built from term queries (posting lists that intersection can seek into) rather than
         term-set queries, which materialise a bitset of every matching document per query.
@@ -341,11 +350,13 @@ class TantivySearchIndex:
         # bot clause is still kept unless a count over this very reader shows it is redundant.
         # Leaving it out matters: a pure disjunction of the question's terms lets tantivy skip
         # blocks that cannot reach the top 50 (block-max WAND); a required clause does not.
-        if part is None or not part.holds_only(bot):
+        if part is None or view is None or not part.holds_only(bot, *view):
             clauses.append((must, q.const_score_query(q.term_query(schema, "bot", bot), 0.0)))
         if not set(PARTITION_VISIBILITIES[partition]) <= set(visibilities):
             clauses.append((must, q.const_score_query(any_of("visibility", visibilities), 0.0)))
-        stored = part.generations() if part is not None else None
+        # Read after the searcher was opened: a writer records a generation before committing
+        # its documents, so this covers every document the searcher can see.
+        stored = part.generations() if part is not None and view is not None else None
         # Like the visibility clause, the generation clause is left out only when it could not
         # exclude anything: every generation this index holds is one the asker may see.
         if stored is None or not stored or not stored <= set(source_gens):
@@ -373,12 +384,13 @@ class TantivySearchIndex:
         schema = self.schema
         should = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t)) for t in terms]
         text_query = tantivy.Query.boolean_query(should)
-        filters = self._filters(bot, partition, visibilities, source_gens)
+        view = part.snapshot()
+        searcher = view[0]
+        filters = self._filters(bot, partition, visibilities, source_gens, view)
         query_obj = (
             tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query), *filters]) if filters else text_query
         )
         try:
-            searcher = part.searcher()
             result = searcher.search(query_obj, limit, count=False)
             if not result.hits:
                 return []
@@ -420,8 +432,9 @@ class TantivySearchIndex:
             part = self._part(bot, partition, create=False)
             if part is None:
                 continue
-            searcher = part.searcher()
-            filters = self._filters(bot, partition, PARTITION_VISIBILITIES[partition], source_gens)
+            view = part.snapshot()
+            searcher = view[0]
+            filters = self._filters(bot, partition, PARTITION_VISIBILITIES[partition], source_gens, view)
             query = tantivy.Query.boolean_query(filters) if filters else tantivy.Query.all_query()
             total = int(searcher.search(query, 1, count=True).count)  # type: ignore[attr-defined]
             if not total:
@@ -437,11 +450,12 @@ class TantivySearchIndex:
         part = self._part(bot, partition, create=False)
         if part is None or not source_gens or not visibilities:
             return None
+        view = part.snapshot()
+        searcher = view[0]
         query = tantivy.Query.boolean_query(
             [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "pkey", key)),
-             *self._filters(bot, partition, visibilities, source_gens)]
+             *self._filters(bot, partition, visibilities, source_gens, view)]
         )
-        searcher = part.searcher()
         hits = searcher.search(query, 1, count=False).hits
         return self._passage(bot, searcher.doc(hits[0][1])) if hits else None
 
