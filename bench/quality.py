@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "layers" / "core" / "src"))
 
 from knowledge.evaluation import score_case  # noqa: E402
+from knowledge.refresh import rescue_build  # noqa: E402
 from knowledge.refresh.reindex import install_pack, reindex  # noqa: E402
 from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve  # noqa: E402
 from knowledge.settings import LocalSettings  # noqa: E402
@@ -92,6 +93,7 @@ def main() -> int:
         t0 = time.perf_counter()
         install_pack(services, path)
         report = reindex(services, "bench")
+        rescue_build.rebuild_if_stale(services, "bench")  # as kb ingest does after its summary
         passages = sum(o.passages for o in report.outcomes)
         if not passages:
             print(f"indexing failed: {report.as_dict()['results']}", file=sys.stderr)

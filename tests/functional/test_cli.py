@@ -50,6 +50,18 @@ def test_ingest_sources_search_eval(tmp_path, write_pack, capsys):
     assert code == 1 and "below threshold" in err
 
 
+def test_ingest_learns_the_rescue_model_once_the_passages_are_in(tmp_path, write_pack, capsys):
+    data = str(tmp_path / "d")
+    code, out, _ = run(capsys, "--data", data, "ingest", "--json", str(write_pack("coinvault", PAGES)))
+    summary = json.loads(out)
+    # two passages are below the model's minimum: learned, and off
+    assert code == 0 and summary["rescue"]["passages"] == 2 and summary["rescue"]["dims"] == 0
+    code, out, _ = run(capsys, "--data", data, "ingest", str(write_pack("coinvault", PAGES)))
+    assert code == 0 and "rescue model" not in out  # nothing moved: the stored model is current
+    code, out, _ = run(capsys, "--data", data, "reindex", "--force")
+    assert code == 0 and "rescue model: off (corpus too small), learned from 2 passages" in out
+
+
 def test_chunk_json(tmp_path, capsys):
     md = tmp_path / "page.md"
     md.write_text("---\ntitle: Guide\n---\n# Guide\n\nSome text.\n\n## Part\n\nMore text.\n")

@@ -409,13 +409,15 @@ def test_duplicate_keys_are_refused() -> None:
 
 
 def test_large_corpus_two_stage_search_agrees_with_the_exact_scan(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the sketch pre-selection used above _EXACT_SCAN_MAX passages, forced on a small corpus
+    # the coarse lists used above _EXACT_SCAN_MAX passages, forced on a small corpus
     passages, topic_of = make_corpus(600, seed=5)
     exact = RescueModel.build(passages, analyze)
     monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
-    monkeypatch.setattr(rescue_mod, "_POOL", 40)
+    monkeypatch.setattr(rescue_mod, "_LIST_SIZE", 20)
+    monkeypatch.setattr(rescue_mod, "_PROBES", 6)
     staged = RescueModel.from_bytes(exact.to_bytes())
-    assert staged._codes is not None and exact._codes is None
+    assert staged._centroids is not None and exact._centroids is None
+    assert staged._centroids.shape[0] == 600 // 20
     lexical = [passages[0][0]]
     far = {k for k, _, _ in passages[-60:]}
 
@@ -423,13 +425,19 @@ def test_large_corpus_two_stage_search_agrees_with_the_exact_scan(monkeypatch: p
         return key in far
 
     agree = fell_back = 0
+    probed: set[int] = set()
     for t in range(TOPICS):
         query = [topic_word(t, 0), topic_word(t, 7)]
+        q = staged._fold_in(query)
+        assert q is not None
+        positions, _ = staged._probe(q)
+        assert positions.size < 600  # only some lists are read
+        probed.update(positions.tolist())
         want = exact.rescue(query, lexical, anyone)
         got = staged.rescue(query, lexical, anyone)
         assert got is not None and topic_of[got[0]] == t
         agree += want is not None and got[0] == want[0]
-        # an audience that refuses the whole pool falls back to the full scan
+        # an audience that refuses everything probed falls back to the full scan
         fallback = staged.rescue(query, lexical, far_only)
         full = exact.rescue(query, lexical, far_only)
         assert (fallback is None) == (full is None)
@@ -438,3 +446,49 @@ def test_large_corpus_two_stage_search_agrees_with_the_exact_scan(monkeypatch: p
             fell_back += 1
     assert agree >= TOPICS - 1
     assert fell_back >= TOPICS // 2
+    # the lists are stored: a reloaded model probes the same rows and answers the same
+    again = RescueModel.from_bytes(staged.to_bytes())
+    assert again._centroids is not None and np.array_equal(again._centroids, staged._centroids)
+    assert again.rescue([topic_word(3, 0)], lexical, anyone) == staged.rescue([topic_word(3, 0)], lexical, anyone)
+
+
+def test_large_corpus_lists_cover_every_passage_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
+    monkeypatch.setattr(rescue_mod, "_LIST_SIZE", 16)
+    passages, _ = make_corpus(400, seed=9)
+    model = RescueModel.build(passages, analyze)
+    starts = model._list_starts
+    assert starts is not None and starts[0] == 0 and starts[-1] == 400 and np.all(np.diff(starts) >= 0)
+    assert sorted(model._keys.tolist()) == sorted(k for k, _, _ in passages)
+    # visibility lookups still follow the keys after the rows were regrouped
+    for key, vis, _ in passages[:50]:
+        assert model.visibility(key) == vis
+
+
+def test_word_by_word_analysis_matches_the_index_analyser() -> None:
+    # the build analyses each distinct whitespace-separated word once; that is only right if
+    # the lexical index's analyser never joins tokens across whitespace
+    from knowledge.adapters.local.tantivy_index import build_analyzer
+
+    analyzer = build_analyzer()
+    rng = random.Random(3)
+    alphabet = [*"abcXYZ019 \t\n.,;:'\"-_/()[]{}!?@#", "é", "ß", "ﬁ", "İ", "\u0301", "\u00a0", "中", "\u2028"]
+    texts = ["Withdrawals aren't instant: they're queued (usually ~30 min).", "e-mail re-sent; ＡＢＣ full-width"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 80))) for _ in range(300)]
+    for text in texts:
+        by_word = [term for word in text.split() for term in analyzer.analyze(word)]
+        assert by_word == analyzer.analyze(text), text
+
+
+def test_model_vocabulary_is_the_analysers_terms() -> None:
+    passages, _ = make_corpus(240, seed=2)
+    seen: list[str] = []
+
+    def spying(text: str) -> list[str]:
+        seen.append(text)
+        return analyze(text)
+
+    model = RescueModel.build(passages, spying)
+    distinct_words = {w for _, _, text in passages for w in text.split()}
+    assert len(seen) == len(distinct_words)  # each distinct word analysed exactly once
+    assert set(model._terms) <= {t for w in distinct_words for t in analyze(w)}

@@ -40,6 +40,11 @@ METRIC_LEASE_REAPED = "LeaseReaped"
 #: change: every stored checksum then mismatches exactly once and every source re-ingests.
 INGEST_VERSION = "kb-ingest-5"
 
+#: The stored layout of a rescue model. It is part of the digest a model is kept under, so
+#: raising it makes every stored model stale: each bot's is relearned by the next reindex (or
+#: by ``kb serve`` when its queue drains) instead of failing to load.
+RESCUE_FORMAT = 2
+
 LEASE_SECONDS = 120.0
 MAX_QUESTION_CHARS = 16_000
 MAX_EXCERPTS = 12

@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -47,6 +48,29 @@ class _Progress:
         self.stream.flush()
 
 
+def _learn_rescue(services: Services, bot: str) -> dict[str, Any] | None:
+    """Relearn the bot's rescue model when its live corpus moved (after the passages are
+    searchable); its stats and seconds, or None when it was current."""
+    from ..refresh import rescue_build
+
+    if not rescue_build.is_stale(services, bot):
+        return None
+    if sys.stderr.isatty():
+        sys.stderr.write("  learning the rescue model from the corpus...\033[K\r")
+        sys.stderr.flush()
+    started = time.perf_counter()
+    stats: dict[str, Any] = dict(rescue_build.rebuild(services, bot))
+    stats["seconds"] = round(time.perf_counter() - started, 2)
+    return stats
+
+
+def _print_rescue(stats: dict[str, Any] | None) -> None:
+    if stats is None:
+        return
+    state = f"{stats['dims']} dimensions over {stats['terms']} terms" if stats["dims"] else "off (corpus too small)"
+    print(f"rescue model: {state}, learned from {stats['passages']} passages in {stats['seconds']} s")
+
+
 # -- commands ---------------------------------------------------------------------------
 
 
@@ -75,6 +99,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     only = {pack_source_id(args.bot, s) for s in slugs}
     report = reindex(services, args.bot, force=args.force, only=only, progress=_Progress())
     summary = report.as_dict()
+    summary["rescue"] = _learn_rescue(services, args.bot)
     if args.json:
         _print_json(summary)
     else:
@@ -88,6 +113,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         for row in summary["results"]:
             if row["status"] == "failed":
                 print(f"  failed: {row['name']}: {row['errorCode']}")
+        _print_rescue(summary["rescue"])
     return 1 if report.failed else 0
 
 
@@ -97,6 +123,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     services = _services(args)
     report = reindex(services, args.bot, force=args.force, progress=_Progress())
     summary = report.as_dict()
+    summary["rescue"] = _learn_rescue(services, args.bot)
     if args.json:
         _print_json(summary)
     else:
@@ -106,6 +133,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         )
         if summary["warning"]:
             print(f"  warning: {summary['warning']}")
+        _print_rescue(summary["rescue"])
     return 1 if report.failed else 0
 
 

@@ -3,6 +3,10 @@
 Both the nightly run and the manual button do the same thing: sync the pack sources, then
 refresh every enabled source (unchanged ones are skipped by checksum). One failing source
 never aborts the pass; the report says how many failed and each row keeps its error.
+
+The corpus-learned rescue model is relearned by the caller once the work is done (``kb
+ingest``/``kb reindex`` after their summary, ``kb serve`` when its queue drains), not per
+pass: passages are searchable as soon as their generation is committed.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ from ..sources.packs import PACK_SUFFIX, product_title, slug_of
 from ..sources.registry import pack_blob_key
 from ..sources.scope import in_scope
 from ..wiring import Services
-from . import rescue_build
 from .pipeline import Progress, Refresher, RefreshOutcome, drop_orphans
 
 log = logging.getLogger(__name__)
@@ -148,7 +151,6 @@ def reindex(
                 RefreshOutcome(source.id, source.name, "failed",
                                error_code=current.error_code if current else Code.INTERNAL)
             )
-    rescue_build.rebuild_if_stale(services, bot)
     return report
 
 

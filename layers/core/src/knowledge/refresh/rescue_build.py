@@ -13,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..errors import KnowledgeError
+from ..settings import RESCUE_FORMAT
 from ..wiring import Services
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def blob_key(bot: str) -> str:
 
 def live_digest(services: Services, bot: str) -> str:
     gens = sorted(s.source_gen for s in services.state.live_sources(bot))
-    return hashlib.sha256("\n".join(gens).encode()).hexdigest()[:32]
+    return hashlib.sha256("\n".join([f"format {RESCUE_FORMAT}", *gens]).encode()).hexdigest()[:32]
 
 
 def is_stale(services: Services, bot: str) -> bool:

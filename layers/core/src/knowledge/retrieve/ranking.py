@@ -14,7 +14,7 @@ from ..model import Hit, Passage, PassageRef
 RRF_K = 60
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     ref: PassageRef
     score: float = 0.0
