@@ -189,6 +189,16 @@ class KnowledgeFunctions(Construct):
         def objects(*prefixes: str) -> list[str]:
             return [f"{bucket_arn}/{prefix}*" for prefix in prefixes]
 
+        def list_under(name: str, *prefixes: str) -> None:
+            """s3:ListBucket for listings under these key prefixes only (``s3:prefix``)."""
+            self.roles[name].add_to_principal_policy(
+                iam.PolicyStatement(
+                    actions=["s3:ListBucket"],
+                    resources=[bucket_arn],
+                    conditions={"StringLike": {"s3:prefix": [f"{prefix}*" for prefix in prefixes]}},
+                )
+            )
+
         bedrock_arn = (
             f"arn:{stack.partition}:bedrock:{stack.region}::foundation-model/{config.bedrock_model_id}"
         )
@@ -218,14 +228,20 @@ class KnowledgeFunctions(Construct):
         self._allow("admin_api", SEARCH_READ, domain_arns)
         self._allow("admin_api", ["states:StartExecution"], [self.state_machine_arn])
         self._allow("admin_api", ["states:StopExecution", "states:DescribeExecution"], [executions_arn])
+        # POST reindex syncs the bot's pack sources with the packs in packs/ (list only)
+        list_under("admin_api", PACKS_PREFIX)
         # authorizer: looks up hashed tokens only
         self._allow("authorizer", ["dynamodb:GetItem"], [table.table_arn])
-        # scheduler: due-index query, lease reaping, listing sources for the nightly reindex
+        # scheduler: due-index query, lease reaping, listing sources for the nightly reindex,
+        # which first syncs every bot's pack sources with packs/ (a listing, new source rows;
+        # withdrawing an out-of-scope pack retires its generation, a Put in a transaction)
         self._allow(
             "scheduler",
-            ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:UpdateItem"],
+            ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:UpdateItem",
+             "dynamodb:PutItem"],
             table_arns,
         )
+        list_under("scheduler", PACKS_PREFIX)
         self._allow("scheduler", ["states:StartExecution"], [self.state_machine_arn])
         if uses_bedrock:
             for name in ("ingest", "retrieve", "admin_api"):

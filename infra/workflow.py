@@ -7,13 +7,22 @@ Functions instead of running twice; the execution name is also the lease owner.
 
 ::
 
-    TakeLease -> LeaseTaken? --no--> AlreadyRunning (succeed)
+    Lease [TakeLease -> LeaseBusy? --busy--> LeaseHeldElsewhere (fail "LeaseBusy")]
+      | Retry "LeaseBusy" with backoff for longer than a lease; then Catch -> AlreadyRunning
+    LeaseTaken? --no (disabled, missing)--> AlreadyRunning (succeed)
                      | yes
                  SourceType? --website--> StartCrawl -> CrawlPages -> CrawlDone? --no--> CrawlDelay (Wait) -> CrawlPages
                      | other                                              | yes
                      +--------------------------------------------> ListDocuments
     ListDocuments -> ProcessBatches (Map, 4 at a time: process_batch) -> Commit -> Refreshed
     any error after retries -> MarkFailed (ingest "fail") -> RefreshFailed (fail)
+
+Another execution holding the source's lease is waited for, not given up on at once: an
+edit during a refresh stops the running execution and starts a new one, which must index the
+edit once the first has let go (or its lease has expired, if its worker died). The wait is a
+Retry of the ``Lease`` Parallel state (its one branch takes the lease and fails with
+``LeaseBusy`` when another execution holds it): 5 s doubling to at most 30 s, 10 attempts —
+about four minutes, twice the lease. Two executions never work on one source at once.
 
 Every ingest task gets ``{"action", "botId", "sourceId", "executionName", ...}``; results land
 under ``$.job`` (take_lease), ``$.crawl`` (crawl), ``$.listing`` (list_documents) and
@@ -37,7 +46,22 @@ RATE_LIMITED_ERROR = "RateLimited"
 #: raised by the Lambda service itself when the function is throttled (not retried by default)
 LAMBDA_THROTTLED_ERROR = "Lambda.TooManyRequestsException"
 MAP_MAX_CONCURRENCY = 4
+#: error the Lease branch fails with while another execution holds the source's lease
+LEASE_BUSY_ERROR = "LeaseBusy"
+#: waiting for another execution's lease: 5, 10, 20, 30, 30... seconds, no jitter so the
+#: total wait is known — it must outlast a lease (2 minutes) with room for the holder to
+#: notice a cancel at its next checkpoint; see ``lease_busy_wait_seconds``
+LEASE_BUSY_INTERVAL = Duration.seconds(5)
+LEASE_BUSY_BACKOFF = 2.0
+LEASE_BUSY_MAX_DELAY = Duration.seconds(30)
+LEASE_BUSY_ATTEMPTS = 10
 WORKFLOW_TIMEOUT = Duration.hours(12)
+
+
+def lease_busy_wait_seconds() -> float:
+    """How long an execution waits, at most, for a lease another execution holds."""
+    interval, cap = LEASE_BUSY_INTERVAL.to_seconds(), LEASE_BUSY_MAX_DELAY.to_seconds()
+    return float(sum(min(cap, interval * LEASE_BUSY_BACKOFF**n) for n in range(LEASE_BUSY_ATTEMPTS)))
 
 
 def _ids(**extra: Any) -> dict[str, Any]:
@@ -108,10 +132,50 @@ class RefreshWorkflow(Construct):
             return state
 
         # the whole execution input rides along so optional fields (``force``) reach the lease step
-        take_lease = catch_all(
-            retry_rate_limited(ingest_task("TakeLease", "take_lease", "$.job", **{"input.$": "$$.Execution.Input"}))
+        take_lease = retry_rate_limited(
+            ingest_task("TakeLease", "take_lease", "$.job", **{"input.$": "$$.Execution.Input"})
         )
-        already_running = sfn.Succeed(self, "AlreadyRunning", comment="another execution holds the lease")
+        lease_busy = sfn.Fail(
+            self,
+            "LeaseHeldElsewhere",
+            error=LEASE_BUSY_ERROR,
+            cause="lease_busy: another execution holds the lease of this source",
+        )
+        lease_check = (
+            sfn.Choice(self, "LeaseBusy?")
+            .when(
+                sfn.Condition.and_(
+                    sfn.Condition.boolean_equals("$.job.acquired", False),
+                    sfn.Condition.string_equals("$.job.reason", "busy"),
+                ),
+                lease_busy,
+            )
+            .otherwise(sfn.Succeed(self, "LeaseAnswered"))
+        )
+        # one branch, so the Retry below re-runs TakeLease; the output is the branch's state
+        # (the input plus "job"), unwrapped from the one-element result list
+        lease = sfn.Parallel(
+            self,
+            "Lease",
+            comment="take the lease; while another execution holds it, wait and try again",
+            output_path="$[0]",
+        )
+        lease.branch(take_lease.next(lease_check))
+        lease.add_retry(
+            errors=[LEASE_BUSY_ERROR],
+            interval=LEASE_BUSY_INTERVAL,
+            backoff_rate=LEASE_BUSY_BACKOFF,
+            max_attempts=LEASE_BUSY_ATTEMPTS,
+            max_delay=LEASE_BUSY_MAX_DELAY,
+            jitter_strategy=sfn.JitterType.NONE,
+        )
+        already_running = sfn.Succeed(
+            self, "AlreadyRunning", comment="nothing to refresh, or another execution kept the lease"
+        )
+        # still busy after the whole wait: the holder kept working (it was not asked to stop)
+        # or hangs until its lease lapses and the reaper queues the source again; end quietly
+        lease.add_catch(already_running, errors=[LEASE_BUSY_ERROR], result_path="$.error")
+        catch_all(lease)
 
         list_documents = catch_all(
             retry_rate_limited(ingest_task("ListDocuments", "list_documents", "$.listing", **{"job.$": "$.job"}))
@@ -197,7 +261,7 @@ class RefreshWorkflow(Construct):
             .when(sfn.Condition.boolean_equals("$.job.acquired", False), already_running)
             .otherwise(source_type)
         )
-        definition = take_lease.next(lease_taken)
+        definition = lease.next(lease_taken)
 
         self.log_group = logs.LogGroup(
             self, "Logs", retention=log_retention, removal_policy=RemovalPolicy.DESTROY

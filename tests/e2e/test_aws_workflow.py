@@ -3,7 +3,10 @@ moto's Step Functions interpreter, its Lambda tasks invoked in-process on the re
 functions, over moto DynamoDB/S3 and an in-process ``osmem-server`` for OpenSearch.
 
 From a real S3 "Object Created" pack-drop event to an API Gateway ``retrieve`` event that
-answers from the index; and a malformed pack through the Catch path (MarkFailed)."""
+answers from the index; a malformed pack through the Catch path (MarkFailed); a reindex
+(admin API or nightly schedule) that syncs the packs in the bucket with the bot's product
+scope first; and an edit made while the source's refresh runs, indexed by a follow-up
+execution that waits for the running one to let go of the lease."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import importlib
 import json
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -133,6 +136,10 @@ class Cloud:
     state_machine_arn: str
     handlers: dict[str, ModuleType]
     invocations: list[tuple[str, str | None]]
+    #: (function, action, execution name, what the task returned or raised), in call order
+    trace: list[tuple[str, str | None, str | None, Any]]
+    #: called with the payload before the task (function, action) runs, in the execution's thread
+    before: dict[tuple[str, str], Callable[[dict[str, Any]], None]]
 
     def wait(self, execution_arn: str, timeout: float = 40.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -167,6 +174,8 @@ def cloud(monkeypatch: pytest.MonkeyPatch, osmem: Any, template: Template) -> It
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     invocations: list[tuple[str, str | None]] = []
+    trace: list[tuple[str, str | None, str | None, Any]] = []
+    before: dict[tuple[str, str], Callable[[dict[str, Any]], None]] = {}
     handlers: dict[str, ModuleType] = {}
 
     def invoke_in_process(parameters: dict[str, Any], region: str, state_credentials: Any) -> dict[str, Any]:
@@ -174,12 +183,18 @@ def cloud(monkeypatch: pytest.MonkeyPatch, osmem: Any, template: Template) -> It
         runtime calls it (JSON in, JSON out; an exception becomes a FunctionError)."""
         name = template.function_arns[str(parameters["FunctionName"])]
         payload = json.loads(parameters.get("Payload") or b"{}")
-        invocations.append((name, payload.get("action")))
+        action = payload.get("action")
+        invocations.append((name, action))
+        hook = before.get((name, str(action)))
+        if hook is not None:
+            hook(payload)
         try:
             result = handlers[name].handler(payload, FakeContext())
         except Exception as exc:  # noqa: BLE001 - reported to the state machine as Lambda does
+            trace.append((name, action, payload.get("executionName"), type(exc).__name__))
             error = {"errorMessage": str(exc), "errorType": type(exc).__name__, "stackTrace": []}
             return {"StatusCode": 200, "FunctionError": "Unhandled", "Payload": error}
+        trace.append((name, action, payload.get("executionName"), result))
         return {"StatusCode": 200, "Payload": json.loads(json.dumps(result))}
 
     monkeypatch.setattr(lambda_eval_utils, "_invoke_lambda_function", invoke_in_process)
@@ -197,7 +212,7 @@ def cloud(monkeypatch: pytest.MonkeyPatch, osmem: Any, template: Template) -> It
             module = importlib.import_module(f"functions.{name}.handler")
             monkeypatch.setattr(module, "SERVICES", services)
             handlers[name] = module
-        yield Cloud(services, sfn, s3, arn, handlers, invocations)
+        yield Cloud(services, sfn, s3, arn, handlers, invocations, trace, before)
         search.indices.delete(index=f"{prefix}-*", ignore_unavailable=True, allow_no_indices=True)
 
 
@@ -270,3 +285,185 @@ def test_a_malformed_pack_goes_through_the_catch_path(cloud: Cloud) -> None:
     source = cloud.services.state.get_source(BOT, pack_source_id(BOT, "broken"))
     assert (source.status, source.error_code, source.lease_owner) == ("failed", Code.MALFORMED_FILE, None)
     assert cloud.services.state.orphan_generations() == []
+
+
+# -- reindex: packs synced with the bot's product scope first -------------------------------------
+
+FOREX_PAGES = [
+    page("help/forex/leverage.md", "# Forex leverage\n\nForex accounts trade with leverage up to fifty to one "
+         "on major currency pairs.", audience="CUSTOMER", title="Forex leverage"),
+]
+
+
+def api_event(token: str, method: str, path: str, body: Any = None) -> dict[str, Any]:
+    ev = event("apigw_rest_retrieve.json")
+    ev["headers"]["Authorization"] = f"Bearer {token}"
+    ev["multiValueHeaders"]["Authorization"] = [f"Bearer {token}"]
+    ev["httpMethod"] = method
+    ev["path"] = path
+    ev["body"] = json.dumps(body) if body is not None else None
+    return ev
+
+
+def call_api(cloud: Cloud, token: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    result = cloud.handlers["admin_api"].handler(api_event(token, method, path, body), FakeContext())
+    return result["statusCode"], json.loads(result["body"]) if result["body"] else None
+
+
+def ask(cloud: Cloud, token: str, question: str) -> list[dict[str, Any]]:
+    reply = cloud.handlers["retrieve"].handler(retrieve_event(token, question), FakeContext())
+    assert reply["statusCode"] == 200, reply
+    return list(json.loads(reply["body"])["excerpts"])
+
+
+def executions(cloud: Cloud) -> list[dict[str, Any]]:
+    listed = cloud.sfn.list_executions(stateMachineArn=cloud.state_machine_arn)["executions"]
+    return sorted(listed, key=lambda e: e["startDate"])
+
+
+def settle(cloud: Cloud, timeout: float = 60.0) -> list[dict[str, Any]]:
+    """Wait for every execution (ones started while waiting included) to finish."""
+    done: dict[str, dict[str, Any]] = {}
+    deadline = time.monotonic() + timeout
+    while True:
+        pending = [e for e in executions(cloud) if e["executionArn"] not in done]
+        if not pending:
+            return [done[e["executionArn"]] for e in executions(cloud)]
+        assert time.monotonic() < deadline, f"executions still running after {timeout}s"
+        for execution in pending:
+            done[execution["executionArn"]] = cloud.wait(execution["executionArn"],
+                                                         max(1.0, deadline - time.monotonic()))
+
+
+@pytest.mark.parametrize("entry", ["admin_api", "scheduler"])
+def test_reindex_syncs_the_packs_with_the_product_scope_then_refreshes(cloud: Cloud, entry: str) -> None:
+    """A pack whose drop event never reached the bot (dropped before the bot existed, or the
+    event was lost) gets its source on the next reindex, and a pack the bot's products no
+    longer include is listed disabled/out_of_scope and withdrawn from search."""
+    state = cloud.services.state
+    state.put_bot(BotSettings(bot=BOT))  # no products declared yet: every pack is in scope
+    token = create_token(cloud.services, BOT, ["knowledge:read", "knowledge:write"])
+    [job] = cloud.handlers["ingest"].handler(drop_pack(cloud, "forex", pack_bytes(FOREX_PAGES)),
+                                             FakeContext())["started"]
+    assert cloud.wait(job["executionArn"])["status"] == "SUCCEEDED"
+    forex_id, wallet_id = pack_source_id(BOT, "forex"), pack_source_id(BOT, "wallet")
+    assert [e["path"] for e in ask(cloud, token, "forex leverage currency pairs")][:1] == ["help/forex/leverage.md"]
+
+    # the wallet pack lands without an event, and the bot now declares the wallet product only
+    cloud.s3.put_object(Bucket=BUCKET, Key="packs/wallet.ndjson.gz", Body=pack_bytes(PAGES))
+    state.put_bot(BotSettings(bot=BOT, products=["wallet"]))
+    assert state.get_source(BOT, wallet_id) is None
+
+    if entry == "admin_api":
+        status, body = call_api(cloud, token, "POST", f"/api/bots/{BOT}/knowledge/reindex", {})
+        assert status == 202, body
+        assert body["job"]["started"] == 1 and body["job"]["outOfScope"] == ["forex"]
+    else:
+        result = cloud.handlers["scheduler"].handler(event("scheduler_reindex_all.json"), FakeContext())
+        assert result == {"bots": 1, "started": 1}
+    finished = settle(cloud)
+    assert [e["status"] for e in finished] == ["SUCCEEDED", "SUCCEEDED"]
+    started = [json.loads(e["input"]) for e in finished[1:]]
+    assert [(i["sourceId"], i["reason"]) for i in started] == [(wallet_id, "reindex")]
+
+    wallet = state.get_source(BOT, wallet_id)
+    assert (wallet.status, wallet.error_code, wallet.lease_owner) == ("ready", None, None)
+    assert wallet.passages >= 3 and wallet.config == {"slug": "wallet"}
+    forex = state.get_source(BOT, forex_id)
+    assert (forex.status, forex.error_code, forex.live_generation, forex.passages) == \
+        ("disabled", Code.OUT_OF_SCOPE, None, 0)
+    assert [e["path"] for e in ask(cloud, token, "How long does a Monero withdrawal take?")][:1] == \
+        ["help/withdraw/monero.md"]
+    assert "help/forex/leverage.md" not in [e["path"] for e in ask(cloud, token, "forex leverage currency pairs")]
+    assert cloud.services.state.orphan_generations() == []  # the forex passages are gone, not just hidden
+    _, listed = call_api(cloud, token, "GET", f"/api/bots/{BOT}/knowledge/sources")
+    rows = {row["id"]: row for row in listed["sources"]}
+    assert (rows[forex_id]["status"], rows[forex_id]["errorCode"]) == ("disabled", Code.OUT_OF_SCOPE)
+
+
+# -- an edit while the refresh runs ---------------------------------------------------------------
+
+
+def article(day: str) -> dict[str, Any]:
+    return {"title": "Withdrawal days", "state": "published",
+            "body": f"# Withdrawal days\n\nWithdrawals are paid out every {day} by the finance desk."}
+
+
+def test_an_edit_during_a_refresh_is_indexed_by_a_follow_up_once_the_running_one_stops(cloud: Cloud) -> None:
+    state = cloud.services.state
+    state.put_bot(BotSettings(bot=BOT))
+    token = create_token(cloud.services, BOT, ["knowledge:read", "knowledge:write"])
+    sources = f"/api/bots/{BOT}/knowledge/sources"
+    question = "When are withdrawals paid out?"
+    # every start lands in the same second, as a quick client's create-then-edit does: the
+    # edits must still get executions of their own (not be taken for duplicate starts)
+    cloud.services.workflow.clock = lambda: 1_800_000_000.25
+
+    def answer() -> str:
+        return " ".join(e["text"] for e in ask(cloud, token, question))
+
+    status, created = call_api(cloud, token, "POST", sources,
+                               {"type": "article", "name": "Withdrawal days", "visibility": "public",
+                                "config": article("Monday")})
+    assert status == 201, created
+    source_id = created["id"]
+    [first] = settle(cloud)
+    assert first["status"] == "SUCCEEDED" and json.loads(first["output"])["result"]["status"] == "indexed"
+    assert "Monday" in answer()
+    live_before = state.get_source(BOT, source_id).live_generation
+
+    seen: dict[str, Any] = {}
+
+    def edit_while_building(payload: dict[str, Any]) -> None:
+        if seen:
+            return
+        # the second refresh (Wednesday) is building its generation: the live one still answers
+        seen["answerMeanwhile"] = answer()
+        seen["sourceMeanwhile"] = state.get_source(BOT, source_id)
+        seen["running"] = payload["executionName"]
+        seen["patch"] = call_api(cloud, token, "PATCH", f"{sources}/{source_id}", {"config": article("Friday")})
+        seen["sourceAfterEdit"] = state.get_source(BOT, source_id)
+        # hold this batch until the follow-up execution has met the lease taken, so the test
+        # covers the wait, not a follow-up that happens to start after the release
+        deadline = time.monotonic() + 20
+        while not any(fn == "ingest" and action == "take_lease" and name != seen["running"]
+                      and isinstance(result, dict) and result.get("reason") == "busy"
+                      for fn, action, name, result in list(cloud.trace)):
+            assert time.monotonic() < deadline, "the follow-up execution never tried the lease"
+            time.sleep(0.05)
+
+    cloud.before[("ingest", "process_batch")] = edit_while_building
+    status, patched = call_api(cloud, token, "PATCH", f"{sources}/{source_id}", {"config": article("Wednesday")})
+    assert status == 200, patched
+    finished = settle(cloud, timeout=90.0)
+
+    # the edit came while the Wednesday run held the lease
+    assert "Monday" in seen["answerMeanwhile"] and "Wednesday" not in seen["answerMeanwhile"]
+    assert seen["sourceMeanwhile"].lease_owner == seen["running"]
+    assert seen["patch"][0] == 200, seen["patch"]
+    assert seen["sourceAfterEdit"].cancel_requested is True  # the running one is asked to stop
+    assert [e["status"] for e in finished] == ["SUCCEEDED"] * 3
+    by_name = {e["name"]: json.loads(e["output"]) for e in finished}
+    assert by_name[seen["running"]]["result"] == {**by_name[seen["running"]]["result"],
+                                                 "status": "failed", "errorCode": Code.CANCELLED}
+    [follow_up] = [e["name"] for e in finished[2:]]
+    assert by_name[follow_up]["result"]["status"] == "indexed"
+
+    # the follow-up found the lease busy, waited, and took it only once the cancelled run let go
+    ingest = [(action, name, result) for fn, action, name, result in cloud.trace if fn == "ingest"]
+    follow_leases = [r for a, n, r in ingest if n == follow_up and a == "take_lease"]
+    assert follow_leases[0] == {"acquired": False, "reason": "busy", "sourceType": "article"}
+    assert follow_leases[-1]["acquired"] is True
+    acquired_at = next(i for i, (a, n, r) in enumerate(ingest)
+                       if n == follow_up and a == "take_lease" and r["acquired"])
+    released_at = next(i for i, (a, n, _) in enumerate(ingest) if n == seen["running"] and a == "commit")
+    assert released_at < acquired_at
+    assert all(n != seen["running"] for _, n, _ in ingest[acquired_at:])  # never two at once
+
+    source = state.get_source(BOT, source_id)
+    assert (source.status, source.error_code, source.lease_owner, source.cancel_requested) == \
+        ("ready", None, None, False)
+    assert source.config == article("Friday") and source.live_generation != live_before
+    final = answer()
+    assert "Friday" in final and "Monday" not in final and "Wednesday" not in final
+    assert state.orphan_generations() == []

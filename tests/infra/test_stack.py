@@ -295,7 +295,9 @@ def test_search_writes_belong_to_ingest_alone(minimum: Synthesised) -> None:
     for name in FUNCTIONS:
         writes = actions_of(minimum, name) & {"es:ESHttpPut", "es:ESHttpDelete"}
         assert bool(writes) == (name == "ingest"), name
-    assert not {a for a in actions_of(minimum, "scheduler") if a.startswith(("es:", "s3:"))}
+    assert not {a for a in actions_of(minimum, "scheduler") if a.startswith("es:")}
+    # the nightly reindex lists packs/ (pack sync) and reads or writes no object
+    assert {a for a in actions_of(minimum, "scheduler") if a.startswith("s3:")} == {"s3:ListBucket"}
     assert not {a for a in actions_of(minimum, "crawl") if a.startswith("es:")}
 
 
@@ -303,6 +305,39 @@ def test_starting_refreshes_is_limited_to_the_starters(minimum: Synthesised) -> 
     for name in FUNCTIONS:
         starts = "states:StartExecution" in actions_of(minimum, name)
         assert starts == (name in {"ingest", "admin_api", "scheduler"}), name
+
+
+def list_bucket_statements(s: Synthesised, name: str) -> list[dict[str, Any]]:
+    return [st for st in role_statements(s, name)
+            if "s3:ListBucket" in (st["Action"] if isinstance(st["Action"], list) else [st["Action"]])]
+
+
+@pytest.mark.parametrize("name", ["admin_api", "scheduler"])
+def test_reindex_starters_may_list_packs_and_nothing_else(minimum: Synthesised, name: str) -> None:
+    """POST reindex (admin_api) and the nightly reindex (scheduler) sync pack sources from
+    the packs/ listing: s3:ListBucket on the bucket alone, limited to packs/ by condition."""
+    [bucket_id] = minimum.of_type("AWS::S3::Bucket")
+    [statement] = list_bucket_statements(minimum, name)
+    assert statement["Action"] == "s3:ListBucket"
+    assert statement["Resource"] == {"Fn::GetAtt": [bucket_id, "Arn"]}
+    assert statement["Condition"] == {"StringLike": {"s3:prefix": ["packs/*"]}}
+    # no object read beyond what the function had (the pack sync reads no pack)
+    gets = [res for action, res in actions_on(role_statements(minimum, name)) if action == "s3:GetObject"]
+    assert all("/uploads/" in res or "/packs/" in res for res in gets)
+    if name == "scheduler":
+        assert not gets
+
+
+def test_functions_that_never_sync_packs_cannot_list_the_bucket(minimum: Synthesised) -> None:
+    for name in ("retrieve", "authorizer"):
+        assert not list_bucket_statements(minimum, name), name
+
+
+def test_scheduler_can_write_what_the_pack_sync_writes(minimum: Synthesised) -> None:
+    # new pack rows are UpdateItem; withdrawing an out-of-scope pack is a transaction whose
+    # Put retires the generation (a transaction needs the verbs of its parts)
+    assert {"dynamodb:UpdateItem", "dynamodb:PutItem"} <= actions_of(minimum, "scheduler")
+    assert "dynamodb:DeleteItem" not in actions_of(minimum, "scheduler")
 
 
 # --- workflow -----------------------------------------------------------------------------------
@@ -321,6 +356,8 @@ def _all_states(definition: dict[str, Any]) -> dict[str, dict[str, Any]]:
         states[name] = state
         if state["Type"] == "Map":
             states.update(_all_states(state["ItemProcessor"]))
+        for branch in state.get("Branches", []):
+            states.update(_all_states(branch))
     return states
 
 
@@ -336,7 +373,10 @@ def test_workflow_shape(minimum: Synthesised) -> None:
     definition = _definition(minimum)
     states = _all_states(definition)
     first = states[definition["StartAt"]]
-    assert first["Type"] == "Task" and first["Parameters"]["action"] == "take_lease"
+    assert first["Type"] == "Parallel" and len(first["Branches"]) == 1
+    [branch] = first["Branches"]
+    take = branch["States"][branch["StartAt"]]
+    assert take["Type"] == "Task" and take["Parameters"]["action"] == "take_lease"
 
     waits = [s for s in states.values() if s["Type"] == "Wait"]
     assert len(waits) == 1 and waits[0]["SecondsPath"] == "$.crawl.waitSeconds"
@@ -373,9 +413,47 @@ def test_every_step_retries_rate_limits_and_failures_release_the_lease(minimum: 
         backoff = next(r for r in state["Retry"] if "RateLimited" in r["ErrorEquals"])
         assert backoff["BackoffRate"] > 1 and backoff["MaxAttempts"] >= 3
     for name, state in top.items():
-        if state["Type"] in {"Task", "Map"} and name != fail_task:
+        if state["Type"] in {"Task", "Map", "Parallel"} and name != fail_task:
             catches = state.get("Catch", [])
             assert any(c["ErrorEquals"] == ["States.ALL"] and c["Next"] == fail_task for c in catches), name
+
+
+def test_a_busy_lease_is_waited_for_longer_than_a_lease_then_ends_quietly(minimum: Synthesised) -> None:
+    """An edit during a refresh stops the running execution and starts another, which finds
+    the lease still held: it must wait (not fail, not give up at once) until the first one
+    lets go, or its lease lapses if its worker died."""
+    definition = _definition(minimum)
+    top = definition["States"]
+    lease = top[definition["StartAt"]]
+    [branch] = lease["Branches"]
+    # inside: take_lease, then a busy answer becomes the LeaseBusy error
+    [busy] = [s for s in branch["States"].values() if s["Type"] == "Fail"]
+    assert busy["Error"] == "LeaseBusy"
+    [choice] = [s for s in branch["States"].values() if s["Type"] == "Choice"]
+    [rule] = choice["Choices"]
+    assert branch["States"][rule["Next"]] is busy
+    assert {"Variable": "$.job.reason", "StringEquals": "busy"} in rule["And"]
+    assert lease["OutputPath"] == "$[0]"  # downstream states still read $.job
+    [retry] = [r for r in lease["Retry"] if "LeaseBusy" in r["ErrorEquals"]]
+    assert retry.get("JitterStrategy", "NONE") == "NONE"
+    waits = [min(retry["MaxDelaySeconds"], retry["IntervalSeconds"] * retry["BackoffRate"] ** n)
+             for n in range(retry["MaxAttempts"])]
+    assert sum(waits) >= 1.5 * settings.LEASE_SECONDS  # a dead holder's lease lapses meanwhile
+    assert sum(waits) <= 5 * settings.LEASE_SECONDS and retry["IntervalSeconds"] <= 10
+    # after the wait: a quiet end, not the failure path (which would mark the source failed)
+    catches = lease["Catch"]
+    assert catches[0]["ErrorEquals"] == ["LeaseBusy"] and top[catches[0]["Next"]]["Type"] == "Succeed"
+    assert catches[-1]["ErrorEquals"] == ["States.ALL"]
+
+
+def test_lease_wait_helper_matches_the_definition(minimum: Synthesised) -> None:
+    from infra.workflow import lease_busy_wait_seconds
+
+    lease = _definition(minimum)["States"]["Lease"]
+    [retry] = lease["Retry"]
+    expected = sum(min(retry["MaxDelaySeconds"], retry["IntervalSeconds"] * retry["BackoffRate"] ** n)
+                   for n in range(retry["MaxAttempts"]))
+    assert lease_busy_wait_seconds() == expected
 
 
 def test_workflow_transitions_are_closed(minimum: Synthesised) -> None:
@@ -390,6 +468,8 @@ def test_workflow_transitions_are_closed(minimum: Synthesised) -> None:
                 reached.add(target)
             if state["Type"] == "Map":
                 check(state["ItemProcessor"])
+            for branch in state.get("Branches", []):
+                check(branch)
         assert reached == names
 
     check(_definition(minimum))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import Code
+from ..errors import BackendError, Code
 from ..model import Source, stable_id
 from ..sources.files import awaiting_upload
 from ..sources.packs import PACK_SUFFIX, product_title, slug_of
@@ -56,7 +56,9 @@ def sync_packs(services: Services, bot: str) -> list[Source]:
 
     An out-of-scope pack is listed as ``disabled`` with ``out_of_scope`` and whatever an
     earlier run indexed from it is withdrawn from every search — never silently skipped.
-    A pack that comes back into scope is queued again."""
+    A pack that comes back into scope is queued again. Needs the blob store's listing of
+    ``packs/`` and the state store; the index only to drop a withdrawn pack's passages at
+    once, which is left to the next commit's clean-up when the caller may not write it."""
     state, now = services.state, services.clock.now()
     settings = state.get_bot(bot)
     rows = []
@@ -84,7 +86,13 @@ def sync_packs(services: Services, bot: str) -> list[Source]:
                 updated_at=now,
             )
             if old is not None:
-                drop_orphans(services, only=(bot, source_id))
+                try:
+                    drop_orphans(services, only=(bot, source_id))
+                except BackendError:
+                    # Out of every search already (no live generation). A caller whose index
+                    # access is read-only or none (on AWS: the admin API, the scheduler) leaves
+                    # the passages to the next commit's orphan clean-up.
+                    log.warning("passages of out-of-scope pack %s/%s left for the next clean-up", bot, source_id)
         elif allowed and source.error_code == Code.OUT_OF_SCOPE:
             state.update_source(bot, source_id, status="waiting", error_code=None, error_message=None,
                                 updated_at=now)

@@ -4,8 +4,9 @@ Two runners use them. The in-process :class:`~knowledge.refresh.pipeline.Refresh
 mode) calls the building blocks — checksum, cap, chunk, embed, write, abandon — in one loop.
 The Step Functions workflow (AWS mode) calls one stage per Lambda task, each a function here:
 
-``take_lease`` -> (website: ``crawl_pages`` in a loop) -> ``list_documents`` -> Map over the
-batches: ``process_batch`` -> ``commit``; any error -> ``fail``.
+``take_lease`` (retried while another execution holds the lease) -> (website:
+``crawl_pages`` in a loop) -> ``list_documents`` -> Map over the batches: ``process_batch``
+-> ``commit``; any error -> ``fail``.
 
 Between tasks, everything lives in the blob store under
 ``staging/<bot>/<source>/<generation>/``: ``manifest.json`` (checksum, vector space, document
@@ -325,9 +326,12 @@ def _check(services: Services, bot: str, source_id: str, owner: str, *,
 def take_lease(services: Services, bot: str, source_id: str, owner: str, *, force: bool = False) -> dict[str, Any]:
     """Lease the source for ``owner`` (the execution name) and hand out a new generation.
 
-    ``{"acquired": false, "reason": "busy|disabled|missing"}`` ends the execution quietly:
-    another run holds the lease, or there is nothing to refresh. Retried by the same owner
-    (a lost reply), the lease is still its own and the step goes on."""
+    ``{"acquired": false, "reason": "disabled|missing"}`` ends the execution quietly: there
+    is nothing to refresh. ``"reason": "busy"`` means another execution holds the lease (a
+    run asked to stop for an edit, or one still working): the state machine tries again
+    with a backoff that outlasts a lease (``lease_busy``) and ends quietly only after that,
+    so an edit made during a refresh is indexed once the running one lets go. Retried by
+    the same owner (a lost reply), the lease is still its own and the step goes on."""
     state, now = services.state, services.clock.now()
     source = state.get_source(bot, source_id)
     if source is None:
@@ -463,14 +467,17 @@ def process_batch(services: Services, bot: str, source_id: str, owner: str, job:
         documents.append(document_row(bot, source_id, doc, len(made), None))
 
     def beat() -> None:
-        if not services.state.extend_lease(bot, source_id, owner, services.clock.now(), LEASE_SECONDS):
-            raise _Stop()
+        # also a checkpoint: a run cancelled (or edited) mid-batch lets go of the lease
+        # within one embedding slice, so the follow-up refresh waiting for it starts soon
+        checked, _ = _check(services, bot, source_id, owner)
+        if checked != "ok":
+            raise _Stop(checked)
 
     try:
         if embedder is not None and passages:
             embed_passages(embedder, passages, beat)
-    except _Stop:
-        return {"batch": number, "stopped": "lost"}
+    except _Stop as stop:
+        return {"batch": number, "stopped": str(stop)}
     if passages:
         services.index.write(bot, passages, space=space_of(embedder))
     if not services.state.extend_lease(bot, source_id, owner, services.clock.now(), LEASE_SECONDS):

@@ -11,8 +11,15 @@ used by a finished one (``ExecutionAlreadyExists``), which is reported as a dupl
 Two different names for the same source still never run at once: the execution name is the
 lease owner and the second execution finds the lease taken.
 
-``start_reindex`` starts one execution per enabled source: each refresh runs (and fails, and
-retries) on its own.
+A start that finds another execution of the same source still running (an edit while its
+refresh runs: the running one is asked to stop and the new one must index the edit) does
+not give up at once: the state machine retries taking the lease with a backoff that
+outlasts a lease, so the follow-up runs as soon as the first one has let go.
+
+``start_reindex`` does what the embedded reindex does: it syncs the bot's pack sources with
+the packs in the bucket (a pack dropped before the bot existed gets its row, the bot's
+product scope is applied), then starts one execution per enabled source: each refresh runs
+(and fails, and retries) on its own.
 """
 
 from __future__ import annotations
@@ -58,11 +65,13 @@ class StepFunctionsWorkflow:
     def start_refresh(self, bot: str, source_id: str, *, force: bool = False, reason: str = "manual",
                       token: str | None = None) -> dict[str, Any]:
         """Start (or find already started) the refresh of one source. ``token`` names what
-        caused it; without one, starts within the same second are taken as duplicates."""
+        caused it; without one, the current second and the source's last change name it,
+        so a double start of one change is a duplicate but an edit made in the same second
+        as the previous start (create, then patch at once) still gets its own execution."""
         if reason not in REASONS:
             raise ValueError(f"unknown refresh reason {reason!r}")
         if token is None:
-            token = str(int(self.clock()))
+            token = self._default_token(bot, source_id)
         name = execution_name(bot, source_id, reason, f"{token}|force={force}")
         payload = {"botId": bot, "sourceId": source_id, "reason": reason, "force": bool(force)}
         job: dict[str, Any] = {"id": name, "kind": "refresh", "bot": bot, "sourceId": source_id,
@@ -83,18 +92,32 @@ class StepFunctionsWorkflow:
         job["executionArn"] = response.get("executionArn")
         return job
 
+    def _default_token(self, bot: str, source_id: str) -> str:
+        token = str(int(self.clock()))
+        if self.services is not None:
+            source = self.services.state.get_source(bot, source_id)
+            if source is not None:
+                token += f"|{source.updated_at!r}"
+        return token
+
     def start_reindex(self, bot: str, *, force: bool = False, token: str | None = None) -> dict[str, Any]:
-        """Start a refresh of every enabled source of the bot (unchanged ones end in a
-        checksum skip). Pack sources are synced where packs are read — on every pack drop,
-        by ``ingest`` — so this needs nothing but the state store."""
-        from ...refresh.reindex import REFRESHABLE
+        """Sync the bot's pack sources (``sync_packs``: every pack under ``packs/`` gets a row,
+        out-of-scope ones are listed ``disabled``/``out_of_scope`` and withdrawn), then start
+        a refresh of every enabled source (unchanged ones end in a checksum skip)."""
+        from ...errors import Code as Codes
+        from ...refresh.reindex import REFRESHABLE, sync_packs
 
         if self.services is None:
             raise BackendError("the reindex needs the services (state store) to list sources")
+        out_of_scope = [
+            str(source.config.get("slug", source.id))
+            for source in sync_packs(self.services, bot)
+            if source.error_code == Codes.OUT_OF_SCOPE
+        ]
         started = duplicates = 0
         token = token or str(int(self.clock()))
         for source in self.services.state.list_sources(bot):
-            if source.status == "disabled" or source.type not in REFRESHABLE:
+            if source.status == "disabled" or source.type not in REFRESHABLE or _awaiting_upload(source):
                 continue
             job = self.start_refresh(bot, source.id, force=force, reason="reindex", token=token)
             if job["status"] == "duplicate":
@@ -102,7 +125,14 @@ class StepFunctionsWorkflow:
             else:
                 started += 1
         return {"id": execution_name(bot, "*", "reindex", token), "kind": "reindex", "bot": bot,
-                "status": "started", "started": started, "duplicates": duplicates}
+                "status": "started", "started": started, "duplicates": duplicates, "outOfScope": out_of_scope}
+
+
+def _awaiting_upload(source: Any) -> bool:
+    """A file source never leased and never indexed: nothing was uploaded yet, or its first
+    refresh (started by the upload) is on its way. The embedded reindex leaves these alone
+    too; this answers from the row, so the starters need no read access to ``uploads/``."""
+    return bool(source.type == "file" and source.attempts == 0 and source.live_generation is None)
 
 
 def _error_code(exc: Exception) -> str | None:
