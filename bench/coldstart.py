@@ -3,14 +3,35 @@
 
 Each run starts a new ``python`` process that imports ``functions.<name>.handler`` — the
 Powertools setup and the module-level composition root (``build_aws_services``: boto3
-session, DynamoDB/S3/Step Functions clients, the SigV4 OpenSearch client, Bedrock where the
-function embeds) — with an environment like the stack's but pointing nowhere: clients are
-created, never called, so nothing touches the network. The time is wall clock from just
-before the import to just after it (interpreter start-up excluded: Lambda pays that before
-the handler module anyway); the median of ``--runs`` runs is reported, with the asset sizes
-from ``build/assets/manifest.json`` when ``make assets`` (or ``--core-only``) wrote one.
+session and the clients the function uses on most invocations) — with an environment like
+the one Lambda gives the function but pointing nowhere: clients are created, never called,
+so nothing touches the network. The time is wall clock from just before the import to just
+after it (interpreter start-up excluded: Lambda pays that before the handler module anyway);
+the median of ``--runs`` runs is reported (the verdict is on it), with the median CPU time of
+the importing process next to it — the steadier figure on a machine other jobs share — and
+the asset sizes from ``build/assets/manifest.json`` when ``make assets`` (or ``--core-only``)
+wrote one.
 
-    python bench/coldstart.py [--runs 5] [--importtime ingest]
+The environment includes what the Lambda runtime sets (``LAMBDA_TASK_ROOT``,
+``AWS_LAMBDA_FUNCTION_NAME``, ``AWS_XRAY_DAEMON_ADDRESS``...), because two libraries decide
+what to do at import from it: the Powertools Tracer is enabled (and patches the modules it
+traces) only inside Lambda, and the X-Ray SDK builds its centralized-sampling poller — two
+botocore clients, about 0.25 s here — only outside Lambda. ``--outside-lambda`` leaves those
+variables out, for comparison with figures taken that way.
+
+Bytecode is warm (an unmeasured first run writes it): the deployed assets ship theirs, since
+``build_lambda_assets.py`` compiles them for Python 3.12. Assets built without it would add
+the compilation of every imported layer module to each cold start, several hundred ms here.
+
+What a function defers is not hidden: the components ``build_aws_services`` left to first use
+(``knowledge.wiring.Lazy``, listed in ``SERVICES.caches["aws.deferred"]``) are created in the
+same process right after the import and timed. That is the extra cost of the first
+invocation that needs each of them (once per environment); ``+deferred`` is the sum, i.e.
+the worst case of a first invocation that needs all of them, and the last column names them.
+Each function only defers what most of its invocations never touch (its ``EAGER`` tuple;
+``tests/functional/test_handlers.py`` checks the usual invocations leave the rest uncreated).
+
+    python bench/coldstart.py [--runs 5] [--importtime ingest] [--outside-lambda]
 
 ``--importtime NAME`` also prints the slowest modules of one handler (``python -X importtime``).
 The target is <= 400 ms per handler on the build machine.
@@ -24,6 +45,7 @@ import os
 import statistics
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -52,37 +74,81 @@ ENV = {
     "LOG_LEVEL": "INFO",
 }
 
+#: what the Lambda runtime adds for every function (the X-Ray daemon address is never contacted
+#: at import; the SDK writes its ``/tmp/.aws-xray/initialized`` marker, as it does in Lambda)
+LAMBDA_ENV = {
+    "LAMBDA_TASK_ROOT": str(REPO),
+    "AWS_EXECUTION_ENV": "AWS_Lambda_python3.12",
+    "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
+    "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
+    "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
+    "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
+}
+
+#: key of ``Services.caches`` listing the deferred components (``knowledge.wiring.DEFERRED``)
+DEFERRED = "aws.deferred"
+
 PROBE = (
-    "import importlib, sys, time\n"
-    "t = time.perf_counter()\n"
-    "importlib.import_module(sys.argv[1])\n"
-    "print((time.perf_counter() - t) * 1000.0)\n"
+    "import importlib, json, sys, time\n"
+    "t, c = time.perf_counter(), time.process_time()\n"
+    "module = importlib.import_module(sys.argv[1])\n"
+    "cold, cpu = (time.perf_counter() - t) * 1000.0, (time.process_time() - c) * 1000.0\n"
+    "holders = getattr(getattr(module, 'SERVICES', None), 'caches', {}).get(sys.argv[2], {})\n"
+    "deferred = {}\n"
+    "for name, holder in holders.items():\n"
+    "    t = time.perf_counter()\n"
+    "    holder.get()\n"
+    "    deferred[name] = (time.perf_counter() - t) * 1000.0\n"
+    "print(json.dumps({'import': cold, 'cpu': cpu, 'deferred': deferred}))\n"
 )
 
 
-def child_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "KB_", "POWERTOOLS_"))}
+@dataclass
+class Figures:
+    imports: list[float] = field(default_factory=list)  # ms per run, wall clock
+    cpu: list[float] = field(default_factory=list)  # ms per run, CPU time of the process
+    deferred: list[dict[str, float]] = field(default_factory=list)  # ms per component per run
+
+    @property
+    def deferred_total(self) -> list[float]:
+        return [sum(run.values()) for run in self.deferred]
+
+
+def child_env(name: str, *, lambda_env: bool = True) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("AWS_", "KB_", "POWERTOOLS_", "LAMBDA_", "_X_AMZN"))}
     env.update(ENV)
+    if lambda_env:
+        env.update(LAMBDA_ENV)
+        env["AWS_LAMBDA_FUNCTION_NAME"] = f"kb-{name}"
+        env["_HANDLER"] = "handler.handler"
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "layers" / "core" / "src"), str(REPO)])
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
-def measure(name: str, runs: int) -> list[float]:
+def measure(name: str, runs: int, *, lambda_env: bool = True) -> Figures:
     module = f"functions.{name}.handler"
-    times = []
-    for _ in range(runs + 1):  # the first run warms the bytecode cache, as a deployed layer is
-        out = subprocess.run([sys.executable, "-c", PROBE, module], env=child_env(), cwd=REPO,
-                             capture_output=True, text=True, timeout=120, check=False)
+    figures = Figures()
+    # the first run warms the bytecode cache: the deployed layers ship theirs (build_lambda_assets.py)
+    for run in range(runs + 1):
+        out = subprocess.run([sys.executable, "-c", PROBE, module, DEFERRED], cwd=REPO,
+                             env=child_env(name, lambda_env=lambda_env), capture_output=True, text=True,
+                             timeout=120, check=False)
         if out.returncode != 0:
             raise SystemExit(f"importing {module} failed:\n{out.stderr[-2000:]}")
-        times.append(float(out.stdout.strip().splitlines()[-1]))
-    return times[1:]
+        data = json.loads(out.stdout.strip().splitlines()[-1])
+        if run:
+            figures.imports.append(float(data["import"]))
+            figures.cpu.append(float(data["cpu"]))
+            figures.deferred.append({str(k): float(v) for k, v in data["deferred"].items()})
+    return figures
 
 
-def import_profile(name: str, top: int = 15) -> list[tuple[float, str]]:
+def import_profile(name: str, top: int = 15, *, lambda_env: bool = True) -> list[tuple[float, str]]:
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import functions.{name}.handler"],
-                         env=child_env(), cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+                         env=child_env(name, lambda_env=lambda_env), cwd=REPO, capture_output=True, text=True,
+                         timeout=120, check=False)
     rows = []
     for line in out.stderr.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
@@ -92,42 +158,71 @@ def import_profile(name: str, top: int = 15) -> list[tuple[float, str]]:
     return sorted(rows, reverse=True)[:top]
 
 
-def asset_sizes() -> dict[str, int]:
+def asset_sizes() -> tuple[dict[str, int], dict[str, int]]:
+    """(unzipped, zipped) bytes per asset from the manifest of ``build_lambda_assets.py``."""
     manifest = REPO / "build" / "assets" / "manifest.json"
     if not manifest.exists():
-        return {}
+        return {}, {}
     data = json.loads(manifest.read_text())
-    sizes = data.get("bytes", {})
-    return {str(k): int(v) for k, v in sizes.items()} if isinstance(sizes, dict) else {}
+
+    def table(key: str) -> dict[str, int]:
+        sizes = data.get(key, {})
+        return {str(k): int(v) for k, v in sizes.items()} if isinstance(sizes, dict) else {}
+
+    return table("bytes"), table("zippedBytes")
+
+
+def _kb(size: int | None) -> str:
+    return f"{size / 1e3:11.1f}" if size is not None else f"{'-':>11}"
+
+
+def print_sizes(unzipped: dict[str, int], zipped: dict[str, int]) -> None:
+    if not unzipped:
+        print("\n(no build/assets/manifest.json: run `make assets` for asset sizes)")
+        return
+    print(f"\n{'asset':24} {'unzipped KB':>11} {'zipped KB':>11}")
+    for name in sorted(unzipped, key=lambda n: (not n.startswith("layers/"), n)):
+        print(f"{name:24} {_kb(unzipped[name])} {_kb(zipped.get(name))}")
+
+    def deployed(sizes: dict[str, int]) -> int | None:
+        # what Lambda unpacks for the biggest function: its code plus both layers
+        if not sizes:
+            return None
+        functions = [size for name, size in sizes.items() if name.startswith("functions/")]
+        return max(functions, default=0) + sum(size for name, size in sizes.items() if name.startswith("layers/"))
+
+    print(f"{'largest function+layers':24} {_kb(deployed(unzipped))} {_kb(deployed(zipped))}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--runs", type=int, default=5, help="measured runs per handler (median reported)")
     parser.add_argument("--importtime", choices=FUNCTIONS, help="also list the slowest imports of one handler")
+    parser.add_argument("--outside-lambda", action="store_true",
+                        help="leave out the variables the Lambda runtime sets (tracing off, X-Ray sampling poller on)")
     args = parser.parse_args(argv)
+    lambda_env = not args.outside_lambda
 
-    sizes = asset_sizes()
-    layers = sizes.get("layers/core", 0) + sizes.get("layers/third_party", 0)
-    print(f"{'handler':12} {'median ms':>10} {'min ms':>8} {'max ms':>8} {'function':>10} {'+layers':>10}  target")
+    print(f"{'handler':12} {'import ms':>10} {'min':>6} {'max':>6} {'cpu ms':>7} {'+deferred':>10}  {'target':14} "
+          "deferred to first use (ms)")
     over = 0
     for name in FUNCTIONS:
-        times = measure(name, max(1, args.runs))
-        median = statistics.median(times)
+        figures = measure(name, max(1, args.runs), lambda_env=lambda_env)
+        median = statistics.median(figures.imports)
         over += median > TARGET_MS
-        fn = sizes.get(f"functions/{name}")
-        fn_text = f"{fn / 1e3:8.1f}KB" if fn is not None else f"{'-':>10}"
-        total = f"{(fn + layers) / 1e6:8.1f}MB" if fn is not None and layers else f"{'-':>10}"
+        later = statistics.median(figures.deferred_total)
+        names = ", ".join(f"{component} {statistics.median(run.get(component, 0.0) for run in figures.deferred):.0f}"
+                          for component in (figures.deferred[0] if figures.deferred else {}))
         verdict = "ok" if median <= TARGET_MS else f"over {TARGET_MS:.0f} ms"
-        print(f"{name:12} {median:10.0f} {min(times):8.0f} {max(times):8.0f} {fn_text} {total}  {verdict}")
-    if sizes:
-        print(f"\nlayers: core {sizes.get('layers/core', 0) / 1e6:.2f} MB, third-party "
-              f"{sizes.get('layers/third_party', 0) / 1e6:.2f} MB (unzipped)")
-    else:
-        print("\n(no build/assets/manifest.json: run `make assets` for asset sizes)")
+        print(f"{name:12} {median:10.0f} {min(figures.imports):6.0f} {max(figures.imports):6.0f} "
+              f"{statistics.median(figures.cpu):7.0f} {later:10.0f}  "
+              f"{verdict:14} {names or '-'}")
+    if not lambda_env:
+        print("\n(--outside-lambda: Powertools tracing disabled, X-Ray sampling poller built)")
+    print_sizes(*asset_sizes())
     if args.importtime:
         print(f"\nslowest imports of {args.importtime} (cumulative ms):")
-        for ms, module in import_profile(args.importtime):
+        for ms, module in import_profile(args.importtime, lambda_env=lambda_env):
             print(f"{ms:8.1f}  {module}")
     return 1 if over else 0
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from wrapt import register_post_import_hook
 
 from knowledge.adapters.aws.apigateway import event_response, mcp_response, request_from_event
 from knowledge.api.http import Response
@@ -18,9 +19,15 @@ from knowledge.api.routes import dispatch
 from knowledge.wiring import build_aws_services
 
 logger = Logger()
-tracer = Tracer()
+# X-Ray traces every AWS SDK call, and the OpenSearch client's HTTP (requests) from the
+# moment something imports it: tracing alone never imports it
+tracer = Tracer(patch_modules=("botocore",))
+register_post_import_hook(lambda _: tracer.patch(["requests"]), "requests")
 metrics = Metrics()
-SERVICES = build_aws_services()
+#: clients created at the cold start: what every route uses. The index, S3, Step Functions
+#: and Bedrock are created by the first route that needs each (knowledge.wiring.Lazy)
+EAGER = ("dynamodb",)
+SERVICES = build_aws_services(eager=EAGER)
 
 MCP_PATH = "/mcp"
 

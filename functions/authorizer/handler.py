@@ -13,15 +13,22 @@ from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from wrapt import register_post_import_hook
 
 from knowledge.api.auth import authenticate
 from knowledge.errors import Unauthorized
 from knowledge.wiring import build_aws_services
 
 logger = Logger()
-tracer = Tracer()
+# X-Ray traces every AWS SDK call, and the OpenSearch client's HTTP (requests) from the
+# moment something imports it: tracing alone never imports it
+tracer = Tracer(patch_modules=("botocore",))
+register_post_import_hook(lambda _: tracer.patch(["requests"]), "requests")
 metrics = Metrics()
-SERVICES = build_aws_services(embedder=False)
+#: clients created at the cold start: a token lookup needs DynamoDB only; the others would
+#: be created on first use (knowledge.wiring.Lazy)
+EAGER = ("dynamodb",)
+SERVICES = build_aws_services(embedder=False, eager=EAGER)
 
 
 def policy(principal: str, effect: str, method_arn: str, context: dict[str, str] | None = None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from wrapt import register_post_import_hook
 
 from knowledge.errors import InvalidInput
 from knowledge.model import Source
@@ -24,9 +25,15 @@ from knowledge.settings import METRIC_LEASE_REAPED
 from knowledge.wiring import build_aws_services
 
 logger = Logger()
-tracer = Tracer()
+# X-Ray traces every AWS SDK call, and the OpenSearch client's HTTP (requests) from the
+# moment something imports it: tracing alone never imports it
+tracer = Tracer(patch_modules=("botocore",))
+register_post_import_hook(lambda _: tracer.patch(["requests"]), "requests")
 metrics = Metrics()
-SERVICES = build_aws_services(embedder=False)
+#: clients created at the cold start: what ticks and the nightly reindex use. They never
+#: need the index or S3; those would be created on first use (knowledge.wiring.Lazy)
+EAGER = ("dynamodb", "stepfunctions")
+SERVICES = build_aws_services(embedder=False, eager=EAGER)
 
 
 def runnable(source: Source) -> bool:

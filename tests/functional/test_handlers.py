@@ -11,11 +11,15 @@ import base64
 import copy
 import importlib
 import json
+import os
+import threading
+import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -285,7 +289,7 @@ def test_throttling_is_retried_by_name_and_requeues_when_it_persists(aws: Aws, c
     import knowledge.refresh.stages as stages
 
     original = stages.list_documents
-    stages.list_documents = throttled  # type: ignore[assignment]
+    stages.list_documents = throttled
     try:
         with pytest.raises(RateLimited):
             invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
@@ -554,3 +558,220 @@ def test_passages_carry_their_vector_space_and_spaces_are_listed_per_generation(
     assert index.vector_spaces(BOT, "customer", ["s:1", "s:2", "s:3"]) == {"bedrock:old", "bedrock:new"}
     assert index.vector_spaces(BOT, "customer", ["s:3"]) == set()
     assert index.vector_spaces(BOT, "operator", ["s:1"]) == set()
+
+
+# -- cold start: components deferred to their first use ---------------------------------------
+
+
+def test_lazy_holder_creates_its_object_once_on_first_use() -> None:
+    from knowledge.wiring import Lazy
+
+    made: list[SimpleNamespace] = []
+
+    def factory() -> SimpleNamespace:
+        made.append(SimpleNamespace(name="client", ping=lambda: "pong"))
+        return made[-1]
+
+    holder = Lazy(factory, "fake")
+    assert made == [] and not holder.created and holder.seconds is None
+    assert "not created yet" in repr(holder)
+    assert holder.ping() == "pong"  # first attribute access builds it
+    assert len(made) == 1 and holder.created and holder.seconds is not None and holder.seconds >= 0
+    assert holder.name == "client" and holder.get() is made[0] and holder.get() is holder.get()
+    with pytest.raises(AttributeError):
+        _ = holder.no_such_attribute
+    assert len(made) == 1
+
+
+def test_lazy_holder_is_created_once_when_threads_race_for_it() -> None:
+    from knowledge.wiring import Lazy
+
+    calls: list[int] = []
+    gate = threading.Event()
+
+    def slow_factory() -> object:
+        calls.append(1)
+        gate.wait(timeout=5)  # hold the first creator until every thread has asked
+        return object()
+
+    holder: Lazy[object] = Lazy(slow_factory)
+    got: list[object] = []
+    threads = [threading.Thread(target=lambda: got.append(holder.get())) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.05)
+    gate.set()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert len(got) == 8 and len({id(obj) for obj in got}) == 1
+    assert calls == [1]
+
+
+def test_lazy_holder_tries_again_after_a_failed_creation() -> None:
+    from knowledge.wiring import Lazy
+
+    attempts: list[int] = []
+
+    def flaky() -> str:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise ConnectionError("credentials not there yet")
+        return "client"
+
+    holder = Lazy(flaky)
+    with pytest.raises(ConnectionError):
+        holder.get()
+    assert not holder.created
+    assert holder.get() == "client" and holder.get() == "client"
+    assert len(attempts) == 2
+
+
+class CountingSession:
+    """A boto3 session that counts the clients it creates, by service."""
+
+    def __init__(self) -> None:
+        import boto3
+
+        self.session = boto3.Session(region_name=REGION)
+        self.created: Counter[str] = Counter()
+
+    @property
+    def region_name(self) -> str | None:
+        return self.session.region_name
+
+    def client(self, service: str, **kwargs: Any) -> Any:
+        self.created[service] += 1
+        return self.session.client(service, **kwargs)
+
+    def get_credentials(self) -> Any:
+        return self.session.get_credentials()
+
+
+def deferred_of(services: Services) -> dict[str, Any]:
+    from knowledge.wiring import DEFERRED
+
+    holders: dict[str, Any] = services.caches[DEFERRED]
+    return holders
+
+
+def test_deferred_clients_are_created_by_their_first_use_and_only_once(aws: Aws) -> None:
+    from knowledge.adapters.aws.bedrock_embedder import BedrockEmbedder
+    from knowledge.adapters.aws.opensearch_index import OpenSearchIndex
+
+    session = CountingSession()
+    env = {**dict(os.environ), ENV_EMBEDDER: "bedrock"}
+    services = build_aws_services(env, session=session, search_client=aws.services.index.client,
+                                  eager=("dynamodb",))
+    assert session.created == Counter({"dynamodb": 1})
+    deferred = deferred_of(services)
+    assert set(deferred) == {"s3", "stepfunctions", "opensearch", "bedrock"}
+    assert not any(holder.created for holder in deferred.values())
+
+    services.blobs.put("uploads/one.txt", b"one")
+    services.blobs.put("uploads/two.txt", b"two")
+    assert services.blobs.get("uploads/one.txt") == b"one"
+    assert session.created == Counter({"dynamodb": 1, "s3": 1})
+    assert not deferred["stepfunctions"].created and not deferred["opensearch"].created
+
+    services.workflow.start_refresh(BOT, "src-1", reason="manual", token="t1")
+    services.workflow.start_refresh(BOT, "src-2", reason="manual", token="t2")
+    assert len(aws.executions()) == 2
+    assert session.created == Counter({"dynamodb": 1, "s3": 1, "stepfunctions": 1})
+
+    assert services.index.vector_spaces(BOT, "customer", ["s:1"]) == set()
+    assert isinstance(deferred["opensearch"].get(), OpenSearchIndex) and services.index.dimension == 1024
+
+    [bedrock] = {id(e): e for e in services.embedders.values()}.values()
+    assert isinstance(bedrock, BedrockEmbedder)
+    assert bedrock.client.meta.service_model.service_name == "bedrock-runtime"  # no call: just built
+    assert bedrock.client.meta.region_name == REGION
+    assert session.created == Counter({"dynamodb": 1, "s3": 1, "stepfunctions": 1, "bedrock-runtime": 1})
+    assert all(holder.created for holder in deferred.values())
+
+
+def test_eager_components_are_checked_and_settings_still_fail_at_the_cold_start(aws: Aws) -> None:
+    with pytest.raises(ValueError, match="unknown AWS component"):
+        build_aws_services(eager=("dynamodb", "sqs"))
+    # the search endpoint is validated at build time even though its client is deferred
+    with pytest.raises(ValueError, match="https"):
+        build_aws_services({**dict(os.environ), ENV_SEARCH_ENDPOINT: "http://search.internal"}, eager=("dynamodb",))
+    everything = build_aws_services(search_client=aws.services.index.client)
+    assert deferred_of(everything) == {}
+
+
+def handler_services(aws: Aws, name: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Services, CountingSession]:
+    """The services a handler builds at its cold start (its own ``EAGER``), in place of the
+    all-eager ones the fixture gives it, with the clients it creates counted."""
+    session = CountingSession()
+    module = aws.handlers[name]
+    services = build_aws_services(session=session, search_client=aws.services.index.client,
+                                  embedder=name not in ("authorizer", "crawl", "scheduler"), eager=module.EAGER)
+    monkeypatch.setattr(module, "SERVICES", services)
+    return services, session
+
+
+def test_each_function_defers_only_clients_its_usual_invocations_do_not_touch(
+        aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    source_id = pack_source(aws, "wallet", [WITHDRAW, FEES])
+    ingest, ingest_session = handler_services(aws, "ingest", monkeypatch)
+    assert run_refresh(aws, source_id, "exec-lazy")["status"] == "indexed"
+    assert not deferred_of(ingest)["stepfunctions"].created  # a refresh's tasks never start one
+    assert set(ingest_session.created) == {"dynamodb", "s3"}
+
+    token = create_token(aws.services, BOT, ["knowledge:read"])
+    retrieve, retrieve_session = handler_services(aws, "retrieve", monkeypatch)
+    status, body = reply(invoke(aws, "retrieve", api_event("apigw_rest_retrieve.json", token)))
+    assert status == 200 and body["excerpts"][0]["path"] == "help/withdraw/monero.md"
+    assert set(deferred_of(retrieve)) == {"s3", "stepfunctions"}
+    assert not any(holder.created for holder in deferred_of(retrieve).values())
+    assert set(retrieve_session.created) == {"dynamodb"}
+
+    authorizer, authorizer_session = handler_services(aws, "authorizer", monkeypatch)
+    ev = event("authorizer_request.json")
+    ev["headers"]["Authorization"] = f"Bearer {token}"
+    assert invoke(aws, "authorizer", ev)["policyDocument"]["Statement"][0]["Effect"] == "Allow"
+    assert set(deferred_of(authorizer)) == {"s3", "stepfunctions", "opensearch"}
+    assert not any(holder.created for holder in deferred_of(authorizer).values())
+    assert set(authorizer_session.created) == {"dynamodb"}
+
+    now = aws.services.clock.now()
+    aws.services.state.put_source(Source(id="s-due", bot=BOT, type="article", name="Due", status="waiting",
+                                         config={"title": "T", "body": "B", "state": "published"},
+                                         created_at=now, updated_at=now, next_refresh_at=now - 1))
+    scheduler, scheduler_session = handler_services(aws, "scheduler", monkeypatch)
+    assert len(invoke(aws, "scheduler", event("scheduler_tick.json"))["started"]) >= 1
+    assert not any(holder.created for holder in deferred_of(scheduler).values())
+    assert set(scheduler_session.created) == {"dynamodb", "stepfunctions"}
+
+
+def test_a_cold_start_in_lambda_traces_search_calls_once_the_index_is_first_used(tmp_path: Path) -> None:
+    """In a Lambda-like environment (tracing on), ``admin_api`` imports neither the OpenSearch
+    client nor requests at its cold start, and the first use of the index patches requests
+    for X-Ray all the same; AWS SDK calls are patched from the start."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    probe = (
+        "import sys, botocore.client\n"
+        "import functions.admin_api.handler as h\n"
+        "assert not h.tracer.disabled\n"
+        "assert type(botocore.client.BaseClient._make_api_call).__name__ == 'BoundFunctionWrapper'\n"
+        "print('cold', sorted(m for m in ('requests', 'opensearchpy', 'sqlite3') if m in sys.modules))\n"
+        "assert h.SERVICES.index.prefix == 'kb'\n"
+        "import requests\n"
+        "print('traced', type(requests.Session.request).__name__)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "KB_", "POWERTOOLS_", "LAMBDA_"))}
+    env.update({
+        "AWS_REGION": REGION, "AWS_ACCESS_KEY_ID": "cold", "AWS_SECRET_ACCESS_KEY": "cold",
+        "AWS_EC2_METADATA_DISABLED": "true", "LAMBDA_TASK_ROOT": str(tmp_path),
+        "AWS_LAMBDA_FUNCTION_NAME": "kb-admin-api", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
+        ENV_TABLE: "kb-table", ENV_BUCKET: "kb-bucket", ENV_SEARCH_ENDPOINT: "https://search.invalid",
+        ENV_INDEX_PREFIX: "kb", "POWERTOOLS_SERVICE_NAME": "kb", "POWERTOOLS_METRICS_NAMESPACE": "kb",
+        "PYTHONPATH": os.pathsep.join([str(repo / "layers" / "core" / "src"), str(repo)]),
+    })
+    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.splitlines() == ["cold []", "traced BoundFunctionWrapper"]

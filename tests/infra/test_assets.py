@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -128,3 +129,62 @@ def test_pip_command_targets_lambda_arm64_cpython_312_binaries(build_script: Mod
     assert "manylinux2014_aarch64" in platforms and all(p.endswith("_aarch64") for p in platforms)
     assert cmd[cmd.index("--target") + 1] == str(tmp_path)
     assert cmd[-1] == "numpy>=1.26"
+
+
+def test_bytecode_is_compiled_beside_the_sources_without_timestamp_checks(
+    build_script: ModuleType, tmp_path: Path
+) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "mod.py").write_text("VALUE = 41 + 1\n")
+    (package / "template.py").write_text("def broken(:\n")  # not Python: stays source only
+
+    assert build_script.compile_bytecode(tmp_path, sys.executable) == 2
+
+    pyc = Path(importlib.util.cache_from_source(str(package / "mod.py")))
+    assert pyc.is_file()
+    flags = int.from_bytes(pyc.read_bytes()[4:8], "little")
+    assert flags == 0b01  # hash-based, source never checked: immune to the zip's timestamps
+    assert not Path(importlib.util.cache_from_source(str(package / "template.py"))).exists()
+
+
+def test_bytecode_interpreter_must_match_the_lambda_runtime(
+    build_script: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert build_script.python_version(sys.executable) == here
+    assert build_script.python_version("/nonexistent/python") is None
+    monkeypatch.setattr(build_script, "LAMBDA_PYTHON", here)
+    assert build_script.bytecode_python() == sys.executable
+    assert build_script.bytecode_python(sys.executable) == sys.executable
+    monkeypatch.setattr(build_script, "LAMBDA_PYTHON", "2.7")
+    with pytest.raises(build_script.BuildError, match=r"the Lambda runtime is 2\.7"):
+        build_script.bytecode_python(sys.executable)
+    monkeypatch.setattr(build_script.shutil, "which", lambda name: None)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no pyenv versions there
+    assert build_script.bytecode_python() is None
+    fake = tmp_path / ".pyenv" / "versions" / "2.7.18" / "bin" / "python2.7"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(f"#!/bin/sh\nexec {sys.executable} -c \"print('2.7')\"\n")
+    fake.chmod(0o755)
+    assert build_script.bytecode_python() == str(fake)
+
+
+def test_manifest_reports_every_asset_unzipped_and_zipped(
+    build_script: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    functions = tmp_path / "functions"
+    (functions / "retrieve").mkdir(parents=True)
+    (functions / "retrieve" / "handler.py").write_text("def handler(event, context):\n    return 1\n" * 200)
+    monkeypatch.setattr(build_script, "FUNCTIONS_SRC", functions)
+
+    manifest = build_script.build(tmp_path / "assets", core_only=True, functions=["retrieve"])
+
+    assert manifest["bytecode"] is None  # --core-only never compiles
+    unzipped, zipped = manifest["bytes"], manifest["zippedBytes"]
+    assert set(unzipped) == set(zipped) == {"layers/core", "layers/third_party", "functions/retrieve"}
+    assert all(size > 0 for size in zipped.values())
+    # repetitive source deflates well; the zip is smaller than the files it holds
+    assert zipped["functions/retrieve"] < unzipped["functions/retrieve"] / 5
+    assert zipped["layers/core"] < unzipped["layers/core"]

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
+from urllib.parse import urlsplit
 
 from .ports import BlobStore, Clock, Embedder, SystemClock
 from .settings import (
@@ -140,52 +143,146 @@ class AwsSettings:
         )
 
 
+#: the clients of the AWS composition root, by the name ``build_aws_services(eager=...)`` takes
+AWS_COMPONENTS = ("dynamodb", "s3", "stepfunctions", "opensearch", "bedrock")
+#: key of ``Services.caches`` holding the components ``build_aws_services`` deferred, by name
+DEFERRED = "aws.deferred"
+
+T = TypeVar("T")
+_UNSET: Any = object()
+
+
+class Lazy(Generic[T]):
+    """Stands in for an object (a client, an adapter) that is built on first use, exactly once
+    per process: the first attribute access calls ``factory`` under ``lock`` and every later
+    access goes to the object it returned. A factory that raises is called again next time.
+
+    A Lambda environment serves many invocations, so a client that only some routes need is
+    created by the first invocation that needs it, never at a cold start that does not, and
+    never twice. ``seconds`` is how long the factory took (``None`` until it ran)."""
+
+    __slots__ = ("_factory", "_label", "_lock", "_value", "seconds")
+
+    def __init__(self, factory: Callable[[], T], label: str = "", *, lock: threading.RLock | None = None):
+        self._factory = factory
+        self._label = label
+        self._lock = lock if lock is not None else threading.RLock()
+        self._value: T = _UNSET
+        self.seconds: float | None = None
+
+    @property
+    def created(self) -> bool:
+        return self._value is not _UNSET
+
+    def get(self) -> T:
+        value = self._value
+        if value is _UNSET:
+            with self._lock:
+                value = self._value
+                if value is _UNSET:
+                    started = time.perf_counter()
+                    value = self._factory()
+                    self.seconds = time.perf_counter() - started
+                    self._value = value
+        return value
+
+    def __getattr__(self, name: str) -> Any:
+        # reached for the wrapped object's attributes only (and for an unset slot of a copy
+        # made without __init__, which must not recurse)
+        if name in Lazy.__slots__ or (name.startswith("__") and name.endswith("__")):
+            raise AttributeError(name)
+        return getattr(self.get(), name)
+
+    def __repr__(self) -> str:
+        state = "created" if self.created else "not created yet"
+        return f"<Lazy {self._label or 'object'}: {state}>"
+
+
+def _check_search_endpoint(endpoint: str) -> None:
+    # the rule build_opensearch_client applies, checked at the cold start even when the
+    # search client itself is deferred: a bad setting fails the import, not the first request
+    parts = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
+    if parts.scheme != "https" or not parts.hostname:
+        raise ValueError("the search endpoint must be an https URL or a host name")
+
+
 def build_aws_services(
     env: Mapping[str, str] | None = None,
     *,
     session: Any = None,
     search_client: Any = None,
     embedder: bool = True,
+    eager: Collection[str] = AWS_COMPONENTS,
 ) -> Services:
     """The composition root of a Lambda function: clients are created here, once per cold
     start (module level in each handler), and never call the network until used.
 
     ``search_client`` replaces the SigV4 OpenSearch client (tests point it at a local
-    server); ``embedder=False`` skips the Bedrock client in functions that never embed."""
+    server); ``embedder=False`` skips the Bedrock client in functions that never embed.
+
+    ``eager`` names the components (:data:`AWS_COMPONENTS`) created now; each other one is a
+    :class:`Lazy` holder created by the first call that uses it, still once per process (the
+    OpenSearch index as a whole, so ``opensearchpy`` is not even imported until then; the S3,
+    Step Functions and Bedrock clients inside their adapters). A function lists what most of
+    its invocations use; the holders are in ``services.caches[DEFERRED]``."""
     import boto3
     from botocore.config import Config
 
     from .adapters.aws.dynamodb_state import DynamoDbStateStore
-    from .adapters.aws.opensearch_index import OpenSearchIndex, build_opensearch_client
     from .adapters.aws.s3_blobs import S3BlobStore
     from .adapters.aws.stepfunctions_workflow import StepFunctionsWorkflow
 
+    unknown = sorted(set(eager) - set(AWS_COMPONENTS))
+    if unknown:
+        raise ValueError(f"unknown AWS component(s) {', '.join(unknown)}; known: {', '.join(AWS_COMPONENTS)}")
     settings = AwsSettings.from_env(env)
     session = session or boto3.Session(region_name=settings.region)
     region = session.region_name or settings.region
     if not region:
         raise ValueError("no AWS region configured (AWS_REGION)")
-    aws = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
     if search_client is None:
-        search_client = build_opensearch_client(settings.search_endpoint, region, session=session)
-    index = OpenSearchIndex(search_client, settings.index_prefix, dimension=settings.dimension,
-                            replicas=settings.replicas, read_roles=settings.read_roles)
+        _check_search_endpoint(settings.search_endpoint)
+    aws = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
+    lock = threading.RLock()  # one session: clients are never created by two threads at once
+    deferred: dict[str, Lazy[Any]] = {}
+
+    def component(name: str, factory: Callable[[], T]) -> T:
+        if name in eager:
+            with lock:
+                return factory()
+        holder: Lazy[T] = Lazy(factory, name, lock=lock)
+        deferred[name] = holder
+        return cast(T, holder)
+
+    def client(service: str) -> Callable[[], Any]:
+        return lambda: session.client(service, config=aws)
+
+    def search_index() -> Any:
+        from .adapters.aws.opensearch_index import OpenSearchIndex, build_opensearch_client
+
+        search = search_client
+        if search is None:
+            search = build_opensearch_client(settings.search_endpoint, region, session=session)
+        return OpenSearchIndex(search, settings.index_prefix, dimension=settings.dimension,
+                               replicas=settings.replicas, read_roles=settings.read_roles)
+
     services = Services(
-        state=DynamoDbStateStore(settings.table, client=session.client("dynamodb", config=aws)),
-        blobs=S3BlobStore(settings.bucket, client=session.client("s3", config=aws)),
-        index=index,
+        state=DynamoDbStateStore(settings.table, client=component("dynamodb", client("dynamodb"))),
+        blobs=S3BlobStore(settings.bucket, client=component("s3", client("s3"))),
+        index=component("opensearch", search_index),
         default_embedder=settings.embedder,
     )
     if settings.state_machine_arn:
-        services.workflow = StepFunctionsWorkflow(session.client("stepfunctions", config=aws),
+        services.workflow = StepFunctionsWorkflow(component("stepfunctions", client("stepfunctions")),
                                                   settings.state_machine_arn, services=services)
     if embedder and settings.embedder == "bedrock":
         # the bots that set no embedder share the deployment's model (KB_BEDROCK_MODEL_ID),
         # with one client for the whole environment; bots with their own settings build theirs
         from .adapters.aws.bedrock_embedder import BedrockEmbedder
 
-        bedrock = BedrockEmbedder(session.client("bedrock-runtime", config=aws), model_id=settings.bedrock_model,
+        bedrock = BedrockEmbedder(component("bedrock", client("bedrock-runtime")), model_id=settings.bedrock_model,
                                   dimensions=settings.dimension)
         services.embedders[f"bedrock|{[]!r}"] = bedrock
         services.embedders.setdefault(bedrock.name, bedrock)
+    services.caches[DEFERRED] = deferred
     return services
