@@ -59,7 +59,11 @@ def rebuild_if_stale(services: Services, bot: str) -> bool:
 
 def load(services: Services, bot: str) -> RescueModel | None:
     """The bot's model, loaded once per stored version (cached on ``services``)."""
-    version = services.state.get_bot(bot).rescue_version
+    return load_version(services, bot, services.state.get_bot(bot).rescue_version)
+
+
+def load_version(services: Services, bot: str, version: str | None) -> RescueModel | None:
+    """``load`` for a caller that already read the bot's settings (``rescue_version``)."""
     if version is None:
         return None
     cache: dict[str, tuple[str, Any]] = services.caches.setdefault("rescue", {})

@@ -402,20 +402,18 @@ class RescueModel:
     # -- answering -----------------------------------------------------------------------
 
     def _fold_in(self, query_terms: Sequence[str]) -> F32 | None:
-        counts: dict[int, int] = {}
-        for term in query_terms:
-            idx = self._term_index.get(term)
-            if idx is not None:
-                counts[idx] = counts.get(idx, 0) + 1
+        """The question's unit vector: its usable terms' vectors weighted by ``1 + ln tf``
+        (one small product: this runs for every question)."""
+        counts = Counter(i for i in map(self._term_index.get, query_terms) if i is not None)
         if not counts:
             return None
-        idx_arr = np.fromiter(sorted(counts), dtype=np.int64, count=len(counts))
-        tf = np.fromiter((counts[int(i)] for i in idx_arr), dtype=np.float32, count=len(counts))
-        q = ((1.0 + np.log(tf))[:, None] * self._term_vectors[idx_arr]).sum(axis=0)
-        norm = float(np.linalg.norm(q))
+        rows = sorted(counts)
+        weights = np.array([1.0 + math.log(counts[i]) for i in rows], dtype=np.float32)
+        q = weights @ self._term_vectors[rows]
+        norm = math.sqrt(float(q @ q))
         if not math.isfinite(norm) or norm == 0.0:
             return None
-        return (q / norm).astype(np.float32)
+        return (q / np.float32(norm)).astype(np.float32, copy=False)
 
     def rescue(
         self,

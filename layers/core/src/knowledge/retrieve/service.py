@@ -113,6 +113,7 @@ def retrieve(
     req.validated()
     index, state = services.index, services.state
     sources = _allowed_sources(services, req)
+    settings = state.get_bot(req.bot)
     visibilities = AUDIENCE_VISIBILITY[req.audience]
     partition = partition_of_audience(req.audience)
     source_gens = [s.source_gen for s in sources]
@@ -163,10 +164,10 @@ def retrieve(
         idf = _idf(services, req.bot, partition, query_terms)
         confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
     if options.rescue and lexical:
-        rescued = _rescue(services, req, partition, visibilities, source_gens, query_terms, lexical, excerpts)
+        rescued = _rescue(services, req, partition, visibilities, sources, settings.rescue_version, query_terms,
+                          lexical, excerpts)
         if rescued is not None:
             excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
-    settings = state.get_bot(req.bot)
     if options.upstream and settings.upstream:
         remote = upstream.fetch(settings.upstream, req.q, req.audience)
         if remote:
@@ -207,13 +208,15 @@ def _rescue(
     req: RetrievalRequest,
     partition: str,
     visibilities: Sequence[str],
-    source_gens: list[str],
+    sources: list[LiveSource],
+    model_version: str | None,
     query_terms: list[str],
     lexical: list[Hit],
     excerpts: list[dict[str, Any]],
 ) -> dict[str, Any] | None:
     """At most one passage the words of the question missed, learned from the bot's corpus."""
-    model = rescue_build.load(services, req.bot)
+    model = rescue_build.load_version(services, req.bot, model_version)
+    source_gens = [s.source_gen for s in sources]
     if model is None or not model.enabled:
         return None
     served = {key64(e["fragmentId"]) for e in excerpts}
@@ -235,8 +238,7 @@ def _rescue(
     key, similarity = pick
     p = found[key]
     lexical_hit = next((h for h in lexical if h.ref.key == key), None)
-    sources = {s.source_id: s for s in services.state.live_sources(req.bot)}
-    src = sources.get(p.source_id)
+    src = next((s for s in sources if s.source_id == p.source_id), None)
     signals = {"lexicalRank": lexical_hit.rank if lexical_hit else None, "semanticRank": None, "rrf": 0.0,
                "weight": p.weight, "rescueSimilarity": round(similarity, 4)}
     # its own word-match score: the floor and confidence mean what they meant before
