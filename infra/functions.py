@@ -24,7 +24,7 @@ from constructs import Construct
 
 from infra import env_names as env
 from infra.config import StackConfig, log_retention
-from infra.storage import PACKS_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
+from infra.storage import PACKS_PREFIX, RESCUE_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
 
 PLACEHOLDER_MARKER = "README.kb-layer"
 RUNTIME = lambda_.Runtime.PYTHON_3_12
@@ -49,8 +49,12 @@ FUNCTION_SPECS: tuple[FunctionSpec, ...] = (
     FunctionSpec("admin_api", "Knowledge admin routes, agents, MCP over HTTP and the OpenAPI document", 1024,
                  Duration.seconds(29)),
     FunctionSpec("authorizer", "Checks bot tokens and scopes for API Gateway", 256, Duration.seconds(10)),
-    FunctionSpec("scheduler", "Starts due refreshes, reaps expired leases, nightly reindex", 512,
-                 Duration.minutes(1)),
+    # the tick also relearns the rescue model of bots whose corpus moved: numpy work on one core,
+    # ~20-35 s at 100k passages of real text, a few minutes in a synthetic worst case (Lambda
+    # gives 2,048 MB about 1.2 vCPU), hence the memory and a timeout that lets such a rebuild
+    # finish (ticks that overlap it leave its bot alone: rescue_build.rebuild_settled)
+    FunctionSpec("scheduler", "Starts due refreshes, reaps expired leases, relearns rescue models, nightly reindex",
+                 2048, Duration.minutes(10)),
 )
 FUNCTION_NAMES: tuple[str, ...] = tuple(spec.name for spec in FUNCTION_SPECS)
 
@@ -148,7 +152,7 @@ class KnowledgeFunctions(Construct):
         extra_env = {
             "ingest": {
                 env.ENV_SEARCH_READ_ROLES: ",".join(
-                    [roles["retrieve"].role_arn, roles["admin_api"].role_arn]
+                    [roles["retrieve"].role_arn, roles["admin_api"].role_arn, roles["scheduler"].role_arn]
                 )
             }
         }
@@ -217,15 +221,18 @@ class KnowledgeFunctions(Construct):
         # a fresh crawl first clears what an earlier crawl of the source staged (list + delete)
         self._allow("crawl", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(STAGING_PREFIX))
         self._allow("crawl", ["s3:ListBucket"], [bucket_arn])
-        # retrieve: reads state, records the retrieval (PutItem), searches
+        # retrieve: reads state, records the retrieval (PutItem), searches, loads rescue models
         self._allow("retrieve", [*TABLE_READ, "dynamodb:PutItem"], [table.table_arn])
         self._allow("retrieve", SEARCH_READ, domain_arns)
+        self._allow("retrieve", ["s3:GetObject"], objects(RESCUE_PREFIX))
         # admin_api: source/agent CRUD, uploads, starting/stopping refreshes, read-only search
         self._allow("admin_api", [*TABLE_READ, *TABLE_WRITE], table_arns)
         self._allow("admin_api", ["s3:PutObject", "s3:GetObject"], objects(UPLOADS_PREFIX))
         # creating a pack source checks that the pack was dropped (HeadObject needs GetObject)
         self._allow("admin_api", ["s3:GetObject"], objects(PACKS_PREFIX))
         self._allow("admin_api", SEARCH_READ, domain_arns)
+        # retrieval-test and the MCP retrieval tool answer like retrieve: rescue models included
+        self._allow("admin_api", ["s3:GetObject"], objects(RESCUE_PREFIX))
         self._allow("admin_api", ["states:StartExecution"], [self.state_machine_arn])
         self._allow("admin_api", ["states:StopExecution", "states:DescribeExecution"], [executions_arn])
         # POST reindex syncs the bot's pack sources with the packs in packs/ (list only)
@@ -241,8 +248,15 @@ class KnowledgeFunctions(Construct):
              "dynamodb:PutItem"],
             table_arns,
         )
-        list_under("scheduler", PACKS_PREFIX)
         self._allow("scheduler", ["states:StartExecution"], [self.state_machine_arn])
+        # the tick's rescue rebuild: reads the bot's whole corpus (searches are POST _search
+        # only), writes the model under rescue/ and its version into the bot's settings item
+        # (PutItem, granted above). A small claim object beside the model keeps overlapping
+        # ticks off a bot being rebuilt: read (a missing key is a 404 only with ListBucket on
+        # its prefix, else a 403), written, deleted.
+        list_under("scheduler", PACKS_PREFIX, RESCUE_PREFIX)
+        self._allow("scheduler", ["es:ESHttpPost"], domain_arns)
+        self._allow("scheduler", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(RESCUE_PREFIX))
         if uses_bedrock:
             for name in ("ingest", "retrieve", "admin_api"):
                 self._allow(name, ["bedrock:InvokeModel"], [bedrock_arn])
@@ -299,9 +313,12 @@ class KnowledgeFunctions(Construct):
                     },
                     {
                         "id": "AwsSolutions-IAM5",
-                        "reason": "Object access is scoped to one key prefix (packs/, uploads/ or "
-                        "staging/) of the knowledge bucket; keys below it are generated per source.",
-                        "applies_to": [{"regex": "/^Resource::<.*Bucket.*\\.Arn>\\/(packs|uploads|staging)\\/\\*$/"}],
+                        "reason": "Object access is scoped to one key prefix (packs/, uploads/, "
+                        "staging/ or rescue/) of the knowledge bucket; keys below it are generated "
+                        "per source or per bot.",
+                        "applies_to": [
+                            {"regex": "/^Resource::<.*Bucket.*\\.Arn>\\/(packs|uploads|staging|rescue)\\/\\*$/"}
+                        ],
                     },
                     {
                         "id": "AwsSolutions-IAM5",

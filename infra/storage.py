@@ -1,4 +1,5 @@
-"""The blob bucket: ``packs/`` (operator drops), ``uploads/`` (file sources), ``staging/`` (work files)."""
+"""The blob bucket: ``packs/`` (operator drops), ``uploads/`` (file sources), ``staging/`` (work files),
+``rescue/`` (each bot's corpus-learned rescue model, ``rescue/<bot>.npz``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from constructs import Construct
 PACKS_PREFIX = "packs/"
 UPLOADS_PREFIX = "uploads/"
 STAGING_PREFIX = "staging/"
+#: the scheduler writes each bot's rescue model here; retrieval (``retrieve``, ``admin_api``) reads it
+RESCUE_PREFIX = "rescue/"
 
 
 class KnowledgeStorage(Construct):

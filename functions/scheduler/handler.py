@@ -1,7 +1,11 @@
 """``scheduler``: EventBridge schedules.
 
 * ``{"action": "tick"}`` (every minute): requeue sources whose worker died (expired lease;
-  metric ``LeaseReaped``) and start the refresh of every due source;
+  metric ``LeaseReaped``), start the refresh of every due source, then relearn the
+  corpus-learned rescue model of each bot whose live corpus moved and none of whose sources is
+  being indexed (``rescue_build.rebuild_settled``: what ``kb serve`` does when its queue
+  drains). Rebuilds start only within the first ``RESCUE_WINDOW_SECONDS`` of a tick and while
+  ``RESCUE_RESERVE_MS`` of the invocation remain; a bot left over is rebuilt by a later tick;
 * ``{"action": "reindex_all"}`` (nightly): start a refresh of every enabled source of every
   bot (unchanged content ends in a checksum skip).
 
@@ -11,6 +15,7 @@ an overlapping tick starts nothing twice.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -20,7 +25,7 @@ from wrapt import register_post_import_hook
 
 from knowledge.errors import InvalidInput
 from knowledge.model import Source
-from knowledge.refresh import stages
+from knowledge.refresh import rescue_build, stages
 from knowledge.settings import METRIC_LEASE_REAPED
 from knowledge.wiring import build_aws_services
 
@@ -30,10 +35,15 @@ logger = Logger()
 tracer = Tracer(patch_modules=("botocore",))
 register_post_import_hook(lambda _: tracer.patch(["requests"]), "requests")
 metrics = Metrics()
-#: clients created at the cold start: what ticks and the nightly reindex use. They never
-#: need the index or S3; those would be created on first use (knowledge.wiring.Lazy)
+#: clients created at the cold start: what ticks and the nightly reindex use. The index and S3
+#: are needed only when a rescue model is rebuilt: created then (knowledge.wiring.Lazy)
 EAGER = ("dynamodb", "stepfunctions")
 SERVICES = build_aws_services(embedder=False, eager=EAGER)
+#: a tick starts rescue rebuilds during its first seconds only, so that it usually ends near
+#: the next tick; one rebuild may run on into the function's timeout (infra: 10 minutes)
+RESCUE_WINDOW_SECONDS = 45.0
+#: ...and only while this much of the invocation remains (100k passages of real text: ~1 minute)
+RESCUE_RESERVE_MS = 120_000
 
 
 def runnable(source: Source) -> bool:
@@ -42,12 +52,22 @@ def runnable(source: Source) -> bool:
     return source.type in REFRESHABLE
 
 
-def tick() -> dict[str, Any]:
+def tick(context: LambdaContext | None = None) -> dict[str, Any]:
+    began = time.monotonic()
     reaped = stages.release_expired_leases(SERVICES)
     if reaped:
         metrics.add_metric(name=METRIC_LEASE_REAPED, unit=MetricUnit.Count, value=len(reaped))
     started = stages.start_due_refreshes(SERVICES, runnable)
-    return {"reaped": [f"{s.bot}/{s.id}" for s in reaped], "started": [job["id"] for job in started]}
+
+    def keep_going() -> bool:
+        remaining = context.get_remaining_time_in_millis() if context is not None else RESCUE_RESERVE_MS
+        return time.monotonic() - began < RESCUE_WINDOW_SECONDS and remaining >= RESCUE_RESERVE_MS
+
+    # a refresh started just now has not taken its lease yet: its bot waits for it to finish
+    rescued = rescue_build.rebuild_settled(SERVICES, busy={str(job.get("bot")) for job in started},
+                                           keep_going=keep_going)
+    return {"reaped": [f"{s.bot}/{s.id}" for s in reaped], "started": [job["id"] for job in started],
+            "rescued": rescued}
 
 
 def reindex_all() -> dict[str, Any]:
@@ -61,7 +81,7 @@ def reindex_all() -> dict[str, Any]:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     action = event.get("action")
     if action == "tick":
-        result = tick()
+        result = tick(context)
     elif action == "reindex_all":
         result = reindex_all()
     else:

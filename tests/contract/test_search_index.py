@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.model import Passage, PassageRef
+from knowledge.model import Passage, PassageRef, key64
 
 
 def passage(pid, text, *, bot="b1", source="s1", gen=1, vis="public", doc="d1", ordinal=0):
@@ -97,3 +97,63 @@ def test_stored_fields_round_trip(search_index):
     assert (got.url, got.weight, got.priority, got.indexed_at, got.text, got.breadcrumb) == (
         "https://docs.example/x", 1.2, 7, 123.5, "P › T\n\nalpha beta", "P › T")
     assert hit.rank == 1 and hit.score > 0
+
+
+# -- what the corpus-learned rescue reads: the whole live corpus, and one passage by key -----------
+
+
+def corpus_of(search_index, bot, source_gens):
+    return sorted(search_index.iter_passages(bot, source_gens))
+
+
+def test_iter_passages_streams_every_live_passage_of_both_partitions(search_index, monkeypatch):
+    from knowledge.adapters.aws import opensearch_index
+
+    monkeypatch.setattr(opensearch_index, "SCAN_PAGE", 3)  # several pages, the last one exactly full
+    live = [passage(f"pub{i}", f"public text {i}", ordinal=i) for i in range(4)]
+    live += [passage("agent", "agent notes", vis="agent"), passage("op", "operator runbook", vis="operator"),
+             passage("other-src", "second source", source="s2", gen=3)]
+    search_index.write("b1", live)
+    search_index.write("b1", [passage("old", "previous generation", gen=2, source="s2"),
+                              passage("op-old", "previous operator text", gen=2, source="s2", vis="operator")])
+    search_index.write("b2", [passage("pub0", "another bot, same passage id", bot="b2")])
+    expected = sorted((key64(p.id), p.visibility, p.text) for p in live)
+    got = corpus_of(search_index, "b1", ["s1:1", "s2:3"])
+    assert got == expected  # no passage twice, none missed across pages, nothing of b2 or s2:2
+    assert corpus_of(search_index, "b1", ["s2:2"]) == sorted(
+        [(key64("old"), "public", "previous generation"), (key64("op-old"), "operator", "previous operator text")])
+    assert corpus_of(search_index, "b1", []) == []
+    assert corpus_of(search_index, "never-written", ["s1:1"]) == []
+
+
+def test_find_key_applies_the_filters_of_a_search(search_index):
+    p = passage("pub", "P › T\n\nwithdraw monero")
+    p.url, p.weight, p.priority, p.indexed_at = "https://docs.example/w", 1.5, 3, 99.0
+    search_index.write("b1", [p, passage("agent", "agent notes", vis="agent"),
+                              passage("op", "operator runbook", vis="operator"),
+                              passage("old", "previous generation", gen=2, source="s2")])
+    search_index.write("b2", [passage("theirs", "another bot", bot="b2")])
+    customer = {"visibilities": ["public", "agent"], "source_gens": ["s1:1"]}
+
+    found = search_index.find_key("b1", "customer", key64("pub"), **customer)
+    assert found is not None
+    assert (found.id, found.bot, found.source_id, found.generation, found.visibility) == ("pub", "b1", "s1", 1,
+                                                                                         "public")
+    assert (found.text, found.url, found.weight, found.priority, found.indexed_at, found.breadcrumb) == (
+        "P › T\n\nwithdraw monero", "https://docs.example/w", 1.5, 3, 99.0, "P › T")
+    assert search_index.find_key("b1", "customer", key64("agent"), **customer).visibility == "agent"
+    # each filter refuses on its own
+    assert search_index.find_key("b1", "customer", key64("agent"), visibilities=["public"],
+                                 source_gens=["s1:1"]) is None
+    assert search_index.find_key("b1", "customer", key64("old"), **customer) is None  # generation not live
+    assert search_index.find_key("b1", "customer", key64("old"), visibilities=["public"],
+                                 source_gens=["s2:2"]).id == "old"
+    assert search_index.find_key("b1", "customer", key64("op"), **customer) is None  # other partition
+    assert search_index.find_key("b1", "operator", key64("op"), visibilities=["operator"],
+                                 source_gens=["s1:1"]).id == "op"
+    assert search_index.find_key("b1", "customer", key64("theirs"), **customer) is None  # other bot
+    assert search_index.find_key("b1", "customer", key64("missing"), **customer) is None
+    assert search_index.find_key("b1", "customer", key64("pub"), visibilities=[], source_gens=["s1:1"]) is None
+    assert search_index.find_key("b1", "customer", key64("pub"), visibilities=["public"], source_gens=[]) is None
+    assert search_index.find_key("b9", "operator", key64("op"), visibilities=["operator"],
+                                 source_gens=["s1:1"]) is None  # nothing ever written

@@ -467,3 +467,90 @@ def test_an_edit_during_a_refresh_is_indexed_by_a_follow_up_once_the_running_one
     final = answer()
     assert "Friday" in final and "Monday" not in final and "Wednesday" not in final
     assert state.orphan_generations() == []
+
+
+# -- the corpus-learned rescue: learned by the scheduler's tick once the refresh is done ---------
+
+
+class LongContext(FakeContext):
+    """A scheduler invocation at its start: the deployed timeout (5 minutes) ahead of it."""
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 300_000
+
+
+class ShortContext(FakeContext):
+    """A scheduler invocation with one minute of its run left."""
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 60_000
+
+
+def rescue_corpus() -> list[dict[str, Any]]:
+    """Enough varied customer pages for the rescue to switch on, a few that teach that
+    "cashout" goes with "withdraw", one page that never says "cashout", and operator pages
+    that say the same words."""
+    words = [f"topic{n}" for n in range(160)]
+    pages = []
+    for i in range(60):
+        chosen = [words[(i * 7 + j * 13) % len(words)] for j in range(14)]
+        pages.append(page(f"help/misc/p{i}.md", "# Misc\n\n" + " ".join(chosen * 2), audience="CUSTOMER",
+                          title=f"Misc {i}"))
+    for i in range(8):
+        pages.append(page(f"help/cash/c{i}.md", f"# Cash\n\ncashout withdraw payout withdraw cashout memo{i}",
+                          audience="CUSTOMER", title=f"Cash {i}"))
+    pages.append(page("help/target.md", "# Moving coins\n\nwithdraw payout withdraw subaddress payout",
+                      audience="CUSTOMER", title="Moving coins"))
+    pages.append(page("admin/ops.md", "# Ops\n\nwithdraw payout withdraw hotwallet payout", audience="OPERATOR",
+                      title="Ops"))
+    return pages
+
+
+def tick(cloud: Cloud) -> dict[str, Any]:
+    return dict(cloud.handlers["scheduler"].handler(event("scheduler_tick.json"), LongContext()))
+
+
+def rescued(excerpts: list[dict[str, Any]]) -> list[str]:
+    return [e["path"] for e in excerpts if e["reason"] == "rescue"]
+
+
+def test_a_tick_learns_the_rescue_once_the_refresh_is_done_and_retrieve_uses_it(cloud: Cloud) -> None:
+    from knowledge.refresh import rescue_build
+
+    state = cloud.services.state
+    state.put_bot(BotSettings(bot=BOT))
+    token = create_token(cloud.services, BOT, ["knowledge:read"])
+    [job] = cloud.handlers["ingest"].handler(drop_pack(cloud, "coins", pack_bytes(rescue_corpus())),
+                                             FakeContext())["started"]
+    assert cloud.wait(job["executionArn"])["status"] == "SUCCEEDED"
+    source_id = pack_source_id(BOT, "coins")
+    assert state.get_source(BOT, source_id).live_generation is not None
+    before = ask(cloud, token, "cashout")
+    assert before and rescued(before) == []  # nothing learned yet: words only
+    assert rescue_build.is_stale(cloud.services, BOT)
+
+    # while a source of the bot is being indexed (leased), the tick leaves its model alone
+    now = cloud.services.clock.now()
+    assert state.acquire_lease(BOT, source_id, "exec-busy", now, 600)
+    assert tick(cloud)["rescued"] == []
+    assert state.get_bot(BOT).rescue_version is None
+    assert "Contents" not in cloud.s3.list_objects_v2(Bucket=BUCKET, Prefix="rescue/")
+    state.release_lease(BOT, source_id, "exec-busy")
+    # a tick with too little of its run left starts no rebuild: the next one will
+    assert cloud.handlers["scheduler"].handler(event("scheduler_tick.json"), ShortContext())["rescued"] == []
+    assert state.get_bot(BOT).rescue_version is None
+
+    # once the work is done, the next tick learns it from the corpus in OpenSearch
+    assert tick(cloud)["rescued"] == [BOT]
+    assert not rescue_build.is_stale(cloud.services, BOT)
+    stored = cloud.s3.list_objects_v2(Bucket=BUCKET, Prefix="rescue/")["Contents"]
+    assert [o["Key"] for o in stored] == [rescue_build.blob_key(BOT)]
+    model = rescue_build.load(cloud.services, BOT)
+    assert model is not None and model.enabled
+
+    after = ask(cloud, token, "cashout")
+    assert rescued(after) == ["help/target.md"]  # a page that never says "cashout"
+    assert after[-1]["reason"] == "rescue" and after[-1]["signals"]["rescueSimilarity"] >= 0.6
+    assert [e["fragmentId"] for e in after[:-1]] == [e["fragmentId"] for e in before]  # appended only
+    assert "admin/ops.md" not in [e["path"] for e in after]  # the customer never gets operator text
+    assert tick(cloud)["rescued"] == []  # current: nothing to do

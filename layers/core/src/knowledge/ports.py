@@ -5,7 +5,7 @@ errors. Contract tests in ``tests/contract`` run the same suite against every ad
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
 from .model import (
@@ -118,6 +118,10 @@ class SearchIndex(Protocol):
     def count(self, bot: str, partition: str, source_gens: Sequence[str]) -> int: ...
     def analyze(self, text: str) -> list[str]: ...
     def doc_freq(self, bot: str, partition: str, term: str) -> tuple[int, int]: ...
+    def iter_passages(self, bot: str, source_gens: Sequence[str]) -> Iterator[tuple[int, str, str]]: ...
+    def find_key(
+        self, bot: str, partition: str, key: int, *, visibilities: Sequence[str], source_gens: Sequence[str]
+    ) -> Passage | None: ...
 
 
 class Embedder(Protocol):

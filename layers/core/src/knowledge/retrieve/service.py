@@ -219,6 +219,9 @@ def _rescue(
     source_gens = [s.source_gen for s in sources]
     if model is None or not model.enabled:
         return None
+    analyze = rescue_build.analyzer(services.index)  # the analyser the model learned with
+    if analyze is None:
+        return None
     served = {key64(e["fragmentId"]) for e in excerpts}
     found: dict[int, Passage] = {}
 
@@ -232,7 +235,7 @@ def _rescue(
         found[key] = passage
         return True
 
-    pick = model.rescue(query_terms, [h.ref.key for h in lexical], allowed)
+    pick = model.rescue(analyze(req.q), [h.ref.key for h in lexical], allowed)
     if pick is None:
         return None
     key, similarity = pick

@@ -29,12 +29,18 @@ vector of a space only with passages of that space (``term space`` inside the k-
 Hits carry the ranking fields (``PassageRef``) and, as their address, the stored source the
 search already returned, so :meth:`OpenSearchIndex.hydrate` needs no second round trip.
 Vectors are kept in ``_source`` (so a reindex can copy them) but never returned by searches.
+
+The corpus-learned rescue reads the whole live corpus of a bot (:meth:`OpenSearchIndex.iter_passages`,
+pages of :data:`SCAN_PAGE` passages walked with ``search_after`` on the unique, exact keyword
+pair ``source_gen`` + ``id``: no search context is held open between pages) and checks the
+passage it proposes with :meth:`OpenSearchIndex.find_key` (``term pkey`` plus the very filters of
+a search).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,7 +50,16 @@ from opensearchpy.exceptions import ConnectionError as SearchConnectionError
 from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError, TransportError
 
 from ...errors import BackendError
-from ...model import PARTITIONS, Hit, Passage, PassageRef, partition_of_visibility, stable_id
+from ...model import (
+    PARTITION_VISIBILITIES,
+    PARTITIONS,
+    Hit,
+    Passage,
+    PassageRef,
+    key64,
+    partition_of_visibility,
+    stable_id,
+)
 
 INDEX_VERSION = "v1"
 DEFAULT_DIMENSION = 1024
@@ -53,6 +68,11 @@ ANALYZER = "english"
 SOURCE_FILTER = {"excludes": ["vector"]}
 _BULK_CHUNK = 200
 _BULK_BYTES = 5 * 1024 * 1024  # well under the 10 MB request limit of small OpenSearch instances
+#: passages per page of a corpus scan (``iter_passages``): a few MB of text per response
+SCAN_PAGE = 1000
+#: the order a corpus scan walks in: exact keywords whose pair is unique among the generations
+#: scanned (``search_after`` needs a total order; the document ``_id`` is not sortable everywhere)
+SCAN_SORT = [{"source_gen": "asc"}, {"id": "asc"}]
 
 
 def index_name(prefix: str, partition: str) -> str:
@@ -134,6 +154,21 @@ def lexical_query(text: str, filters: list[dict[str, Any]], limit: int) -> dict[
         "_source": SOURCE_FILTER,
         "query": {"bool": {"must": [{"match": {"text": {"query": words}}}], "filter": filters}},
     }
+
+
+def scan_query(filters: list[dict[str, Any]], size: int, after: Sequence[Any] | None = None) -> dict[str, Any]:
+    """One page of a filtered scan in :data:`SCAN_SORT` order, resuming after the sort values
+    of the previous page's last hit; only what the rescue learns from is returned."""
+    body: dict[str, Any] = {
+        "size": size,
+        "_source": ["id", "visibility", "text"],
+        "track_total_hits": False,
+        "query": {"bool": {"filter": filters}},
+        "sort": SCAN_SORT,
+    }
+    if after is not None:
+        body["search_after"] = list(after)
+    return body
 
 
 def knn_query(vector: Sequence[float], k: int, filters: list[dict[str, Any]]) -> dict[str, Any]:
@@ -402,6 +437,58 @@ class OpenSearchIndex:
             for rank, hit in enumerate(merged, start=1):
                 hit.rank = rank
         return merged
+
+    def iter_passages(self, bot: str, source_gens: Sequence[str]) -> Iterator[tuple[int, str, str]]:
+        """(key, visibility, text) of every passage of the given generations, both partitions:
+        what the corpus-learned rescue is built from. Streamed page by page (``SCAN_PAGE``
+        passages per request, ``search_after``), so memory does not grow with the corpus."""
+        if not source_gens:
+            return
+        for partition in PARTITIONS:
+            alias = self._alias(partition)
+            filters = search_filters(bot, PARTITION_VISIBILITIES[partition], source_gens)
+            after: Sequence[Any] | None = None
+            while True:
+                try:
+                    response = self.client.search(index=alias, body=scan_query(filters, SCAN_PAGE, after),
+                                                  routing=bot)
+                except NotFoundError:
+                    break  # the partition was never written
+                except OpenSearchException as exc:
+                    raise self._failed("scan", exc) from exc
+                hits = response["hits"]["hits"]
+                for raw in hits:
+                    src = raw["_source"]
+                    yield key64(str(src["id"])), str(src["visibility"]), str(src.get("text", ""))
+                if len(hits) < SCAN_PAGE:
+                    break
+                after = hits[-1]["sort"]
+
+    def find_key(
+        self, bot: str, partition: str, key: int, *, visibilities: Sequence[str], source_gens: Sequence[str]
+    ) -> Passage | None:
+        """The passage with this key (``key64`` of its id), if the same filters as a search
+        admit it; else None."""
+        alias = self._alias(partition)
+        if not source_gens or not visibilities:
+            return None
+        body = {
+            "size": 1,
+            "_source": SOURCE_FILTER,
+            "query": {"bool": {"filter": [*search_filters(bot, visibilities, source_gens),
+                                          {"term": {"pkey": int(key)}}]}},
+        }
+        try:
+            response = self.client.search(index=alias, body=body, routing=bot)
+        except NotFoundError:
+            return None
+        except OpenSearchException as exc:
+            raise self._failed("find", exc) from exc
+        for raw in response["hits"]["hits"]:
+            src = raw["_source"]
+            if key64(str(src["id"])) == key:
+                return _passage(bot, src)
+        return None
 
     def vector_spaces(self, bot: str, partition: str, source_gens: Sequence[str]) -> set[str]:
         """The embedder spaces the given live generations hold vectors of (a terms aggregation
