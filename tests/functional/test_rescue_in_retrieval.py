@@ -78,11 +78,11 @@ def test_the_rescue_respects_the_audience(indexed, monkeypatch):
     corpus_keys = {key: vis for key, vis, _ in indexed.index.iter_passages("default", gens)}
     verdicts = {}
 
-    def spy(self, terms, keys, allowed, **kw):
+    def spy(self, probe, keys, allowed, **kw):
         verdicts.update({key: allowed(key) for key in corpus_keys})
         return None
 
-    monkeypatch.setattr(RescueModel, "rescue", spy)
+    monkeypatch.setattr(RescueModel, "pick", spy)
     ask(indexed, "hotwallet", audience="operator")
     assert {corpus_keys[k] for k, ok in verdicts.items() if ok} == {"operator"}
     verdicts.clear()

@@ -409,15 +409,15 @@ def test_duplicate_keys_are_refused() -> None:
 
 
 def test_large_corpus_two_stage_search_agrees_with_the_exact_scan(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the coarse lists used above _EXACT_SCAN_MAX passages, forced on a small corpus
+    # the per-term lists used above _EXACT_SCAN_MAX passages, forced on a small corpus
     passages, topic_of = make_corpus(600, seed=5)
     exact = RescueModel.build(passages, analyze)
     monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
-    monkeypatch.setattr(rescue_mod, "_LIST_SIZE", 20)
-    monkeypatch.setattr(rescue_mod, "_PROBES", 6)
+    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
+    monkeypatch.setattr(rescue_mod, "_TERM_CHUNK", 7)  # several blocks when learning the lists
     staged = RescueModel.from_bytes(exact.to_bytes())
-    assert staged._centroids is not None and exact._centroids is None
-    assert staged._centroids.shape[0] == 600 // 20
+    assert staged._term_lists is not None and exact._term_lists is None
+    assert staged._term_lists.shape == (len(staged._terms), 40)
     lexical = [passages[0][0]]
     far = {k for k, _, _ in passages[-60:]}
 
@@ -425,19 +425,18 @@ def test_large_corpus_two_stage_search_agrees_with_the_exact_scan(monkeypatch: p
         return key in far
 
     agree = fell_back = 0
-    probed: set[int] = set()
     for t in range(TOPICS):
         query = [topic_word(t, 0), topic_word(t, 7)]
-        q = staged._fold_in(query)
-        assert q is not None
-        positions, _ = staged._probe(q)
-        assert positions.size < 600  # only some lists are read
-        probed.update(positions.tolist())
+        probe = staged.probe(query)
+        assert probe is not None and probe.pool is not None
+        assert 40 <= probe.pool.size < 600  # only the terms' lists are scored
         want = exact.rescue(query, lexical, anyone)
         got = staged.rescue(query, lexical, anyone)
         assert got is not None and topic_of[got[0]] == t
         agree += want is not None and got[0] == want[0]
-        # an audience that refuses everything probed falls back to the full scan
+        # probing apart (before the lexical list is known) then picking gives the same
+        assert staged.pick(probe, lexical, anyone) == got
+        # an audience that refuses everything in the pool falls back to the full scan
         fallback = staged.rescue(query, lexical, far_only)
         full = exact.rescue(query, lexical, far_only)
         assert (fallback is None) == (full is None)
@@ -446,23 +445,36 @@ def test_large_corpus_two_stage_search_agrees_with_the_exact_scan(monkeypatch: p
             fell_back += 1
     assert agree >= TOPICS - 1
     assert fell_back >= TOPICS // 2
-    # the lists are stored: a reloaded model probes the same rows and answers the same
+    # the lists are stored: a reloaded model scores the same pool and answers the same
     again = RescueModel.from_bytes(staged.to_bytes())
-    assert again._centroids is not None and np.array_equal(again._centroids, staged._centroids)
+    assert again._term_lists is not None and np.array_equal(again._term_lists, staged._term_lists)
     assert again.rescue([topic_word(3, 0)], lexical, anyone) == staged.rescue([topic_word(3, 0)], lexical, anyone)
 
 
-def test_large_corpus_lists_cover_every_passage_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_term_lists_hold_each_terms_nearest_passages(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
-    monkeypatch.setattr(rescue_mod, "_LIST_SIZE", 16)
+    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 16)
     passages, _ = make_corpus(400, seed=9)
     model = RescueModel.build(passages, analyze)
-    starts = model._list_starts
-    assert starts is not None and starts[0] == 0 and starts[-1] == 400 and np.all(np.diff(starts) >= 0)
-    assert sorted(model._keys.tolist()) == sorted(k for k, _, _ in passages)
-    # visibility lookups still follow the keys after the rows were regrouped
-    for key, vis, _ in passages[:50]:
-        assert model.visibility(key) == vis
+    lists = model._term_lists
+    assert lists is not None
+    vectors = model._passage_vectors
+    for row in range(0, len(model._terms), 17):
+        direction = model._term_vectors[row] / np.linalg.norm(model._term_vectors[row])
+        sims = vectors @ direction
+        kept = np.sort(sims[lists[row]])
+        # nothing left out is more similar than the least similar passage kept
+        assert np.sort(sims)[-16:] == pytest.approx(kept, abs=1e-5)
+    # a damaged list (a position out of range) is relearned on load, not trusted
+    blob = model.to_bytes()
+    import io
+    with np.load(io.BytesIO(blob)) as z:
+        arrays = {name: z[name] for name in z.files}
+    arrays["term_lists"] = np.full_like(arrays["term_lists"], 10_000)
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    reloaded = RescueModel.from_bytes(buf.getvalue())
+    assert reloaded._term_lists is not None and np.array_equal(reloaded._term_lists, lists)
 
 
 def test_word_by_word_analysis_matches_the_index_analyser() -> None:

@@ -14,7 +14,7 @@ import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import Code, Conflict, InvalidInput, KnowledgeError, NotFound
 from ..model import (
@@ -39,6 +39,9 @@ from ..settings import (
 )
 from ..wiring import Services
 from . import ranking, upstream
+
+if TYPE_CHECKING:  # numpy: imported when a bot has a model, not with this module
+    from .rescue import Probe, RescueModel
 
 log = logging.getLogger(__name__)
 SEMANTIC_TOP_K = 50
@@ -163,9 +166,9 @@ def retrieve(
         top_terms = {term for _, term in ranking.term_positions(served[0][1].text, query_terms, per_term=1)}
         idf = _idf(services, req.bot, partition, query_terms)
         confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
-    if options.rescue and lexical:
-        rescued = _rescue(services, req, partition, visibilities, sources, settings.rescue_version, query_terms,
-                          lexical, excerpts)
+    probe = _probe_rescue(services, req, settings.rescue_version) if options.rescue and lexical else None
+    if probe is not None:
+        rescued = _rescue(services, req, partition, visibilities, sources, probe, query_terms, lexical, excerpts)
         if rescued is not None:
             excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
     if options.upstream and settings.upstream:
@@ -203,25 +206,38 @@ def retrieve(
     }
 
 
+@dataclass(frozen=True)
+class _PendingProbe:
+    model: RescueModel
+    probe: Probe | None  # None: the question has no term the model knows
+
+
+def _probe_rescue(services: Services, req: RetrievalRequest, model_version: str | None) -> _PendingProbe | None:
+    """The question folded into the bot's rescue model and scored against its candidate
+    passages (needs only the question, not the lexical list)."""
+    model = rescue_build.load_version(services, req.bot, model_version)
+    if model is None or not model.enabled:
+        return None
+    analyze = rescue_build.analyzer(services.index)  # the analyser the model learned with
+    if analyze is None:
+        return None
+    return _PendingProbe(model, model.probe(analyze(req.q)))
+
+
 def _rescue(
     services: Services,
     req: RetrievalRequest,
     partition: str,
     visibilities: Sequence[str],
     sources: list[LiveSource],
-    model_version: str | None,
+    pending: _PendingProbe,
     query_terms: list[str],
     lexical: list[Hit],
     excerpts: list[dict[str, Any]],
 ) -> dict[str, Any] | None:
     """At most one passage the words of the question missed, learned from the bot's corpus."""
-    model = rescue_build.load_version(services, req.bot, model_version)
+    model, probe = pending.model, pending.probe  # a probe of None picks nothing
     source_gens = [s.source_gen for s in sources]
-    if model is None or not model.enabled:
-        return None
-    analyze = rescue_build.analyzer(services.index)  # the analyser the model learned with
-    if analyze is None:
-        return None
     served = {key64(e["fragmentId"]) for e in excerpts}
     found: dict[int, Passage] = {}
 
@@ -235,7 +251,7 @@ def _rescue(
         found[key] = passage
         return True
 
-    pick = model.rescue(analyze(req.q), [h.ref.key for h in lexical], allowed)
+    pick = model.pick(probe, [h.ref.key for h in lexical], allowed)
     if pick is None:
         return None
     key, similarity = pick
