@@ -15,7 +15,7 @@ Figures printed side by side:
 - query p50 / p95 in ms: kb ``retrieve()`` (filters, ranking, collapse, excerpts, confidence,
   the rescue, retrieval record) vs raw tantivy (same analyser, top 50, stored docs fetched)
   vs bm25s top 50;
-- how often the rescue's coarse-list search finds the passage an exact scan finds.
+- how often the rescue's term-list search finds the passage an exact scan finds.
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ def main() -> int:
           f"learning the rescue model")
     agree, total = kb["rescue_agreement"]
     if total:
-        print(f"rescue coarse-list search agrees with the exact scan on {agree} of {total} questions "
+        print(f"rescue term-list search agrees with the exact scan on {agree} of {total} questions "
               f"that have a passage above the floor")
     return 0
 
