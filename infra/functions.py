@@ -228,15 +228,14 @@ class KnowledgeFunctions(Construct):
         # admin_api: source/agent CRUD, uploads, starting/stopping refreshes, read-only search
         self._allow("admin_api", [*TABLE_READ, *TABLE_WRITE], table_arns)
         self._allow("admin_api", ["s3:PutObject", "s3:GetObject"], objects(UPLOADS_PREFIX))
-        # creating a pack source checks that the pack was dropped (HeadObject needs GetObject)
-        self._allow("admin_api", ["s3:GetObject"], objects(PACKS_PREFIX))
         self._allow("admin_api", SEARCH_READ, domain_arns)
         # retrieval-test and the MCP retrieval tool answer like retrieve: rescue models included
         self._allow("admin_api", ["s3:GetObject"], objects(RESCUE_PREFIX))
         self._allow("admin_api", ["states:StartExecution"], [self.state_machine_arn])
         self._allow("admin_api", ["states:StopExecution", "states:DescribeExecution"], [executions_arn])
-        # POST reindex syncs the bot's pack sources with the packs in packs/ (list only)
-        list_under("admin_api", PACKS_PREFIX)
+        # POST reindex syncs the bot's pack sources with the packs in packs/ (list only); a
+        # pack source's pack and a file source's upload are looked up as one-key listings
+        list_under("admin_api", PACKS_PREFIX, UPLOADS_PREFIX)
         # authorizer: looks up hashed tokens only
         self._allow("authorizer", ["dynamodb:GetItem"], [table.table_arn])
         # scheduler: due-index query, lease reaping, listing sources for the nightly reindex,

@@ -70,8 +70,21 @@ def test_access_denied_is_not_a_missing_key():
         with pytest.raises(BackendError) as info:
             store.get("packs/a")
         assert info.value.details == {"awsCode": "AccessDenied"}
-        stub.add_client_error("head_object", service_error_code="403", http_status_code=403)
+        stub.add_client_error("list_objects_v2", service_error_code="AccessDenied", http_status_code=403)
         with pytest.raises(BackendError):
             store.exists("packs/a")
-        stub.add_client_error("head_object", service_error_code="404", http_status_code=404)
-        assert store.exists("packs/a") is False
+
+
+def test_exists_asks_a_listing_of_the_key_itself(s3):
+    # no HeadObject: without an unconditioned s3:ListBucket grant, S3 answers a HeadObject of a
+    # missing key with 403, and the functions may only list the prefixes they use
+    store = S3BlobStore("kb-blobs", client=s3)
+    store.put("packs/wallet.ndjson.gz.bak", b"x")
+    assert store.exists("packs/wallet.ndjson.gz") is False  # a longer key is not this one
+    store.put("packs/wallet.ndjson.gz", b"y")
+    assert store.exists("packs/wallet.ndjson.gz") is True
+    with Stubber(s3) as stub:
+        stub.add_response("list_objects_v2", {"KeyCount": 0, "IsTruncated": False},
+                          {"Bucket": "kb-blobs", "Prefix": "uploads/b/s1", "MaxKeys": 1})
+        assert store.exists("uploads/b/s1") is False
+        stub.assert_no_pending_responses()

@@ -318,21 +318,25 @@ def list_bucket_statements(s: Synthesised, name: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("name", ["admin_api", "scheduler"])
-def test_reindex_starters_may_list_packs_and_nothing_else(minimum: Synthesised, name: str) -> None:
+def test_reindex_starters_list_only_the_prefixes_they_use(minimum: Synthesised, name: str) -> None:
     """POST reindex (admin_api) and the nightly reindex (scheduler) sync pack sources from
     the packs/ listing: s3:ListBucket on the bucket alone, limited to packs/ by condition."""
     [bucket_id] = minimum.of_type("AWS::S3::Bucket")
     [statement] = list_bucket_statements(minimum, name)
     assert statement["Action"] == "s3:ListBucket"
     assert statement["Resource"] == {"Fn::GetAtt": [bucket_id, "Arn"]}
-    # the scheduler also looks for a rescue rebuild claim under rescue/ (a 404, not a 403)
-    prefixes = ["packs/*", "rescue/*"] if name == "scheduler" else ["packs/*"]
+    # the scheduler also looks for a rescue rebuild claim under rescue/ (a 404, not a 403);
+    # admin_api looks a pack or an upload up as a one-key listing (HeadObject of a missing key
+    # is a 403 without an unconditioned ListBucket)
+    prefixes = ["packs/*", "rescue/*"] if name == "scheduler" else ["packs/*", "uploads/*"]
     assert statement["Condition"] == {"StringLike": {"s3:prefix": prefixes}}
     # no object read beyond what the function had (the pack sync reads no pack)
     gets = [res for action, res in actions_on(role_statements(minimum, name)) if action == "s3:GetObject"]
     assert all("/uploads/" in res or "/packs/" in res or "/rescue/" in res for res in gets)
     if name == "scheduler":
         assert gets and all("/rescue/" in res for res in gets)
+    else:  # existence checks are listings: admin_api reads no pack
+        assert not any("/packs/" in res for res in gets)
 
 
 def test_functions_that_never_sync_packs_cannot_list_the_bucket(minimum: Synthesised) -> None:

@@ -69,16 +69,18 @@ class S3BlobStore:
             raise self._error("get", exc) from exc
 
     def exists(self, key: str) -> bool:
+        """Whether the object is there, asked as a one-key listing of its own name rather
+        than a HeadObject: for a missing key S3 answers HeadObject with 403 unless the caller
+        may list the bucket, and the functions are only granted listings under the prefixes
+        they use (``s3:prefix`` conditions), which a HeadObject does not carry. The exact key
+        sorts first among the keys it prefixes, so one key answers."""
         name = self._key(key)
         try:
-            self.client.head_object(Bucket=self.bucket, Key=name)
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") in _MISSING:
-                return False
-            raise self._error("head", exc) from exc
-        except BotoCoreError as exc:
-            raise self._error("head", exc) from exc
-        return True
+            response = self.client.list_objects_v2(Bucket=self.bucket, Prefix=name, MaxKeys=1)
+        except (ClientError, BotoCoreError) as exc:
+            raise self._error("exists", exc) from exc
+        contents = response.get("Contents") or []
+        return bool(contents) and str(contents[0].get("Key")) == name
 
     def delete(self, key: str) -> None:
         name = self._key(key)
