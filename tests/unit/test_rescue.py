@@ -414,7 +414,7 @@ def test_large_corpus_two_stage_search_agrees_with_the_exact_scan(monkeypatch: p
     exact = RescueModel.build(passages, analyze)
     monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
     monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
-    monkeypatch.setattr(rescue_mod, "_TERM_CHUNK", 7)  # several blocks when learning the lists
+    monkeypatch.setattr(rescue_mod, "_TERM_BLOCK_CELLS", 7 * 600)  # blocks of 7 terms when learning the lists
     staged = RescueModel.from_bytes(exact.to_bytes())
     assert staged._term_lists is not None and exact._term_lists is None
     assert staged._term_lists.shape == (len(staged._terms), 40)
@@ -504,3 +504,20 @@ def test_model_vocabulary_is_the_analysers_terms() -> None:
     distinct_words = {w for _, _, text in passages for w in text.split()}
     assert len(seen) == len(distinct_words)  # each distinct word analysed exactly once
     assert set(model._terms) <= {t for w in distinct_words for t in analyze(w)}
+
+
+def test_a_corpus_of_endless_distinct_words_keeps_the_memo_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rescue_mod, "_MEMO_WORDS", 10)
+    passages, _ = make_corpus(240, seed=2)
+    calls: list[str] = []
+
+    def counting(text: str) -> list[str]:
+        calls.append(text)
+        return analyze(text)
+
+    bounded = RescueModel.build(passages, counting)
+    words = [w for _, _, text in passages for w in text.split()]
+    assert len(calls) > len(set(words))  # past the bound, words are analysed again, not stored
+    free = RescueModel.build(passages, analyze)
+    assert bounded._terms == free._terms
+    assert np.array_equal(bounded._passage_vectors, free._passage_vectors)

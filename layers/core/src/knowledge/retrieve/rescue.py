@@ -94,7 +94,8 @@ _CHUNK_CELLS = 1 << 16  # padded non-zeros per chunk of a sparse product (x ~150
 _FIRST_CANDIDATES = 32
 _EXACT_SCAN_MAX = 16_384  # above this many passages a question scores its terms' lists only
 _TERM_LIST = 128  # passages kept per term (measured: 32 -> 158/167 agree, 128 -> 166/167)
-_TERM_CHUNK = 256  # terms per block when the lists are learned (256 x 100k floats: 100 MB)
+_TERM_BLOCK_CELLS = 1 << 25  # term x passage similarities per block when learning the lists (128 MB)
+_MEMO_WORDS = 2_000_000  # distinct words whose analysis is remembered while learning (then: analysed each time)
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
@@ -167,10 +168,11 @@ def _term_lists(passage_vectors: F32, term_vectors: F32) -> npt.NDArray[np.int32
     norms = np.linalg.norm(term_vectors, axis=1)
     norms[norms == 0] = 1.0
     out = np.empty((term_vectors.shape[0], m), dtype=np.int32)
-    for at in range(0, term_vectors.shape[0], _TERM_CHUNK):
-        directions = term_vectors[at : at + _TERM_CHUNK] / norms[at : at + _TERM_CHUNK, None]
+    step = max(1, _TERM_BLOCK_CELLS // max(n, 1))  # memory bounded whatever the corpus size
+    for at in range(0, term_vectors.shape[0], step):
+        directions = term_vectors[at : at + step] / norms[at : at + step, None]
         sims = directions @ passage_vectors.T  # (terms, passages), rows contiguous
-        out[at : at + _TERM_CHUNK] = np.argpartition(sims, n - m, axis=1)[:, n - m :]
+        out[at : at + step] = np.argpartition(sims, n - m, axis=1)[:, n - m :]
     return out
 
 
@@ -218,7 +220,9 @@ class _WordTerms(dict[str, tuple[int, ...]]):
 
     def __missing__(self, word: str) -> tuple[int, ...]:
         vocab = self._vocab
-        ids = self[word] = tuple(vocab.setdefault(term, len(vocab)) for term in self._analyze(word))
+        ids = tuple(vocab.setdefault(term, len(vocab)) for term in self._analyze(word))
+        if len(self) < _MEMO_WORDS:  # bounded: a corpus of IDs and URLs has no end of distinct words
+            self[word] = ids
         return ids
 
 
