@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from knowledge.model import key64
 from knowledge.refresh import rescue_build
 from knowledge.refresh.reindex import install_pack, reindex
 from knowledge.retrieve.rescue import RescueModel
@@ -103,3 +104,30 @@ def test_a_refresh_makes_the_model_stale(indexed, write_pack):
     assert rescue_build.is_stale(indexed, "default")
     assert rescue_build.rebuild_if_stale(indexed, "default")
     assert not rescue_build.is_stale(indexed, "default")
+
+
+def test_a_rescued_passage_the_words_ranked_low_is_loaded_from_the_lexical_hit(indexed, monkeypatch):
+    """A passage word matching found below the served excerpts is loaded from its hit (the
+    search applied the same filters), without a second lookup under the filters."""
+    q = "staking pool validator epoch reward delegate commission slashing uptime node ledger"
+    plain = ask(indexed, q, rescue=False)
+    served = {e["fragmentId"] for e in plain["excerpts"]}
+    lexical = indexed.index.search_lexical("default", "customer", q, visibilities=("public", "agent"),
+                                           source_gens=[s.source_gen for s in indexed.state.live_sources("default")])
+    low = [h for h in lexical[5:] if h.ref.key not in {key64(f) for f in served}]
+    assert low, "the question must match more pages than are served"
+    target = low[-1].ref.key
+
+    def pick(self, probe, keys, allowed, **kw):
+        return (target, 0.9) if allowed(target) else None
+
+    def no_lookup(*_a, **_k):
+        raise AssertionError("the lexical hit was already at hand")
+
+    monkeypatch.setattr(RescueModel, "pick", pick)
+    monkeypatch.setattr(indexed.index, "find_key", no_lookup)
+    res = ask(indexed, q)
+    rescued = res["excerpts"][-1]
+    assert rescued["reason"] == "rescue" and key64(rescued["fragmentId"]) == target
+    assert rescued["signals"]["lexicalRank"] == low[-1].rank and rescued["score"] > 0
+    assert [e["fragmentId"] for e in res["excerpts"][:-1]] == [e["fragmentId"] for e in plain["excerpts"]]

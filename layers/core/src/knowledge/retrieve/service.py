@@ -241,12 +241,19 @@ def _rescue(
     served = {key64(e["fragmentId"]) for e in excerpts}
     found: dict[int, Passage] = {}
 
+    listed = {h.ref.key: h for h in lexical}
+
     def allowed(key: int) -> bool:
         if key in served or model.visibility(key) not in visibilities:
             return False
-        passage = services.index.find_key(req.bot, partition, key, visibilities=visibilities,
-                                          source_gens=source_gens)
-        if passage is None:
+        hit = listed.get(key)
+        if hit is not None:  # the lexical search (same filters) found it: load it by address
+            services.index.hydrate(req.bot, [hit])
+            passage = hit.passage
+        else:
+            passage = services.index.find_key(req.bot, partition, key, visibilities=visibilities,
+                                              source_gens=source_gens)
+        if passage is None or passage.visibility not in visibilities or passage.source_gen not in source_gens:
             return False
         found[key] = passage
         return True
