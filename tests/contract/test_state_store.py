@@ -118,6 +118,17 @@ def test_bots_agents_tokens_retrievals(state_store):
     assert state_store.get_bot("b1").scope_to_products is False
     assert state_store.get_bot("nobody") == BotSettings(bot="nobody")
 
+    # the rescue's version is written alone: what an operator set stays, even for a new bot
+    state_store.set_rescue_version("b1", "digest-1")
+    assert state_store.get_bot("b1").rescue_version == "digest-1"
+    assert state_store.get_bot("b1").products == ["p2p", "provider:binance"]
+    assert state_store.get_bot("b1").scope_to_products is False
+    state_store.set_rescue_version("fresh", "digest-2")
+    assert state_store.get_bot("fresh") == BotSettings(bot="fresh", rescue_version="digest-2")
+    assert "fresh" in state_store.list_bots()
+    state_store.set_rescue_version("b1", None)
+    assert state_store.get_bot("b1").rescue_version is None
+
     state_store.put_agent(Agent(id="a1", bot="b1", status="active", source_ids=["s1", "s2"]))
     assert state_store.get_agent("b1", "a1").source_ids == ["s1", "s2"]
     assert state_store.get_agent("b2", "a1") is None

@@ -131,3 +131,31 @@ def test_a_rescued_passage_the_words_ranked_low_is_loaded_from_the_lexical_hit(i
     assert rescued["reason"] == "rescue" and key64(rescued["fragmentId"]) == target
     assert rescued["signals"]["lexicalRank"] == low[-1].rank and rescued["score"] > 0
     assert [e["fragmentId"] for e in res["excerpts"][:-1]] == [e["fragmentId"] for e in plain["excerpts"]]
+
+
+def test_learning_the_model_keeps_settings_changed_meanwhile(indexed, write_pack, monkeypatch):
+    pages = corpus(random.Random(4))
+    pages.append(page("help/new.md", "# New\n\nwithdraw payout", audience="CUSTOMER"))
+    install_pack(indexed, write_pack("coinvault", pages))
+    reindex(indexed, "default")
+    real_build, real_get = RescueModel.build, indexed.state.get_bot
+    before = real_get("default")
+    learning = []
+
+    def build_while_an_operator_edits(*args, **kwargs):
+        learning.append(True)
+        settings = real_get("default")
+        settings.floor = 0.9  # an operator raises the floor while the model is being learned
+        indexed.state.put_bot(settings)
+        return real_build(*args, **kwargs)
+
+    def read_from_before_the_edit(bot):
+        # a settings read that raced the operator's write (read just before it landed)
+        return before if learning else real_get(bot)
+
+    monkeypatch.setattr(RescueModel, "build", build_while_an_operator_edits)
+    monkeypatch.setattr(indexed.state, "get_bot", read_from_before_the_edit)
+    assert rescue_build.rebuild_if_stale(indexed, "default")
+    monkeypatch.undo()
+    assert indexed.state.get_bot("default").floor == 0.9
+    assert not rescue_build.is_stale(indexed, "default")

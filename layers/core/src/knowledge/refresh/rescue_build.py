@@ -126,9 +126,7 @@ def rebuild(services: Services, bot: str) -> dict[str, int]:
 
     model = RescueModel.build(services.index.iter_passages(bot, live), analyze)
     services.blobs.put(blob_key(bot), model.to_bytes())
-    settings = services.state.get_bot(bot)
-    settings.rescue_version = digest
-    services.state.put_bot(settings)
+    services.state.set_rescue_version(bot, digest)  # only that field: settings edited meanwhile stay
     log.info("rescue model of %s rebuilt: %s", bot, model.stats)
     return model.stats
 

@@ -461,6 +461,13 @@ class DynamoDbStateStore:
         attrs.update({PARTITION_KEY: _bot_pk(settings.bot), SORT_KEY: "SETTINGS", _KIND: "settings"})
         self._call("put_item", TableName=self.table, Item=_item(attrs))
 
+    def set_rescue_version(self, bot: str, version: str | None) -> None:
+        """One attribute of the settings item (created if the bot has none yet)."""
+        expr = _Expr()
+        expr.set(_camel("rescue_version"), version)
+        expr.set_raw(f"{expr.n(_KIND)} = {expr.v('settings')}")
+        self._call("update_item", TableName=self.table, Key=_key(_bot_pk(bot), "SETTINGS"), **expr.update())
+
     def list_bots(self) -> list[str]:
         """Every bot with settings or a source. A scan: the nightly reindex is its only caller."""
         expr = _Expr()

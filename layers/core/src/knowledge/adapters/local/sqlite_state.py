@@ -210,6 +210,17 @@ class SqliteStateStore:
                 (settings.bot, json.dumps(asdict(settings), sort_keys=True)),
             )
 
+    def set_rescue_version(self, bot: str, version: str | None) -> None:
+        with self._tx() as db:  # the read and the write under one write lock
+            row = db.execute("SELECT settings FROM bots WHERE bot = ?", (bot,)).fetchone()
+            data = json.loads(row[0]) if row else asdict(BotSettings(bot=bot))
+            data["rescue_version"] = version
+            db.execute(
+                "INSERT INTO bots (bot, settings) VALUES (?, ?) "
+                "ON CONFLICT (bot) DO UPDATE SET settings = excluded.settings",
+                (bot, json.dumps(data, sort_keys=True)),
+            )
+
     def list_bots(self) -> list[str]:
         rows = self._read("SELECT bot FROM bots UNION SELECT DISTINCT bot FROM sources ORDER BY 1")
         return [r[0] for r in rows]
