@@ -529,3 +529,18 @@ def test_delete_with_a_read_only_index_leaves_passages_for_the_next_clean_up(api
     monkeypatch.setattr(services.index, "delete_generation", original)
     drop_orphans(services)  # the next commit (with a writer role) cleans up
     assert services.index.count("default", "customer", [f"{src['id']}:{live}"]) == 0
+
+
+def test_an_upload_while_the_file_is_being_indexed_stops_that_run(api, services):
+    f = create(api, "file", {"filename": "notes.md", "contentType": "text/markdown"})
+    assert api("POST", f"{KB}/sources/{f['id']}/upload", raw=b"# Notes\n\nThe heron rule.")[0] == 202
+    now = services.clock.now()
+    assert services.state.acquire_lease("default", f["id"], "worker-x", now, 120.0)  # a run reading it
+    before = services.state.get_source("default", f["id"])
+    status, _, _ = api("POST", f"{KB}/sources/{f['id']}/upload", raw=b"# Notes\n\nThe egret rule.")
+    assert status == 202
+    src = services.state.get_source("default", f["id"])
+    # the running job is asked to stop (it may have read the heron file); its row is still its own
+    assert src.cancel_requested is True
+    assert (src.status, src.lease_owner) == (before.status, "worker-x")
+    assert services.blobs.get(upload_blob_key("default", f["id"])) == b"# Notes\n\nThe egret rule."

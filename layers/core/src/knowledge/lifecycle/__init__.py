@@ -295,9 +295,13 @@ def upload_file(services: Services, bot: str, source_id: str, data: bytes) -> Qu
         raise InvalidInput("the upload is empty", code=EMPTY_UPLOAD)
     services.blobs.put(upload_blob_key(bot, source_id), data)
     changes: dict[str, object] = {"updated_at": services.clock.now()}
-    if source.status != "disabled":
+    indexing = source.status != "disabled" and is_indexing(services, source)
+    if source.status != "disabled" and not indexing:
         changes.update(status="waiting", error_code=None, error_message=None)
     services.state.update_source(bot, source_id, **changes)
+    if indexing:
+        # the running job may have read the previous file: stop it and run again, as an edit does
+        services.state.update_source(bot, source_id, cancel_requested=True)
     queued = source.status != "disabled" and _queue(services, source)
     return Queued(_reload(services, bot, source_id), queued)
 
