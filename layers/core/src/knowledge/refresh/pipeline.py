@@ -35,11 +35,10 @@ from .stages import (
     REQUEUE_MAX_SECONDS,
     UNCAPPED_TYPES,
     RefreshOutcome,
+    Tally,
     abandon,
     bot_embedder,
     cap_documents,
-    chunk_document,
-    document_row,
     drop_orphans,
     drop_own,
     embed_passages,
@@ -163,32 +162,25 @@ class Refresher:
         state, clock = self.services.state, self.services.clock
         now = clock.now()
         failures = list(content.failed)
-        documents: list[Document] = []
-        batch: list[Passage] = []
-        total_passages = 0
-        visibility_counts: dict[str, int] = {}
         docs = cap_documents(source_type, content.documents, failures)
+        tally = Tally(bot, source_id, priority, generation, now, failures=failures)
+        documents = tally.documents
+        batch: list[Passage] = []
 
         for number, doc in enumerate(docs, start=1):
             self._checkpoint(bot, source_id, beat=False)
-            chunks = chunk_document(bot, source_id, priority, generation, doc, now)
-            if chunks is None:
-                failures.append((doc.path, Code.EXPANDED_TOO_LARGE))
-                documents.append(document_row(bot, source_id, doc, 0, Code.EXPANDED_TOO_LARGE))
-                continue
+            chunks = tally.chunk(doc)
             if not chunks:
                 continue
             batch.extend(chunks)
-            visibility_counts[doc.visibility] = visibility_counts.get(doc.visibility, 0) + len(chunks)
-            total_passages += len(chunks)
-            documents.append(document_row(bot, source_id, doc, len(chunks), None))
             if len(batch) >= WRITE_BATCH:
-                self._stage(bot, source_id, batch, documents, total_passages, len(failures))
+                self._stage(bot, source_id, batch, documents, tally.passages, len(failures))
                 batch = []
-            self.progress("document", source=name, number=number, total=len(docs), passages=total_passages)
+            self.progress("document", source=name, number=number, total=len(docs), passages=tally.passages)
         if batch:
-            self._stage(bot, source_id, batch, documents, total_passages, len(failures))
+            self._stage(bot, source_id, batch, documents, tally.passages, len(failures))
         self._checkpoint(bot, source_id, beat=True)
+        total_passages, visibility_counts = tally.passages, tally.visibility_counts
 
         counters = {
             "passages": total_passages,

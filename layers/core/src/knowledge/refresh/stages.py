@@ -159,6 +159,36 @@ def chunk_document(bot: str, source_id: str, priority: int, generation: int, doc
     ]
 
 
+@dataclass
+class Tally:
+    """What chunking a run of documents produced, booked the same way by both runners (the
+    in-process Refresher and ``process_batch``): a row per document (its fragment count, or
+    ``expanded_too_large``), the failures, and passages per visibility."""
+
+    bot: str
+    source_id: str
+    priority: int
+    generation: int
+    now: float
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    visibility_counts: dict[str, int] = field(default_factory=dict)
+    passages: int = 0
+
+    def chunk(self, doc: DocumentContent) -> list[Passage]:
+        """The document's passages (none for an empty one or one with too many fragments)."""
+        made = chunk_document(self.bot, self.source_id, self.priority, self.generation, doc, self.now)
+        if made is None:
+            self.failures.append((doc.path, Code.EXPANDED_TOO_LARGE))
+            self.documents.append(document_row(self.bot, self.source_id, doc, 0, Code.EXPANDED_TOO_LARGE))
+            return []
+        if made:
+            self.passages += len(made)
+            self.visibility_counts[doc.visibility] = self.visibility_counts.get(doc.visibility, 0) + len(made)
+            self.documents.append(document_row(self.bot, self.source_id, doc, len(made), None))
+        return made
+
+
 def document_row(bot: str, source_id: str, doc: DocumentContent, fragments: int, error: str | None) -> Document:
     return Document(
         id=doc.id,
@@ -450,21 +480,11 @@ def process_batch(services: Services, bot: str, source_id: str, owner: str, job:
     docs = [DocumentContent(**d) for d in _get_json(services, f"{prefix}docs-{number}.json")]
     embedder = bot_embedder(services, bot)
     now = services.clock.now()
+    tally = Tally(bot, source_id, source.priority, generation, now)
     passages: list[Passage] = []
-    documents: list[Document] = []
-    failures: list[tuple[str, str]] = []
-    visibility_counts: dict[str, int] = {}
     for doc in docs:
-        made = chunk_document(bot, source_id, source.priority, generation, doc, now)
-        if made is None:
-            failures.append((doc.path, Code.EXPANDED_TOO_LARGE))
-            documents.append(document_row(bot, source_id, doc, 0, Code.EXPANDED_TOO_LARGE))
-            continue
-        if not made:
-            continue
-        passages.extend(made)
-        visibility_counts[doc.visibility] = visibility_counts.get(doc.visibility, 0) + len(made)
-        documents.append(document_row(bot, source_id, doc, len(made), None))
+        passages.extend(tally.chunk(doc))
+    documents, failures, visibility_counts = tally.documents, tally.failures, tally.visibility_counts
 
     def beat() -> None:
         # also a checkpoint: a run cancelled (or edited) mid-batch lets go of the lease
