@@ -7,26 +7,15 @@ previous live generation keeps answering throughout.
 
 from __future__ import annotations
 
-import logging
-
 from ..wiring import Services
-
-log = logging.getLogger(__name__)
+from .stages import release_expired_leases
 
 
 def reap_expired_leases(services: Services) -> list[str]:
+    """Drop what dead workers were staging, then requeue their sources (the state half is
+    the one the AWS scheduler runs: ``stages.release_expired_leases``)."""
     state, now = services.state, services.clock.now()
-    reaped = []
     for bot, source_id, generation in state.stale_staging(now):
         services.index.delete_generation(bot, source_id, generation)
         state.finish_generation(bot, source_id, generation)
-    for source in state.expired_leases(now):
-        owner = source.lease_owner
-        if owner is None:
-            continue
-        state.release_lease(source.bot, source.id, owner)
-        if source.status != "disabled":
-            state.update_source(source.bot, source.id, status="waiting", updated_at=now)
-        reaped.append(source.id)
-        log.warning("reaped expired lease of %s/%s (attempt %d)", source.bot, source.id, source.attempts)
-    return reaped
+    return [source.id for source in release_expired_leases(services)]
