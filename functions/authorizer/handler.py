@@ -11,20 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from wrapt import register_post_import_hook
 
+from knowledge.adapters.aws.observability import powertools
 from knowledge.api.auth import authenticate
 from knowledge.errors import Unauthorized
 from knowledge.wiring import build_aws_services
 
-logger = Logger()
-# X-Ray traces every AWS SDK call, and the OpenSearch client's HTTP (requests) from the
-# moment something imports it: tracing alone never imports it
-tracer = Tracer(patch_modules=("botocore",))
-register_post_import_hook(lambda _: tracer.patch(["requests"]), "requests")
-metrics = Metrics()
+logger, tracer, metrics = powertools()
 #: clients created at the cold start: a token lookup needs DynamoDB only; the others would
 #: be created on first use (knowledge.wiring.Lazy)
 EAGER = ("dynamodb",)

@@ -12,20 +12,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from wrapt import register_post_import_hook
 
+from knowledge.adapters.aws.observability import powertools
 from knowledge.errors import KnowledgeError
 from knowledge.refresh import stages
 from knowledge.wiring import build_aws_services
 
-logger = Logger()
-# X-Ray traces every AWS SDK call, and the OpenSearch client's HTTP (requests) from the
-# moment something imports it: tracing alone never imports it
-tracer = Tracer(patch_modules=("botocore",))
-register_post_import_hook(lambda _: tracer.patch(["requests"]), "requests")
-metrics = Metrics()
+logger, tracer, metrics = powertools()
 #: clients created at the cold start: what a crawl turn uses. It never needs the index or
 #: Step Functions; they would be created on first use (knowledge.wiring.Lazy)
 EAGER = ("dynamodb", "s3")

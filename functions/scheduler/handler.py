@@ -18,23 +18,17 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from wrapt import register_post_import_hook
 
+from knowledge.adapters.aws.observability import powertools
 from knowledge.errors import InvalidInput
 from knowledge.model import Source
 from knowledge.refresh import rescue_build, stages
 from knowledge.settings import METRIC_LEASE_REAPED
 from knowledge.wiring import build_aws_services
 
-logger = Logger()
-# X-Ray traces every AWS SDK call, and the OpenSearch client's HTTP (requests) from the
-# moment something imports it: tracing alone never imports it
-tracer = Tracer(patch_modules=("botocore",))
-register_post_import_hook(lambda _: tracer.patch(["requests"]), "requests")
-metrics = Metrics()
+logger, tracer, metrics = powertools()
 #: clients created at the cold start: what ticks and the nightly reindex use. The index and S3
 #: are needed only when a rescue model is rebuilt: created then (knowledge.wiring.Lazy)
 EAGER = ("dynamodb", "stepfunctions")
