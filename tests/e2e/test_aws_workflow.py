@@ -10,14 +10,12 @@ execution that waits for the running one to let go of the lease."""
 
 from __future__ import annotations
 
-import copy
 import importlib
 import json
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -36,10 +34,11 @@ from knowledge.settings import (
     ENV_TABLE,
 )
 from tests.conftest import pack_bytes, page
+from tests.lambda_support import FakeContext as LambdaContext
+from tests.lambda_support import event
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")]
 
-EVENTS = Path(__file__).resolve().parents[1] / "events"
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
 BOT = "acme"
@@ -57,19 +56,10 @@ PAGES = [
 ]
 
 
-def event(name: str) -> dict[str, Any]:
-    return copy.deepcopy(json.loads((EVENTS / name).read_text()))
+class FakeContext(LambdaContext):
+    """A workflow task's invocation: two minutes ahead of it."""
 
-
-class FakeContext:
-    function_name = "kb-e2e"
-    function_version = "$LATEST"
-    memory_limit_in_mb = 1024
-    invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:kb-e2e"
-    aws_request_id = "00000000-0000-4000-8000-000000000000"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 120_000
+    remaining_ms = 120_000
 
 
 # -- the state machine of the synthesised template ----------------------------------------------
@@ -475,15 +465,13 @@ def test_an_edit_during_a_refresh_is_indexed_by_a_follow_up_once_the_running_one
 class LongContext(FakeContext):
     """A scheduler invocation at its start: the deployed timeout (5 minutes) ahead of it."""
 
-    def get_remaining_time_in_millis(self) -> int:
-        return 300_000
+    remaining_ms = 300_000
 
 
 class ShortContext(FakeContext):
     """A scheduler invocation with one minute of its run left."""
 
-    def get_remaining_time_in_millis(self) -> int:
-        return 60_000
+    remaining_ms = 60_000
 
 
 def rescue_corpus() -> list[dict[str, Any]]:

@@ -8,7 +8,6 @@ same services pointed at the local search server (the SigV4 client needs https).
 from __future__ import annotations
 
 import base64
-import copy
 import importlib
 import json
 import os
@@ -39,10 +38,10 @@ from knowledge.settings import (
 )
 from knowledge.wiring import Services, build_aws_services
 from tests.conftest import pack_bytes, page
+from tests.lambda_support import FakeContext, event
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
-EVENTS = Path(__file__).resolve().parents[1] / "events"
 REGION = "us-east-1"
 BOT = "acme"
 HANDLERS = ("ingest", "crawl", "retrieve", "admin_api", "authorizer", "scheduler")
@@ -54,23 +53,6 @@ FEES = page("help/fees.md", "# Fees\n\nThe network fee for Monero is shown befor
             audience="CUSTOMER", title="Fees")
 HOT = page("admin/hot-wallet.md", "# Hot wallet\n\nRebalance the hot wallet every morning.",
            audience="OPERATOR", title="Hot wallet")
-
-
-def event(name: str) -> dict[str, Any]:
-    return copy.deepcopy(json.loads((EVENTS / name).read_text()))
-
-
-class FakeContext:
-    function_name = "kb-test"
-    function_version = "$LATEST"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:kb-test"
-    aws_request_id = "4b1f0c1e-0000-4000-8000-000000000000"
-    log_group_name = "/aws/lambda/kb-test"
-    log_stream_name = "2026/03/13/[$LATEST]0123456789"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 60_000
 
 
 @dataclass
