@@ -272,6 +272,7 @@ class RescueModel:
         self._passage_vectors = passage_vectors
         self._key_order = np.argsort(keys, kind="stable")
         self._sorted_keys = keys[self._key_order]
+        self._all_positions: I64 | None = None
 
     # -- building ------------------------------------------------------------------------
 
@@ -455,16 +456,22 @@ class RescueModel:
         if probe is None or not lexical_keys:
             return None
         excluded = {int(k) for k in list(lexical_keys)[: max(top, 0)]}
-        everything = np.arange(self._keys.size)
         if probe.pool is None:
-            return self._pick(everything, probe.sims, excluded, allowed, floor, skip=None)
+            return self._pick(self._everything(), probe.sims, excluded, allowed, floor, skip=None)
         # two stages: the question's terms' lists were scored exactly. Only when they hold
         # passages above the floor that were all refused (audience, top five) does the full
         # scan run; a pool with nothing above the floor ends the search.
         found = self._pick(probe.pool, probe.sims, excluded, allowed, floor, skip=None)
         if found is not None or not bool((probe.sims >= floor).any()):
             return found
-        return self._pick(everything, self._passage_vectors @ probe.q, excluded, allowed, floor, skip=probe.pool)
+        return self._pick(self._everything(), self._passage_vectors @ probe.q, excluded, allowed, floor,
+                          skip=probe.pool)
+
+    def _everything(self) -> I64:
+        """Every passage position (built on first need: most questions never scan them all)."""
+        if self._all_positions is None:
+            self._all_positions = np.arange(self._keys.size)
+        return self._all_positions
 
     def _pick(
         self,
