@@ -8,14 +8,18 @@ condition expression.
 
 from __future__ import annotations
 
+import atexit
 import json
+import logging
 import sqlite3
 import threading
+import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ...errors import BackendError, Conflict, NotFound
 from ...model import (
@@ -98,6 +102,10 @@ CREATE TABLE IF NOT EXISTS tokens (
     scopes TEXT NOT NULL,
     created_at REAL NOT NULL
 );
+"""
+
+#: retrieval records live in a file of their own (see ``_RecordWriter``)
+RECORDS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS retrievals (
     bot TEXT NOT NULL,
     id TEXT NOT NULL,
@@ -113,6 +121,95 @@ CREATE INDEX IF NOT EXISTS retrievals_expiry ON retrievals (expires_at);
 _SOURCE_FIELDS = [f.name for f in fields(Source)]
 _JSON_FIELDS = {"config", "visibility_counts"}
 _BOOL_FIELDS = {"cancel_requested"}
+
+log = logging.getLogger(__name__)
+
+_INSERT_RETRIEVAL = (
+    "INSERT INTO retrievals (bot, id, audience, served, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
+)
+_PURGE_EVERY = 64  # expired retrieval records are purged every this many inserts, not per question
+_MAX_PENDING = 10_000  # records queued while the file cannot be written, before questions fail
+_IDLE_SECONDS = 2.0  # an idle record writer thread ends; the next record starts another
+
+
+class _RecordWriter:
+    """Write-behind for retrieval records: a question queues its record and returns; a
+    background thread commits whatever has queued in one transaction (a WAL commit costs
+    more than the rest of recording). The store reads its own writes: ``get_retrieval``
+    and ``close`` flush first, and so does interpreter exit. A record can only be lost if
+    the process is killed in the few milliseconds between its question and the commit.
+    While the file cannot be written, records wait and are retried; past ``_MAX_PENDING``
+    waiting records, questions fail as they did when the write was synchronous."""
+
+    _live: ClassVar[weakref.WeakSet[_RecordWriter]] = weakref.WeakSet()
+
+    def __init__(self, write: Callable[[list[tuple[Any, ...]]], None]):
+        self._write = write
+        self._cond = threading.Condition()
+        self._pending: list[tuple[Any, ...]] = []
+        self._inflight = 0
+        self._thread: threading.Thread | None = None
+        self._failing = False
+        _RecordWriter._live.add(self)
+
+    def put(self, row: tuple[Any, ...]) -> None:
+        with self._cond:
+            if self._failing and len(self._pending) >= _MAX_PENDING:
+                raise BackendError("state store write failed")
+            self._pending.append(row)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="kb-retrieval-records", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until every queued record is committed (False when that took too long)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._pending or self._inflight:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def _run(self) -> None:
+        backoff = 0.05
+        while True:
+            with self._cond:
+                if not self._pending:
+                    self._cond.wait(_IDLE_SECONDS)
+                    if not self._pending:
+                        self._thread = None  # idle: the next put starts another
+                        return
+                batch, self._pending = self._pending, []
+                self._inflight = len(batch)
+            try:
+                self._write(batch)
+            except BackendError:
+                with self._cond:
+                    self._pending[:0] = batch  # kept, in order, for the next attempt
+                    self._inflight = 0
+                    if not self._failing:
+                        log.error("retrieval records cannot be written; %d waiting, retrying", len(self._pending))
+                    self._failing = True
+                    self._cond.notify_all()
+                time.sleep(backoff)
+                backoff = min(backoff * 2, 2.0)
+                continue
+            backoff = 0.05
+            with self._cond:
+                self._inflight = 0
+                self._failing = False
+                self._cond.notify_all()
+
+    @classmethod
+    def flush_all(cls) -> None:
+        for writer in list(cls._live):
+            writer.flush(timeout=5.0)
+
+
+atexit.register(_RecordWriter.flush_all)
 
 
 def _source_from_row(row: sqlite3.Row) -> Source:
@@ -146,6 +243,17 @@ class SqliteStateStore:
         self._retrieval_puts = 0
         self._write_serial = 0  # bumped by every transaction this process commits
         self._conn().executescript(SCHEMA)  # idempotent DDL; executescript commits itself
+        # Retrieval records go to a second file, written behind the question by a background
+        # thread: a commit there is not a change of state, so it leaves the per-thread caches
+        # of this file (keyed on its data_version) valid.
+        if self.path == ":memory:":
+            self.records_path = ":memory:"
+        else:
+            main = Path(self.path)
+            self.records_path = str(main.with_name(f"{main.stem}-retrievals{main.suffix}"))
+        self._records_conn().executescript(RECORDS_SCHEMA)
+        self._adopt_older_records()
+        self._records = _RecordWriter(self._insert_retrievals)
 
     # -- connection handling --------------------------------------------------------------
 
@@ -159,6 +267,32 @@ class SqliteStateStore:
             conn.execute("PRAGMA foreign_keys=ON")
             self._local.conn = conn
         return conn
+
+    def _records_conn(self) -> sqlite3.Connection:
+        if self.records_path == ":memory:":  # one in-memory database per connection: share the main one
+            return self._conn()
+        conn: sqlite3.Connection | None = getattr(self._local, "records", None)
+        if conn is None:
+            conn = sqlite3.connect(self.records_path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.records = conn
+        return conn
+
+    def _adopt_older_records(self) -> None:
+        """Records an older version kept in the main file move to the records file (once)."""
+        if self.records_path == ":memory:":
+            return
+        db = self._conn()
+        found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'retrievals'").fetchall()
+        if not found:
+            return
+        rows = db.execute("SELECT bot, id, audience, served, created_at, expires_at FROM retrievals").fetchall()
+        if rows:
+            self._insert_retrievals([tuple(r) for r in rows])
+        with self._tx() as tx:
+            tx.execute("DROP TABLE retrievals")
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -184,10 +318,12 @@ class SqliteStateStore:
             raise BackendError("state store read failed") from exc
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        self._records.flush()
+        for name in ("conn", "records"):
+            conn = getattr(self._local, name, None)
+            if conn is not None:
+                conn.close()
+                setattr(self._local, name, None)
 
     # -- bots -----------------------------------------------------------------------------
 
@@ -583,29 +719,39 @@ class SqliteStateStore:
     # -- retrievals -----------------------------------------------------------------------
 
     def put_retrieval(self, record: RetrievalRecord) -> None:
-        # one statement, so autocommit is atomic on its own: this runs on every question
-        db = self._conn()
+        # runs on every question: queued, committed in batches by a background thread
+        row = (record.bot, record.id, record.audience, json.dumps(record.served), record.created_at,
+               record.expires_at)
+        if self.records_path == ":memory:":  # each thread would see its own database
+            self._insert_retrievals([row])
+        else:
+            self._records.put(row)
+
+    def _insert_retrievals(self, rows: list[tuple[Any, ...]]) -> None:
+        """Commit queued retrieval records in one transaction; purge expired ones now and then."""
+        db = self._records_conn()
         try:
-            db.execute(
-                "INSERT INTO retrievals (bot, id, audience, served, created_at, expires_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    record.bot,
-                    record.id,
-                    record.audience,
-                    json.dumps(record.served),
-                    record.created_at,
-                    record.expires_at,
-                ),
-            )
-            self._retrieval_puts += 1
-            if self._retrieval_puts % 64 == 1:  # expired records are purged now and then, not per query
-                db.execute("DELETE FROM retrievals WHERE expires_at < ?", (record.created_at,))
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(_INSERT_RETRIEVAL, rows)
+                before, self._retrieval_puts = self._retrieval_puts, self._retrieval_puts + len(rows)
+                if before % _PURGE_EVERY == 0 or before // _PURGE_EVERY != self._retrieval_puts // _PURGE_EVERY:
+                    db.execute("DELETE FROM retrievals WHERE expires_at < ?", (max(float(r[4]) for r in rows),))
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise BackendError("state store write failed") from exc
 
     def get_retrieval(self, bot: str, retrieval_id: str) -> RetrievalRecord | None:
-        rows = self._read("SELECT * FROM retrievals WHERE bot = ? AND id = ?", (bot, retrieval_id))
+        self._records.flush()  # read this store's own writes
+        try:
+            rows = self._records_conn().execute(
+                "SELECT * FROM retrievals WHERE bot = ? AND id = ?", (bot, retrieval_id)
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise BackendError("state store read failed") from exc
         if not rows:
             return None
         r = rows[0]

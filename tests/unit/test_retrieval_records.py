@@ -1,0 +1,151 @@
+"""Retrieval records on the embedded state store: written behind the question, read back at once,
+kept through write failures, flushed on close and at exit, stored apart from the state."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from knowledge.adapters.local import sqlite_state
+from knowledge.adapters.local.sqlite_state import SqliteStateStore, _RecordWriter
+from knowledge.errors import BackendError, Code
+from knowledge.model import RetrievalRecord
+
+SRC = Path(__file__).resolve().parents[2] / "layers" / "core" / "src"
+
+
+def record(n: int, bot: str = "b1", now: float | None = None) -> RetrievalRecord:
+    now = time.time() if now is None else now
+    return RetrievalRecord(id=f"r{n}", bot=bot, audience="customer", served=[("s", "d", f"f{n}")],
+                           created_at=now, expires_at=now + 3600)
+
+
+def test_a_record_is_readable_as_soon_as_the_question_returns(tmp_path: Path) -> None:
+    store = SqliteStateStore(tmp_path / "state.db")
+    for n in range(50):
+        store.put_retrieval(record(n))
+    got = store.get_retrieval("b1", "r49")
+    assert got is not None and got.served == [("s", "d", "f49")]
+    assert store.get_retrieval("b2", "r49") is None  # another bot's id is not found
+
+
+def test_recording_does_not_invalidate_the_cached_state(tmp_path: Path) -> None:
+    """Records live in their own file: committing them is not a change of state, so the
+    per-thread caches (keyed on the main file's version) stay valid."""
+    store = SqliteStateStore(tmp_path / "state.db")
+    before = store.version()
+    for n in range(10):
+        store.put_retrieval(record(n))
+    assert store._records.flush()
+    assert store.version() == before
+    assert Path(store.records_path).exists() and Path(store.records_path) != tmp_path / "state.db"
+
+
+def test_close_commits_what_is_queued(tmp_path: Path) -> None:
+    store = SqliteStateStore(tmp_path / "state.db")
+    for n in range(20):
+        store.put_retrieval(record(n))
+    store.close()
+    again = SqliteStateStore(tmp_path / "state.db")
+    assert all(again.get_retrieval("b1", f"r{n}") is not None for n in range(20))
+
+
+def test_records_queued_at_exit_are_committed(tmp_path: Path) -> None:
+    script = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(SRC)!r})
+        from knowledge.adapters.local.sqlite_state import SqliteStateStore
+        from knowledge.model import RetrievalRecord
+        store = SqliteStateStore({str(tmp_path / "state.db")!r})
+        now = time.time()
+        for n in range(200):
+            store.put_retrieval(RetrievalRecord(f"r{{n}}", "b1", "customer", [], now, now + 60))
+    """)
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+    store = SqliteStateStore(tmp_path / "state.db")
+    assert store.get_retrieval("b1", "r199") is not None
+    assert store.get_retrieval("b1", "r0") is not None
+
+
+def test_records_of_an_older_layout_are_adopted(tmp_path: Path) -> None:
+    """A data dir from before the split kept records in the main file: they stay citable."""
+    path = tmp_path / "state.db"
+    db = sqlite3.connect(path)
+    now = time.time()
+    db.execute("CREATE TABLE retrievals (bot TEXT NOT NULL, id TEXT NOT NULL, audience TEXT NOT NULL, "
+               "served TEXT NOT NULL, created_at REAL NOT NULL, expires_at REAL NOT NULL, PRIMARY KEY (bot, id))")
+    db.execute("INSERT INTO retrievals VALUES ('b1', 'old', 'customer', '[[\"s\", \"d\", \"f\"]]', ?, ?)",
+               (now, now + 3600))
+    db.commit()
+    db.close()
+    store = SqliteStateStore(path)
+    got = store.get_retrieval("b1", "old")
+    assert got is not None and got.served == [("s", "d", "f")]
+    tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "retrievals" not in tables
+    store.close()
+    assert SqliteStateStore(path).get_retrieval("b1", "old") is not None  # adopted once, not lost on reopen
+
+
+def test_expired_records_are_purged(tmp_path: Path) -> None:
+    store = SqliteStateStore(tmp_path / "state.db")
+    old = time.time() - 10_000
+    store.put_retrieval(RetrievalRecord("gone", "b1", "customer", [], old - 100, old))
+    assert store._records.flush()
+    for n in range(sqlite_state._PURGE_EVERY + 1):
+        store.put_retrieval(record(n))
+    assert store.get_retrieval("b1", "gone") is None
+    assert store.get_retrieval("b1", "r0") is not None
+
+
+class FlakyWrite:
+    """Fails ``failures`` times, then records what it is given."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.written: list[tuple[object, ...]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, rows: list[tuple[object, ...]]) -> None:
+        with self.lock:
+            if self.failures > 0:
+                self.failures -= 1
+                raise BackendError("disk full")
+            self.written.extend(rows)
+
+
+def test_a_failed_write_keeps_the_records_and_retries_in_order() -> None:
+    write = FlakyWrite(failures=3)
+    writer = _RecordWriter(write)
+    for n in range(30):
+        writer.put((n,))
+    assert writer.flush(timeout=20)
+    assert write.written == [(n,) for n in range(30)]
+
+
+def test_questions_fail_once_too_many_records_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_state, "_MAX_PENDING", 5)
+    write = FlakyWrite(failures=10**9)
+    writer = _RecordWriter(write)
+    writer.put((0,))
+    deadline = time.monotonic() + 10
+    while not writer._failing and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert writer._failing
+    for n in range(1, 5):
+        writer.put((n,))
+    with pytest.raises(BackendError) as err:
+        for n in range(5, 10):
+            writer.put((n,))
+    assert err.value.code == Code.INTERNAL
+    assert not writer.flush(timeout=0.2)  # nothing could be written: flush says so instead of hanging
+    write.failures = 0  # the disk recovers: what waited is written, in order
+    assert writer.flush(timeout=20)
+    assert write.written == [(n,) for n in range(5)]
