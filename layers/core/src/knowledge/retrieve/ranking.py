@@ -57,6 +57,15 @@ def fuse(lists: Mapping[str, Sequence[Hit]], *, k: int = RRF_K) -> list[Candidat
     weight — BM25 x source weight. With several, reciprocal rank fusion (sum of
     1/(k + rank) over the lists that found the passage) times the weight: ranks are
     comparable across lists where raw scores are not."""
+    found = [(name, hits) for name, hits in lists.items() if hits]
+    if len(found) == 1:
+        name, hits = found[0]
+        if len({hit.ref.key for hit in hits}) == len(hits):  # the usual case, built directly
+            return [
+                Candidate(ref=hit.ref, score=hit.score * hit.ref.weight, reason=name, ranks={name: hit.rank},
+                          raw={name: hit.score}, rrf=1.0 / (k + hit.rank), hits=[hit])
+                for hit in hits
+            ]
     by_key: dict[int, Candidate] = {}
     for name, hits in lists.items():
         for hit in hits:
@@ -81,17 +90,13 @@ def order(
 ) -> list[Candidate]:
     """Best first: score, then source priority, then recently indexed (tie-breaks only).
     ``priorities`` maps a source key (``key64(source id)``) to the source's priority."""
+    keyed = []
     for cand in cands:
-        cand.recent = (now - cand.ref.indexed_at) <= recency_seconds
-    return sorted(
-        cands,
-        key=lambda c: (
-            -round(c.score, 9),
-            -priorities.get(c.ref.source_key, 0),
-            0 if c.recent else 1,
-            c.ref.key,
-        ),
-    )
+        ref = cand.ref
+        cand.recent = recent = (now - ref.indexed_at) <= recency_seconds
+        keyed.append(((-round(cand.score, 9), -priorities.get(ref.source_key, 0), 0 if recent else 1, ref.key), cand))
+    keyed.sort(key=lambda kc: kc[0])
+    return [cand for _, cand in keyed]
 
 
 def collapse(cands: Sequence[Candidate]) -> list[Candidate]:

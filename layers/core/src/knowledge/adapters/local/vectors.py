@@ -66,10 +66,15 @@ class LocalVectorStore:
         self._cache: dict[Path, _Block] = {}
         self._listings: dict[Path, tuple[int, dict[str, list[Path]]]] = {}
         self._matrices: dict[tuple[str, str, str], _Matrix] = {}
+        self._dirs: dict[tuple[str, str], Path] = {}
         self._lock = threading.Lock()
 
     def _dir(self, bot: str, partition: str) -> Path:
-        return self.root / _SAFE.sub("_", bot) / partition
+        # asked on every question (a lexical-only bot has no folder at all): built once
+        folder = self._dirs.get((bot, partition))
+        if folder is None:
+            folder = self._dirs[(bot, partition)] = self.root / _SAFE.sub("_", bot) / partition
+        return folder
 
     @staticmethod
     def _prefix(source_gen: str) -> str:
@@ -120,7 +125,7 @@ class LocalVectorStore:
     def _listing(self, folder: Path) -> dict[str, list[Path]]:
         """Files per ``source~generation~`` prefix, re-listed only when the folder changed."""
         try:
-            stamp = folder.stat().st_mtime_ns
+            stamp = os.stat(folder).st_mtime_ns
         except FileNotFoundError:
             return {}
         cached = self._listings.get(folder)
