@@ -108,8 +108,8 @@ class _PartitionIndex:
         self.index = tantivy.Index(schema, path=str(path), reuse=True)
         self.index.register_tokenizer(ANALYZER, analyzer)
         self.write_lock = threading.Lock()
-        self._meta = path / "meta.json"
-        self._seen_meta: int | None = None
+        self._meta = str(path / "meta.json")
+        self._view: tuple[tantivy.Searcher, int] | None = None  # a searcher and the meta.json stamp it saw
         self._reload_lock = threading.Lock()
         self._gens_file = path / "generations.json"
         self._gens: tuple[int, frozenset[str]] = (-1, frozenset())
@@ -117,8 +117,10 @@ class _PartitionIndex:
 
     def snapshot(self) -> tuple[tantivy.Searcher, int | None]:
         """A searcher and the ``meta.json`` stamp it was opened at."""
-        searcher = self.searcher()
-        return searcher, self._seen_meta
+        self.searcher()
+        view = self._view
+        assert view is not None
+        return view
 
     def holds_only(self, bot: str, searcher: tantivy.Searcher, stamp: int | None) -> bool:
         """Whether every live document ``searcher`` sees belongs to ``bot``: counted once per
@@ -160,16 +162,20 @@ class _PartitionIndex:
 
     def searcher(self) -> tantivy.Searcher:
         # Another process (or this one) may have committed: reload when meta.json moved on.
+        # Asked several times per question (search, loading, term statistics): the searcher
+        # of an unchanged index is reused.
         try:
-            stamp = self._meta.stat().st_mtime_ns
+            stamp = os.stat(self._meta).st_mtime_ns
         except FileNotFoundError:
             stamp = 0
-        if stamp != self._seen_meta:
+        view = self._view
+        if view is None or view[1] != stamp:
             with self._reload_lock:
-                if stamp != self._seen_meta:
+                view = self._view
+                if view is None or view[1] != stamp:
                     self.index.reload()
-                    self._seen_meta = stamp
-        return self.index.searcher()
+                    view = self._view = (self.index.searcher(), stamp)
+        return view[0]
 
     @contextlib.contextmanager
     def writer(self) -> Iterator[tantivy.IndexWriter]:
