@@ -149,3 +149,26 @@ def test_questions_fail_once_too_many_records_wait(monkeypatch: pytest.MonkeyPat
     write.failures = 0  # the disk recovers: what waited is written, in order
     assert writer.flush(timeout=20)
     assert write.written == [(n,) for n in range(5)]
+
+
+def test_a_lone_record_is_committed_without_waiting_for_its_batch(tmp_path: Path) -> None:
+    """The linger thread commits a partial batch: another connection sees the record soon."""
+    store = SqliteStateStore(tmp_path / "state.db")
+    store.put_retrieval(record(1))
+    other = sqlite3.connect(store.records_path)
+    deadline = time.monotonic() + 10
+    found: list[tuple[str]] = []
+    while not found and time.monotonic() < deadline:
+        found = other.execute("SELECT id FROM retrievals").fetchall()
+        time.sleep(0.02)
+    assert found == [("r1",)]
+
+
+def test_a_full_batch_is_committed_by_the_question_that_fills_it(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_state, "_LINGER_SECONDS", 3600.0)  # only a full batch can commit
+    store = SqliteStateStore(tmp_path / "state.db")
+    for n in range(sqlite_state._BATCH):
+        store.put_retrieval(record(n))
+    rows = sqlite3.connect(store.records_path).execute("SELECT count(*) FROM retrievals").fetchone()
+    assert rows == (sqlite_state._BATCH,)

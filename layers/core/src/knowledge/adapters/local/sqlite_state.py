@@ -128,26 +128,33 @@ _INSERT_RETRIEVAL = (
     "INSERT INTO retrievals (bot, id, audience, served, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
 )
 _PURGE_EVERY = 64  # expired retrieval records are purged every this many inserts, not per question
+_BATCH = 32  # retrieval records committed together by the question that fills the batch
+_LINGER_SECONDS = 0.1  # a record waits at most about this long for its batch to fill
 _MAX_PENDING = 10_000  # records queued while the file cannot be written, before questions fail
-_IDLE_SECONDS = 2.0  # an idle record writer thread ends; the next record starts another
+_IDLE_SECONDS = 2.0  # the linger thread ends when idle; the next record starts another
 
 
 class _RecordWriter:
-    """Write-behind for retrieval records: a question queues its record and returns; a
-    background thread commits whatever has queued in one transaction (a WAL commit costs
-    more than the rest of recording). The store reads its own writes: ``get_retrieval``
-    and ``close`` flush first, and so does interpreter exit. A record can only be lost if
-    the process is killed in the few milliseconds between its question and the commit.
-    While the file cannot be written, records wait and are retried; past ``_MAX_PENDING``
-    waiting records, questions fail as they did when the write was synchronous."""
+    """Group commit for retrieval records. A commit costs more than the rest of recording, and
+    questions come in bursts: a question queues its record and returns; the question that fills
+    a batch of ``_BATCH`` commits the batch in one transaction, and a background thread commits
+    a partial batch once its oldest record has waited ``_LINGER_SECONDS`` (it wakes once per
+    linger, not per question, so it hardly competes for the GIL).
+
+    The store reads its own writes: ``get_retrieval`` and ``close`` flush first, and so does
+    interpreter exit. A record is lost only if the process is killed while it waits (at most a
+    linger). When the file cannot be written, records keep their order and are retried with
+    backoff; past ``_MAX_PENDING`` waiting records, questions fail as they did when each record
+    was written synchronously."""
 
     _live: ClassVar[weakref.WeakSet[_RecordWriter]] = weakref.WeakSet()
 
     def __init__(self, write: Callable[[list[tuple[Any, ...]]], None]):
         self._write = write
         self._cond = threading.Condition()
+        self._write_lock = threading.Lock()  # one commit at a time, so batches stay in order
         self._pending: list[tuple[Any, ...]] = []
-        self._inflight = 0
+        self._oldest = 0.0
         self._thread: threading.Thread | None = None
         self._failing = False
         _RecordWriter._live.add(self)
@@ -156,25 +163,55 @@ class _RecordWriter:
         with self._cond:
             if self._failing and len(self._pending) >= _MAX_PENDING:
                 raise BackendError("state store write failed")
+            if not self._pending:
+                self._oldest = time.monotonic()
+                self._cond.notify()  # the linger thread times the new batch (one wake per batch)
             self._pending.append(row)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="kb-retrieval-records", daemon=True)
+            full = len(self._pending) >= _BATCH and not self._failing
+            if not full and self._thread is None:
+                self._thread = threading.Thread(target=self._linger, name="kb-retrieval-records", daemon=True)
                 self._thread.start()
-            self._cond.notify_all()
+        if full:
+            self._drain()  # a failure keeps the rows; the linger thread retries them
+
+    def _drain(self) -> bool:
+        """Commit everything queued; False (rows kept, in order) when the write failed."""
+        with self._write_lock:
+            with self._cond:
+                batch, self._pending = self._pending, []
+            if not batch:
+                return True
+            try:
+                self._write(batch)
+            except BackendError:
+                with self._cond:
+                    self._pending[:0] = batch
+                    if not self._failing:
+                        log.error("retrieval records cannot be written; %d waiting, retrying", len(self._pending))
+                    self._failing = True
+                return False
+            with self._cond:
+                self._failing = False
+            return True
 
     def flush(self, timeout: float = 30.0) -> bool:
-        """Wait until every queued record is committed (False when that took too long)."""
+        """Commit every queued record now (False when that failed until ``timeout``)."""
         deadline = time.monotonic() + timeout
-        with self._cond:
-            while self._pending or self._inflight:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
+        backoff = 0.02
+        while True:
+            if self._drain():
+                with self._cond:
+                    if not self._pending:
+                        return True
+                continue  # more arrived meanwhile
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(backoff, left))
+            backoff = min(backoff * 2, 1.0)
 
-    def _run(self) -> None:
-        backoff = 0.05
+    def _linger(self) -> None:
+        backoff = _LINGER_SECONDS
         while True:
             with self._cond:
                 if not self._pending:
@@ -182,26 +219,16 @@ class _RecordWriter:
                     if not self._pending:
                         self._thread = None  # idle: the next put starts another
                         return
-                batch, self._pending = self._pending, []
-                self._inflight = len(batch)
-            try:
-                self._write(batch)
-            except BackendError:
-                with self._cond:
-                    self._pending[:0] = batch  # kept, in order, for the next attempt
-                    self._inflight = 0
-                    if not self._failing:
-                        log.error("retrieval records cannot be written; %d waiting, retrying", len(self._pending))
-                    self._failing = True
-                    self._cond.notify_all()
+                    continue
+                wait = self._oldest + _LINGER_SECONDS - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+                continue
+            if self._drain():
+                backoff = _LINGER_SECONDS
+            else:
                 time.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
-                continue
-            backoff = 0.05
-            with self._cond:
-                self._inflight = 0
-                self._failing = False
-                self._cond.notify_all()
 
     @classmethod
     def flush_all(cls) -> None:
