@@ -206,6 +206,13 @@ def _check_search_endpoint(endpoint: str) -> None:
         raise ValueError("the search endpoint must be an https URL or a host name")
 
 
+def _session_region(session: Any) -> str | None:
+    """The region a botocore or boto3 session is configured with, if any."""
+    if hasattr(session, "get_config_variable"):  # botocore.session.Session
+        return cast("str | None", session.get_config_variable("region"))
+    return cast("str | None", getattr(session, "region_name", None))
+
+
 def build_aws_services(
     env: Mapping[str, str] | None = None,
     *,
@@ -224,9 +231,13 @@ def build_aws_services(
     :class:`Lazy` holder created by the first call that uses it, still once per process (the
     OpenSearch index as a whole, so ``opensearchpy`` is not even imported until then; the S3,
     Step Functions and Bedrock clients inside their adapters). A function lists what most of
-    its invocations use; the holders are in ``services.caches[DEFERRED]``."""
-    import boto3
+    its invocations use; the holders are in ``services.caches[DEFERRED]``.
+
+    ``session`` is a botocore session (the default) or anything with boto3's ``client()``,
+    ``region_name`` and ``get_credentials()``. The default is botocore's own: boto3 would
+    add its resource layer and s3transfer to every cold start, and nothing here uses them."""
     from botocore.config import Config
+    from botocore.session import get_session
 
     from .adapters.aws.dynamodb_state import DynamoDbStateStore
     from .adapters.aws.s3_blobs import S3BlobStore
@@ -236,8 +247,11 @@ def build_aws_services(
     if unknown:
         raise ValueError(f"unknown AWS component(s) {', '.join(unknown)}; known: {', '.join(AWS_COMPONENTS)}")
     settings = AwsSettings.from_env(env)
-    session = session or boto3.Session(region_name=settings.region)
-    region = session.region_name or settings.region
+    if session is None:
+        session = get_session()
+        if settings.region:
+            session.set_config_variable("region", settings.region)
+    region = _session_region(session) or settings.region
     if not region:
         raise ValueError("no AWS region configured (AWS_REGION)")
     if search_client is None:
@@ -255,7 +269,10 @@ def build_aws_services(
         return cast(T, holder)
 
     def client(service: str) -> Callable[[], Any]:
-        return lambda: session.client(service, config=aws)
+        create = getattr(session, "create_client", None)  # botocore; boto3 calls it client()
+        if create is None:
+            return lambda: session.client(service, region_name=region, config=aws)
+        return lambda: create(service, region_name=region, config=aws)
 
     def search_index() -> Any:
         from .adapters.aws.opensearch_index import OpenSearchIndex, build_opensearch_client

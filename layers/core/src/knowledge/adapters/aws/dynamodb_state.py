@@ -54,10 +54,9 @@ import math
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, fields
-from decimal import Decimal
+from decimal import Clamped, Context, Decimal, Inexact, Overflow, Rounded, Underflow
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from ...errors import BackendError, Code, Conflict, InvalidInput, NotFound
@@ -80,8 +79,9 @@ _BATCH_GET = 100
 _IMMEDIATE = ("waiting", "needs_refresh")
 _NEVER_DUE = ("disabled", "indexing")
 
-_SERIALIZER = TypeSerializer()
-_DESERIALIZER = TypeDeserializer()
+#: what a DynamoDB number can hold (38 significant digits, exponents within about +-126): a
+#: value it would round or refuse raises here (``decimal.Inexact``, ``Overflow``...), before a request
+_NUMBERS = Context(Emin=-128, Emax=126, prec=38, traps=[Clamped, Overflow, Inexact, Rounded, Underflow])
 
 
 # -- numbers: the one place floats and Decimals meet --------------------------------------
@@ -114,8 +114,62 @@ def from_dynamo(value: Any) -> Any:
     return value
 
 
+# -- the low-level client's typed values ({"S": ...}, {"N": ...}, {"M": {...}}...) ------------
+# Written here rather than taken from boto3.dynamodb.types: importing that imports boto3 and
+# s3transfer, tens of ms of every cold start of a function that never uses either.
+
+
+def _number(value: int | Decimal) -> str:
+    number = _NUMBERS.create_decimal(value)
+    if not number.is_finite():
+        raise TypeError("DynamoDB numbers must be finite")
+    return str(number)
+
+
+def _typed(value: Any) -> dict[str, Any]:
+    """A stored value (what :func:`to_dynamo` returns) as the client's typed value."""
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, str):
+        return {"S": value}
+    if isinstance(value, int | Decimal):
+        return {"N": _number(value)}
+    if isinstance(value, bytes | bytearray):
+        return {"B": value}
+    if isinstance(value, Mapping):
+        return {"M": {k: _typed(v) for k, v in value.items()}}
+    if isinstance(value, list | tuple):
+        return {"L": [_typed(v) for v in value]}
+    raise TypeError(f"cannot store a {type(value).__name__}")
+
+
+def _untyped(attribute: Mapping[str, Any]) -> Any:
+    """A typed value the client returned, as a Python value (numbers as ``Decimal``, sets as
+    ``set``, binary as ``bytes``); :func:`from_dynamo` makes the numbers plain."""
+    if len(attribute) != 1:
+        raise TypeError(f"not a DynamoDB value: {sorted(attribute)!r}")
+    ((kind, raw),) = attribute.items()
+    if kind in ("S", "BOOL", "B"):
+        return raw
+    if kind == "N":
+        return _NUMBERS.create_decimal(raw)
+    if kind == "NULL":
+        return None
+    if kind == "M":
+        return {k: _untyped(v) for k, v in raw.items()}
+    if kind == "L":
+        return [_untyped(v) for v in raw]
+    if kind in ("SS", "BS"):
+        return set(raw)
+    if kind == "NS":
+        return {_NUMBERS.create_decimal(n) for n in raw}
+    raise TypeError(f"unknown DynamoDB type {kind!r}")
+
+
 def _wire(value: Any) -> dict[str, Any]:
-    return _SERIALIZER.serialize(to_dynamo(value))
+    return _typed(to_dynamo(value))
 
 
 def _item(attrs: Mapping[str, Any]) -> dict[str, Any]:
@@ -124,7 +178,7 @@ def _item(attrs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _plain(item: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: from_dynamo(_DESERIALIZER.deserialize(v)) for k, v in item.items()}
+    return {k: from_dynamo(_untyped(v)) for k, v in item.items()}
 
 
 # -- keys and field names -----------------------------------------------------------------

@@ -642,9 +642,9 @@ def build_opensearch_client(endpoint: str, region: str, *, session: Any = None, 
     if parts.scheme != "https" or not parts.hostname:
         raise ValueError("the search endpoint must be an https URL or a host name")
     if session is None:
-        import boto3
+        from botocore.session import get_session
 
-        session = boto3.Session()
+        session = get_session()
     credentials = session.get_credentials()
     if credentials is None:
         raise BackendError("no AWS credentials to sign search requests with")
