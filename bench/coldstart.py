@@ -31,9 +31,14 @@ the worst case of a first invocation that needs all of them, and the last column
 Each function only defers what most of its invocations never touch (its ``EAGER`` tuple;
 ``tests/functional/test_handlers.py`` checks the usual invocations leave the rest uncreated).
 
-    python bench/coldstart.py [--runs 5] [--importtime ingest] [--outside-lambda]
+    python bench/coldstart.py [--runs 5] [--importtime ingest] [--outside-lambda] [--instructions]
 
 ``--importtime NAME`` also prints the slowest modules of one handler (``python -X importtime``).
+``--instructions`` also counts the CPU instructions of each import (valgrind's cachegrind, when
+installed; about 20 s per handler): unlike the times, the count hardly moves with the load of a
+shared machine, so it is the figure to compare two versions of the code by (same interpreter,
+same libraries). It is the importing process's count less that of an interpreter that imports
+nothing, and leaves the deferred components out, like the import column.
 The target is <= 400 ms per handler on the build machine.
 """
 
@@ -42,9 +47,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,6 +166,27 @@ def import_profile(name: str, top: int = 15, *, lambda_env: bool = True) -> list
     return sorted(rows, reverse=True)[:top]
 
 
+def instructions(name: str, *, lambda_env: bool = True) -> float | None:
+    """Millions of instructions the import of ``functions.<name>.handler`` executes (valgrind
+    cachegrind, bytecode warm), or ``None`` without valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+
+    def count(code: str) -> int:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                                  f"--cachegrind-out-file={Path(tmp) / 'cg.out'}", sys.executable, "-c", code],
+                                 cwd=REPO, env=child_env(name, lambda_env=lambda_env), capture_output=True, text=True,
+                                 timeout=600, check=False)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+        if out.returncode != 0 or found is None:
+            raise SystemExit(f"counting the instructions of {name} failed:\n{out.stderr[-2000:]}")
+        return int(found.group(1).replace(",", ""))
+
+    prelude = "import importlib, json, sys, time"
+    return (count(f"{prelude}; importlib.import_module('functions.{name}.handler')") - count(prelude)) / 1e6
+
+
 def asset_sizes() -> tuple[dict[str, int], dict[str, int]]:
     """(unzipped, zipped) bytes per asset from the manifest of ``build_lambda_assets.py``."""
     manifest = REPO / "build" / "assets" / "manifest.json"
@@ -198,13 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--runs", type=int, default=5, help="measured runs per handler (median reported)")
     parser.add_argument("--importtime", choices=FUNCTIONS, help="also list the slowest imports of one handler")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each import's CPU instructions (valgrind; steady on a shared machine)")
     parser.add_argument("--outside-lambda", action="store_true",
                         help="leave out the variables the Lambda runtime sets (tracing off, X-Ray sampling poller on)")
     args = parser.parse_args(argv)
     lambda_env = not args.outside_lambda
 
     print(f"{'handler':12} {'import ms':>10} {'min':>6} {'max':>6} {'cpu ms':>7} {'+deferred':>10}  {'target':14} "
-          "deferred to first use (ms)")
+          + (f"{'M instr':>8}  " if args.instructions else "") + "deferred to first use (ms)")
     over = 0
     for name in FUNCTIONS:
         figures = measure(name, max(1, args.runs), lambda_env=lambda_env)
@@ -214,9 +245,13 @@ def main(argv: list[str] | None = None) -> int:
         names = ", ".join(f"{component} {statistics.median(run.get(component, 0.0) for run in figures.deferred):.0f}"
                           for component in (figures.deferred[0] if figures.deferred else {}))
         verdict = "ok" if median <= TARGET_MS else f"over {TARGET_MS:.0f} ms"
+        counted = ""
+        if args.instructions:
+            millions = instructions(name, lambda_env=lambda_env)
+            counted = f"{millions:8.0f}  " if millions is not None else f"{'-':>8}  "
         print(f"{name:12} {median:10.0f} {min(figures.imports):6.0f} {max(figures.imports):6.0f} "
               f"{statistics.median(figures.cpu):7.0f} {later:10.0f}  "
-              f"{verdict:14} {names or '-'}")
+              f"{verdict:14} {counted}{names or '-'}", flush=True)
     if not lambda_env:
         print("\n(--outside-lambda: Powertools tracing disabled, X-Ray sampling poller built)")
     print_sizes(*asset_sizes())

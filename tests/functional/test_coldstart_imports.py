@@ -1,0 +1,95 @@
+"""What a handler's cold start imports, checked in a fresh interpreter with a Lambda-like
+environment (tracing on, as in Lambda): the cold start pays for the modules a handler's
+usual invocations need and for no others (``bench/coldstart.py`` times it).
+
+* boto3 (and with it s3transfer and multiprocessing) is never imported: the composition root
+  uses botocore's session and clients, and the DynamoDB store writes typed values itself;
+* asyncio is imported only by the functions that create the OpenSearch client at their cold
+  start (``opensearchpy`` needs it); the X-Ray SDK's wrapt must not (wrapt 2 imports asyncio
+  and importlib.metadata at import: ``pyproject.toml`` keeps it below 2);
+* nothing of the embedded deployment or of extraction (SQLite, tantivy, numpy, parsers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from knowledge.settings import (
+    ENV_BUCKET,
+    ENV_EMBEDDER,
+    ENV_INDEX_PREFIX,
+    ENV_SEARCH_ENDPOINT,
+    ENV_STATE_MACHINE,
+    ENV_TABLE,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+HANDLERS = ("ingest", "crawl", "retrieve", "admin_api", "authorizer", "scheduler")
+#: the functions whose cold start creates the OpenSearch client (their ``EAGER``)
+SEARCHING = frozenset({"ingest", "retrieve"})
+NEVER = ("boto3", "s3transfer", "multiprocessing", "sqlite3", "tantivy", "numpy", "bs4", "lxml", "pypdf",
+         "markdown_it", "sentence_transformers")
+WATCHED = (*NEVER, "asyncio", "opensearchpy", "requests", "wrapt")
+
+PROBE = (
+    "import importlib, json, sys\n"
+    "module = importlib.import_module(sys.argv[1])\n"
+    "assert not module.tracer.disabled\n"
+    "import wrapt\n"
+    "print(json.dumps({'loaded': sorted(m for m in json.loads(sys.argv[2]) if m in sys.modules),\n"
+    "                  'wrapt': wrapt.__version__}))\n"
+)
+
+
+def lambda_env(name: str, tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "KB_", "POWERTOOLS_", "LAMBDA_"))}
+    env.update({
+        "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "cold", "AWS_SECRET_ACCESS_KEY": "cold",
+        "AWS_EC2_METADATA_DISABLED": "true", "LAMBDA_TASK_ROOT": str(tmp_path),
+        "AWS_LAMBDA_FUNCTION_NAME": f"kb-{name}", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
+        "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
+        ENV_TABLE: "kb-table", ENV_BUCKET: "kb-bucket", ENV_SEARCH_ENDPOINT: "https://search.invalid",
+        ENV_INDEX_PREFIX: "kb", ENV_STATE_MACHINE: "arn:aws:states:us-east-1:123456789012:stateMachine:kb",
+        ENV_EMBEDDER: "bedrock", "POWERTOOLS_SERVICE_NAME": "kb", "POWERTOOLS_METRICS_NAMESPACE": "kb",
+        "PYTHONPATH": os.pathsep.join([str(REPO / "layers" / "core" / "src"), str(REPO)]),
+    })
+    return env
+
+
+@pytest.mark.parametrize("name", HANDLERS)
+def test_a_cold_start_imports_what_the_function_uses_and_no_more(name: str, tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", PROBE, f"functions.{name}.handler", json.dumps(WATCHED)],
+                         env=lambda_env(name, tmp_path), cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    loaded = set(report["loaded"])
+    assert not loaded & set(NEVER), f"{name} imports {sorted(loaded & set(NEVER))} at its cold start"
+    assert "wrapt" in loaded and int(report["wrapt"].split(".")[0]) < 2  # X-Ray's patching, the light wrapt
+    if name in SEARCHING:
+        assert {"opensearchpy", "requests", "asyncio"} <= loaded
+    else:
+        assert not loaded & {"opensearchpy", "requests", "asyncio"}, f"{name}: {sorted(loaded)}"
+
+
+def test_the_default_session_is_botocore_s_in_the_region_the_function_runs_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    # botocore alone reads AWS_DEFAULT_REGION only; Lambda's AWS_REGION must reach every client
+    from knowledge.wiring import build_aws_services
+
+    for name in ("AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_CONFIG_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "cold")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "cold")
+    env = {"AWS_REGION": "eu-west-3", ENV_TABLE: "kb-table", ENV_BUCKET: "kb-bucket",
+           ENV_SEARCH_ENDPOINT: "https://search.invalid",
+           ENV_STATE_MACHINE: "arn:aws:states:eu-west-3:123456789012:stateMachine:kb"}
+    services = build_aws_services(env, embedder=False, eager=("dynamodb", "s3", "stepfunctions"))
+    clients = (services.state.client, services.blobs.client, services.workflow.client)
+    assert {type(c).__module__ for c in clients} == {"botocore.client"}
+    assert {c.meta.region_name for c in clients} == {"eu-west-3"}
