@@ -7,7 +7,9 @@ usual invocations need and for no others (``bench/coldstart.py`` times it).
 * asyncio is imported only by the functions that create the OpenSearch client at their cold
   start (``opensearchpy`` needs it); the X-Ray SDK's wrapt must not (wrapt 2 imports asyncio
   and importlib.metadata at import: ``pyproject.toml`` keeps it below 2);
-* nothing of the embedded deployment or of extraction (SQLite, tantivy, numpy, parsers).
+* nothing of the embedded deployment or of extraction (SQLite, tantivy, numpy, parsers);
+* the functions that only answer (retrieve, the authorizer) load neither the source lifecycle
+  nor the refresh pipeline (the admin routes import them on first use).
 """
 
 from __future__ import annotations
@@ -35,7 +37,10 @@ HANDLERS = ("ingest", "crawl", "retrieve", "admin_api", "authorizer", "scheduler
 SEARCHING = frozenset({"ingest", "retrieve"})
 NEVER = ("boto3", "s3transfer", "multiprocessing", "sqlite3", "tantivy", "numpy", "bs4", "lxml", "pypdf",
          "markdown_it", "sentence_transformers")
-WATCHED = (*NEVER, "asyncio", "opensearchpy", "requests", "wrapt")
+#: the refresh pipeline and the source lifecycle: what only the functions that change sources use
+PIPELINE = ("knowledge.lifecycle", "knowledge.refresh.pipeline", "knowledge.sources.registry")
+ANSWERING = frozenset({"retrieve", "authorizer"})
+WATCHED = (*NEVER, *PIPELINE, "asyncio", "opensearchpy", "requests", "wrapt")
 
 PROBE = (
     "import importlib, json, sys\n"
@@ -72,6 +77,8 @@ def test_a_cold_start_imports_what_the_function_uses_and_no_more(name: str, tmp_
     loaded = set(report["loaded"])
     assert not loaded & set(NEVER), f"{name} imports {sorted(loaded & set(NEVER))} at its cold start"
     assert "wrapt" in loaded and int(report["wrapt"].split(".")[0]) < 2  # X-Ray's patching, the light wrapt
+    if name in ANSWERING:
+        assert not loaded & set(PIPELINE), f"{name} imports {sorted(loaded & set(PIPELINE))} at its cold start"
     if name in SEARCHING:
         assert {"opensearchpy", "requests", "asyncio"} <= loaded
     else:

@@ -12,9 +12,9 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from .. import lifecycle
 from ..errors import InvalidInput, NotFound
 from ..model import Source, Token, valid_bot_id
 from ..retrieve.service import RetrievalRequest, retrieve
@@ -24,6 +24,18 @@ from .auth import SCOPE_READ, SCOPE_WRITE, authenticate, authorize
 from .citations import validate_citations
 from .http import Request, Response, error_response
 from .ratelimit import TokenBucket
+
+if TYPE_CHECKING:
+    from .. import lifecycle
+
+
+def _lifecycle() -> ModuleType:
+    """The source lifecycle (create, edit, upload, refresh...), imported by the first admin
+    route that needs it: it brings the whole refresh pipeline, which a function that only
+    answers questions would otherwise load at every cold start."""
+    from .. import lifecycle
+
+    return lifecycle
 
 Handler = Callable[["Context"], Response]
 
@@ -111,7 +123,7 @@ def list_sources(ctx: Context) -> Response:
 
 
 def create_source(ctx: Context) -> Response:
-    return _source_reply(lifecycle.create_source(ctx.services, ctx.bot, ctx.request.json()), 201)
+    return _source_reply(_lifecycle().create_source(ctx.services, ctx.bot, ctx.request.json()), 201)
 
 
 def get_source(ctx: Context) -> Response:
@@ -119,16 +131,16 @@ def get_source(ctx: Context) -> Response:
 
 
 def patch_source(ctx: Context) -> Response:
-    return _source_reply(lifecycle.patch_source(ctx.services, ctx.bot, ctx.source_id, ctx.request.json()), 200)
+    return _source_reply(_lifecycle().patch_source(ctx.services, ctx.bot, ctx.source_id, ctx.request.json()), 200)
 
 
 def delete_source(ctx: Context) -> Response:
-    lifecycle.delete_source(ctx.services, ctx.bot, ctx.source_id)
+    _lifecycle().delete_source(ctx.services, ctx.bot, ctx.source_id)
     return Response(204)
 
 
 def upload_source(ctx: Context) -> Response:
-    return _source_reply(lifecycle.upload_file(ctx.services, ctx.bot, ctx.source_id, ctx.request.body), 202)
+    return _source_reply(_lifecycle().upload_file(ctx.services, ctx.bot, ctx.source_id, ctx.request.body), 202)
 
 
 def refresh_source(ctx: Context) -> Response:
@@ -139,24 +151,24 @@ def refresh_source(ctx: Context) -> Response:
     force = body.get("force", False)
     if not isinstance(force, bool):
         raise InvalidInput("force must be true or false")
-    return _source_reply(lifecycle.refresh_source(ctx.services, ctx.bot, ctx.source_id, force=force), 202)
+    return _source_reply(_lifecycle().refresh_source(ctx.services, ctx.bot, ctx.source_id, force=force), 202)
 
 
 def cancel_source(ctx: Context) -> Response:
-    return _source_reply(lifecycle.cancel_source(ctx.services, ctx.bot, ctx.source_id), 202)
+    return _source_reply(_lifecycle().cancel_source(ctx.services, ctx.bot, ctx.source_id), 202)
 
 
 def disable_source(ctx: Context) -> Response:
-    return Response(200, views.source_json(lifecycle.disable_source(ctx.services, ctx.bot, ctx.source_id)))
+    return Response(200, views.source_json(_lifecycle().disable_source(ctx.services, ctx.bot, ctx.source_id)))
 
 
 def enable_source(ctx: Context) -> Response:
-    return _source_reply(lifecycle.enable_source(ctx.services, ctx.bot, ctx.source_id), 202)
+    return _source_reply(_lifecycle().enable_source(ctx.services, ctx.bot, ctx.source_id), 202)
 
 
 def source_index_status(ctx: Context) -> Response:
     source = ctx.source()
-    return Response(200, views.status_json(source, indexing=lifecycle.is_indexing(ctx.services, source)))
+    return Response(200, views.status_json(source, indexing=_lifecycle().is_indexing(ctx.services, source)))
 
 
 def list_documents(ctx: Context) -> Response:
@@ -213,11 +225,11 @@ def validate_citations_route(ctx: Context) -> Response:
 
 
 def get_agent(ctx: Context) -> Response:
-    return Response(200, views.agent_json(lifecycle.get_agent(ctx.services, ctx.bot, ctx.params["agentID"])))
+    return Response(200, views.agent_json(_lifecycle().get_agent(ctx.services, ctx.bot, ctx.params["agentID"])))
 
 
 def put_agent(ctx: Context) -> Response:
-    agent = lifecycle.put_agent(ctx.services, ctx.bot, ctx.params["agentID"], ctx.request.json())
+    agent = _lifecycle().put_agent(ctx.services, ctx.bot, ctx.params["agentID"], ctx.request.json())
     return Response(200, views.agent_json(agent))
 
 
