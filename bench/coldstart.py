@@ -39,7 +39,9 @@ installed; about 20 s per handler): unlike the times, the count hardly moves wit
 shared machine, so it is the figure to compare two versions of the code by (same interpreter,
 same libraries). It is the importing process's count less that of an interpreter that imports
 nothing, and leaves the deferred components out, like the import column.
-The target is <= 400 ms per handler on the build machine.
+The target is <= 400 ms per handler on the build machine. A reference row measured the same
+way in the same run, botocore imported and one DynamoDB client created (what any function that
+reads its state pays before our code runs), shows how much of each figure is ours.
 """
 
 from __future__ import annotations
@@ -96,10 +98,22 @@ LAMBDA_ENV = {
 #: key of ``Services.caches`` listing the deferred components (``knowledge.wiring.DEFERRED``)
 DEFERRED = "aws.deferred"
 
+#: the reference row: what any function that reads its state pays before any code of ours runs
+#: (botocore imported, one DynamoDB client created; no Powertools, no tracing, no OpenSearch)
+FLOOR = "reference: botocore + DynamoDB client"
+FLOOR_CODE = (
+    "import botocore.session\n"
+    "botocore.session.get_session().create_client('dynamodb', region_name='us-east-1')\n"
+)
+
 PROBE = (
-    "import importlib, json, sys, time\n"
+    "import importlib, json, sys, time, types\n"
     "t, c = time.perf_counter(), time.process_time()\n"
-    "module = importlib.import_module(sys.argv[1])\n"
+    "if sys.argv[1] == '-floor':\n"
+    "    module = types.SimpleNamespace()\n"
+    "    exec(sys.argv[3])\n"
+    "else:\n"
+    "    module = importlib.import_module(sys.argv[1])\n"
     "cold, cpu = (time.perf_counter() - t) * 1000.0, (time.process_time() - c) * 1000.0\n"
     "holders = getattr(getattr(module, 'SERVICES', None), 'caches', {}).get(sys.argv[2], {})\n"
     "deferred = {}\n"
@@ -136,11 +150,11 @@ def child_env(name: str, *, lambda_env: bool = True) -> dict[str, str]:
 
 
 def measure(name: str, runs: int, *, lambda_env: bool = True) -> Figures:
-    module = f"functions.{name}.handler"
+    module = "-floor" if name == FLOOR else f"functions.{name}.handler"
     figures = Figures()
     # the first run warms the bytecode cache: the deployed layers ship theirs (build_lambda_assets.py)
     for run in range(runs + 1):
-        out = subprocess.run([sys.executable, "-c", PROBE, module, DEFERRED], cwd=REPO,
+        out = subprocess.run([sys.executable, "-c", PROBE, module, DEFERRED, FLOOR_CODE], cwd=REPO,
                              env=child_env(name, lambda_env=lambda_env), capture_output=True, text=True,
                              timeout=120, check=False)
         if out.returncode != 0:
@@ -252,6 +266,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:12} {median:10.0f} {min(figures.imports):6.0f} {max(figures.imports):6.0f} "
               f"{statistics.median(figures.cpu):7.0f} {later:10.0f}  "
               f"{verdict:14} {counted}{names or '-'}", flush=True)
+    floor = measure(FLOOR, max(1, args.runs), lambda_env=lambda_env)
+    print(f"{FLOOR}: {statistics.median(floor.imports):.0f} ms (min {min(floor.imports):.0f}, "
+          f"max {max(floor.imports):.0f}, cpu {statistics.median(floor.cpu):.0f}): the part of every figure "
+          "above that no code of ours can remove, measured in this run")
     if not lambda_env:
         print("\n(--outside-lambda: Powertools tracing disabled, X-Ray sampling poller built)")
     print_sizes(*asset_sizes())
