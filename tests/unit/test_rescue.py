@@ -521,3 +521,48 @@ def test_a_corpus_of_endless_distinct_words_keeps_the_memo_bounded(monkeypatch: 
     free = RescueModel.build(passages, analyze)
     assert bounded._terms == free._terms
     assert np.array_equal(bounded._passage_vectors, free._passage_vectors)
+
+
+def test_the_bound_on_passages_outside_the_pool_holds_and_spares_the_full_scan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No passage outside a question's pool scores above the bound (so skipping the full
+    scan below the floor is exact), and the bound is tight enough to skip it in practice."""
+    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
+    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
+    passages, _ = make_corpus(600, seed=11)
+    model = RescueModel.build(passages, analyze)
+    rng = random.Random(3)
+    vocabulary = [topic_word(t, w) for t in range(TOPICS) for w in range(TOPIC_WORDS)]
+    below_floor = 0
+    for _ in range(200):
+        query = rng.sample(vocabulary, rng.randint(1, 4)) * rng.randint(1, 2)
+        probe = model.probe(query)
+        assert probe is not None and probe.pool is not None
+        outside = np.setdiff1d(np.arange(len(passages)), probe.pool)
+        best_outside = float((model._passage_vectors[outside] @ probe.q).max())
+        bound = model._outside_bound(probe)
+        assert best_outside <= bound
+        below_floor += bound < rescue_mod.SIMILARITY_FLOOR
+    assert below_floor >= 100
+
+
+def test_a_pool_refused_whole_gives_what_the_exact_scan_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the bound deciding whether the full scan runs, picking stays exact."""
+    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
+    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
+    passages, _ = make_corpus(600, seed=5)
+    model = RescueModel.build(passages, analyze)
+    lexical = [passages[0][0]]
+    rng = random.Random(8)
+    vocabulary = [topic_word(t, w) for t in range(TOPICS) for w in range(TOPIC_WORDS)]
+    for _ in range(60):
+        query = rng.sample(vocabulary, rng.randint(1, 3))
+        probe = model.probe(query)
+        assert probe is not None and probe.pool is not None
+        pool = {int(model._keys[i]) for i in probe.pool}
+
+        def outside(key: int, pool: set[int] = pool) -> bool:
+            return key not in pool
+
+        assert model.pick(probe, lexical, outside) == model.rescue(query, lexical, outside, exact=True)

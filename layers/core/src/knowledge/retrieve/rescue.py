@@ -232,6 +232,9 @@ class Probe(NamedTuple):
     q: F32  # the question's unit vector
     pool: I64 | None  # positions scored (None: every passage)
     sims: F32  # their cosine similarities
+    rows: tuple[int, ...] = ()  # the question's usable terms (rows of the term vectors)
+    weights: F32 | None = None  # their weights in the question vector
+    scale: float = 1.0  # the norm the weighted sum of term vectors was divided by
 
 
 class RescueModel:
@@ -391,9 +394,10 @@ class RescueModel:
         folded = self._fold(query_terms)
         return None if folded is None else folded[0]
 
-    def _fold(self, query_terms: Sequence[str]) -> tuple[F32, list[int]] | None:
+    def _fold(self, query_terms: Sequence[str]) -> tuple[F32, list[int], F32, float] | None:
         """The question's unit vector (its usable terms' vectors weighted by ``1 + ln tf``,
-        one small product: this runs for every question) and those terms' rows."""
+        one small product: this runs for every question), those terms' rows, their weights
+        and the norm the sum was divided by."""
         counts = Counter(i for i in map(self._term_index.get, query_terms) if i is not None)
         if not counts:
             return None
@@ -403,7 +407,7 @@ class RescueModel:
         norm = math.sqrt(float(q @ q))
         if not math.isfinite(norm) or norm == 0.0:
             return None
-        return (q / np.float32(norm)).astype(np.float32, copy=False), rows
+        return (q / np.float32(norm)).astype(np.float32, copy=False), rows, weights, norm
 
     def rescue(
         self,
@@ -437,11 +441,11 @@ class RescueModel:
         folded = self._fold(query_terms)
         if folded is None:
             return None
-        q, rows = folded
+        q, rows, weights, norm = folded
         if self._term_lists is not None and not exact:
             pool = np.unique(self._term_lists[rows]).astype(np.int64)
-            return Probe(q, pool, self._passage_vectors[pool] @ q)
-        return Probe(q, None, self._passage_vectors @ q)
+            return Probe(q, pool, self._passage_vectors[pool] @ q, tuple(rows), weights, norm)
+        return Probe(q, None, self._passage_vectors @ q, tuple(rows), weights, norm)
 
     def pick(
         self,
@@ -464,8 +468,28 @@ class RescueModel:
         found = self._pick(probe.pool, probe.sims, excluded, allowed, floor, skip=None)
         if found is not None or not bool((probe.sims >= floor).any()):
             return found
+        if self._outside_bound(probe) < floor:  # nothing outside the pool can reach the floor
+            return None
         return self._pick(self._everything(), self._passage_vectors @ probe.q, excluded, allowed, floor,
                           skip=probe.pool)
+
+    def _outside_bound(self, probe: Probe) -> float:
+        """An upper bound of the question's similarity to every passage outside its pool.
+
+        Each term's list holds the passages most similar to that term's direction, so a
+        passage outside it scores at most the list's lowest against that term's vector; the
+        question vector is a sum of its terms' vectors with positive weights over ``scale``,
+        so a passage in none of the lists scores at most the same sum of those lowest scores.
+        Exact, and about one probe's work: it decides whether the full scan (tens of MB read
+        at 100k passages) can be skipped, which it nearly always can."""
+        if self._term_lists is None or probe.weights is None or not probe.rows:
+            return math.inf
+        rows = list(probe.rows)
+        lists = self._term_lists[rows]  # (terms, list length)
+        scores = np.einsum("kmd,kd->km", self._passage_vectors[lists], self._term_vectors[rows])
+        lowest = scores.min(axis=1).astype(np.float64)
+        # float32 products on both sides: a margin far above their rounding, far below any floor
+        return float(probe.weights.astype(np.float64) @ lowest) / probe.scale + 1e-4
 
     def _everything(self) -> I64:
         """Every passage position (built on first need: most questions never scan them all)."""
