@@ -285,26 +285,24 @@ class SqliteStateStore:
     # -- connection handling --------------------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            self._local.conn = conn
-        return conn
+        return self._thread_conn("conn", self.path, foreign_keys=True)
 
     def _records_conn(self) -> sqlite3.Connection:
         if self.records_path == ":memory:":  # one in-memory database per connection: share the main one
             return self._conn()
-        conn: sqlite3.Connection | None = getattr(self._local, "records", None)
+        return self._thread_conn("records", self.records_path, foreign_keys=False)
+
+    def _thread_conn(self, name: str, path: str, *, foreign_keys: bool) -> sqlite3.Connection:
+        """This thread's connection to ``path`` (WAL, NORMAL sync), opened on first use."""
+        conn: sqlite3.Connection | None = getattr(self._local, name, None)
         if conn is None:
-            conn = sqlite3.connect(self.records_path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            self._local.records = conn
+            if foreign_keys:
+                conn.execute("PRAGMA foreign_keys=ON")
+            setattr(self._local, name, conn)
         return conn
 
     def _adopt_older_records(self) -> None:
