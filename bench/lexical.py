@@ -17,7 +17,7 @@ Figures printed side by side:
   vs bm25s top 50;
 - how often the rescue's term-list search finds the passage an exact scan finds.
 
-Every system is built first; then the questions are asked in ``--rounds`` rounds (3). kb and
+Every system is built first; then the questions are asked in ``--rounds`` rounds (5). kb and
 raw tantivy take turns within each round, so that load from other jobs on a shared machine
 falls on both alike; the other systems (kb hybrid, bm25s) are measured apart, after them,
 because a round of theirs evicts the CPU caches the next system's round starts with (measured:
@@ -255,7 +255,7 @@ def main() -> int:
     parser.add_argument("--hybrid", default=None, metavar="EMBEDDER",
                         help="also run kb with this embedder (e.g. hashing: 384-dim vectors beside BM25)")
     parser.add_argument("--dims", type=int, default=384)
-    parser.add_argument("--rounds", type=int, default=3, help="query rounds, the systems taking turns in each")
+    parser.add_argument("--rounds", type=int, default=5, help="query rounds, the systems taking turns in each")
     args = parser.parse_args()
 
     seed, queries, origin = load_seed(Path(args.data))
@@ -290,7 +290,9 @@ def main() -> int:
               f"{r['p50']:>9.2f}{r['p95']:>9.2f}")
     kb, raw = rows[0][1], next(r for name, r in rows if name == "raw tantivy")
     per_round = [a / b for a, b in zip(kb["round_p50s"], raw["round_p50s"], strict=True)]
-    print(f"\nkb / raw tantivy p50 per round: {', '.join(f'{x:.2f}x' for x in per_round)}")
+    print(f"\np50 per round (ms): kb {', '.join(f'{x:.2f}' for x in kb['round_p50s'])}; "
+          f"raw tantivy {', '.join(f'{x:.2f}' for x in raw['round_p50s'])}")
+    print(f"kb / raw tantivy p50 per round: {', '.join(f'{x:.2f}x' for x in per_round)}")
     print(f"kb query p50 / raw tantivy p50 = {kb['p50'] / raw['p50']:.2f}x (target <= 2x); "
           f"kb ingest {kb['ingest_rate']:.0f} passages/s (target >= 2,000), then {kb['rescue_s']:.1f} s "
           f"learning the rescue model")
