@@ -33,6 +33,20 @@ def test_single_list_score_is_bm25_times_weight():
     assert all(c.reason == "lexical" for c in cands)
 
 
+def test_one_list_candidates_carry_the_same_signals_as_a_merge() -> None:
+    a, b = psg("a", weight=1.2), psg("b")
+    alone = ranking.fuse({"lexical": [hit(a, 5.0, 1), hit(b, 5.5, 2)], "semantic": []})
+    assert [c.signals for c in alone] == [
+        {"lexicalRank": 1, "semanticRank": None, "rrf": round(1 / 61, 6), "weight": 1.2, "lexicalScore": 5.0},
+        {"lexicalRank": 2, "semanticRank": None, "rrf": round(1 / 62, 6), "weight": 1.0, "lexicalScore": 5.5},
+    ]
+    assert [len(c.hits) for c in alone] == [1, 1]
+    # a list naming one passage twice (two vector spaces) still yields one candidate for it
+    twice = ranking.fuse({"semantic": [hit(a, 0.9, 1), hit(a, 0.8, 2), hit(b, 0.7, 3)]})
+    assert sorted(c.passage.id for c in twice if c.passage) == ["a", "b"]
+    assert next(c for c in twice if c.passage and c.passage.id == "a").rrf == pytest.approx(1 / 61 + 1 / 62)
+
+
 def test_two_lists_fuse_by_rank_not_score():
     a, b, c = psg("a"), psg("b"), psg("c")
     cands = ranking.fuse({
