@@ -26,16 +26,11 @@ from knowledge.errors import Code
 from knowledge.model import BotSettings
 from knowledge.refresh.reindex import pack_source_id
 from knowledge.settings import (
-    ENV_BUCKET,
-    ENV_EMBEDDER,
-    ENV_INDEX_PREFIX,
-    ENV_SEARCH_ENDPOINT,
     ENV_STATE_MACHINE,
-    ENV_TABLE,
 )
 from tests.conftest import pack_bytes, page
 from tests.lambda_support import FakeContext as LambdaContext
-from tests.lambda_support import event
+from tests.lambda_support import event, function_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")]
 
@@ -157,9 +152,7 @@ def cloud(monkeypatch: pytest.MonkeyPatch, osmem: Any, template: Template) -> It
     env = {
         "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
         "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION,
-        ENV_TABLE: TABLE, ENV_BUCKET: BUCKET, ENV_SEARCH_ENDPOINT: "https://search.invalid",
-        ENV_INDEX_PREFIX: prefix, ENV_EMBEDDER: "none",
-        "POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_SERVICE_NAME": "kb", "POWERTOOLS_METRICS_NAMESPACE": "kb",
+        **function_env(prefix, table=TABLE, bucket=BUCKET), "POWERTOOLS_TRACE_DISABLED": "true",
     }
     for key, value in env.items():
         monkeypatch.setenv(key, value)

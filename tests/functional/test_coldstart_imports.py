@@ -15,23 +15,15 @@ usual invocations need and for no others (``bench/coldstart.py`` times it).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from knowledge.settings import (
-    ENV_BUCKET,
-    ENV_EMBEDDER,
-    ENV_INDEX_PREFIX,
-    ENV_SEARCH_ENDPOINT,
-    ENV_STATE_MACHINE,
-    ENV_TABLE,
-)
+from tests.lambda_support import fresh_lambda_env, function_env
 
-REPO = Path(__file__).resolve().parents[2]
+STATE_MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:kb"
 HANDLERS = ("ingest", "crawl", "retrieve", "admin_api", "authorizer", "scheduler")
 #: the functions whose cold start creates the OpenSearch client (their ``EAGER``)
 SEARCHING = frozenset({"ingest", "retrieve"})
@@ -53,18 +45,7 @@ PROBE = (
 
 
 def lambda_env(name: str, tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "KB_", "POWERTOOLS_", "LAMBDA_"))}
-    env.update({
-        "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "cold", "AWS_SECRET_ACCESS_KEY": "cold",
-        "AWS_EC2_METADATA_DISABLED": "true", "LAMBDA_TASK_ROOT": str(tmp_path),
-        "AWS_LAMBDA_FUNCTION_NAME": f"kb-{name}", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
-        "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
-        ENV_TABLE: "kb-table", ENV_BUCKET: "kb-bucket", ENV_SEARCH_ENDPOINT: "https://search.invalid",
-        ENV_INDEX_PREFIX: "kb", ENV_STATE_MACHINE: "arn:aws:states:us-east-1:123456789012:stateMachine:kb",
-        ENV_EMBEDDER: "bedrock", "POWERTOOLS_SERVICE_NAME": "kb", "POWERTOOLS_METRICS_NAMESPACE": "kb",
-        "PYTHONPATH": os.pathsep.join([str(REPO / "layers" / "core" / "src"), str(REPO)]),
-    })
-    return env
+    return fresh_lambda_env(name, tmp_path, function_env(embedder="bedrock", state_machine=STATE_MACHINE))
 
 
 @pytest.mark.parametrize("name", HANDLERS)
@@ -93,9 +74,8 @@ def test_the_default_session_is_botocore_s_in_the_region_the_function_runs_in(mo
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "cold")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "cold")
-    env = {"AWS_REGION": "eu-west-3", ENV_TABLE: "kb-table", ENV_BUCKET: "kb-bucket",
-           ENV_SEARCH_ENDPOINT: "https://search.invalid",
-           ENV_STATE_MACHINE: "arn:aws:states:eu-west-3:123456789012:stateMachine:kb"}
+    env = {"AWS_REGION": "eu-west-3",
+           **function_env(state_machine="arn:aws:states:eu-west-3:123456789012:stateMachine:kb")}
     services = build_aws_services(env, embedder=False, eager=("dynamodb", "s3", "stepfunctions"))
     clients = (services.state.client, services.blobs.client, services.workflow.client)
     assert {type(c).__module__ for c in clients} == {"botocore.client"}

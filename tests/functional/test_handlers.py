@@ -29,16 +29,13 @@ from knowledge.model import BotSettings, Source
 from knowledge.refresh.reindex import pack_source_id
 from knowledge.refresh.stages import RateLimited, RefreshError
 from knowledge.settings import (
-    ENV_BUCKET,
     ENV_EMBEDDER,
-    ENV_INDEX_PREFIX,
     ENV_SEARCH_ENDPOINT,
     ENV_STATE_MACHINE,
-    ENV_TABLE,
 )
 from knowledge.wiring import Services, build_aws_services
 from tests.conftest import pack_bytes, page
-from tests.lambda_support import FakeContext, event
+from tests.lambda_support import FakeContext, event, fresh_lambda_env, function_env
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
@@ -83,9 +80,7 @@ def aws(monkeypatch: pytest.MonkeyPatch, osmem: Any) -> Iterator[Aws]:
     env = {
         "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
         "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION,
-        ENV_TABLE: "kb-table", ENV_BUCKET: "kb-bucket", ENV_SEARCH_ENDPOINT: "https://search.invalid",
-        ENV_INDEX_PREFIX: prefix, ENV_EMBEDDER: "none",
-        "POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_SERVICE_NAME": "kb", "POWERTOOLS_METRICS_NAMESPACE": "kb",
+        **function_env(prefix), "POWERTOOLS_TRACE_DISABLED": "true",
     }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -733,7 +728,6 @@ def test_a_cold_start_in_lambda_traces_search_calls_once_the_index_is_first_used
     import subprocess
     import sys
 
-    repo = Path(__file__).resolve().parents[2]
     probe = (
         "import sys, botocore.client\n"
         "import functions.admin_api.handler as h\n"
@@ -744,15 +738,7 @@ def test_a_cold_start_in_lambda_traces_search_calls_once_the_index_is_first_used
         "import requests\n"
         "print('traced', type(requests.Session.request).__name__)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "KB_", "POWERTOOLS_", "LAMBDA_"))}
-    env.update({
-        "AWS_REGION": REGION, "AWS_ACCESS_KEY_ID": "cold", "AWS_SECRET_ACCESS_KEY": "cold",
-        "AWS_EC2_METADATA_DISABLED": "true", "LAMBDA_TASK_ROOT": str(tmp_path),
-        "AWS_LAMBDA_FUNCTION_NAME": "kb-admin-api", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
-        ENV_TABLE: "kb-table", ENV_BUCKET: "kb-bucket", ENV_SEARCH_ENDPOINT: "https://search.invalid",
-        ENV_INDEX_PREFIX: "kb", "POWERTOOLS_SERVICE_NAME": "kb", "POWERTOOLS_METRICS_NAMESPACE": "kb",
-        "PYTHONPATH": os.pathsep.join([str(repo / "layers" / "core" / "src"), str(repo)]),
-    })
+    env = fresh_lambda_env("admin-api", tmp_path)
     out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True,
                          timeout=120, check=False)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -492,14 +492,20 @@ def test_word_by_word_analysis_matches_the_index_analyser() -> None:
         assert by_word == analyzer.analyze(text), text
 
 
-def test_model_vocabulary_is_the_analysers_terms() -> None:
-    passages, _ = make_corpus(240, seed=2)
+def recording_analyzer() -> tuple[list[str], Callable[[str], list[str]]]:
+    """The test analyser, and the list of every text it was asked to analyse."""
     seen: list[str] = []
 
-    def spying(text: str) -> list[str]:
+    def recorded(text: str) -> list[str]:
         seen.append(text)
         return analyze(text)
 
+    return seen, recorded
+
+
+def test_model_vocabulary_is_the_analysers_terms() -> None:
+    passages, _ = make_corpus(240, seed=2)
+    seen, spying = recording_analyzer()
     model = RescueModel.build(passages, spying)
     distinct_words = {w for _, _, text in passages for w in text.split()}
     assert len(seen) == len(distinct_words)  # each distinct word analysed exactly once
@@ -509,12 +515,7 @@ def test_model_vocabulary_is_the_analysers_terms() -> None:
 def test_a_corpus_of_endless_distinct_words_keeps_the_memo_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rescue_mod, "_MEMO_WORDS", 10)
     passages, _ = make_corpus(240, seed=2)
-    calls: list[str] = []
-
-    def counting(text: str) -> list[str]:
-        calls.append(text)
-        return analyze(text)
-
+    calls, counting = recording_analyzer()
     bounded = RescueModel.build(passages, counting)
     words = [w for _, _, text in passages for w in text.split()]
     assert len(calls) > len(set(words))  # past the bound, words are analysed again, not stored
