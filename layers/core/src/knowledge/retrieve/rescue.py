@@ -230,7 +230,7 @@ class Probe(NamedTuple):
     """A question folded into a model and scored against its candidate passages."""
 
     q: F32  # the question's unit vector
-    pool: I64 | None  # positions scored (None: every passage)
+    pool: npt.NDArray[Any] | None  # positions scored, a position possibly twice (None: every passage)
     sims: F32  # their cosine similarities
     rows: tuple[int, ...] = ()  # the question's usable terms (rows of the term vectors)
     weights: F32 | None = None  # their weights in the question vector
@@ -276,6 +276,7 @@ class RescueModel:
         self._key_order = np.argsort(keys, kind="stable")
         self._sorted_keys = keys[self._key_order]
         self._all_positions: I64 | None = None
+        self._ones = np.ones(max(1, len(self._terms)), dtype=np.float32)  # weights of distinct terms
 
     # -- building ------------------------------------------------------------------------
 
@@ -397,17 +398,24 @@ class RescueModel:
     def _fold(self, query_terms: Sequence[str]) -> tuple[F32, list[int], F32, float] | None:
         """The question's unit vector (its usable terms' vectors weighted by ``1 + ln tf``,
         one small product: this runs for every question), those terms' rows, their weights
-        and the norm the sum was divided by."""
-        counts = Counter(i for i in map(self._term_index.get, query_terms) if i is not None)
-        if not counts:
+        and the norm the sum was divided by. Few numpy calls: each costs microseconds, and
+        more when the rest of a question's work has cooled the caches."""
+        index = self._term_index
+        found = [i for i in map(index.get, query_terms) if i is not None]
+        if not found:
             return None
-        rows = sorted(counts)
-        weights = np.array([1.0 + math.log(counts[i]) for i in rows], dtype=np.float32)
+        if len(found) == 1 or len(set(found)) == len(found):
+            rows = sorted(found)
+            weights = self._ones[: len(rows)]
+        else:
+            counts = Counter(found)
+            rows = sorted(counts)
+            weights = np.array([1.0 + math.log(counts[i]) for i in rows], dtype=np.float32)
         q = weights @ self._term_vectors[rows]
         norm = math.sqrt(float(q @ q))
         if not math.isfinite(norm) or norm == 0.0:
             return None
-        return (q / np.float32(norm)).astype(np.float32, copy=False), rows, weights, norm
+        return q / np.float32(norm), rows, weights, norm
 
     def rescue(
         self,
@@ -443,7 +451,10 @@ class RescueModel:
             return None
         q, rows, weights, norm = folded
         if self._term_lists is not None and not exact:
-            pool = np.unique(self._term_lists[rows]).astype(np.int64)
+            # the terms' lists side by side: a passage in two lists is scored twice, which
+            # costs less than making them unique (the pick skips a key it has seen)
+            lists = self._term_lists[rows]
+            pool = lists[0] if len(rows) == 1 else lists.ravel()
             return Probe(q, pool, self._passage_vectors[pool] @ q, tuple(rows), weights, norm)
         return Probe(q, None, self._passage_vectors @ q, tuple(rows), weights, norm)
 
@@ -460,18 +471,23 @@ class RescueModel:
         if probe is None or not lexical_keys:
             return None
         excluded = {int(k) for k in list(lexical_keys)[: max(top, 0)]}
+        above = np.flatnonzero(probe.sims >= floor)
         if probe.pool is None:
-            return self._pick(self._everything(), probe.sims, excluded, allowed, floor, skip=None)
+            return self._pick(self._everything(), probe.sims, above, excluded, allowed)
         # two stages: the question's terms' lists were scored exactly. Only when they hold
         # passages above the floor that were all refused (audience, top five) does the full
         # scan run; a pool with nothing above the floor ends the search.
-        found = self._pick(probe.pool, probe.sims, excluded, allowed, floor, skip=None)
-        if found is not None or not bool((probe.sims >= floor).any()):
+        if above.size == 0:
+            return None
+        found = self._pick(probe.pool, probe.sims, above, excluded, allowed)
+        if found is not None:
             return found
         if self._outside_bound(probe) < floor:  # nothing outside the pool can reach the floor
             return None
-        return self._pick(self._everything(), self._passage_vectors @ probe.q, excluded, allowed, floor,
-                          skip=probe.pool)
+        sims = self._passage_vectors @ probe.q
+        above = np.flatnonzero(sims >= floor)
+        above = above[~np.isin(above, probe.pool)]  # the pool's passages were examined
+        return self._pick(self._everything(), sims, above, excluded, allowed)
 
     def _outside_bound(self, probe: Probe) -> float:
         """An upper bound of the question's similarity to every passage outside its pool.
@@ -498,20 +514,11 @@ class RescueModel:
         return self._all_positions
 
     def _pick(
-        self,
-        idx: I64,
-        sims: F32,
-        excluded: set[int],
-        allowed: Callable[[int], bool],
-        floor: float,
-        *,
-        skip: I64 | None,
+        self, idx: npt.NDArray[Any], sims: F32, above: I64, excluded: set[int], allowed: Callable[[int], bool]
     ) -> tuple[int, float] | None:
-        """The best acceptable passage among positions ``idx`` (similarities ``sims``), in
-        order of similarity then key; ``skip`` lists positions already examined."""
-        above = np.flatnonzero(sims >= floor)
-        if skip is not None and above.size:
-            above = above[~np.isin(idx[above], skip)]
+        """The best acceptable passage among ``above`` (indexes into positions ``idx`` and
+        their similarities ``sims``, all at least the floor), in order of similarity then key.
+        A position listed twice is examined once."""
         if above.size == 0:
             return None
         batches = [above]
@@ -521,13 +528,15 @@ class RescueModel:
             cut = np.partition(sims[above], nth)[nth]
             best = sims[above] >= cut
             batches = [above[best], above[~best]]
+        seen: set[int] = set()
         for batch in batches:
-            order = batch[np.lexsort((self._keys[idx[batch]], -sims[batch]))]
-            for i in order:
-                key = int(self._keys[idx[i]])
+            for neg, key in sorted(zip((-sims[batch]).tolist(), self._keys[idx[batch]].tolist(), strict=True)):
+                if key in seen:
+                    continue
+                seen.add(key)
                 if key in excluded or not allowed(key):
                     continue
-                return key, float(sims[i])
+                return key, -neg
         return None
 
     def visibility(self, key: int) -> str | None:
