@@ -22,6 +22,7 @@ import logging
 import os
 import re
 import shutil
+import struct
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -45,7 +46,7 @@ from .vectors import LocalVectorStore
 
 ANALYZER = "kb_en"
 #: Bump with any schema change (and bump settings.INGEST_VERSION with it).
-INDEX_FORMAT = "tantivy-4"
+INDEX_FORMAT = "tantivy-5"
 log = logging.getLogger(__name__)
 _WRITER_HEAP = 128 * 1024 * 1024
 _WRITER_THREADS = 2  # tantivy indexes on its own threads while Python chunks the next batch
@@ -85,13 +86,39 @@ def build_schema() -> tantivy.Schema:
     return sb.build()
 
 
+# The ``meta`` field: the numbers, then the length in characters of each string (``_NONE``
+# for a missing url), then the strings back to back in UTF-8. Decoding is one unpack, one
+# decode and eight slices (measured about 8 us per passage as JSON, about 2 us like this).
+_META = struct.Struct("<qqqdd8I")  # generation, ordinal, priority, weight, indexed_at, 8 lengths
+_NONE = 0xFFFFFFFF
+
+
 def _meta(p: Passage) -> bytes:
     """The stored-only ``meta`` field of a passage (see :func:`build_schema`)."""
-    return json.dumps(
-        [p.id, p.source_id, p.document_id, p.generation, p.ordinal, p.title, p.path, p.url, p.breadcrumb,
-         p.visibility, p.weight, p.priority, p.indexed_at],
-        ensure_ascii=False, separators=(",", ":"),
-    ).encode("utf-8")
+    strings = (p.id, p.source_id, p.document_id, p.title, p.path, p.url, p.breadcrumb, p.visibility)
+    lengths = [_NONE if v is None else len(v) for v in strings]  # a string of 4 G characters: struct.error
+    head = _META.pack(p.generation, p.ordinal, p.priority, float(p.weight), float(p.indexed_at), *lengths)
+    return head + "".join(v for v in strings if v is not None).encode("utf-8")
+
+
+def _unmeta(raw: bytes) -> tuple[int, int, int, float, float, list[str | None]]:
+    """generation, ordinal, priority, weight, indexed_at and the eight strings of ``_meta``."""
+    try:
+        generation, ordinal, priority, weight, indexed_at, *lengths = _META.unpack_from(raw)
+        text = raw[_META.size:].decode("utf-8")
+    except (struct.error, UnicodeDecodeError) as exc:
+        raise BackendError("damaged passage record in the search index") from exc
+    strings: list[str | None] = []
+    at = 0
+    for n in lengths:
+        if n == _NONE:
+            strings.append(None)
+        else:
+            strings.append(text[at : at + n])
+            at += n
+    if at != len(text):
+        raise BackendError("damaged passage record in the search index")
+    return generation, ordinal, priority, weight, indexed_at, strings
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -444,8 +471,8 @@ class TantivySearchIndex:
                 continue
             for _score, address in searcher.search(query, total, count=False).hits:
                 d = searcher.doc(address).to_dict()
-                meta = json.loads(d["meta"][0])
-                yield key64(meta[0]), meta[9], d["text"][0]
+                strings = _unmeta(d["meta"][0])[5]
+                yield key64(str(strings[0])), str(strings[7]), d["text"][0]
 
     def find_key(
         self, bot: str, partition: str, key: int, *, visibilities: Sequence[str], source_gens: Sequence[str]
@@ -494,23 +521,23 @@ class TantivySearchIndex:
     @staticmethod
     def _passage(bot: str, doc: tantivy.Document) -> Passage:
         d = doc.to_dict()
-        (pid, source_id, document_id, generation, ordinal, title, path, url, breadcrumb, visibility, weight,
-         priority, indexed_at) = json.loads(d["meta"][0])
+        generation, ordinal, priority, weight, indexed_at, strings = _unmeta(d["meta"][0])
+        pid, source_id, document_id, title, path, url, breadcrumb, visibility = strings
         return Passage(
-            id=pid,
+            id=str(pid),
             bot=bot,
-            source_id=source_id,
-            document_id=document_id,
+            source_id=str(source_id),
+            document_id=str(document_id),
             generation=generation,
             ordinal=ordinal,
-            title=title,
-            path=path,
-            breadcrumb=breadcrumb,
+            title=str(title),
+            path=str(path),
+            breadcrumb=str(breadcrumb),
             text=d["text"][0],
-            visibility=visibility,
-            weight=float(weight),
-            priority=int(priority),
-            indexed_at=float(indexed_at),
+            visibility=str(visibility),
+            weight=weight,
+            priority=priority,
+            indexed_at=indexed_at,
             url=url,
         )
 

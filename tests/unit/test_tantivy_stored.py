@@ -1,0 +1,56 @@
+"""A passage loaded from the embedded index is the passage that was written, field for field,
+whatever its strings hold; a damaged stored record is a backend error, never a wrong passage."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from knowledge.adapters.local.tantivy_index import TantivySearchIndex, _meta, _unmeta
+from knowledge.errors import BackendError
+from knowledge.model import Passage
+
+HOSTILE = "Ünïcödé 🚀 𝔘 \x00 nul, \u202e bidi, \t tab; \"quotes\" [brackets] \\ back"
+
+
+def passage(pid: str, **changes: object) -> Passage:
+    base = Passage(id=pid, bot="b1", source_id="s1", document_id="d1", generation=3, ordinal=7,
+                   title="T", path="help/x.md", breadcrumb="P › T", text="P › T\n\nwithdrawal limits explained",
+                   visibility="public", weight=1.75, priority=-4, indexed_at=1_790_000_000.125, url=None)
+    return dataclasses.replace(base, **changes)
+
+
+@pytest.mark.parametrize("changes", [
+    {},
+    {"url": ""},
+    {"url": "https://help.example.com/a?b=c#d"},
+    {"title": HOSTILE, "path": HOSTILE, "breadcrumb": "", "document_id": HOSTILE * 3, "url": HOSTILE},
+    {"id": "", "source_id": "", "title": "", "path": ""},
+    {"generation": 2**62, "ordinal": 0, "priority": 2**40, "weight": 0.0, "indexed_at": 0.0},
+])
+def test_a_loaded_passage_equals_the_written_one(tmp_path, changes):
+    index = TantivySearchIndex(tmp_path)
+    original = passage("p1", **changes)
+    index.write("b1", [original])
+    hits = index.search_lexical("b1", "customer", "withdrawal", visibilities=("public",),
+                                source_gens=[original.source_gen])
+    index.hydrate("b1", hits)
+    assert [h.passage for h in hits] == [original]
+
+
+def test_a_missing_url_and_an_empty_url_stay_apart():
+    assert _unmeta(_meta(passage("p", url=None)))[5][5] is None
+    assert _unmeta(_meta(passage("p", url="")))[5][5] == ""
+
+
+@pytest.mark.parametrize("damage", [
+    lambda raw: raw[:-1],  # a string cut short
+    lambda raw: raw + b"x",  # bytes nobody accounts for
+    lambda raw: raw[:10],  # not even the numbers
+    lambda raw: raw[:-2] + b"\xff\xfe",  # not UTF-8
+])
+def test_a_damaged_record_is_a_backend_error(damage):
+    raw = _meta(passage("p", title="withdrawal", url="https://x.example"))
+    with pytest.raises(BackendError):
+        _unmeta(damage(raw))
