@@ -172,3 +172,16 @@ def test_a_full_batch_is_committed_by_the_question_that_fills_it(tmp_path: Path,
         store.put_retrieval(record(n))
     rows = sqlite3.connect(store.records_path).execute("SELECT count(*) FROM retrievals").fetchone()
     assert rows == (sqlite_state._BATCH,)
+
+
+def test_retrieval_ids_are_unique_hex_and_in_time_order(monkeypatch):
+    from knowledge.retrieve import service
+
+    clock = iter(range(1_790_000_000_000_000_000, 1_790_000_000_000_000_000 + 10**12, 7_000_000))
+    monkeypatch.setattr(service.time, "time_ns", lambda: next(clock))
+    ids = [service.new_retrieval_id() for _ in range(2_000)]
+    assert len(set(ids)) == len(ids)
+    assert all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+    assert ids == sorted(ids)  # appended at the end of the store's key index, not on random pages
+    same_ms = [service.new_retrieval_id() for _ in range(50)]  # time_ns moves on; 80 random bits tell apart
+    assert len({i[12:] for i in same_ms}) == 50

