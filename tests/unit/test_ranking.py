@@ -142,3 +142,47 @@ def test_coverage():
     # a term the corpus never saw lowers confidence through the known-share factor
     assert ranking.coverage(["withdraw", "zzz"], {"withdraw"}, idf) == pytest.approx(math.sqrt(0.5))
     assert ranking.coverage([], set(), idf) == 0.0
+
+
+def test_window_start_equals_the_full_scan():
+    # the shortcut (every term's first word-start inside one window) against listing every match
+    import random
+
+    rng = random.Random(11)
+    words = ["withdraw", "withdrawal", "with", "monero", "xmr", "Fee", "fees", "confirm", "reconfirm", "a", "—",
+             "İstanbul", "ǅemal", "x1", "1x"]
+    for _ in range(3_000):
+        text = " ".join(rng.choice(words) + rng.choice(["", ".", ",", "\n", "-"]) for _ in range(rng.randrange(0, 120)))
+        terms = [t.lower() for t in rng.sample(words, rng.randrange(0, 5))] + rng.choice([[], [""]])
+        width = rng.randrange(1, 400)
+        assert ranking.window_start(text, terms, width) == ranking.best_window(ranking.term_positions(text, terms),
+                                                                              width), (text, terms, width)
+
+
+def test_ranked_is_fuse_order_collapse_taken_one_by_one():
+    import random
+
+    rng = random.Random(5)
+
+    def view(c: ranking.Candidate) -> tuple:
+        return (c.ref, c.score, c.reason, c.ranks, c.raw, c.rrf, c.recent, c.signals, [id(h) for h in c.hits])
+
+    for _ in range(400):
+        def hits(n: int) -> list[Hit]:
+            out = []
+            for rank in range(1, n + 1):
+                # few documents, ordinals and scores: neighbours, ties and repeats are common
+                ref = PassageRef(key=rng.randrange(40), source_key=rng.randrange(3), doc_key=rng.randrange(4),
+                                 ordinal=rng.randrange(6), weight=rng.choice([0.5, 1.0, 2.0]),
+                                 indexed_at=rng.choice([0.0, 990.0]))
+                out.append(Hit(ref, rng.choice([1.0, 2.0, 3.5]), rank))
+            return out
+
+        lists = {"lexical": hits(rng.randrange(0, 30)),
+                 "semantic": hits(rng.randrange(0, 3)) if rng.random() < .3 else []}
+        if rng.random() < 0.7:  # mostly a single list of distinct passages, the path built lazily
+            seen: set[int] = set()
+            lists["lexical"] = [h for h in lists["lexical"] if not (h.ref.key in seen or seen.add(h.ref.key))]
+        kw = {"priorities": {0: 0, 1: 5, 2: -1}, "now": 1000.0, "recency_seconds": 60.0}
+        want = ranking.collapse(ranking.order(ranking.fuse(lists), **kw))
+        assert [view(c) for c in ranking.ranked(lists, **kw)] == [view(c) for c in want]

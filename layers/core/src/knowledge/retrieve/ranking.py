@@ -6,7 +6,7 @@ No I/O here; every function is tested against a small reference computation.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..model import Hit, Passage, PassageRef
@@ -115,6 +115,49 @@ def collapse(cands: Sequence[Candidate]) -> list[Candidate]:
     return kept
 
 
+def ranked(
+    lists: Mapping[str, Sequence[Hit]], *, priorities: Mapping[int, int], now: float, recency_seconds: float,
+    k: int = RRF_K,
+) -> Iterator[Candidate]:
+    """``collapse(order(fuse(lists), ...))``, best first, built as the caller takes them.
+
+    A question reads about a dozen of the fifty ranked passages. With one list (lexical only,
+    the usual case) only sort keys are made for all fifty, and a candidate only for each one
+    taken; several lists are fused, ordered and collapsed as those functions do."""
+    found = [(name, hits) for name, hits in lists.items() if hits]
+    if len(found) != 1 or len({hit.ref.key for hit in found[0][1]}) != len(found[0][1]):
+        yield from collapse(order(fuse(lists, k=k), priorities=priorities, now=now, recency_seconds=recency_seconds))
+        return
+    name, hits = found[0]
+    keyed: list[_Row] = []
+    for hit in hits:
+        ref = hit.ref
+        score = hit.score * ref.weight
+        recent = (now - ref.indexed_at) <= recency_seconds
+        # the first four fields are unique (the passage key): the rest is never compared
+        keyed.append((-round(score, 9), -priorities.get(ref.source_key, 0), 0 if recent else 1, ref.key, score, hit))
+    keyed.sort()
+    for _, _, not_recent, _, score, hit in _collapsed(keyed):
+        yield Candidate(ref=hit.ref, score=score, reason=name, ranks={name: hit.rank}, raw={name: hit.score},
+                        rrf=1.0 / (k + hit.rank), recent=not not_recent, hits=[hit])
+
+
+_Row = tuple[float, int, int, int, float, Hit]  # sort key (score, priority, recency, key), score, hit
+
+
+def _collapsed(rows: Iterable[_Row]) -> Iterator[_Row]:
+    """:func:`collapse` over sort rows that end with their hit."""
+    taken: dict[int, set[int]] = {}
+    for row in rows:
+        ref = row[5].ref
+        ords = taken.setdefault(ref.doc_key, set())
+        o = ref.ordinal
+        if (o - 1) in ords or (o + 1) in ords or o in ords:
+            continue
+        ords.add(o)
+        yield row
+
+
 def term_positions(text: str, terms: Sequence[str], per_term: int = 64) -> list[tuple[int, str]]:
     """Where each analysed query term starts a word of ``text`` (case-insensitive; stems are
     word prefixes in the common case), sorted by position. Plain ``str.find`` loops: an order
@@ -153,6 +196,35 @@ def best_window(matches: Sequence[tuple[int, str]], width: int) -> int:
     return best_start
 
 
+def window_start(text: str, terms: Sequence[str], width: int) -> int:
+    """``best_window(term_positions(text, terms), width)``, found cheaply in the usual case.
+
+    The first start that holds the most distinct terms is the first match when every term
+    present starts a word within ``width`` of it: one window then holds them all, and no
+    later one can hold more. That needs each term's first word-start only, not every
+    occurrence; otherwise every match is listed and scanned."""
+    low = text.lower()
+    first = -1
+    last = -1
+    for term in dict.fromkeys(terms):
+        if not term:
+            continue
+        i = low.find(term)
+        while i > 0 and low[i - 1].isalnum():
+            i = low.find(term, i + 1)
+        if i < 0:
+            continue
+        if first < 0 or i < first:
+            first = i
+        if i > last:
+            last = i
+    if first < 0:
+        return 0
+    if last - first < width:
+        return first
+    return best_window(term_positions(text, terms), width)
+
+
 def excerpt(passage: Passage, terms: Sequence[str], max_chars: int) -> str:
     """Breadcrumb plus the best-matching window of the passage body, at most ``max_chars``.
 
@@ -168,7 +240,7 @@ def excerpt(passage: Passage, terms: Sequence[str], max_chars: int) -> str:
     if len(body) <= budget:
         return head + body
     room = budget - 2  # an ellipsis on each side at most
-    start = best_window(term_positions(body, terms), room)
+    start = window_start(body, terms, room)
     if start:
         floor = max(0, start - 160)
         cut = max(body.rfind("\n", floor, start), body.rfind(". ", floor, start))
