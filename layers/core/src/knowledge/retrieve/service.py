@@ -9,6 +9,7 @@ operatorGrounded, corpusSize -> recorded for citation checks.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import secrets
@@ -134,24 +135,23 @@ def retrieve(
 
     now = services.clock.now()
     priorities = {key64(s.source_id): s.priority for s in sources}
-    cands = ranking.fuse({"lexical": lexical, "semantic": semantic})
-    cands = ranking.order(cands, priorities=priorities, now=now, recency_seconds=RECENCY_SECONDS)
-    cands = ranking.collapse(cands)
+    cands = ranking.ranked({"lexical": lexical, "semantic": semantic}, priorities=priorities, now=now,
+                           recency_seconds=RECENCY_SECONDS)
 
     # Load the stored text of the survivors only. Defence in depth: the search already
     # filtered; a passage outside the audience or the live set reaching this point is a bug,
     # and it must never be served.
     allowed_gens = set(source_gens)
     served: list[tuple[ranking.Candidate, Passage]] = []
-    for start in range(0, len(cands), MAX_EXCERPTS):
-        batch = cands[start : start + MAX_EXCERPTS - len(served)]
+    while len(served) < MAX_EXCERPTS:
+        batch = list(itertools.islice(cands, MAX_EXCERPTS - len(served)))
+        if not batch:
+            break
         index.hydrate(req.bot, [h for c in batch for h in c.hits])
         for cand in batch:
             p = cand.passage
             if p is not None and p.visibility in visibilities and p.source_gen in allowed_gens:
                 served.append((cand, p))
-        if len(served) >= MAX_EXCERPTS or start + MAX_EXCERPTS >= len(cands):
-            break
 
     query_terms = index.analyze(req.q)
 
