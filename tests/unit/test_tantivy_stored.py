@@ -54,3 +54,22 @@ def test_a_damaged_record_is_a_backend_error(damage):
     raw = _meta(passage("p", title="withdrawal", url="https://x.example"))
     with pytest.raises(BackendError):
         _unmeta(damage(raw))
+
+
+def test_hits_load_through_the_searcher_that_found_them(tmp_path):
+    # three commits, three segments; then a whole segment's generation is deleted, which drops
+    # that segment and renumbers the others for any searcher opened afterwards
+    from knowledge.model import key64
+
+    index = TantivySearchIndex(tmp_path)
+    for source in ("s1", "s2", "s3"):
+        index.write("b1", [passage(f"{source}-{i}", source_id=source, text=f"withdrawal note {i}")
+                           for i in range(5)])
+    gens = ["s1:3", "s2:3", "s3:3"]
+    hits = index.search_lexical("b1", "customer", "withdrawal", visibilities=("public",), source_gens=gens)
+    assert len(hits) == 15
+    index.delete_generation("b1", "s1", 3)
+    index.hydrate("b1", hits)
+    assert all(h.passage is not None and key64(h.passage.id) == h.ref.key for h in hits)
+    fresh = index.search_lexical("b1", "customer", "withdrawal", visibilities=("public",), source_gens=gens)
+    assert len(fresh) == 10

@@ -431,7 +431,7 @@ class TantivySearchIndex:
         make = tuple.__new__  # PassageRef is a named tuple: built in C, fifty per question
         refs = (make(PassageRef, row) for row in zip(*columns, strict=True))
         return [
-            Hit(ref, score, rank, None, (partition, address))
+            Hit(ref, score, rank, None, (partition, address, searcher))
             for rank, (ref, score, address) in enumerate(zip(refs, scores, addresses, strict=True), start=1)
         ]
 
@@ -494,29 +494,31 @@ class TantivySearchIndex:
         return self.vectors.embedders(bot, partition, source_gens)
 
     def hydrate(self, bot: str, hits: Sequence[Hit]) -> None:
-        """Load the stored passage of each hit that has none yet."""
+        """Load the stored passage of each hit that has none yet. A lexical hit is loaded
+        through the searcher that found it: a document address means nothing to a searcher
+        opened after a merge renumbered the segments."""
         searchers: dict[str, tantivy.Searcher] = {}
         for hit in hits:
             if hit.passage is not None:
                 continue
             assert isinstance(hit.address, tuple)
+            if len(hit.address) == 3:  # (partition, address, searcher): found by the lexical search
+                hit.passage = self._passage(bot, hit.address[2].doc(hit.address[1]))
+                continue
             partition: str = hit.address[0]
-            address = hit.address[1]
+            _, key, source_gen = hit.address[1]  # ("pkey", key, source_gen): found by the vector search
             searcher = searchers.get(partition)
             if searcher is None:
                 part = self._part(bot, partition, create=False)
                 if part is None:
                     continue
                 searcher = searchers[partition] = part.searcher()
-            if isinstance(address, tuple):  # ("pkey", key, source_gen): found by the vector search
-                found = searcher.search(tantivy.Query.boolean_query([
-                    (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "pkey", address[1])),
-                    (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "source_gen", address[2])),
-                ]), 1, count=False).hits
-                if not found:
-                    continue
-                address = found[0][1]
-            hit.passage = self._passage(bot, searcher.doc(address))
+            found = searcher.search(tantivy.Query.boolean_query([
+                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "pkey", key)),
+                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "source_gen", source_gen)),
+            ]), 1, count=False).hits
+            if found:
+                hit.passage = self._passage(bot, searcher.doc(found[0][1]))
 
     @staticmethod
     def _passage(bot: str, doc: tantivy.Document) -> Passage:
@@ -554,13 +556,14 @@ class TantivySearchIndex:
         result = part.searcher().search(query, 1, count=True)
         return int(result.count)  # type: ignore[attr-defined]  # present at run time, missing in the stubs
 
-    def doc_freq(self, bot: str, partition: str, term: str) -> tuple[int, int]:
-        """(documents containing the analysed ``term``, documents in the partition)."""
+    def doc_freqs(self, bot: str, partition: str, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """({analysed term: documents containing it}, documents in the partition), read from
+        one searcher."""
         part = self._part(bot, partition, create=False)
         if part is None:
-            return (0, 0)
+            return {term: 0 for term in terms}, 0
         searcher = part.searcher()
-        return int(searcher.doc_freq("text", term)), int(searcher.num_docs)
+        return {term: int(searcher.doc_freq("text", term)) for term in terms}, int(searcher.num_docs)
 
     def stored_generations(self, bot: str, partition: str) -> int:
         part = self._part(bot, partition, create=False)
