@@ -168,11 +168,11 @@ def test_a_staged_generation_does_not_overwrite_the_live_one(index):
 def test_statistics_and_deletes_are_per_bot(index):
     index.write("b1", [passage("a", "rebalance wallet"), passage("b", "fees"), passage("c", "limits")])
     index.write("b2", [passage("x", "rebalance", bot="b2"), passage("y", "rebalance fees", bot="b2")])
-    assert index.doc_freq("b1", "customer", "rebal") == (1, 3)
-    assert index.doc_freq("b2", "customer", "rebal") == (2, 2)
-    assert index.doc_freq("b1", "operator", "rebal") == (0, 0)  # never written
+    assert index.doc_freqs("b1", "customer", ["rebal", "fee", "zzz"]) == ({"rebal": 1, "fee": 1, "zzz": 0}, 3)
+    assert index.doc_freqs("b2", "customer", ["rebal", "fee"]) == ({"rebal": 2, "fee": 1}, 2)
+    assert index.doc_freqs("b1", "operator", ["rebal"]) == ({"rebal": 0}, 0)  # never written
     index.delete_bot("b2")
-    assert index.doc_freq("b2", "customer", "rebal") == (0, 0)
+    assert index.doc_freqs("b2", "customer", ["rebal"]) == ({"rebal": 0}, 0)
     assert index.count("b1", "customer", ["s1:1"]) == 3
 
 

@@ -60,7 +60,7 @@ def test_operator_partition_is_separate(search_index):
     assert ids(search_index.search_lexical("b1", "customer", "rebalance", visibilities=["public", "agent"],
                                            source_gens=["s1:1"])) == ["cu"]
     # document frequencies are per partition
-    assert search_index.doc_freq("b1", "operator", "rebal") == (1, 1)
+    assert search_index.doc_freqs("b1", "operator", ["rebal", "portfolio"]) == ({"rebal": 1, "portfolio": 0}, 1)
 
 
 def test_english_analysis_stems_and_drops_stop_words(search_index):

@@ -335,8 +335,5 @@ def _semantic(
 def _idf(services: Services, bot: str, partition: str, terms: list[str]) -> dict[str, float | None]:
     """BM25-style IDF of each analysed query term inside the asker's partition (None when
     the partition has no passage with the term)."""
-    out: dict[str, float | None] = {}
-    for term in dict.fromkeys(terms):
-        df, n = services.index.doc_freq(bot, partition, term)
-        out[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if df > 0 else None
-    return out
+    dfs, n = services.index.doc_freqs(bot, partition, list(dict.fromkeys(terms)))
+    return {term: math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if df > 0 else None for term, df in dfs.items()}

@@ -550,26 +550,29 @@ class OpenSearchIndex:
         filters = [{"term": {"bot": bot}}, {"terms": {"source_gen": list(source_gens)}}]
         return self._count(bot, partition, {"query": {"bool": {"filter": filters}}})
 
-    def doc_freq(self, bot: str, partition: str, term: str) -> tuple[int, int]:
-        """(passages of the bot in the partition containing the analysed ``term``, passages of
-        the bot in the partition). One request on the bot's shard: a filtered count of the
-        bot's passages whose ``filter`` aggregation counts those holding the term. Like the
+    def doc_freqs(self, bot: str, partition: str, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """({analysed term: passages of the bot in the partition containing it}, passages of
+        the bot in the partition). One request on the bot's shard for every term: a filtered
+        count of the bot's passages with one ``filter`` aggregation per term. Like the
         embedded twin it counts every stored generation, not only the live ones."""
-        body = {
+        distinct = list(dict.fromkeys(terms))
+        body: dict[str, Any] = {
             "size": 0,
             "track_total_hits": True,
             "query": {"bool": {"filter": [{"term": {"bot": bot}}]}},
-            "aggs": {"df": {"filter": {"term": {"text": term}}}},
         }
+        if distinct:
+            body["aggs"] = {f"t{i}": {"filter": {"term": {"text": term}}} for i, term in enumerate(distinct)}
         try:
             response = self.client.search(index=self._alias(partition), body=body, routing=bot)
         except NotFoundError:
-            return (0, 0)
+            return {term: 0 for term in distinct}, 0
         except OpenSearchException as exc:
-            raise self._failed("doc_freq", exc) from exc
+            raise self._failed("doc_freqs", exc) from exc
         total = response["hits"]["total"]
         n = int(total["value"] if isinstance(total, Mapping) else total)
-        return int(response["aggregations"]["df"]["doc_count"]), n
+        aggs = response.get("aggregations") or {}
+        return {term: int(aggs[f"t{i}"]["doc_count"]) for i, term in enumerate(distinct)}, n
 
     def analyze(self, text: str) -> list[str]:
         """Terms of ``text`` under the index's English analyser (``_analyze``). A server
