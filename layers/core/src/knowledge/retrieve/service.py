@@ -169,7 +169,8 @@ def retrieve(
         confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
     probe = _probe_rescue(services, req, settings.rescue_version) if options.rescue and lexical else None
     if probe is not None:
-        rescued = _rescue(services, req, partition, visibilities, sources, probe, query_terms, lexical, excerpts)
+        rescued = _rescue(services, req, partition, visibilities, sources, probe, query_terms, lexical, excerpts,
+                          {cand.ref.key for cand, _ in served})
         if rescued is not None:
             excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
     if options.upstream and settings.upstream:
@@ -243,11 +244,12 @@ def _rescue(
     query_terms: list[str],
     lexical: list[Hit],
     excerpts: list[dict[str, Any]],
+    served: set[int],
 ) -> dict[str, Any] | None:
-    """At most one passage the words of the question missed, learned from the bot's corpus."""
+    """At most one passage the words of the question missed, learned from the bot's corpus;
+    ``served`` holds the keys of the passages already among the excerpts."""
     model, probe = pending.model, pending.probe  # a probe of None picks nothing
     source_gens = [s.source_gen for s in sources]
-    served = {key64(e["fragmentId"]) for e in excerpts}
     found: dict[int, Passage] = {}
 
     listed = {h.ref.key: h for h in lexical}
