@@ -429,7 +429,7 @@ def test_large_corpus_two_stage_search_agrees_with_the_exact_scan(monkeypatch: p
         query = [topic_word(t, 0), topic_word(t, 7)]
         probe = staged.probe(query)
         assert probe is not None and probe.pool is not None
-        assert 40 <= probe.pool.size < 600  # only the terms' lists are scored
+        assert probe.pool.size <= 2 * 40  # only the terms' lists are scored, at most whole
         want = exact.rescue(query, lexical, anyone)
         got = staged.rescue(query, lexical, anyone)
         assert got is not None and topic_of[got[0]] == t
@@ -542,9 +542,8 @@ def test_the_bound_on_passages_outside_the_pool_holds_and_spares_the_full_scan(
         assert probe is not None and probe.pool is not None
         outside = np.setdiff1d(np.arange(len(passages)), probe.pool)
         best_outside = float((model._passage_vectors[outside] @ probe.q).max())
-        bound = model._outside_bound(probe)
-        assert best_outside <= bound
-        below_floor += bound < rescue_mod.SIMILARITY_FLOOR
+        assert best_outside <= probe.bound
+        below_floor += probe.bound < rescue_mod.SIMILARITY_FLOOR
     assert below_floor >= 100
 
 
@@ -567,3 +566,80 @@ def test_a_pool_refused_whole_gives_what_the_exact_scan_gives(monkeypatch: pytes
             return key not in pool
 
         assert model.pick(probe, lexical, outside) == model.rescue(query, lexical, outside, exact=True)
+
+
+def test_term_lists_are_each_terms_best_passages_best_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
+    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
+    monkeypatch.setattr(rescue_mod, "_TERM_BLOCK_CELLS", 5 * 600)  # several blocks of terms
+    passages, _ = make_corpus(600, seed=2)
+    model = RescueModel.build(passages, analyze)
+    lists, scores = model._term_lists, model._term_scores
+    assert lists is not None and scores is not None
+    every = model._term_vectors @ model._passage_vectors.T  # (terms, passages)
+    for t in range(len(model._terms)):
+        assert np.allclose(scores[t], every[t, lists[t]], atol=1e-5)  # the scores are the term's own
+        assert (np.diff(scores[t]) <= 0).all()  # best first
+        assert len(set(lists[t].tolist())) == 40
+        # nothing left out scores above the last one kept (ties aside)
+        assert np.delete(every[t], lists[t]).max() <= scores[t, -1] + 1e-5
+
+
+def test_reading_the_lists_only_as_deep_as_the_floor_needs_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A probe cut short of the lists' end finds, for any audience, what a scan of every
+    passage finds; and it is cut short for most questions."""
+    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
+    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
+    passages, _ = make_corpus(600, seed=9)
+    model = RescueModel.build(passages, analyze)
+    keys = [k for k, _, _ in passages]
+    vocabulary = [topic_word(t, w) for t in range(TOPICS) for w in range(TOPIC_WORDS)]
+    rng = random.Random(4)
+    cut = 0
+    for _ in range(150):
+        query = rng.sample(vocabulary, rng.randint(1, 4))
+        probe = model.probe(query)
+        assert probe is not None and probe.pool is not None
+        if probe.pool.size == len(probe.rows) * 40:
+            continue  # read whole: the older two-stage search, tested above
+        cut += 1
+        assert probe.bound < SIMILARITY_FLOOR
+        refused = set(rng.sample(keys, rng.randrange(0, 500)))
+        lexical = rng.sample(keys, 5)
+
+        def allowed(key: int, refused: set[int] = refused) -> bool:
+            return key not in refused
+
+        assert model.pick(probe, lexical, allowed) == model.rescue(query, lexical, allowed, exact=True)
+    assert cut >= 75
+
+
+def test_a_probe_cannot_pick_below_the_floor_it_was_cut_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
+    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
+    passages, _ = make_corpus(600, seed=9)
+    model = RescueModel.build(passages, analyze)
+    lexical = [passages[0][0]]
+    probe = model.probe([topic_word(1, 1), topic_word(1, 2)])
+    assert probe is not None and probe.bound < SIMILARITY_FLOOR  # cut short of the lists' end
+    with pytest.raises(ValueError):
+        model.pick(probe, lexical, anyone, floor=SIMILARITY_FLOOR - 0.1)
+    # a higher floor is fine: everything above it is above the probe's
+    for floor in (SIMILARITY_FLOOR, 0.7, 0.8, 0.9):
+        want = model.rescue([topic_word(1, 1), topic_word(1, 2)], lexical, anyone, floor=floor, exact=True)
+        assert model.pick(probe, lexical, anyone, floor=floor) == want
+
+
+def test_stored_lists_out_of_order_are_learned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
+    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
+    passages, _ = make_corpus(600, seed=9)
+    model = RescueModel.build(passages, analyze)
+    assert model._term_lists is not None and model._term_scores is not None
+    good_lists, good_scores = model._term_lists.copy(), model._term_scores.copy()
+    model._term_scores = good_scores[:, ::-1].copy()  # worst first: the bound would be wrong
+    model._term_lists = good_lists[:, ::-1].copy()
+    again = RescueModel.from_bytes(model.to_bytes())
+    assert again._term_lists is not None and again._term_scores is not None
+    assert np.array_equal(again._term_scores, good_scores)
+    assert np.array_equal(np.sort(again._term_lists, axis=1), np.sort(good_lists, axis=1))

@@ -43,7 +43,7 @@ INGEST_VERSION = "kb-ingest-7"
 #: The stored layout of a rescue model. It is part of the digest a model is kept under, so
 #: raising it makes every stored model stale: each bot's is relearned by the next reindex (or
 #: by ``kb serve`` when its queue drains) instead of failing to load.
-RESCUE_FORMAT = 3
+RESCUE_FORMAT = 4
 
 LEASE_SECONDS = 120.0
 MAX_QUESTION_CHARS = 16_000

@@ -50,15 +50,19 @@ the agent; 0.6 is where it starts being right more often than not. (Vocabulary-m
 questions on support documentation, the case this exists for, score well above it.)
 
 Large corpora: above ``_EXACT_SCAN_MAX`` passages a question does not scan every passage.
-At build time each usable term keeps the ``_TERM_LIST`` passages nearest its own direction
-in the space; a question scores exactly only the union of its terms' lists (a few hundred
-rows instead of 100,000). A question is a weighted sum of its terms, so the passage nearest
-the question is almost always among the nearest of one of its terms: measured on NFCorpus
-questions over 100k passages, 166 of 167 agree with the exact scan (``bench/lexical.py``
-prints the figure each run). When every passage above the floor in that pool is refused
-(audience, top five), the other passages are scanned exactly, so an asker whose half of the
-corpus is not in the pool still gets its answer. The lists cost one pass of
-``terms x passages`` products when the model is learned (chunked; about 10 s at 100k).
+At build time each usable term keeps the ``_TERM_LIST`` passages nearest its own direction,
+best first, with their scores against the term's vector. A question is a weighted sum of
+its terms, so the passage nearest the question is almost always among the nearest of one of
+its terms: measured on NFCorpus questions over 100k passages, 166 of 170 agree with the
+exact scan (``bench/lexical.py`` prints the figure each run). The lists are read best first
+only as deep as a passage not yet read could still reach the floor (the weighted sum of the
+lists' scores at that depth bounds it), so a question gathers a few dozen passage rows
+instead of a few hundred, and when the depth is reached before the lists end, what is found
+is exactly what a scan of every passage finds. When every passage above the floor in the
+pool is refused (audience, top five) and the bound leaves room, the other passages are
+scanned exactly, so an asker whose half of the corpus is not in the pool still gets its
+answer. The lists cost one pass of ``terms x passages`` products when the model is learned
+(chunked; about 10 s at 100k).
 
 Serialisation (``to_bytes`` / ``from_bytes``) is a numpy ``.npz`` of plain arrays, loaded
 with ``allow_pickle=False``; a damaged blob raises ``BackendError``.
@@ -86,12 +90,13 @@ MIN_DF = 2
 MIN_PASSAGES = 50
 MIN_TERMS = 100
 
-_FORMAT_VERSION = RESCUE_FORMAT  # 3: per-term passage lists (2: coarse lists, 1: sign sketches)
+_FORMAT_VERSION = RESCUE_FORMAT  # 4: sorted lists with scores (3: unsorted, 2: coarse lists, 1: sign sketches)
 _OVERSAMPLE = 16
 _PASSAGES_PER_DIM = 8  # a small corpus gets a smaller space (see the module docstring)
 _POWER_ITERATIONS = 1
 _CHUNK_CELLS = 1 << 16  # padded non-zeros per chunk of a sparse product (x ~150 floats: ~40 MB)
 _FIRST_CANDIDATES = 32
+_BOUND_MARGIN = 1e-4  # float32 sums on both sides of a bound: far above their rounding, far below a floor
 _EXACT_SCAN_MAX = 16_384  # above this many passages a question scores its terms' lists only
 _TERM_LIST = 128  # passages kept per term (measured: 32 -> 158/167 agree, 128 -> 166/167)
 _TERM_BLOCK_CELLS = 1 << 25  # term x passage similarities per block when learning the lists (128 MB)
@@ -160,28 +165,34 @@ def _orthonormal(y: F32) -> F32:
     return y
 
 
-def _term_lists(passage_vectors: F32, term_vectors: F32) -> npt.NDArray[np.int32]:
+def _term_lists(passage_vectors: F32, term_vectors: F32) -> tuple[npt.NDArray[np.int32], F32]:
     """For each term, the positions of the ``_TERM_LIST`` passages most similar to its
-    direction (unordered), computed a block of terms at a time."""
+    direction, best first, and their scores against the term's vector (non-increasing
+    along each row), computed a block of terms at a time."""
     n = passage_vectors.shape[0]
     m = min(_TERM_LIST, n)
-    norms = np.linalg.norm(term_vectors, axis=1)
-    norms[norms == 0] = 1.0
-    out = np.empty((term_vectors.shape[0], m), dtype=np.int32)
+    lists = np.empty((term_vectors.shape[0], m), dtype=np.int32)
+    scores = np.empty((term_vectors.shape[0], m), dtype=np.float32)
     step = max(1, _TERM_BLOCK_CELLS // max(n, 1))  # memory bounded whatever the corpus size
     for at in range(0, term_vectors.shape[0], step):
-        directions = term_vectors[at : at + step] / norms[at : at + step, None]
-        sims = directions @ passage_vectors.T  # (terms, passages), rows contiguous
-        out[at : at + step] = np.argpartition(sims, n - m, axis=1)[:, n - m :]
-    return out
+        sims = term_vectors[at : at + step] @ passage_vectors.T  # (terms, passages), rows contiguous
+        top = np.argpartition(sims, n - m, axis=1)[:, n - m :]
+        top_sims = np.take_along_axis(sims, top, axis=1)
+        order = np.argsort(-top_sims, axis=1, kind="stable")
+        lists[at : at + step] = np.take_along_axis(top, order, axis=1)
+        scores[at : at + step] = np.take_along_axis(top_sims, order, axis=1)
+    return lists, scores
 
 
-def _valid_term_lists(lists: npt.NDArray[Any], n_terms: int, n: int) -> bool:
+def _valid_term_lists(lists: npt.NDArray[Any], scores: npt.NDArray[Any], n_terms: int, n: int) -> bool:
     return (
         lists.ndim == 2
         and lists.shape[0] == n_terms
         and 1 <= lists.shape[1] <= n
+        and scores.shape == lists.shape
         and (lists.size == 0 or (int(lists.min()) >= 0 and int(lists.max()) < n))
+        and bool(np.isfinite(scores).all())
+        and bool((np.diff(scores, axis=1) <= 0).all())  # best first: the probe's bound relies on it
     )
 
 
@@ -235,6 +246,8 @@ class Probe(NamedTuple):
     rows: tuple[int, ...] = ()  # the question's usable terms (rows of the term vectors)
     weights: F32 | None = None  # their weights in the question vector
     scale: float = 1.0  # the norm the weighted sum of term vectors was divided by
+    bound: float = math.inf  # no passage outside the pool scores above this
+    floor: float = SIMILARITY_FLOOR  # the similarity the pool was cut for
 
 
 class RescueModel:
@@ -253,16 +266,19 @@ class RescueModel:
         term_vectors: F32,
         passage_vectors: F32,
         term_lists: npt.NDArray[np.int32] | None = None,
+        term_scores: F32 | None = None,
     ) -> None:
-        """``term_lists`` are a large model's per-term passage lists as ``to_bytes`` stores
-        them; a large model without them learns them here."""
+        """``term_lists`` and ``term_scores`` are a large model's per-term passage lists and
+        their scores as ``to_bytes`` stores them; a large model without them learns them here."""
         self._term_lists: npt.NDArray[np.int32] | None = None
+        self._term_scores: F32 | None = None
         n, dims = passage_vectors.shape
         if n > _EXACT_SCAN_MAX and dims > 0:
-            if term_lists is not None and _valid_term_lists(term_lists, term_vectors.shape[0], n):
-                self._term_lists = term_lists
+            if (term_lists is not None and term_scores is not None
+                    and _valid_term_lists(term_lists, term_scores, term_vectors.shape[0], n)):
+                self._term_lists, self._term_scores = term_lists, term_scores
             else:
-                self._term_lists = _term_lists(passage_vectors, term_vectors)
+                self._term_lists, self._term_scores = _term_lists(passage_vectors, term_vectors)
         self.enabled = enabled
         self._n_passages = n_passages
         self._n_terms = n_terms
@@ -271,7 +287,14 @@ class RescueModel:
         self._vis_names = list(vis_names)
         self._terms = list(terms)
         self._term_index = {t: i for i, t in enumerate(self._terms)}
-        self._term_vectors = term_vectors
+        self._dims = term_vectors.shape[1] if term_vectors.ndim == 2 else 0
+        # a term's vector and its list scores side by side: a question reads both (see _fold)
+        self._term_block: F32 = (
+            term_vectors if self._term_scores is None else np.concatenate([term_vectors, self._term_scores], axis=1)
+        )
+        self._term_vectors = self._term_block[:, : self._dims]
+        if self._term_scores is not None:
+            self._term_scores = self._term_block[:, self._dims :]
         self._passage_vectors = passage_vectors
         self._key_order = np.argsort(keys, kind="stable")
         self._sorted_keys = keys[self._key_order]
@@ -391,31 +414,35 @@ class RescueModel:
 
     # -- answering -----------------------------------------------------------------------
 
-    def _fold_in(self, query_terms: Sequence[str]) -> F32 | None:
-        folded = self._fold(query_terms)
-        return None if folded is None else folded[0]
-
-    def _fold(self, query_terms: Sequence[str]) -> tuple[F32, list[int], F32, float] | None:
-        """The question's unit vector (its usable terms' vectors weighted by ``1 + ln tf``,
-        one small product: this runs for every question), those terms' rows, their weights
-        and the norm the sum was divided by. Few numpy calls: each costs microseconds, and
-        more when the rest of a question's work has cooled the caches."""
+    def _fold(self, query_terms: Sequence[str]) -> tuple[F32, list[int], F32, float, F32] | None:
+        """The question's unit vector (its usable terms' vectors weighted by ``1 + ln tf``),
+        those terms' rows, their weights, the norm the sum was divided by, and the same sum
+        over the terms' list scores (empty without lists). One row of ``_term_block`` holds a
+        term's vector and its list scores, so one gather and one product give both; a single
+        term needs neither. Few numpy calls: each costs microseconds, and more when the rest
+        of a question's work has cooled the caches."""
         index = self._term_index
         found = [i for i in map(index.get, query_terms) if i is not None]
         if not found:
             return None
-        if len(found) == 1 or len(set(found)) == len(found):
-            rows = sorted(found)
-            weights = self._ones[: len(rows)]
+        if len(found) == 1:
+            rows = found
+            weights = self._ones[:1]
+            summed = self._term_block[found[0]]  # a view: weight 1
         else:
-            counts = Counter(found)
-            rows = sorted(counts)
-            weights = np.array([1.0 + math.log(counts[i]) for i in rows], dtype=np.float32)
-        q = weights @ self._term_vectors[rows]
+            if len(set(found)) == len(found):
+                rows = sorted(found)
+                weights = self._ones[: len(rows)]
+            else:
+                counts = Counter(found)
+                rows = sorted(counts)
+                weights = np.array([1.0 + math.log(counts[i]) for i in rows], dtype=np.float32)
+            summed = weights @ self._term_block[rows]
+        q = summed[: self._dims]
         norm = math.sqrt(float(q @ q))
         if not math.isfinite(norm) or norm == 0.0:
             return None
-        return q / np.float32(norm), rows, weights, norm
+        return q / np.float32(norm), rows, weights, norm, summed[self._dims :]
 
     def rescue(
         self,
@@ -438,25 +465,41 @@ class RescueModel:
         """
         if not self.enabled or not lexical_keys:
             return None
-        return self.pick(self.probe(query_terms, exact=exact), lexical_keys, allowed, top=top, floor=floor)
+        return self.pick(self.probe(query_terms, exact=exact, floor=floor), lexical_keys, allowed, top=top)
 
-    def probe(self, query_terms: Sequence[str], *, exact: bool = False) -> Probe | None:
-        """The question's similarities to the passages it may be rescued with: those in its
-        terms' lists in a large model (every passage in a small one, or ``exact``). None when
-        the model is off or the question has no usable term."""
+    def probe(self, query_terms: Sequence[str], *, exact: bool = False,
+              floor: float = SIMILARITY_FLOOR) -> Probe | None:
+        """The question's similarities to the passages it may be rescued with (every passage
+        in a small model, or ``exact``), and a bound on every other passage's. None when the
+        model is off or the question has no usable term.
+
+        In a large model the candidates come from the question's terms' lists, read best
+        first. A passage not among the first ``d`` entries of any of the lists scores at most
+        the weighted sum of the lists' ``d``-th scores (the lists are sorted, and a passage
+        in none of them scores below each list's last), so the lists are read only up to the
+        first depth where that sum falls below ``floor``: every passage that can reach the
+        floor is then among those read, and usually far fewer rows are gathered than the
+        whole lists hold (each row is a cache miss in a large matrix)."""
         if not self.enabled:
             return None
         folded = self._fold(query_terms)
         if folded is None:
             return None
-        q, rows, weights, norm = folded
-        if self._term_lists is not None and not exact:
-            # the terms' lists side by side: a passage in two lists is scored twice, which
-            # costs less than making them unique (the pick skips a key it has seen)
-            lists = self._term_lists[rows]
-            pool = lists[0] if len(rows) == 1 else lists.ravel()
-            return Probe(q, pool, self._passage_vectors[pool] @ q, tuple(rows), weights, norm)
-        return Probe(q, None, self._passage_vectors @ q, tuple(rows), weights, norm)
+        q, rows, weights, norm, tau = folded
+        if self._term_lists is None or exact:
+            return Probe(q, None, self._passage_vectors @ q, tuple(rows), weights, norm, floor=floor)
+        # tau[d] / norm bounds every passage not among the first d entries of any list
+        below = tau < (floor - _BOUND_MARGIN) * norm
+        depth = int(below.argmax())
+        whole = not below[depth]  # the lists never fall below the floor: read them whole
+        if whole:
+            depth = tau.size - 1
+        bound = float(tau[depth]) / norm + _BOUND_MARGIN
+        if len(rows) == 1:
+            pool = self._term_lists[rows[0]] if whole else self._term_lists[rows[0], :depth]  # views
+        else:
+            pool = (self._term_lists[rows] if whole else self._term_lists[rows, :depth]).ravel()
+        return Probe(q, pool, self._passage_vectors[pool] @ q, tuple(rows), weights, norm, bound, floor)
 
     def pick(
         self,
@@ -465,47 +508,31 @@ class RescueModel:
         allowed: Callable[[int], bool],
         *,
         top: int = 5,
-        floor: float = SIMILARITY_FLOOR,
+        floor: float | None = None,
     ) -> tuple[int, float] | None:
-        """The passage :meth:`rescue` returns, from a :meth:`probe` of the question."""
+        """The passage :meth:`rescue` returns, from a :meth:`probe` of the question, at the
+        probe's floor unless a higher one is given."""
         if probe is None or not lexical_keys:
             return None
+        floor = probe.floor if floor is None else floor
+        if floor < probe.floor:
+            raise ValueError("a probe cut at a floor cannot pick below it")
         excluded = {int(k) for k in list(lexical_keys)[: max(top, 0)]}
         above = np.flatnonzero(probe.sims >= floor)
         if probe.pool is None:
             return self._pick(self._everything(), probe.sims, above, excluded, allowed)
-        # two stages: the question's terms' lists were scored exactly. Only when they hold
-        # passages above the floor that were all refused (audience, top five) does the full
-        # scan run; a pool with nothing above the floor ends the search.
+        # the pool was scored exactly; only when it holds passages above the floor that were
+        # all refused (audience, top five) and something outside it might reach the floor
+        # does the full scan run; a pool with nothing above the floor ends the search
         if above.size == 0:
             return None
         found = self._pick(probe.pool, probe.sims, above, excluded, allowed)
-        if found is not None:
+        if found is not None or probe.bound < floor:
             return found
-        if self._outside_bound(probe) < floor:  # nothing outside the pool can reach the floor
-            return None
         sims = self._passage_vectors @ probe.q
         above = np.flatnonzero(sims >= floor)
         above = above[~np.isin(above, probe.pool)]  # the pool's passages were examined
         return self._pick(self._everything(), sims, above, excluded, allowed)
-
-    def _outside_bound(self, probe: Probe) -> float:
-        """An upper bound of the question's similarity to every passage outside its pool.
-
-        Each term's list holds the passages most similar to that term's direction, so a
-        passage outside it scores at most the list's lowest against that term's vector; the
-        question vector is a sum of its terms' vectors with positive weights over ``scale``,
-        so a passage in none of the lists scores at most the same sum of those lowest scores.
-        Exact, and about one probe's work: it decides whether the full scan (tens of MB read
-        at 100k passages) can be skipped, which it nearly always can."""
-        if self._term_lists is None or probe.weights is None or not probe.rows:
-            return math.inf
-        rows = list(probe.rows)
-        lists = self._term_lists[rows]  # (terms, list length)
-        scores = np.einsum("kmd,kd->km", self._passage_vectors[lists], self._term_vectors[rows])
-        lowest = scores.min(axis=1).astype(np.float64)
-        # float32 products on both sides: a margin far above their rounding, far below any floor
-        return float(probe.weights.astype(np.float64) @ lowest) / probe.scale + 1e-4
 
     def _everything(self) -> I64:
         """Every passage position (built on first need: most questions never scan them all)."""
@@ -572,6 +599,7 @@ class RescueModel:
             term_vectors=self._term_vectors,
             passage_vectors=self._passage_vectors,
             term_lists=self._term_lists if self._term_lists is not None else np.zeros((0, 0), dtype=np.int32),
+            term_scores=self._term_scores if self._term_scores is not None else np.zeros((0, 0), dtype=np.float32),
         )
         return buf.getvalue()
 
@@ -592,6 +620,7 @@ class RescueModel:
             tv = arrays["term_vectors"].astype(np.float32, copy=False)
             pv = arrays["passage_vectors"].astype(np.float32, copy=False)
             term_lists = arrays["term_lists"].astype(np.int32, copy=False)
+            term_scores = arrays["term_scores"].astype(np.float32, copy=False)
             consistent = (
                 keys.ndim == 1
                 and vis_codes.shape == keys.shape
@@ -619,6 +648,7 @@ class RescueModel:
             term_vectors=tv,
             passage_vectors=pv,
             term_lists=term_lists,
+            term_scores=term_scores,
         )
 
 
