@@ -522,26 +522,14 @@ class TantivySearchIndex:
 
     @staticmethod
     def _passage(bot: str, doc: tantivy.Document) -> Passage:
-        d = doc.to_dict()
-        generation, ordinal, priority, weight, indexed_at, strings = _unmeta(d["meta"][0])
+        meta, text = doc.get_first("meta"), doc.get_first("text")
+        if not isinstance(meta, bytes) or not isinstance(text, str):
+            raise BackendError("damaged passage record in the search index")
+        generation, ordinal, priority, weight, indexed_at, strings = _unmeta(meta)
         pid, source_id, document_id, title, path, url, breadcrumb, visibility = strings
-        return Passage(
-            id=str(pid),
-            bot=bot,
-            source_id=str(source_id),
-            document_id=str(document_id),
-            generation=generation,
-            ordinal=ordinal,
-            title=str(title),
-            path=str(path),
-            breadcrumb=str(breadcrumb),
-            text=d["text"][0],
-            visibility=str(visibility),
-            weight=weight,
-            priority=priority,
-            indexed_at=indexed_at,
-            url=url,
-        )
+        # positional, in Passage's field order: twelve of these are built per question
+        return Passage(str(pid), bot, str(source_id), str(document_id), generation, ordinal, str(title), str(path),
+                       str(breadcrumb), text, str(visibility), weight, priority, indexed_at, url)
 
     def count(self, bot: str, partition: str, source_gens: Sequence[str]) -> int:
         part = self._part(bot, partition, create=False)
