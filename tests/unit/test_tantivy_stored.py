@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from knowledge.adapters.local.tantivy_index import TantivySearchIndex, _meta, _unmeta
+from knowledge.adapters.local.tantivy_index import TantivySearchIndex, _meta, _passage_of
 from knowledge.errors import BackendError
 from knowledge.model import Passage
 
@@ -40,8 +40,9 @@ def test_a_loaded_passage_equals_the_written_one(tmp_path, changes):
 
 
 def test_a_missing_url_and_an_empty_url_stay_apart():
-    assert _unmeta(_meta(passage("p", url=None)))[5][5] is None
-    assert _unmeta(_meta(passage("p", url="")))[5][5] == ""
+    for url in (None, ""):
+        original = passage("p", url=url)
+        assert _passage_of(_meta(original), original.bot, original.text) == original
 
 
 @pytest.mark.parametrize("damage", [
@@ -53,7 +54,7 @@ def test_a_missing_url_and_an_empty_url_stay_apart():
 def test_a_damaged_record_is_a_backend_error(damage):
     raw = _meta(passage("p", title="withdrawal", url="https://x.example"))
     with pytest.raises(BackendError):
-        _unmeta(damage(raw))
+        _passage_of(damage(raw), "b1", "text")
 
 
 def test_hits_load_through_the_searcher_that_found_them(tmp_path):
