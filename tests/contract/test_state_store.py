@@ -142,3 +142,30 @@ def test_bots_agents_tokens_retrievals(state_store):
     state_store.put_retrieval(rec)
     assert state_store.get_retrieval("b1", "r1") == rec
     assert state_store.get_retrieval("b2", "r1") is None
+
+
+def test_the_retrieval_view_is_the_settings_and_live_sources_as_of_now(state_store):
+    def view(bot="b1"):
+        settings, live = state_store.retrieval_view(bot)
+        return settings, sorted(s.source_gen for s in live)
+
+    assert view() == (BotSettings(bot="b1"), [])
+    state_store.put_bot(BotSettings(bot="b1", floor=0.5))
+    state_store.put_source(src(live_generation=2))
+    state_store.put_source(src("s2", status="disabled", live_generation=1))
+    assert view() == (BotSettings(bot="b1", floor=0.5), ["s1:2"])
+    assert view() == (state_store.get_bot("b1"), sorted(s.source_gen for s in state_store.live_sources("b1")))
+    # every change shows at once: settings, a source going live, one disabled
+    state_store.put_bot(BotSettings(bot="b1", floor=0.2))
+    state_store.update_source("b1", "s2", status="ready")
+    assert view() == (BotSettings(bot="b1", floor=0.2), ["s1:2", "s2:1"])
+    state_store.update_source("b1", "s1", status="disabled")
+    assert view() == (BotSettings(bot="b1", floor=0.2), ["s2:1"])
+    assert view("b2") == (BotSettings(bot="b2"), [])
+    # what the caller gets is its own: changing it changes nothing stored
+    settings, live = state_store.retrieval_view("b1")
+    settings.products.append("p2p")
+    live.clear()
+    assert view() == (BotSettings(bot="b1", floor=0.2), ["s2:1"])
+    state_store.get_bot("b1").products.append("p2p")
+    assert state_store.get_bot("b1").products == []

@@ -83,8 +83,7 @@ class RetrievalRequest:
         return self
 
 
-def _allowed_sources(services: Services, req: RetrievalRequest) -> list[LiveSource]:
-    live = services.state.live_sources(req.bot)
+def _allowed_sources(services: Services, req: RetrievalRequest, live: list[LiveSource]) -> list[LiveSource]:
     if req.agent_id is None:
         return live
     agent = services.state.get_agent(req.bot, req.agent_id)
@@ -117,8 +116,8 @@ def retrieve(
 ) -> dict[str, Any]:
     req.validated()
     index, state = services.index, services.state
-    sources = _allowed_sources(services, req)
-    settings = state.get_bot(req.bot)
+    settings, live = state.retrieval_view(req.bot)
+    sources = _allowed_sources(services, req, live)
     visibilities = AUDIENCE_VISIBILITY[req.audience]
     partition = partition_of_audience(req.audience)
     source_gens = [s.source_gen for s in sources]

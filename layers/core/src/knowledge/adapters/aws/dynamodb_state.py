@@ -625,6 +625,9 @@ class DynamoDbStateStore:
             f"{expr.equals_or_absent('nextRefreshAt', item.get('nextRefreshAt'))}"
         )
 
+    def retrieval_view(self, bot: str) -> tuple[BotSettings, list[LiveSource]]:
+        return self.get_bot(bot), self.live_sources(bot)
+
     def live_sources(self, bot: str) -> list[LiveSource]:
         out = []
         for source in self.list_sources(bot):

@@ -124,6 +124,12 @@ _BOOL_FIELDS = {"cancel_requested"}
 
 log = logging.getLogger(__name__)
 
+
+def _own_copy(settings: BotSettings) -> BotSettings:
+    """A copy of cached settings that the caller may change without changing the cache."""
+    return replace(settings, products=list(settings.products), embedder_options=dict(settings.embedder_options),
+                   upstream=None if settings.upstream is None else dict(settings.upstream))
+
 _INSERT_RETRIEVAL = (
     "INSERT INTO retrievals (bot, id, audience, served, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
 )
@@ -353,7 +359,7 @@ class SqliteStateStore:
     # -- bots -----------------------------------------------------------------------------
 
     def get_bot(self, bot: str) -> BotSettings:
-        return replace(self._cached(("bot", bot), lambda: self._load_bot(bot)))
+        return _own_copy(self._cached(("bot", bot), lambda: self._load_bot(bot)))
 
     def _load_bot(self, bot: str) -> BotSettings:
         rows = self._read("SELECT settings FROM bots WHERE bot = ?", (bot,))
@@ -454,6 +460,12 @@ class SqliteStateStore:
     def live_sources(self, bot: str) -> list[LiveSource]:
         """Read on every question: cached per thread until anything commits."""
         return list(self._cached(("live", bot), lambda: self._load_live_sources(bot)))
+
+    def retrieval_view(self, bot: str) -> tuple[BotSettings, list[LiveSource]]:
+        """Settings and live sources under one check of the store's version (each check is a
+        statement; a question made two): cached per thread until anything commits."""
+        settings, live = self._cached(("view", bot), lambda: (self._load_bot(bot), self._load_live_sources(bot)))
+        return _own_copy(settings), list(live)
 
     def _load_live_sources(self, bot: str) -> list[LiveSource]:
         rows = self._read(
