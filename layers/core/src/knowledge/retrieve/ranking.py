@@ -39,13 +39,14 @@ class Candidate:
     @property
     def signals(self) -> dict[str, float | int | None]:
         """Which lists found the passage, at which rank, and what the fusion made of it."""
-        return {
-            "lexicalRank": self.ranks.get("lexical"),
-            "semanticRank": self.ranks.get("semantic"),
-            "rrf": round(self.rrf, 6),
+        ranks = self.ranks
+        out: dict[str, float | int | None] = {
+            "lexicalRank": ranks.get("lexical"), "semanticRank": ranks.get("semantic"), "rrf": round(self.rrf, 6),
             "weight": self.ref.weight,
-            **{f"{name}Score": round(value, 6) for name, value in self.raw.items()},
         }
+        for name, value in self.raw.items():
+            out[name + "Score"] = round(value, 6)
+        return out
 
 
 def rrf(rank: int, k: int = RRF_K) -> float:
