@@ -79,6 +79,15 @@ def make_corpus(
     return passages, topic_of
 
 
+def term_listed_model(monkeypatch: pytest.MonkeyPatch, seed: int) -> tuple[RescueModel, list[Passage]]:
+    """A model over 600 generated passages that answers from per-term lists of 40 (the large-
+    corpus search, forced on a small corpus), and its passages."""
+    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
+    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
+    passages, _ = make_corpus(600, seed=seed)
+    return RescueModel.build(passages, analyze), passages
+
+
 def texts(passages: Sequence[Passage]) -> dict[int, str]:
     return {k: t for k, _, t in passages}
 
@@ -529,10 +538,7 @@ def test_the_bound_on_passages_outside_the_pool_holds_and_spares_the_full_scan(
 ) -> None:
     """No passage outside a question's pool scores above the bound (so skipping the full
     scan below the floor is exact), and the bound is tight enough to skip it in practice."""
-    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
-    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
-    passages, _ = make_corpus(600, seed=11)
-    model = RescueModel.build(passages, analyze)
+    model, passages = term_listed_model(monkeypatch, seed=11)
     rng = random.Random(3)
     vocabulary = [topic_word(t, w) for t in range(TOPICS) for w in range(TOPIC_WORDS)]
     below_floor = 0
@@ -549,10 +555,7 @@ def test_the_bound_on_passages_outside_the_pool_holds_and_spares_the_full_scan(
 
 def test_a_pool_refused_whole_gives_what_the_exact_scan_gives(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the bound deciding whether the full scan runs, picking stays exact."""
-    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
-    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
-    passages, _ = make_corpus(600, seed=5)
-    model = RescueModel.build(passages, analyze)
+    model, passages = term_listed_model(monkeypatch, seed=5)
     lexical = [passages[0][0]]
     rng = random.Random(8)
     vocabulary = [topic_word(t, w) for t in range(TOPICS) for w in range(TOPIC_WORDS)]
@@ -588,10 +591,7 @@ def test_term_lists_are_each_terms_best_passages_best_first(monkeypatch: pytest.
 def test_reading_the_lists_only_as_deep_as_the_floor_needs_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     """A probe cut short of the lists' end finds, for any audience, what a scan of every
     passage finds; and it is cut short for most questions."""
-    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
-    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
-    passages, _ = make_corpus(600, seed=9)
-    model = RescueModel.build(passages, analyze)
+    model, passages = term_listed_model(monkeypatch, seed=9)
     keys = [k for k, _, _ in passages]
     vocabulary = [topic_word(t, w) for t in range(TOPICS) for w in range(TOPIC_WORDS)]
     rng = random.Random(4)
@@ -615,10 +615,7 @@ def test_reading_the_lists_only_as_deep_as_the_floor_needs_is_exact(monkeypatch:
 
 
 def test_a_probe_cannot_pick_below_the_floor_it_was_cut_for(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
-    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
-    passages, _ = make_corpus(600, seed=9)
-    model = RescueModel.build(passages, analyze)
+    model, passages = term_listed_model(monkeypatch, seed=9)
     lexical = [passages[0][0]]
     probe = model.probe([topic_word(1, 1), topic_word(1, 2)])
     assert probe is not None and probe.bound < SIMILARITY_FLOOR  # cut short of the lists' end
@@ -631,10 +628,7 @@ def test_a_probe_cannot_pick_below_the_floor_it_was_cut_for(monkeypatch: pytest.
 
 
 def test_stored_lists_out_of_order_are_learned_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rescue_mod, "_EXACT_SCAN_MAX", 0)
-    monkeypatch.setattr(rescue_mod, "_TERM_LIST", 40)
-    passages, _ = make_corpus(600, seed=9)
-    model = RescueModel.build(passages, analyze)
+    model, _ = term_listed_model(monkeypatch, seed=9)
     assert model._term_lists is not None and model._term_scores is not None
     good_lists, good_scores = model._term_lists.copy(), model._term_scores.copy()
     model._term_scores = good_scores[:, ::-1].copy()  # worst first: the bound would be wrong
