@@ -93,7 +93,8 @@ def main() -> int:
         t0 = time.perf_counter()
         install_pack(services, path)
         report = reindex(services, "bench")
-        rescue_build.rebuild_if_stale(services, "bench")  # as kb ingest does after its summary
+        services.index.compact("bench")  # as kb ingest does after its summary
+        rescue_build.rebuild_if_stale(services, "bench")
         passages = sum(o.passages for o in report.outcomes)
         if not passages:
             print(f"indexing failed: {report.as_dict()['results']}", file=sys.stderr)

@@ -157,3 +157,45 @@ def test_find_key_applies_the_filters_of_a_search(search_index):
     assert search_index.find_key("b1", "customer", key64("pub"), visibilities=["public"], source_gens=[]) is None
     assert search_index.find_key("b9", "operator", key64("op"), visibilities=["operator"],
                                  source_gens=["s1:1"]) is None  # nothing ever written
+
+
+# -- compaction: a layout change, never a change of answers --------------------------------------
+
+
+def _answers(search_index, gens):
+    """Everything a question can get from the index: hits (ids, refs, scores), loaded passages,
+    statistics, counts, the rescue's corpus and lookups by key."""
+    out = []
+    for q in ("withdraw monero", "fee limits", "wallet", "operator runbook rotate"):
+        for partition, vis in (("customer", ["public", "agent"]), ("customer", ["public"]),
+                               ("operator", ["operator"])):
+            hits = search_index.search_lexical("b1", partition, q, visibilities=vis, source_gens=gens)
+            search_index.hydrate("b1", hits)
+            out.append([(h.ref, round(h.score, 4), h.rank, h.passage) for h in hits])
+    out.append(search_index.doc_freqs("b1", "customer", ["monero", "wallet", "fee"]))
+    out.append([search_index.count("b1", p, gens) for p in ("customer", "operator")])
+    out.append(corpus_of(search_index, "b1", gens))
+    out.append(search_index.find_key("b1", "customer", key64("s2-3"), visibilities=["public", "agent"],
+                                     source_gens=gens))
+    return out
+
+
+def test_compaction_changes_no_answer(search_index):
+    words = ["withdraw", "monero", "fee", "limits", "wallet", "rotate", "runbook", "operator", "network"]
+    for source in ("s1", "s2", "s3", "s4"):  # one write (commit) per source, as a refresh does
+        search_index.write("b1", [
+            passage(f"{source}-{i}", " ".join(words[(i + j) % len(words)] for j in range(3 + i % 5)),
+                    source=source, doc=f"{source}-d{i // 3}", ordinal=i,
+                    vis=("public", "agent", "operator")[i % 3])
+            for i in range(12)])
+    search_index.write("b1", [passage("s4-old", "withdraw monero fee", source="s4", gen=0)])
+    search_index.write("b2", [passage("theirs", "withdraw monero wallet", bot="b2")])
+    search_index.delete_generation("b1", "s4", 0)
+    gens = ["s1:1", "s2:1", "s3:1", "s4:1"]
+    before = _answers(search_index, gens)
+    assert any(before[0])  # the questions do find something
+    search_index.compact("b1", force=True)
+    assert _answers(search_index, gens) == before
+    hits = search_index.search_lexical("b2", "customer", "monero", visibilities=["public"], source_gens=["s1:1"])
+    search_index.hydrate("b2", hits)
+    assert [h.passage.id for h in hits] == ["theirs"]  # another bot's index is not touched

@@ -62,6 +62,24 @@ def test_ingest_learns_the_rescue_model_once_the_passages_are_in(tmp_path, write
     assert code == 0 and "rescue model: off (corpus too small), learned from 2 passages" in out
 
 
+def test_ingest_compacts_an_index_left_in_pieces(tmp_path, write_pack, capsys):
+    data = str(tmp_path / "d")
+    packs = [str(write_pack(name, [page(f"help/{name}-{i}.md", f"# {name} {i}\n\nWithdraw XMR, step {i}.",
+                                        audience="CUSTOMER", title=f"{name} {i}") for i in range(4)]))
+             for name in ("coinvault", "ticketdesk", "monerod")]
+    # one pack per run: each refresh commits its own segments, and nothing is worth compacting yet
+    code, out, _ = run(capsys, "--data", data, "ingest", "--json", packs[0])
+    assert code == 0 and json.loads(out)["compaction"] == []
+    code, out, _ = run(capsys, "--data", data, "ingest", "--json", *packs[1:])
+    [done] = json.loads(out)["compaction"]
+    assert done["partition"] == "customer" and done["passages"] == 12 and done["segmentsAfter"] == 1
+    assert done["segmentsBefore"] >= 3
+    code, out, _ = run(capsys, "--data", data, "search", "--json", "withdraw", "XMR", "step", "2")
+    assert {e["path"] for e in json.loads(out)["excerpts"]} >= {"help/coinvault-2.md", "help/monerod-2.md"}
+    code, out, _ = run(capsys, "--data", data, "reindex", "--force")  # every source rewritten: pieces again
+    assert code == 0 and "search index: customer partition compacted" in out and "segments -> 1, 12 passages" in out
+
+
 def test_chunk_json(tmp_path, capsys):
     md = tmp_path / "page.md"
     md.write_text("---\ntitle: Guide\n---\n# Guide\n\nSome text.\n\n## Part\n\nMore text.\n")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from .model import (
     Agent,
@@ -129,6 +129,7 @@ class SearchIndex(Protocol):
     def find_key(
         self, bot: str, partition: str, key: int, *, visibilities: Sequence[str], source_gens: Sequence[str]
     ) -> Passage | None: ...
+    def compact(self, bot: str, *, force: bool = False) -> list[dict[str, Any]]: ...
 
 
 class Embedder(Protocol):

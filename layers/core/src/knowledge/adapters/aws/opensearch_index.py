@@ -464,6 +464,12 @@ class OpenSearchIndex:
                     break
                 after = hits[-1]["sort"]
 
+    def compact(self, bot: str, *, force: bool = False) -> list[dict[str, Any]]:
+        """Nothing to do: the partition indexes are shared by every bot, and OpenSearch merges
+        their segments under its own tiered policy; a force-merge of a live shared index is an
+        operator's decision, not a refresh's."""
+        return []
+
     def find_key(
         self, bot: str, partition: str, key: int, *, visibilities: Sequence[str], source_gens: Sequence[str]
     ) -> Passage | None:

@@ -11,6 +11,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import KnowledgeError
 from ...refresh import rescue_build
 from ...refresh.pipeline import Refresher
 from ...refresh.reaper import reap_expired_leases
@@ -109,7 +110,7 @@ class InProcessWorkflow:
             else:
                 assert job.source_id is not None
                 job.result = Refresher(self.services).refresh(job.bot, job.source_id, force=job.force).as_dict()
-                self._touched.add(job.bot)
+            self._touched.add(job.bot)
             job.status = "done"
         except Exception:  # the worker must survive a failing job; the source row keeps the code
             log.exception("job %s failed", job.id)
@@ -141,9 +142,16 @@ class InProcessWorkflow:
                 self.rebuild_rescue()
 
     def rebuild_rescue(self) -> None:
-        """Once the queue drains, relearn the rescue model of every bot whose live corpus moved."""
+        """Once the queue drains, for every bot a job ran for: compact its search index where
+        the refreshes left it in pieces, then relearn its rescue model if its live corpus moved."""
         while self._touched:
             bot = self._touched.pop()
+            try:
+                for done in self.services.index.compact(bot):
+                    log.info("compacted %s/%s: %s segments -> %s, %s passages in %s s", bot, done["partition"],
+                             done["segmentsBefore"], done["segmentsAfter"], done["passages"], done["seconds"])
+            except KnowledgeError:  # only slower searches, never wrong ones: log, keep serving
+                log.exception("search index compaction of %s failed", bot)
             try:
                 rescue_build.rebuild_if_stale(self.services, bot)
             except Exception:  # the rescue is an enhancement: log, keep serving without the update
