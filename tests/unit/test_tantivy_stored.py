@@ -74,3 +74,50 @@ def test_hits_load_through_the_searcher_that_found_them(tmp_path):
     assert all(h.passage is not None and key64(h.passage.id) == h.ref.key for h in hits)
     fresh = index.search_lexical("b1", "customer", "withdrawal", visibilities=("public",), source_gens=gens)
     assert len(fresh) == 10
+
+
+def _settings(folder):
+    import json
+
+    return json.loads((folder / "meta.json").read_text())["index_settings"]
+
+
+def test_new_partitions_store_passages_uncompressed_in_small_blocks(tmp_path):
+    from knowledge.adapters.local.tantivy_index import STORE_SETTINGS
+
+    index = TantivySearchIndex(tmp_path)
+    for n in range(3):  # three commits, then a compaction: each writes meta.json again
+        index.write("b1", [passage(f"p{n}", source_id=f"s{n}")])
+    index.compact("b1", force=True)
+    folder = tmp_path / "b1" / "customer"
+    assert {k: _settings(folder)[k] for k in STORE_SETTINGS} == STORE_SETTINGS
+    # the store really is uncompressed: the passage text is there in the clear
+    assert any(b"withdrawal limits explained" in f.read_bytes() for f in folder.glob("*.store"))
+    hits = index.search_lexical("b1", "customer", "withdrawal", visibilities=("public",),
+                                source_gens=["s0:3", "s1:3", "s2:3"])
+    index.hydrate("b1", hits)
+    assert sorted(h.passage.id for h in hits) == ["p0", "p1", "p2"]
+
+
+def test_an_index_with_segments_keeps_the_settings_it_was_made_with(tmp_path):
+    import tantivy
+
+    from knowledge.adapters.local.tantivy_index import ANALYZER, INDEX_FORMAT, build_analyzer, build_schema
+
+    folder = tmp_path / "b1" / "customer"
+    folder.mkdir(parents=True)
+    (tmp_path / "FORMAT").write_text(INDEX_FORMAT)
+    made = tantivy.Index(build_schema(), path=str(folder))  # tantivy's defaults, one segment
+    made.register_tokenizer(ANALYZER, build_analyzer())
+    writer = made.writer(15_000_000, 1)
+    writer.add_document(TantivySearchIndex._document(passage("old")))
+    writer.commit()
+    writer.wait_merging_threads()
+    before = _settings(folder)
+    index = TantivySearchIndex(tmp_path)
+    index.write("b1", [passage("new", source_id="s2")])
+    assert _settings(folder) == before  # never rewritten under a live index
+    hits = index.search_lexical("b1", "customer", "withdrawal", visibilities=("public",),
+                                source_gens=["s1:3", "s2:3"])
+    index.hydrate("b1", hits)
+    assert sorted(h.passage.id for h in hits) == ["new", "old"]
