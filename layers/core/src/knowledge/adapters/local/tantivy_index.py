@@ -135,6 +135,10 @@ def _passage_of(raw: bytes, bot: str, text: str) -> Passage:
                    priority, indexed_at, s[e:f] if has_url else None)
 
 
+class _LeaveAsIs(Exception):
+    """Raised inside a writer block to end it without a commit."""
+
+
 def _open_or_create(path: Path, schema: tantivy.Schema) -> tantivy.Index:
     """The index in ``path``, created with ``STORE_SETTINGS`` if there is none yet.
 
@@ -272,8 +276,7 @@ class _PartitionIndex:
         return len(segments), docs, deleted
 
     def _open_writer(self, heap: int, threads: int) -> tantivy.IndexWriter:
-        """tantivy allows one writer per index across processes: wait for it (the caller holds
-        ``write_lock``, which serialises this process's writers)."""
+        """tantivy allows one writer per index across processes: wait for it."""
         deadline = time.monotonic() + _LOCK_WAIT_SECONDS
         while True:
             try:
@@ -295,15 +298,13 @@ class _PartitionIndex:
         adds each back, rebuilt from its stored record, which holds everything a document is
         made of. Searchers opened before keep their segments; a failure rolls back and
         leaves the index as it was."""
-        with self.write_lock:
-            writer = self._open_writer(_COMPACT_HEAP, 1)
-            try:
+        try:
+            with self.writer(_COMPACT_HEAP, 1) as writer:
                 segments, docs, deleted = self.layout()
                 alive = docs - deleted
                 worth = segments >= COMPACT_MIN_SEGMENTS or (docs and deleted >= COMPACT_DELETED_SHARE * docs)
                 if alive > COMPACT_MAX_PASSAGES or not (force or worth) or segments == 0:
-                    writer.rollback()
-                    return None
+                    raise _LeaveAsIs
                 started = time.perf_counter()
                 searcher = self.searcher()  # the last commit: nobody can commit while we hold the lock
                 total = int(searcher.num_docs)
@@ -312,23 +313,17 @@ class _PartitionIndex:
                 for _score, address in found:
                     writer.add_document(TantivySearchIndex._document(
                         TantivySearchIndex._passage(bot, searcher.doc(address))))
-                writer.commit()
-                writer.wait_merging_threads()
-            except BaseException:
-                with contextlib.suppress(ValueError):
-                    writer.rollback()
-                raise
-            finally:
-                del writer
-        after = self.layout()
-        return {"segmentsBefore": segments, "segmentsAfter": after[0], "passages": total,
+        except _LeaveAsIs:
+            return None  # rolled back: not even an empty commit
+        return {"segmentsBefore": segments, "segmentsAfter": self.layout()[0], "passages": total,
                 "deletedDropped": deleted, "seconds": round(time.perf_counter() - started, 2)}
 
     @contextlib.contextmanager
-    def writer(self) -> Iterator[tantivy.IndexWriter]:
-        """An exclusive writer, committed (and its merges waited for) when the block ends."""
+    def writer(self, heap: int = _WRITER_HEAP, threads: int = _WRITER_THREADS) -> Iterator[tantivy.IndexWriter]:
+        """An exclusive writer, committed (and its merges waited for) when the block ends, rolled
+        back when it raises."""
         with self.write_lock:
-            writer = self._open_writer(_WRITER_HEAP, _WRITER_THREADS)
+            writer = self._open_writer(heap, threads)
             try:
                 yield writer
                 writer.commit()
