@@ -453,8 +453,9 @@ class TantivySearchIndex:
     def compact(self, bot: str, *, force: bool = False) -> list[dict[str, Any]]:
         """Rewrite each of the bot's partitions whose layout slows its searches (several
         segments, or many deleted documents) as one segment; run after a refresh, once its
-        passages are searchable. Changes no search result; returns one entry per partition
-        rewritten."""
+        passages are searchable. Changes no search result, except that BM25 term statistics,
+        which count deleted documents until a merge drops them, become exact. Returns one
+        entry per partition rewritten."""
         done = []
         for partition in PARTITIONS:
             part = self._part(bot, partition, create=False)
