@@ -185,3 +185,43 @@ def test_retrieval_ids_are_unique_hex_and_in_time_order(monkeypatch):
     assert ids == sorted(ids)  # appended at the end of the store's key index, not on random pages
     same_ms = [service.new_retrieval_id() for _ in range(50)]  # time_ns moves on; 80 random bits tell apart
     assert len({i[12:] for i in same_ms}) == 50
+
+
+def test_a_records_file_that_cannot_be_opened_is_retried_not_fatal(tmp_path: Path) -> None:
+    """The linger thread opens its own connection: when the file cannot be opened (its folder
+    gone, say) that is a backend error like a failed write. The thread keeps the records and
+    retries; it does not die with a raw sqlite3 error and leave every later record waiting."""
+    store = SqliteStateStore(tmp_path / "state.db")
+    good = store.records_path
+    store.records_path = str(tmp_path / "gone" / "records.db")  # no such folder
+    store.put_retrieval(record(1))  # the linger thread starts, and cannot open the file
+    deadline = time.monotonic() + 10
+    while not store._records._failing and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert store._records._failing
+    thread = store._records._thread
+    assert thread is not None and thread.is_alive()
+    store.records_path = good  # the folder is back
+    deadline = time.monotonic() + 20
+    found: list[tuple[str]] = []
+    while not found and time.monotonic() < deadline:
+        found = sqlite3.connect(good).execute("SELECT id FROM retrievals").fetchall()
+        time.sleep(0.05)
+    assert found == [("r1",)]
+
+
+def test_a_state_file_that_cannot_be_opened_is_a_backend_error(tmp_path: Path) -> None:
+    store = SqliteStateStore(tmp_path / "state.db")
+    store.path = str(tmp_path / "gone" / "state.db")
+    result: list[BaseException] = []
+
+    def other_thread() -> None:  # a thread with no connection yet opens one
+        try:
+            store.get_bot("b1")
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread to assert on
+            result.append(exc)
+
+    t = threading.Thread(target=other_thread)
+    t.start()
+    t.join(30)
+    assert len(result) == 1 and isinstance(result[0], BackendError)

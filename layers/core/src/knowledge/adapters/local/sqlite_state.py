@@ -302,12 +302,17 @@ class SqliteStateStore:
         """This thread's connection to ``path`` (WAL, NORMAL sync), opened on first use."""
         conn: sqlite3.Connection | None = getattr(self._local, name, None)
         if conn is None:
-            conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            if foreign_keys:
-                conn.execute("PRAGMA foreign_keys=ON")
+            # a file that cannot be opened (its folder gone, no permission, disk full) is a
+            # backend error like any failed statement: callers retry or report it with a code
+            try:
+                conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+                conn.row_factory = sqlite3.Row
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                if foreign_keys:
+                    conn.execute("PRAGMA foreign_keys=ON")
+            except sqlite3.Error as exc:
+                raise BackendError("state store unavailable") from exc
             setattr(self._local, name, conn)
         return conn
 
