@@ -80,6 +80,23 @@ def test_ingest_compacts_an_index_left_in_pieces(tmp_path, write_pack, capsys):
     assert code == 0 and "search index: customer partition compacted" in out and "segments -> 1, 12 passages" in out
 
 
+def test_a_failed_compaction_is_reported_and_the_ingest_stands(tmp_path, write_pack, capsys, monkeypatch):
+    from knowledge.adapters.local.tantivy_index import TantivySearchIndex
+    from knowledge.errors import BackendError
+
+    def broken(self, bot, *, force=False):
+        raise BackendError("search index compaction failed")
+
+    monkeypatch.setattr(TantivySearchIndex, "compact", broken)
+    data = str(tmp_path / "d")
+    code, out, err = run(capsys, "--data", data, "ingest", "--json", str(write_pack("coinvault", PAGES)))
+    summary = json.loads(out)
+    assert code == 0 and summary["passages"] == 2 and summary["compaction"] == []
+    assert "search index compaction failed" in err and "searches stay correct" in err
+    code, out, _ = run(capsys, "--data", data, "search", "--json", "withdraw", "XMR")
+    assert json.loads(out)["excerpts"][0]["path"] == "help/withdraw.md"
+
+
 def test_chunk_json(tmp_path, capsys):
     md = tmp_path / "page.md"
     md.write_text("---\ntitle: Guide\n---\n# Guide\n\nSome text.\n\n## Part\n\nMore text.\n")
