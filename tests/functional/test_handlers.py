@@ -12,7 +12,6 @@ import importlib
 import json
 import os
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -563,24 +562,45 @@ def test_lazy_holder_creates_its_object_once_on_first_use() -> None:
 def test_lazy_holder_is_created_once_when_threads_race_for_it() -> None:
     from knowledge.wiring import Lazy
 
+    threads_n = 8
+
+    class CountingLock:
+        """An RLock that counts the threads that reached it: the factory holds the first
+        one until every thread has found the holder empty and is waiting for the lock."""
+
+        def __init__(self) -> None:
+            self._lock = threading.RLock()
+            self.arrived = 0
+            self.cond = threading.Condition()
+
+        def __enter__(self) -> CountingLock:
+            with self.cond:
+                self.arrived += 1
+                self.cond.notify_all()
+            self._lock.acquire()
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self._lock.release()
+
+    lock = CountingLock()
     calls: list[int] = []
-    gate = threading.Event()
 
     def slow_factory() -> object:
+        with lock.cond:
+            assert lock.cond.wait_for(lambda: lock.arrived == threads_n, timeout=10)
         calls.append(1)
-        gate.wait(timeout=5)  # hold the first creator until every thread has asked
         return object()
 
-    holder: Lazy[object] = Lazy(slow_factory)
+    holder: Lazy[object] = Lazy(slow_factory, lock=lock)  # type: ignore[arg-type]
     got: list[object] = []
-    threads = [threading.Thread(target=lambda: got.append(holder.get())) for _ in range(8)]
+    threads = [threading.Thread(target=lambda: got.append(holder.get())) for _ in range(threads_n)]
     for thread in threads:
         thread.start()
-    time.sleep(0.05)
-    gate.set()
     for thread in threads:
-        thread.join(timeout=10)
-    assert len(got) == 8 and len({id(obj) for obj in got}) == 1
+        thread.join(timeout=20)
+    assert lock.arrived == threads_n  # every thread saw the holder empty: they did race
+    assert len(got) == threads_n and len({id(obj) for obj in got}) == 1
     assert calls == [1]
 
 
