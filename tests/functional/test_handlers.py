@@ -25,7 +25,7 @@ import pytest
 from knowledge.api.auth import create_token
 from knowledge.errors import Code
 from knowledge.model import BotSettings, Source
-from knowledge.refresh.reindex import pack_source_id
+from knowledge.refresh.packsync import pack_source_id
 from knowledge.refresh.stages import RateLimited, RefreshError
 from knowledge.settings import (
     ENV_EMBEDDER,
@@ -153,7 +153,7 @@ def run_refresh(aws: Aws, source_id: str, owner: str, *, force: bool = False) ->
 def pack_source(aws: Aws, slug: str, pages: list[dict[str, Any]]) -> str:
     put_pack(aws, slug, pages)
     aws.services.state.put_bot(BotSettings(bot=BOT))
-    from knowledge.refresh.reindex import sync_packs
+    from knowledge.refresh.packsync import sync_packs
 
     sync_packs(aws.services, BOT)
     return pack_source_id(BOT, slug)

@@ -10,17 +10,18 @@ import threading
 import pytest
 
 from knowledge import lifecycle
-from knowledge.adapters.local.workflow import InProcessWorkflow
 from knowledge.api.auth import create_token
 from knowledge.api.http import Request
 from knowledge.api.ratelimit import TokenBucket
 from knowledge.api.routes import ROUTES, dispatch
+from knowledge.embedded.worker import InProcessWorkflow
 from knowledge.model import Agent, Source
+from knowledge.refresh.packsync import install_pack, pack_source_id
 from knowledge.refresh.pipeline import Refresher
 from knowledge.refresh.reaper import reap_expired_leases
-from knowledge.refresh.reindex import install_pack, pack_source_id, reindex
+from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.service import RetrievalRequest, retrieve
-from knowledge.sources.registry import upload_blob_key
+from knowledge.sources.base import upload_blob_key
 from tests.conftest import page
 
 KB = "/api/bots/default/knowledge"

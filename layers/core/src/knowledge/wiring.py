@@ -11,12 +11,11 @@ import os
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 from urllib.parse import urlsplit
 
-from .ports import BlobStore, Clock, Embedder, SystemClock
+from .ports import Embedder, Services
 from .settings import (
     ENV_BEDROCK_MODEL,
     ENV_BUCKET,
@@ -35,41 +34,12 @@ from .settings import (
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class Services:
-    state: Any  # StateStore (+ the local extras withdraw_generation / stale_staging)
-    blobs: BlobStore
-    index: Any  # SearchIndex
-    clock: Clock = field(default_factory=SystemClock)
-    #: embedder of bots that set none (``KB_EMBEDDER`` in the embedded mode)
-    default_embedder: str = "none"
-    data_dir: Path | None = None
-    workflow: Any = None  # Workflow: start_refresh / start_reindex
-    #: embedders built so far, by vector-space name, so questions can still be embedded in
-    #: a space a bot is moving away from while its sources are re-embedded
-    embedders: dict[str, Embedder] = field(default_factory=dict)
-    #: per-process caches of derived data (e.g. loaded rescue models), keyed by purpose
-    caches: dict[str, Any] = field(default_factory=dict)
+def build_embedder(name: str, options: dict[str, Any]) -> Embedder | None:
+    """The embedder factory both composition roots give ``Services`` (imported on first use:
+    most questions of a bot without an embedder never need it)."""
+    from .embed import build_embedder as build
 
-    def embedder_for(self, bot: str) -> Embedder | None:
-        """The bot's embedder (its setting, else the default), built once per process."""
-        from .embed import build_embedder
-
-        settings = self.state.get_bot(bot)
-        name = settings.embedder or self.default_embedder
-        options = dict(settings.embedder_options or {})
-        key = f"{name}|{sorted(options.items())!r}"
-        cached = self.embedders.get(key)
-        if cached is not None or name in (None, "", "none"):
-            return cached
-        embedder = build_embedder(name, options)
-        if embedder is not None:
-            self.embedders[key] = embedder
-            self.embedders.setdefault(embedder.name, embedder)
-        return embedder
-
-    def embedder_named(self, space: str) -> Embedder | None:
-        return self.embedders.get(space)
+    return build(name, options)
 
 
 def build_local_services(settings: LocalSettings) -> Services:
@@ -85,6 +55,7 @@ def build_local_services(settings: LocalSettings) -> Services:
         index=TantivySearchIndex(root / "index"),
         data_dir=root,
         default_embedder=settings.embedder,
+        embedder_factory=build_embedder,
     )
     return services
 
@@ -288,6 +259,7 @@ def build_aws_services(
         blobs=S3BlobStore(settings.bucket, client=component("s3", client("s3"))),
         index=component("opensearch", search_index),
         default_embedder=settings.embedder,
+        embedder_factory=build_embedder,
     )
     if settings.state_machine_arn:
         services.workflow = StepFunctionsWorkflow(component("stepfunctions", client("stepfunctions")),

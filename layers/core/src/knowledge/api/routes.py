@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, NotFound
 from ..model import Source, Token, valid_bot_id
+from ..ports import Services
 from ..retrieve.service import RetrievalRequest, retrieve
-from ..wiring import Services
 from . import views
 from .auth import SCOPE_READ, SCOPE_WRITE, authenticate, authorize
 from .citations import validate_citations

@@ -95,7 +95,8 @@ def _print_rescue(stats: dict[str, Any] | None) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from ..refresh.reindex import install_pack, pack_source_id, reindex
+    from ..refresh.packsync import install_pack, pack_source_id
+    from ..refresh.reindex import reindex
     from ..sources.packs import PACK_SUFFIX
 
     services = _services(args)

@@ -522,6 +522,10 @@ class DynamoDbStateStore:
         expr.set_raw(f"{expr.n(_KIND)} = {expr.v('settings')}")
         self._call("update_item", TableName=self.table, Key=_key(_bot_pk(bot), "SETTINGS"), **expr.update())
 
+    def version(self) -> None:
+        """DynamoDB cannot say cheaply whether anything changed: callers re-read on a timer."""
+        return None
+
     def list_bots(self) -> list[str]:
         """Every bot with settings or a source. A scan: the nightly reindex is its only caller."""
         expr = _Expr()

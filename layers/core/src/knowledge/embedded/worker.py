@@ -11,13 +11,13 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import KnowledgeError
-from ...refresh import rescue_build
-from ...refresh.pipeline import Refresher
-from ...refresh.reaper import reap_expired_leases
-from ...refresh.reindex import REFRESHABLE, reindex
-from ...sources.files import awaiting_upload
-from ...wiring import Services
+from ..errors import KnowledgeError
+from ..ports import Services
+from ..refresh import rescue_build
+from ..refresh.pipeline import Refresher
+from ..refresh.reaper import reap_expired_leases
+from ..refresh.reindex import REFRESHABLE, reindex
+from ..sources.files import awaiting_upload
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ class Job:
     bot: str
     source_id: str | None = None
     force: bool = False
+    reason: str = "manual"  # manual | pack | schedule | reindex
     status: str = "queued"
     result: dict[str, Any] | None = None
 
@@ -56,8 +57,12 @@ class InProcessWorkflow:
     def start_reindex(self, bot: str, *, force: bool = False) -> dict[str, Any]:
         return self._submit(Job(id=uuid.uuid4().hex[:12], kind="reindex", bot=bot, force=force))
 
-    def start_refresh(self, bot: str, source_id: str, *, force: bool = False) -> dict[str, Any]:
-        return self._submit(Job(id=uuid.uuid4().hex[:12], kind="refresh", bot=bot, source_id=source_id, force=force))
+    def start_refresh(self, bot: str, source_id: str, *, force: bool = False, reason: str = "manual",
+                      token: str | None = None) -> dict[str, Any]:
+        """Queue a refresh. ``token`` names Step Functions executions on AWS (deduplicating
+        them); jobs of the in-process queue have ids of their own and no use for it."""
+        return self._submit(Job(id=uuid.uuid4().hex[:12], kind="refresh", bot=bot, source_id=source_id, force=force,
+                                reason=reason))
 
     def job(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)
