@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from ...errors import BackendError, Conflict, NotFound
 from ...model import (
+    TYPE_WEIGHT,
     Agent,
     BotSettings,
     Document,
@@ -488,7 +489,7 @@ class SqliteStateStore:
                     type=src_type,
                     name=r["name"],
                     priority=int(r["priority"]),
-                    weight=Source(id="", bot="", type=src_type, name="").weight,
+                    weight=TYPE_WEIGHT.get(src_type, 1.0),
                     last_indexed_at=r["last_indexed_at"],
                     visibility_counts=json.loads(r["visibility_counts"] or "{}"),
                 )

@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import tantivy
 
@@ -43,7 +43,7 @@ from ...model import (
     partition_of_visibility,
     valid_bot_id,
 )
-from .vectors import LocalVectorStore
+from .vectors import KeyedAt, LocalVectorStore
 
 ANALYZER = "kb_en"
 #: Bump with any schema change (and bump settings.INGEST_VERSION with it).
@@ -131,8 +131,18 @@ def _passage_of(raw: bytes, bot: str, text: str) -> Passage:
         raise BackendError("damaged passage record in the search index") from exc
     if not a <= b <= c <= d <= e <= f <= g <= h == len(s):
         raise BackendError("damaged passage record in the search index")
-    return Passage(s[:a], bot, s[a:b], s[b:c], generation, ordinal, s[c:d], s[d:e], s[f:g], text, s[g:h], weight,
-                   priority, indexed_at, s[e:f] if has_url else None)
+    return Passage(id=s[:a], bot=bot, source_id=s[a:b], document_id=s[b:c], generation=generation,
+                   ordinal=ordinal, title=s[c:d], path=s[d:e], breadcrumb=s[f:g], text=text, visibility=s[g:h],
+                   weight=weight, priority=priority, indexed_at=indexed_at, url=s[e:f] if has_url else None)
+
+
+class FoundAt(NamedTuple):
+    """Where a lexical hit's passage is: its document address in the searcher that found it
+    (an address means nothing to a searcher opened after a merge renumbered the segments)."""
+
+    partition: str
+    address: Any
+    searcher: tantivy.Searcher
 
 
 class _LeaveAsIs(Exception):
@@ -482,10 +492,9 @@ class TantivySearchIndex:
             columns = [searcher.fast_field_values(name, addresses) for name in _REF_FIELDS]
         except ValueError as exc:
             raise BackendError("search failed") from exc
-        make = tuple.__new__  # PassageRef is a named tuple: built in C, fifty per question
-        refs = (make(PassageRef, row) for row in zip(*columns, strict=True))
+        refs = (PassageRef(*row) for row in zip(*columns, strict=True))
         return [
-            Hit(ref, score, rank, None, (partition, address, searcher))
+            Hit(ref, score, rank, None, FoundAt(partition, address, searcher))
             for rank, (ref, score, address) in enumerate(zip(refs, scores, addresses, strict=True), start=1)
         ]
 
@@ -551,12 +560,12 @@ class TantivySearchIndex:
         for hit in hits:
             if hit.passage is not None:
                 continue
-            assert isinstance(hit.address, tuple)
-            if len(hit.address) == 3:  # (partition, address, searcher): found by the lexical search
-                hit.passage = self._passage(bot, hit.address[2].doc(hit.address[1]))
+            if isinstance(hit.address, FoundAt):
+                hit.passage = self._passage(bot, hit.address.searcher.doc(hit.address.address))
                 continue
-            partition: str = hit.address[0]
-            _, key, source_gen = hit.address[1]  # ("pkey", key, source_gen): found by the vector search
+            if not isinstance(hit.address, KeyedAt):
+                raise BackendError("a hit of another index cannot be loaded here")
+            partition, key, source_gen = hit.address
             searcher = searchers.get(partition)
             if searcher is None:
                 part = self._part(bot, partition, create=False)
