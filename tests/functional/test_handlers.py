@@ -438,6 +438,27 @@ def test_tick_reaps_expired_leases_and_starts_due_refreshes(aws: Aws, capsys: An
     assert again["reaped"] == [] and len(aws.executions()) == 1
 
 
+def test_a_failing_website_is_started_once_per_interval_not_at_every_tick(aws: Aws) -> None:
+    from tests.conftest import FakeClock
+
+    clock = aws.services.clock = FakeClock(1_900_000_000.0)
+    state = aws.services.state
+    state.put_source(Source(id="site", bot=BOT, type="website", name="Site", status="failed", attempts=1,
+                            config={"origins": ["https://docs.example.com"], "startUrls": ["https://docs.example.com/"]},
+                            refresh_every=3600, next_refresh_at=clock.now() - 5,
+                            created_at=clock.now() - 7200, updated_at=clock.now() - 7200))
+    assert len(invoke(aws, "scheduler", event("scheduler_tick.json"))["started"]) == 1
+    # picking it up moved its time one interval on, before the run (which fails again)
+    assert state.get_source(BOT, "site").next_refresh_at == clock.now() + 3600
+    state.update_source(BOT, "site", status="failed", attempts=2)
+    for _ in range(3):
+        clock.advance(60)
+        assert invoke(aws, "scheduler", event("scheduler_tick.json"))["started"] == []
+    clock.advance(3600)
+    assert len(invoke(aws, "scheduler", event("scheduler_tick.json"))["started"]) == 1
+    assert len(aws.executions()) == 2
+
+
 def test_nightly_reindex_starts_every_enabled_source(aws: Aws) -> None:
     pack_source(aws, "wallet", [WITHDRAW])
     now = aws.services.clock.now()

@@ -37,6 +37,7 @@ from typing import Any
 from ..errors import Code, KnowledgeError, SourceFailure
 from ..model import Document, Passage, Source, stable_id
 from ..ports import Embedder, Services
+from ..schedule import pickup_changes
 from ..settings import LEASE_SECONDS
 from ..sources.base import DocumentContent, SourceContent, content_checksum
 
@@ -641,10 +642,14 @@ def start_due_refreshes(services: Services, runnable: Callable[[Source], bool]) 
     that is still due after a run (requeued with a new due time) gets a new execution."""
     started = []
     workflow = services.require_workflow()
-    for source in services.state.due_sources(services.clock.now()):
+    now = services.clock.now()
+    for source in services.state.due_sources(now):
         if not runnable(source):
             continue
         due = source.next_refresh_at if source.next_refresh_at is not None else source.updated_at
         token = f"{due:.3f}:{source.attempts}"
+        changes = pickup_changes(source, now)  # as the embedded scheduler: a failing run is not due every tick
+        if changes:
+            services.state.update_source(source.bot, source.id, **changes)
         started.append(workflow.start_refresh(source.bot, source.id, reason="schedule", token=token))
     return started
