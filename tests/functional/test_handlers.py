@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from knowledge.api.auth import create_token
-from knowledge.errors import Code
+from knowledge.errors import Code, RateLimited
 from knowledge.model import BotSettings, Source
 from knowledge.refresh.packsync import pack_source_id
-from knowledge.refresh.stages import RateLimited, RefreshError
+from knowledge.refresh.stages import RefreshError
 from knowledge.settings import (
     ENV_EMBEDDER,
     ENV_SEARCH_ENDPOINT,

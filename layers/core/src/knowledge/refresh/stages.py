@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import Code, KnowledgeError, SourceFailure
+from ..errors import Code, KnowledgeError, RateLimited, SourceFailure
 from ..model import Document, Passage, Source, stable_id
 from ..ports import Embedder, Services
 from ..schedule import pickup_changes
@@ -266,10 +266,6 @@ def abandon(services: Services, bot: str, source_id: str, owner: str, generation
 # -- errors the workflow sees ---------------------------------------------------------------
 
 
-class RateLimited(Exception):  # the state machine retries errors by this exact class name
-    """A backend throttled the stage: the state machine retries the task with backoff."""
-
-
 class RefreshError(Exception):
     """A stage failed with a stored error code: ``"<code>: <message>"`` (messages never hold
     fetched text). The state machine catches it and runs ``fail``."""
@@ -280,10 +276,14 @@ class RefreshError(Exception):
 
 
 def workflow_error(exc: KnowledgeError) -> Exception:
-    """The exception a Lambda task raises for a project error, named for the state machine."""
+    """The exception a Lambda task raises for a project error. Step Functions matches errors by
+    their class name: ``RateLimited`` (the project's own class, whatever raised it) is retried
+    with backoff, ``RefreshError`` is caught and runs ``fail``."""
     status = exc.details.get("status") if isinstance(exc.details, dict) else None
+    if isinstance(exc, RateLimited):
+        return exc
     if exc.code == Code.RATE_LIMITED or status == 429:
-        return RateLimited(f"{Code.RATE_LIMITED}: {exc.message}")
+        return RateLimited(exc.message, code=Code.RATE_LIMITED)
     return RefreshError(exc.code, exc.message)
 
 
