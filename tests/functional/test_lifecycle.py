@@ -409,6 +409,16 @@ def test_index_status_and_index_rows(api, services):
     assert index["totalPassages"] == 2 and index["builtAt"]
     assert [r["id"] for r in index["sources"]] == [ins["id"], faq["id"]]  # heaviest first
     assert index["sources"][0]["weight"] == 1.15 and index["sources"][1]["weight"] == 0.9
+    assert index["embedder"] == "none"  # the deployment's default: lexical only
+
+
+def test_index_says_which_embedder_the_bot_uses(api, services):
+    services.default_embedder = "hashing"
+    assert api("GET", f"{KB}/index", token=api.ro)[1]["embedder"] == "hashing"
+    settings = services.state.get_bot("default")
+    settings.embedder = "openai"
+    services.state.put_bot(settings)
+    assert api("GET", f"{KB}/index", token=api.ro)[1]["embedder"] == "openai"
 
 
 # -- agents -----------------------------------------------------------------------------

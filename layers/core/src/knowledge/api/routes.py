@@ -181,7 +181,10 @@ def list_documents(ctx: Context) -> Response:
 
 
 def get_index(ctx: Context) -> Response:
-    return Response(200, views.index_json(ctx.services.state.list_sources(ctx.bot)))
+    from ..embed import bot_embedder
+
+    embedder, _ = bot_embedder(ctx.services.state.get_bot(ctx.bot), ctx.services.default_embedder)
+    return Response(200, views.index_json(ctx.services.state.list_sources(ctx.bot), embedder))
 
 
 def post_reindex(ctx: Context) -> Response:
