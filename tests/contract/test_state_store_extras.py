@@ -9,6 +9,7 @@ import pytest
 from knowledge.errors import Conflict, NotFound
 from knowledge.model import Document, Source
 from knowledge.schedule import is_due
+from knowledge.store_rules import commit_changes
 
 NOW = 1_800_000_000.0
 
@@ -94,6 +95,24 @@ def test_commit_replaces_documents_and_schedules_the_next_refresh(state_store):
     state_store.commit_generation("b1", "s2", "w1", g, checksum="c", documents=[], counters={}, now=NOW)
     assert state_store.get_source("b1", "s2").next_refresh_at is None
     assert "s2" not in [x.id for x in state_store.due_sources(NOW + 10**6)]
+
+
+def test_a_commit_writes_exactly_what_the_commit_rule_says(state_store):
+    """Both stores persist ``store_rules.commit_changes``: a source disabled while its run
+    finished stays disabled; the lease and a cancel request are cleared."""
+    state_store.put_source(src("s1", status="indexing", refresh_every=600, error_message="old failure"))
+    state_store.acquire_lease("b1", "s1", "w1", NOW, 120)
+    generation = state_store.begin_generation("b1", "s1", "w1")
+    state_store.update_source("b1", "s1", status="disabled", cancel_requested=True)
+    counters = {"passages": 7, "documents_processed": 2, "fragments_processed": 7, "documents_failed": 0}
+    retired = state_store.commit_generation("b1", "s1", "w1", generation, checksum="c9", documents=[],
+                                            counters=counters, now=NOW + 3, visibility_counts={"agent": 7})
+    assert retired is None
+    expected = commit_changes(status="disabled", refresh_every=600, generation=generation, checksum="c9",
+                              counters=counters, visibility_counts={"agent": 7}, error_code=None, now=NOW + 3)
+    stored = state_store.get_source("b1", "s1")
+    assert {name: getattr(stored, name) for name in expected} == expected
+    assert stored.status == "disabled" and stored.next_refresh_at == NOW + 603
 
 
 def test_stale_staging_and_orphans(state_store):

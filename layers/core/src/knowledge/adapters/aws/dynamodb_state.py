@@ -62,6 +62,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from ...errors import BackendError, Code, Conflict, InvalidInput, NotFound
 from ...model import Agent, BotSettings, Document, LiveSource, RetrievalRecord, Source, Token, key64
 from ...schedule import NEVER_DUE, QUEUED
+from ...store_rules import check_update, commit_changes, retired_generation
 
 PARTITION_KEY = "PK"
 SORT_KEY = "SK"
@@ -587,9 +588,7 @@ class DynamoDbStateStore:
         self._batch_write([{"DeleteRequest": {"Key": _key(pk, sk)}} for sk in doomed])
 
     def update_source(self, bot: str, source_id: str, **changes: object) -> Source:
-        unknown = set(changes) - set(_SOURCE_FIELDS)
-        if unknown or "bot" in changes or "id" in changes:
-            raise ValueError(f"cannot update fields {sorted(unknown | ({'bot', 'id'} & set(changes)))}")
+        check_update(changes)
         if not changes:
             source = self.get_source(bot, source_id)
             if source is None:
@@ -783,30 +782,14 @@ class DynamoDbStateStore:
                     return int(previous) if previous is not None else None
                 raise Conflict("lease lost before commit", code=Code.LEASE_LOST)
             old = item.get("liveGeneration")
-            retired = int(old) if old is not None and int(old) != generation else None
-            # a source disabled while its last run finished stays disabled (and unsearched)
-            status = "disabled" if item.get(_ATTR["status"]) == "disabled" else "ready"
-            # the next scheduled refresh: websites on their interval, nothing else
+            retired = retired_generation(old, generation)
             every = item.get(_ATTR["refresh_every"])
-            next_at = now + float(every) if every is not None else None
-            changes: dict[str, object] = {
-                "live_generation": generation,
-                "checksum": checksum,
-                "passages": counters.get("passages", 0),
-                "documents_processed": counters.get("documents_processed", 0),
-                "fragments_processed": counters.get("fragments_processed", 0),
-                "documents_failed": counters.get("documents_failed", 0),
-                "visibility_counts": visibility_counts or {},
-                "status": status,
-                "error_code": error_code,
-                "error_message": None,
-                "last_indexed_at": now,
-                "next_refresh_at": next_at,
-                "updated_at": now,
-                "lease_owner": None,
-                "lease_expires_at": None,
-                "cancel_requested": False,
-            }
+            changes = commit_changes(
+                status=item.get(_ATTR["status"]), refresh_every=float(every) if every is not None else None,
+                generation=generation, checksum=checksum, counters=counters,
+                visibility_counts=visibility_counts, error_code=error_code, now=now,
+            )
+            status, next_at = changes["status"], changes["next_refresh_at"]
             expr = _Expr()
             for name, value in changes.items():
                 expr.set(_ATTR[name], _encode_field(name, value))

@@ -33,6 +33,7 @@ from ...model import (
     Token,
 )
 from ...schedule import NEVER_DUE, QUEUED
+from ...store_rules import check_update, commit_changes, retired_generation
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS bots (
@@ -430,9 +431,7 @@ class SqliteStateStore:
             )
 
     def update_source(self, bot: str, source_id: str, **changes: object) -> Source:
-        unknown = set(changes) - set(_SOURCE_FIELDS)
-        if unknown or "bot" in changes or "id" in changes:
-            raise ValueError(f"cannot update fields {sorted(unknown | ({'bot', 'id'} & set(changes)))}")
+        check_update(changes)
         with self._tx() as db:
             if changes:
                 sets = ", ".join(f"{n} = ?" for n in changes)
@@ -586,38 +585,21 @@ class SqliteStateStore:
         live generation (now retired, to be dropped from the index)."""
         with self._tx() as db:
             row = db.execute(
-                "SELECT lease_owner, live_generation FROM sources WHERE bot = ? AND id = ?", (bot, source_id)
+                "SELECT lease_owner, live_generation, status, refresh_every FROM sources WHERE bot = ? AND id = ?",
+                (bot, source_id),
             ).fetchone()
             if row is None:
                 raise NotFound(f"source {source_id} not found")
             if row["lease_owner"] != owner:
                 raise Conflict("lease lost before commit", code="lease_lost")
             old = row["live_generation"]
+            changes = commit_changes(
+                status=row["status"], refresh_every=row["refresh_every"], generation=generation, checksum=checksum,
+                counters=counters, visibility_counts=visibility_counts, error_code=error_code, now=now,
+            )
             db.execute(
-                "UPDATE sources SET live_generation = ?, checksum = ?, passages = ?, "
-                "documents_processed = ?, fragments_processed = ?, documents_failed = ?, "
-                "visibility_counts = ?, error_code = ?, error_message = NULL, "
-                # a source disabled while its last run finished stays disabled (and unsearched)
-                "status = CASE WHEN status = 'disabled' THEN 'disabled' ELSE 'ready' END, "
-                "last_indexed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL, "
-                # the next scheduled refresh: websites on their interval, nothing else
-                "next_refresh_at = CASE WHEN refresh_every IS NOT NULL THEN ? + refresh_every END, "
-                "cancel_requested = 0 WHERE bot = ? AND id = ?",
-                (
-                    generation,
-                    checksum,
-                    counters.get("passages", 0),
-                    counters.get("documents_processed", 0),
-                    counters.get("fragments_processed", 0),
-                    counters.get("documents_failed", 0),
-                    json.dumps(visibility_counts or {}, sort_keys=True),
-                    error_code,
-                    now,
-                    now,
-                    now,
-                    bot,
-                    source_id,
-                ),
+                f"UPDATE sources SET {', '.join(f'{n} = ?' for n in changes)} WHERE bot = ? AND id = ?",
+                [*(_encode(n, v) for n, v in changes.items()), bot, source_id],
             )
             db.execute("DELETE FROM documents WHERE bot = ? AND source_id = ?", (bot, source_id))
             db.executemany(
@@ -633,13 +615,14 @@ class SqliteStateStore:
                 "UPDATE generations SET state = 'live' WHERE bot = ? AND source_id = ? AND generation = ?",
                 (bot, source_id, generation),
             )
-            if old is not None and int(old) != generation:
+            retired = retired_generation(old, generation)
+            if retired is not None:
                 db.execute(
                     "INSERT OR REPLACE INTO generations (bot, source_id, generation, state, owner) "
                     "VALUES (?, ?, ?, 'retired', NULL)",
-                    (bot, source_id, int(old)),
+                    (bot, source_id, retired),
                 )
-            return int(old) if old is not None and int(old) != generation else None
+            return retired
 
     def withdraw_generation(self, bot: str, source_id: str, **changes: object) -> int | None:
         """Take a source out of every search (no live generation), in one write. Returns the
