@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from knowledge.crawl.fetcher import Fetcher
+from knowledge.crawl.outbound import OutboundPolicy
 
 CERT_NAMES = ("localhost", "test.example", "other.example", "evil.test")
 
@@ -259,20 +260,32 @@ class Resolver:
         return list(self.table[host])
 
 
-class RecordingFetcher(Fetcher):
-    """A real Fetcher that notes every address it opens a TCP connection to."""
+class Connections:
+    """The ``connect`` of a test :class:`OutboundPolicy`: notes every address a client opens
+    a TCP connection to, and never lets a test reach a non-local address, whatever the code
+    under test does (``refuse`` makes every connection fail)."""
 
-    def __init__(self, *args: Any, refuse: bool = False, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.connections: list[tuple[str, int]] = []
+    def __init__(self, refuse: bool = False):
+        self.made: list[tuple[str, int]] = []
         self.refuse = refuse
 
-    def _open_socket(self, ip: str, port: int, timeout: float) -> socket.socket:
-        self.connections.append((ip, port))
+    def __call__(self, ip: str, port: int, timeout: float) -> socket.socket:
+        self.made.append((ip, port))
         if self.refuse or (ip != "127.0.0.1" and ip != "::1"):
-            # Never let a test reach a non-local address, whatever the code under test does.
             raise ConnectionRefusedError("test: connection refused")
-        return super()._open_socket(ip, port, timeout)
+        return socket.create_connection((ip, port), timeout=timeout)
+
+
+class RecordingFetcher(Fetcher):
+    """A real Fetcher whose policy notes every address it opens a TCP connection to."""
+
+    def __init__(self, policy: OutboundPolicy, recorder: Connections, **kwargs: Any):
+        super().__init__(policy, **kwargs)
+        self.recorder = recorder
+
+    @property
+    def connections(self) -> list[tuple[str, int]]:
+        return self.recorder.made
 
 
 @pytest.fixture
@@ -281,13 +294,22 @@ def resolver() -> Resolver:
 
 
 @pytest.fixture
-def make_fetcher(tls: TLS, resolver: Resolver) -> Callable[..., RecordingFetcher]:
-    def build(**kwargs: Any) -> RecordingFetcher:
-        kwargs.setdefault("resolve", resolver)
-        kwargs.setdefault("allow_loopback", True)
-        kwargs.setdefault("ssl_context", tls.client_context)
+def make_fetcher(tls: TLS, resolver: Resolver, site: TestSite) -> Callable[..., RecordingFetcher]:
+    """A fetcher for the ``site`` fixture: loopback allowed on the site's port only (the
+    development switch), unless ``loopback=False``."""
+
+    def build(
+        *,
+        resolve: Callable[[str, int], list[str]] | None = None,
+        loopback: bool = True,
+        refuse: bool = False,
+        ssl_context: ssl.SSLContext | None = None,
+        **kwargs: Any,
+    ) -> RecordingFetcher:
         kwargs.setdefault("timeout", 5.0)
-        return RecordingFetcher(**kwargs)
+        recorder = Connections(refuse=refuse)
+        policy = OutboundPolicy(loopback_port=site.port if loopback else None, resolve=resolve or resolver,
+                                ssl_context=ssl_context or tls.client_context, connect=recorder)
+        return RecordingFetcher(policy, recorder, **kwargs)
 
     return build
-

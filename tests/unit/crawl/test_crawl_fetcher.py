@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from knowledge.crawl.fetcher import USER_AGENT, Fetcher
+from knowledge.crawl.outbound import OutboundPolicy
 from knowledge.errors import Code, SourceFailure
 
 pytestmark = pytest.mark.timeout(60)
@@ -71,7 +72,7 @@ def test_dns_rebinding_cannot_redirect_the_connection(site: Any, make_fetcher: M
     # must connect to what it checked (the test refuses that connection: nothing leaves
     # the machine) and never look the name up again.
     rebinding = Rebinding("93.184.216.34", "127.0.0.1")
-    fetcher = make_fetcher(resolve=rebinding, allow_loopback=False)
+    fetcher = make_fetcher(resolve=rebinding, loopback=False)
     assert failure_code(lambda: fetcher.fetch(site.url("/"))) == Code.FETCH_TIMEOUT
     assert fetcher.connections == [("93.184.216.34", site.port)]
     assert rebinding.calls == 1
@@ -80,22 +81,26 @@ def test_dns_rebinding_cannot_redirect_the_connection(site: Any, make_fetcher: M
 
 def test_rebinding_to_loopback_first_is_refused_before_connecting(site: Any, make_fetcher: MAKE) -> None:
     rebinding = Rebinding("127.0.0.1", "93.184.216.34")
-    fetcher = make_fetcher(resolve=rebinding, allow_loopback=False)
+    fetcher = make_fetcher(resolve=rebinding, loopback=False)
     assert failure_code(lambda: fetcher.fetch(site.url("/"))) == Code.BLOCKED_ADDRESS
     assert fetcher.connections == []
 
 
-def test_loopback_escape_hatch_comes_only_from_the_environment(
+def test_loopback_comes_only_from_the_policy_and_only_for_its_port(
     site: Any, tls: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site.routes["/"] = site.page("ok")
     url = f"https://127.0.0.1:{site.port}/"
-    monkeypatch.delenv("KB_TEST_ALLOW_LOOPBACK", raising=False)
-    assert failure_code(lambda: Fetcher(ssl_context=tls.client_context).fetch(url)) == Code.BLOCKED_ADDRESS
-    monkeypatch.setenv("KB_TEST_ALLOW_LOOPBACK", "true")
-    assert failure_code(lambda: Fetcher(ssl_context=tls.client_context).fetch(url)) == Code.BLOCKED_ADDRESS
+    # the old test variable does nothing any more: only the policy can open loopback
     monkeypatch.setenv("KB_TEST_ALLOW_LOOPBACK", "1")
-    assert Fetcher(ssl_context=tls.client_context).fetch(url).body == b"ok"
+    assert failure_code(lambda: Fetcher(OutboundPolicy(ssl_context=tls.client_context)).fetch(url)) == (
+        Code.BLOCKED_ADDRESS)
+    other_port = OutboundPolicy(loopback_port=site.port + 1 if site.port < 65535 else 1,
+                                ssl_context=tls.client_context)
+    assert failure_code(lambda: Fetcher(other_port).fetch(url)) == Code.BLOCKED_ADDRESS
+    assert site.requests == []
+    dev = OutboundPolicy(loopback_port=site.port, ssl_context=tls.client_context)
+    assert Fetcher(dev).fetch(url).body == b"ok"
     assert site.paths() == ["/"]
 
 
@@ -104,9 +109,14 @@ def test_private_and_metadata_names_are_never_contacted(site: Any, make_fetcher:
     for url in (site.url("/", host="evil.test"), site.url("/", host="meta.test")):
         assert failure_code(functools.partial(fetcher.fetch, url)) == Code.BLOCKED_ADDRESS
     assert failure_code(lambda: fetcher.fetch(f"https://10.0.0.1:{site.port}/")) == Code.BLOCKED_ADDRESS
-    assert failure_code(lambda: fetcher.fetch(f"http://test.example:{site.port}/")) == Code.BLOCKED_ADDRESS
     assert failure_code(lambda: fetcher.fetch(f"https://u:p@test.example:{site.port}/")) == Code.BLOCKED_ADDRESS
     assert fetcher.connections == []
+    # plain http: only the development switch allows it (to loopback, on its port)
+    production = make_fetcher(loopback=False)
+    assert failure_code(lambda: production.fetch(f"http://test.example:{site.port}/")) == Code.BLOCKED_ADDRESS
+    assert failure_code(lambda: fetcher.fetch(f"http://test.example:{site.port + 1}/")) == Code.BLOCKED_ADDRESS
+    assert production.connections == fetcher.connections == []
+    assert site.requests == []
 
 
 # -- redirects --------------------------------------------------------------------------
@@ -139,7 +149,7 @@ def test_redirect_into_a_private_address_is_blocked(site: Any, make_fetcher: MAK
     site.routes["/go"] = site.redirect(f"https://evil.test:{site.port}/admin")
     site.routes["/go-literal"] = site.redirect("https://169.254.169.254/latest/meta-data/")
     site.routes["/go-decimal"] = site.redirect(f"https://167772161:{site.port}/")  # 10.0.0.1
-    fetcher = make_fetcher(allow_loopback=True)
+    fetcher = make_fetcher()
     assert failure_code(lambda: fetcher.fetch(site.url("/go"))) == Code.BLOCKED_ADDRESS
     assert ("evil.test", site.port) in resolver.calls
     assert failure_code(lambda: fetcher.fetch(site.url("/go-literal"))) == Code.BLOCKED_ADDRESS

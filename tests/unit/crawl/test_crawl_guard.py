@@ -166,7 +166,7 @@ class Lookups:
         return list(self.answers)
 
 
-def code_of(url: str, resolve: Lookups | None = None, **kwargs: bool) -> str:
+def code_of(url: str, resolve: Lookups | None = None, **kwargs: int) -> str:
     with pytest.raises(SourceFailure) as caught:
         check_url(url, resolve or Lookups(["8.8.8.8"]), **kwargs)
     return caught.value.code
@@ -238,16 +238,36 @@ def test_unresolvable_names_fail_as_unreachable() -> None:
     assert code_of("https://example.com/", Lookups([])) == Code.FETCH_TIMEOUT
 
 
-def test_allow_loopback_lets_only_loopback_through() -> None:
-    assert check_url("https://127.0.0.1/", allow_loopback=True) == ["127.0.0.1"]
-    assert check_url("https://127.9.9.9:8443/", allow_loopback=True) == ["127.9.9.9"]
-    assert check_url("https://[::1]/", allow_loopback=True) == ["::1"]
-    assert check_url("https://t.test/", Lookups(["127.0.0.1"]), allow_loopback=True) == ["127.0.0.1"]
+def test_the_development_port_lets_only_loopback_through_on_that_port() -> None:
+    assert check_url("https://127.0.0.1:8443/", loopback_port=8443) == ["127.0.0.1"]
+    assert check_url("https://127.9.9.9:8443/", loopback_port=8443) == ["127.9.9.9"]
+    assert check_url("https://[::1]:8443/", loopback_port=8443) == ["::1"]
+    assert check_url("https://t.test:8443/", Lookups(["127.0.0.1"]), loopback_port=8443) == ["127.0.0.1"]
+    assert check_url("https://127.0.0.1/", loopback_port=443) == ["127.0.0.1"]
     for other in ("10.0.0.1", "169.254.169.254", "0.0.0.0", "::ffff:127.0.0.1", "fe80::1", "192.168.0.1"):
-        assert code_of("https://t.test/", Lookups([other]), allow_loopback=True) == Code.BLOCKED_ADDRESS
-    # and it is off unless asked for
+        assert code_of("https://t.test:8443/", Lookups([other]), loopback_port=8443) == Code.BLOCKED_ADDRESS
+    # any other port stays closed, and it is off unless asked for
+    assert code_of("https://127.0.0.1:8444/", loopback_port=8443) == Code.BLOCKED_ADDRESS
+    assert code_of("https://127.0.0.1/", loopback_port=8443) == Code.BLOCKED_ADDRESS
+    assert code_of("https://t.test:8444/", Lookups(["127.0.0.1"]), loopback_port=8443) == Code.BLOCKED_ADDRESS
     assert code_of("https://127.0.0.1/") == Code.BLOCKED_ADDRESS
     assert code_of("https://t.test/", Lookups(["127.0.0.1"])) == Code.BLOCKED_ADDRESS
+
+
+def test_plain_http_only_to_loopback_on_the_development_port() -> None:
+    assert check_url("http://127.0.0.1:8000/", loopback_port=8000) == ["127.0.0.1"]
+    assert check_url("http://localhost:8000/", Lookups(["127.0.0.1", "::1"]), loopback_port=8000) == [
+        "127.0.0.1", "::1"]
+    assert check_url("http://127.0.0.1/", loopback_port=80) == ["127.0.0.1"]
+    # not on another port, never to a public address, never without the switch
+    assert code_of("http://127.0.0.1:8001/", loopback_port=8000) == Code.BLOCKED_ADDRESS
+    assert code_of("http://127.0.0.1/", loopback_port=8000) == Code.BLOCKED_ADDRESS
+    assert code_of("http://example.com:8000/", Lookups(["8.8.8.8"]), loopback_port=8000) == Code.BLOCKED_ADDRESS
+    assert code_of("http://localhost:8000/", Lookups(["127.0.0.1", "8.8.8.8"]), loopback_port=8000) == (
+        Code.BLOCKED_ADDRESS)
+    assert code_of("http://8.8.8.8:8000/", loopback_port=8000) == Code.BLOCKED_ADDRESS
+    assert code_of("http://127.0.0.1:8000/") == Code.BLOCKED_ADDRESS
+    assert code_of("ftp://127.0.0.1:8000/", loopback_port=8000) == Code.BLOCKED_ADDRESS
 
 
 def test_error_messages_do_not_echo_the_url() -> None:

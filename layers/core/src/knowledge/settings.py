@@ -14,7 +14,6 @@ ENV_BUCKET = "KB_BUCKET_NAME"
 ENV_SEARCH_ENDPOINT = "KB_SEARCH_ENDPOINT"
 ENV_INDEX_PREFIX = "KB_INDEX_PREFIX"
 ENV_STATE_MACHINE = "KB_STATE_MACHINE_ARN"
-ENV_ALLOW_LOOPBACK = "KB_TEST_ALLOW_LOOPBACK"
 #: name of the sparse GSI the scheduler queries for due refreshes (AWS)
 ENV_DUE_INDEX = "KB_DUE_INDEX_NAME"
 #: Bedrock model id used when KB_EMBEDDER is "bedrock"
@@ -60,6 +59,10 @@ MAX_AGENT_SOURCES = 100
 class LocalSettings:
     data_dir: Path
     embedder: str = "none"
+    #: the development switch (``kb serve --dev-allow-loopback PORT``): outbound calls (the
+    #: crawler, upstream, the embedder) may reach 127.0.0.1 / localhost on this one port.
+    #: Only that flag sets it; no environment variable does, and the AWS wiring has no such field.
+    dev_loopback_port: int | None = None
 
     @classmethod
     def from_env(cls, data_dir: str | os.PathLike[str] | None = None) -> LocalSettings:

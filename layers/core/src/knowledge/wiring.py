@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 from urllib.parse import urlsplit
 
+from .crawl.outbound import PRODUCTION, OutboundPolicy
 from .ports import BlobStore, Clock, Embedder, SystemClock
 from .settings import (
     ENV_BEDROCK_MODEL,
@@ -50,6 +51,9 @@ class Services:
     embedders: dict[str, Embedder] = field(default_factory=dict)
     #: per-process caches of derived data (e.g. loaded rescue models), keyed by purpose
     caches: dict[str, Any] = field(default_factory=dict)
+    #: how outbound calls to configured URLs (crawler, upstream, embedder) may connect; only
+    #: ``build_local_services`` under ``kb serve --dev-allow-loopback`` relaxes it
+    outbound: OutboundPolicy = PRODUCTION
 
     def embedder_for(self, bot: str) -> Embedder | None:
         """The bot's embedder (its setting, else the default), built once per process."""
@@ -62,7 +66,7 @@ class Services:
         cached = self.embedders.get(key)
         if cached is not None or name in (None, "", "none"):
             return cached
-        embedder = build_embedder(name, options)
+        embedder = build_embedder(name, options, policy=self.outbound)
         if embedder is not None:
             self.embedders[key] = embedder
             self.embedders.setdefault(embedder.name, embedder)
@@ -85,6 +89,7 @@ def build_local_services(settings: LocalSettings) -> Services:
         index=TantivySearchIndex(root / "index"),
         data_dir=root,
         default_embedder=settings.embedder,
+        outbound=OutboundPolicy(loopback_port=settings.dev_loopback_port),
     )
     return services
 

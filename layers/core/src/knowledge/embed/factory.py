@@ -5,20 +5,27 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import Code, SourceFailure
+from ..errors import Code, InvalidInput, SourceFailure
 from ..ports import Embedder
 from ..settings import EMBED_BATCH
+
+if TYPE_CHECKING:
+    from ..crawl.outbound import OutboundPolicy
 
 log = logging.getLogger(__name__)
 
 EMBEDDER_CHOICES = ("none", "hashing", "local", "bedrock", "openai")
 
 
-def build_embedder(name: str | None, options: dict[str, Any] | None = None) -> Embedder | None:
+def build_embedder(
+    name: str | None, options: dict[str, Any] | None = None, *, policy: OutboundPolicy | None = None
+) -> Embedder | None:
     """``none``/None -> no embedder. Options come from the bot's settings (openai: baseUrl,
-    apiKey, model, dimensions; bedrock: modelId, dimensions; hashing: dimensions)."""
+    apiKey, model, dimensions; bedrock: modelId, dimensions; hashing: dimensions).
+    ``policy`` (the composition root's) governs the openai embedder's outbound calls; a
+    misconfigured embedder (a base URL that may not be called included) is ``ValueError``."""
     options = options or {}
     if name in (None, "", "none"):
         return None
@@ -35,9 +42,12 @@ def build_embedder(name: str | None, options: dict[str, Any] | None = None) -> E
 
         if not options.get("baseUrl") or not options.get("apiKey"):
             raise ValueError("the openai embedder needs baseUrl and apiKey in the bot's settings")
-        return OpenAIEmbedder(str(options["baseUrl"]), str(options["apiKey"]),
-                              model=str(options.get("model", "text-embedding-3-small")),
-                              dimensions=int(options.get("dimensions", 1536)))
+        try:
+            return OpenAIEmbedder(str(options["baseUrl"]), str(options["apiKey"]),
+                                  model=str(options.get("model", "text-embedding-3-small")),
+                                  dimensions=int(options.get("dimensions", 1536)), policy=policy)
+        except InvalidInput as exc:
+            raise ValueError(f"the openai embedder's baseUrl is refused ({exc.code})") from exc
     if name == "bedrock":
         import boto3
 

@@ -8,6 +8,7 @@ import logging
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -354,10 +355,28 @@ def cmd_bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dev_port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("PORT must be a number from 1 to 65535") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError("PORT must be a number from 1 to 65535")
+    return port
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from .server import EmbeddedServer
 
-    services = _services(args)
+    if args.dev_allow_loopback is None:
+        services = _services(args)
+    else:
+        port = args.dev_allow_loopback
+        print(f"kb: WARNING: DEVELOPMENT SWITCH ON: outbound calls (crawler, upstream, embedder) may reach "
+              f"http(s)://127.0.0.1:{port} and http(s)://localhost:{port}. Never use this in production.",
+              file=sys.stderr, flush=True)
+        settings = replace(LocalSettings.from_env(args.data), dev_loopback_port=port)
+        services = build_local_services(settings)
     server = EmbeddedServer(services, args.host, args.port)
     print(f"kb serving {services.data_dir} on http://{args.host}:{server.port}", file=sys.stderr, flush=True)
     try:
@@ -391,6 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("serve", help="serve the HTTP API")
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=int, default=8080)
+    sp.add_argument("--dev-allow-loopback", type=_dev_port, metavar="PORT", default=None,
+                    help="development only: let the crawler, upstream and embedder reach 127.0.0.1/localhost "
+                         "on this one port, over http too (off by default)")
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("mcp", help="serve the read-only MCP tools over stdio (token from $KB_TOKEN)")
