@@ -119,6 +119,9 @@ class Seen:
     host: str
     path: str
     user_agent: str
+    method: str = "GET"
+    body: bytes = b""
+    authorization: str = ""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -130,7 +133,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         site: TestSite = self.server.site
         agent = self.headers.get("User-Agent", "")
-        site.requests.append(Seen(self.headers.get("Host", ""), self.path, agent))
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if self.command == "POST" and 0 < length <= 1_000_000 else b""
+        site.requests.append(Seen(self.headers.get("Host", ""), self.path, agent, self.command, body,
+                                  self.headers.get("Authorization", "")))
         route = site.routes.get(self.path) or site.routes.get(self.path.split("?", 1)[0])
         try:
             if route is not None:
@@ -142,6 +148,8 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError, TimeoutError, OSError):
             self.close_connection = True
 
+    do_POST = do_GET
+
     # helpers for routes
     def send_raw(self, data: bytes) -> None:
         self.wfile.write(data)
@@ -152,6 +160,10 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     site: TestSite
 
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        self.site.connections += 1  # every TCP connection accepted, before TLS or HTTP
+        return True
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Clients that hang up mid-response (size and time limits) or refuse the
         # certificate are what these tests provoke; the tests assert the client side.
@@ -160,11 +172,13 @@ class _Server(ThreadingHTTPServer):
 
 @dataclass
 class TestSite:
+    __test__ = False  # a fixture's type, not a test class
     port: int
     routes: dict[str, Route] = field(default_factory=dict)
     requests: list[Seen] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
     fallback: Route | None = None
+    connections: int = 0
 
     def url(self, path: str = "/", host: str = "test.example") -> str:
         return f"https://{host}:{self.port}{path}"
