@@ -235,6 +235,11 @@ def test_a_redirect_within_the_origin_is_followed_and_rechecked(
     assert [(r.method, r.path) for r in site.requests] == [("POST", "/old" + RETRIEVE), ("POST", RETRIEVE)]
     assert json.loads(site.requests[-1].body) == {"q": "q", "audience": "customer"}  # 308 repeats the POST
     assert len(resolver.calls) == 2  # each hop checked on its own
+    # a 303 turns the POST into a GET without its body, still within the origin
+    site.routes["/see" + RETRIEVE] = site.redirect(RETRIEVE, 303)
+    assert upstream.fetch({"url": site.url("/see"), "token": "t"}, "q", "customer", policy=make_policy())
+    assert [(r.method, r.path, r.body) for r in site.requests[-2:]] == [
+        ("POST", "/see" + RETRIEVE, b'{"q": "q", "audience": "customer"}'), ("GET", RETRIEVE, b"")]
 
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])

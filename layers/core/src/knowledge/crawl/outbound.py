@@ -345,7 +345,11 @@ class OutboundClient:
     within the request URL's own origin are followed (307/308 repeat the request, 301/302/303
     become a GET without body). A redirect to another origin, or from ``https`` to
     ``http``, is ``blocked_address``; too many, or one without ``Location``, is
-    ``malformed_file``."""
+    ``malformed_file``.
+
+    Each use picks its own limits: upstream federation 2.5 s and 2 MB, the embedder 30 s and
+    a cap sized to the vectors asked for; an answer-time reader would take, say,
+    ``OutboundClient(services.outbound, timeout=1.0, max_bytes=64 * 1024)``."""
 
     def __init__(
         self,
