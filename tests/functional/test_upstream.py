@@ -55,8 +55,11 @@ def dev(url):
 
 def test_upstream_excerpts_are_fused_by_rank_with_local_first(services, write_pack, upstream_kb):
     url, token = upstream_kb
-    services.outbound = dev(url)  # what build_local_services makes of the serve flag
     local_with_upstream(services, write_pack, {"url": url, "token": token, "bot": "default"})
+    # the production policy (the default of every composition root) never reaches loopback
+    res = retrieve(services, RetrievalRequest("default", "vault lock", "customer"))
+    assert [(e["path"], e["reason"]) for e in res["excerpts"]] == [("help/lock.md", "lexical")]
+    services.outbound = dev(url)  # what build_local_services makes of the serve flag
     res = retrieve(services, RetrievalRequest("default", "vault lock", "customer"))
     assert [(e["path"], e["reason"]) for e in res["excerpts"]] == [
         ("help/lock.md", "lexical"), ("help/new-feature.md", "upstream")]
