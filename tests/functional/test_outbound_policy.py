@@ -22,7 +22,7 @@ class _Server:
 
     built: ClassVar[list[Any]] = []
 
-    def __init__(self, services: Any, host: str, port: int):
+    def __init__(self, services: Any, host: str, port: int, **options: Any):
         type(self).built.append(services)
         self.port = port
 

@@ -23,7 +23,24 @@ DEFAULT_BOT = "default"
 
 
 def _services(args: argparse.Namespace) -> Services:
-    return build_local_services(LocalSettings.from_env(args.data))
+    settings = LocalSettings.from_env(args.data)
+    port = getattr(args, "dev_allow_loopback", None)  # only ``kb serve`` has the switch
+    if port is not None:
+        print(f"kb: WARNING: DEVELOPMENT SWITCH ON: outbound calls (crawler, upstream, embedder) may reach "
+              f"http(s)://127.0.0.1:{port} and http(s)://localhost:{port}. Never use this in production.",
+              file=sys.stderr, flush=True)
+        settings = replace(settings, dev_loopback_port=port)
+    return build_local_services(settings)
+
+
+def _dev_port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("PORT must be a number from 1 to 65535") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError("PORT must be a number from 1 to 65535")
+    return port
 
 
 def _print_json(obj: Any, out: TextIO | None = None) -> None:
@@ -355,28 +372,10 @@ def cmd_bot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dev_port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("PORT must be a number from 1 to 65535") from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError("PORT must be a number from 1 to 65535")
-    return port
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     from .server import EmbeddedServer
 
-    if args.dev_allow_loopback is None:
-        services = _services(args)
-    else:
-        port = args.dev_allow_loopback
-        print(f"kb: WARNING: DEVELOPMENT SWITCH ON: outbound calls (crawler, upstream, embedder) may reach "
-              f"http(s)://127.0.0.1:{port} and http(s)://localhost:{port}. Never use this in production.",
-              file=sys.stderr, flush=True)
-        settings = replace(LocalSettings.from_env(args.data), dev_loopback_port=port)
-        services = build_local_services(settings)
+    services = _services(args)
     server = EmbeddedServer(services, args.host, args.port)
     print(f"kb serving {services.data_dir} on http://{args.host}:{server.port}", file=sys.stderr, flush=True)
     try:
@@ -408,11 +407,11 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--bot", default=DEFAULT_BOT, help="bot (tenant) id; default 'default'")
 
     sp = sub.add_parser("serve", help="serve the HTTP API")
-    sp.add_argument("--host", default="127.0.0.1")
-    sp.add_argument("--port", type=int, default=8080)
     sp.add_argument("--dev-allow-loopback", type=_dev_port, metavar="PORT", default=None,
                     help="development only: let the crawler, upstream and embedder reach 127.0.0.1/localhost "
                          "on this one port, over http too (off by default)")
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=int, default=8080)
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("mcp", help="serve the read-only MCP tools over stdio (token from $KB_TOKEN)")
