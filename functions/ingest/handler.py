@@ -22,7 +22,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from knowledge.adapters.aws.observability import powertools
 from knowledge.errors import InvalidInput, KnowledgeError
-from knowledge.refresh import stages
+from knowledge.refresh import packsync, stages
 from knowledge.settings import METRIC_REFRESH_FAILED
 from knowledge.wiring import build_aws_services
 
@@ -59,12 +59,12 @@ def run_task(event: dict[str, Any]) -> dict[str, Any]:
 def pack_dropped(event: dict[str, Any]) -> dict[str, Any]:
     detail = event.get("detail") or {}
     key = str((detail.get("object") or {}).get("key") or "")
-    slug = stages.pack_slug_of_key(key)
+    slug = packsync.pack_slug_of_key(key)
     if slug is None:
         logger.info("ignored object outside packs/<slug>.ndjson.gz", extra={"key": key[:200]})
         return {"slug": None, "started": []}
     etag = str((detail.get("object") or {}).get("etag") or detail.get("sequencer") or event.get("id") or "")
-    started = stages.start_pack_refreshes(SERVICES, slug, etag)
+    started = packsync.start_pack_refreshes(SERVICES, slug, etag)
     logger.info("pack dropped", extra={"slug": slug, "refreshes": len(started)})
     return {"slug": slug, "started": started}
 

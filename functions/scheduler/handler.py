@@ -65,7 +65,8 @@ def tick(context: LambdaContext | None = None) -> dict[str, Any]:
 
 
 def reindex_all() -> dict[str, Any]:
-    jobs = [SERVICES.workflow.start_reindex(bot) for bot in SERVICES.state.list_bots()]
+    workflow = SERVICES.require_workflow()
+    jobs = [workflow.start_reindex(bot) for bot in SERVICES.state.list_bots()]
     return {"bots": len(jobs), "started": sum(int(j.get("started", 0)) for j in jobs)}
 
 

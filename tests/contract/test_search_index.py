@@ -73,8 +73,13 @@ def test_english_analysis_stems_and_drops_stop_words(search_index):
 
 def test_hostile_query_syntax_is_just_words(search_index):
     search_index.write("b1", [passage("p", "fees and limits")])
-    for q in ['fees AND "limits', "fees:(limits", "*", "fees^10 OR", "\\", "\x00"]:
-        search_index.search_lexical("b1", "customer", q, visibilities=["public"], source_gens=["s1:1"])
+    # query-language syntax is never interpreted: the words in it match, the rest is nothing
+    for q in ['fees AND "limits', "fees:(limits", "fees^10 OR", "limits)"]:
+        hits = search_index.search_lexical("b1", "customer", q, visibilities=["public"], source_gens=["s1:1"])
+        assert ids(hits) == ["p"], q
+    for q in ["*", "\\", "\x00", "AND OR NOT", ":^()"]:
+        hits = search_index.search_lexical("b1", "customer", q, visibilities=["public"], source_gens=["s1:1"])
+        assert hits == [], q
 
 
 def test_generation_delete_and_count(search_index):

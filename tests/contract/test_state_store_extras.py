@@ -8,6 +8,7 @@ import pytest
 
 from knowledge.errors import Conflict, NotFound
 from knowledge.model import Document, Source
+from knowledge.schedule import is_due
 
 NOW = 1_800_000_000.0
 
@@ -45,6 +46,22 @@ def test_due_sources_follow_status_and_schedule(state_store):
     state_store.update_source("b1", "off", status="ready", updated_at=NOW - 100)
     assert [s.id for s in state_store.due_sources(NOW)] == ["off", "again", "scheduled", "other-bot", "later"]
     assert "backoff" in [s.id for s in state_store.due_sources(NOW + 1000)]
+
+
+STATUSES = ("waiting", "needs_refresh", "ready", "failed", "indexing", "disabled")
+TIMES = (None, NOW - 60, NOW, NOW + 60)
+
+
+def test_due_sources_are_exactly_what_the_schedule_rule_says(state_store):
+    """Each store indexes the due rule its own way; both must agree with ``is_due``."""
+    expected = set()
+    for i, (status, at) in enumerate((s, t) for s in STATUSES for t in TIMES):
+        sid = f"s{i}-{status}"
+        state_store.put_source(src(sid, status=status, next_refresh_at=at, updated_at=NOW - i))
+        if is_due(status, at, NOW):
+            expected.add(sid)
+    assert expected  # the matrix has both kinds
+    assert {s.id for s in state_store.due_sources(NOW, limit=100)} == expected
 
 
 def test_commit_replaces_documents_and_schedules_the_next_refresh(state_store):

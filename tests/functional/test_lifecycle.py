@@ -10,17 +10,18 @@ import threading
 import pytest
 
 from knowledge import lifecycle
-from knowledge.adapters.local.workflow import InProcessWorkflow
 from knowledge.api.auth import create_token
 from knowledge.api.http import Request
 from knowledge.api.ratelimit import TokenBucket
 from knowledge.api.routes import ROUTES, dispatch
+from knowledge.embedded.worker import InProcessWorkflow
 from knowledge.model import Agent, Source
+from knowledge.refresh.packsync import install_pack, pack_source_id
 from knowledge.refresh.pipeline import Refresher
 from knowledge.refresh.reaper import reap_expired_leases
-from knowledge.refresh.reindex import install_pack, pack_source_id, reindex
+from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.service import RetrievalRequest, retrieve
-from knowledge.sources.registry import upload_blob_key
+from knowledge.sources.base import upload_blob_key
 from tests.conftest import page
 
 KB = "/api/bots/default/knowledge"
@@ -408,6 +409,16 @@ def test_index_status_and_index_rows(api, services):
     assert index["totalPassages"] == 2 and index["builtAt"]
     assert [r["id"] for r in index["sources"]] == [ins["id"], faq["id"]]  # heaviest first
     assert index["sources"][0]["weight"] == 1.15 and index["sources"][1]["weight"] == 0.9
+    assert index["embedder"] == "none"  # the deployment's default: lexical only
+
+
+def test_index_says_which_embedder_the_bot_uses(api, services):
+    services.default_embedder = "hashing"
+    assert api("GET", f"{KB}/index", token=api.ro)[1]["embedder"] == "hashing"
+    settings = services.state.get_bot("default")
+    settings.embedder = "openai"
+    services.state.put_bot(settings)
+    assert api("GET", f"{KB}/index", token=api.ro)[1]["embedder"] == "openai"
 
 
 # -- agents -----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 from knowledge.errors import BackendError, Code
 from knowledge.model import BotSettings
 from knowledge.refresh import stages
-from knowledge.refresh.reindex import pack_source_id, sync_packs
+from knowledge.refresh.packsync import pack_source_id, sync_packs
 from knowledge.wiring import Services
 from tests.conftest import pack_bytes, page
 

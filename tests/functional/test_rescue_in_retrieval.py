@@ -8,7 +8,8 @@ import pytest
 
 from knowledge.model import key64
 from knowledge.refresh import rescue_build
-from knowledge.refresh.reindex import install_pack, reindex
+from knowledge.refresh.packsync import install_pack
+from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.rescue import RescueModel
 from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
 from tests.conftest import page
@@ -97,8 +98,8 @@ def test_a_refresh_makes_the_model_stale(indexed, write_pack):
     pages = corpus(random.Random(4))
     pages.append(page("help/new.md", "# New\n\nwithdraw payout", audience="CUSTOMER"))
     install_pack(indexed, write_pack("coinvault", pages))
+    from knowledge.refresh.packsync import pack_source_id
     from knowledge.refresh.pipeline import Refresher
-    from knowledge.refresh.reindex import pack_source_id
 
     Refresher(indexed).refresh("default", pack_source_id("default", "coinvault"))
     assert rescue_build.is_stale(indexed, "default")

@@ -16,7 +16,8 @@ import pytest
 
 from knowledge.model import BotSettings
 from knowledge.refresh import rescue_build
-from knowledge.refresh.reindex import install_pack, pack_source_id, reindex
+from knowledge.refresh.packsync import install_pack, pack_source_id
+from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.service import RetrievalRequest, retrieve
 from tests.conftest import page
 from tests.functional.test_rescue_in_retrieval import corpus

@@ -8,8 +8,9 @@ import pytest
 
 from knowledge.errors import Code, InvalidInput
 from knowledge.model import Agent, Source
+from knowledge.refresh.packsync import install_pack
 from knowledge.refresh.pipeline import Refresher
-from knowledge.refresh.reindex import install_pack, reindex
+from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.service import RetrievalRequest, retrieve
 from tests.conftest import page
 

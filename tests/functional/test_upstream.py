@@ -15,7 +15,8 @@ import knowledge.retrieve.upstream as upstream
 from knowledge.api.auth import create_token
 from knowledge.crawl.outbound import OutboundPolicy
 from knowledge.embedded.server import EmbeddedServer
-from knowledge.refresh.reindex import install_pack, reindex
+from knowledge.refresh.packsync import install_pack
+from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.service import RetrievalRequest, retrieve
 from knowledge.settings import LocalSettings
 from knowledge.wiring import build_local_services

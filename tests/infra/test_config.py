@@ -77,13 +77,22 @@ def test_log_retention_rounds_up() -> None:
     assert log_retention(1) == logs.RetentionDays.ONE_DAY
 
 
-def test_env_names_reuse_settings_and_do_not_collide() -> None:
-    assert env_names.ENV_TABLE == settings.ENV_TABLE
-    assert env_names.ENV_STATE_MACHINE == settings.ENV_STATE_MACHINE
-    shared = {v for k, v in vars(settings).items() if k.startswith("ENV_")}
-    additions = {v for k, v in env_names.ADDITIONS.items() if k.startswith("ENV_")}
-    assert not shared & additions
-    assert len(additions) == len([k for k in env_names.ADDITIONS if k.startswith("ENV_")])
+def test_every_function_variable_is_named_once_in_settings(minimum) -> None:
+    """Each environment variable the stack gives a function is one of the names the code
+    reads (``knowledge.settings.ENV_*``, re-exported by ``infra.env_names``), and no two
+    settings share a value: a renamed or misspelt variable fails here, not in Lambda."""
+    names = {k: v for k, v in vars(settings).items() if k.startswith("ENV_")}
+    assert len(set(names.values())) == len(names), "two settings read the same variable"
+    exported = {k: getattr(env_names, k) for k in env_names.__all__ if k.startswith("ENV_")}
+    assert exported == {k: names[k] for k in exported}
+    functions = minimum.of_type("AWS::Lambda::Function")
+    used: set[str] = set()
+    for props in (f["Properties"] for f in functions.values()):
+        used |= set(props.get("Environment", {}).get("Variables", {}))
+    assert used, "no function has an environment"
+    # AWS_* and NODE_* belong to the runtime or to CDK's own helper functions
+    ours = {name for name in used if not name.startswith(("AWS_", "NODE_"))}
+    assert ours <= set(names.values()), sorted(ours - set(names.values()))
 
 
 def test_missing_assets_fail_with_instructions(tmp_path: Path) -> None:

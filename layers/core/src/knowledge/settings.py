@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
+    import ssl
 
 # environment variable names (also used by infra/ to set Lambda environments)
 ENV_DATA = "KB_DATA"
@@ -37,7 +43,7 @@ METRIC_LEASE_REAPED = "LeaseReaped"
 
 #: Mixed into every content checksum. Raise it whenever chunking, weighting or audience rules
 #: change: every stored checksum then mismatches exactly once and every source re-ingests.
-INGEST_VERSION = "kb-ingest-8"
+INGEST_VERSION = "kb-ingest-9"
 
 #: The stored layout of a rescue model. It is part of the digest a model is kept under, so
 #: raising it makes every stored model stale: each bot's is relearned by the next reindex (or
@@ -53,6 +59,34 @@ RECENCY_SECONDS = 30 * 24 * 3600
 RETRIEVAL_TTL_SECONDS = 7 * 24 * 3600
 EMBED_BATCH = 32
 MAX_AGENT_SOURCES = 100
+
+
+@dataclass(frozen=True)
+class OutboundPolicy:
+    """How this process may reach URLs that operators, tenants or fetched pages choose (the
+    crawler, upstream federation, the embedder; see ``knowledge.crawl.outbound``). Built
+    once by the composition root and passed down.
+
+    ``loopback_port`` is the development switch (``kb serve --dev-allow-loopback PORT``):
+    127.0.0.1 / ``localhost`` on that one port, over ``http`` or ``https``. None (the
+    default, and always on AWS) blocks every loopback address. ``resolve`` (``(host, port)
+    -> addresses``), ``ssl_context`` and ``connect`` (``(ip, port, timeout) -> socket``)
+    default to the system resolver, the system trust store and ``socket.create_connection``;
+    tests point them at a local server."""
+
+    loopback_port: int | None = None
+    resolve: Callable[[str, int], list[str]] | None = None
+    ssl_context: ssl.SSLContext | None = None
+    connect: Callable[[str, int, float], socket.socket] | None = None
+
+    def __post_init__(self) -> None:
+        port = self.loopback_port
+        if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535):
+            raise ValueError("the development loopback port must be an integer from 1 to 65535")
+
+
+#: the outbound policy of every production path
+PRODUCTION_OUTBOUND = OutboundPolicy()
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,12 @@ import os
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeVar, cast
 from urllib.parse import urlsplit
 
-from .crawl.outbound import PRODUCTION, OutboundPolicy
-from .ports import BlobStore, Clock, Embedder, SystemClock
+from .ports import Embedder, Services
 from .settings import (
     ENV_BEDROCK_MODEL,
     ENV_BUCKET,
@@ -31,49 +30,19 @@ from .settings import (
     ENV_STATE_MACHINE,
     ENV_TABLE,
     LocalSettings,
+    OutboundPolicy,
 )
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class Services:
-    state: Any  # StateStore (+ the local extras withdraw_generation / stale_staging)
-    blobs: BlobStore
-    index: Any  # SearchIndex
-    clock: Clock = field(default_factory=SystemClock)
-    #: embedder of bots that set none (``KB_EMBEDDER`` in the embedded mode)
-    default_embedder: str = "none"
-    data_dir: Path | None = None
-    workflow: Any = None  # Workflow: start_refresh / start_reindex
-    #: embedders built so far, by vector-space name, so questions can still be embedded in
-    #: a space a bot is moving away from while its sources are re-embedded
-    embedders: dict[str, Embedder] = field(default_factory=dict)
-    #: per-process caches of derived data (e.g. loaded rescue models), keyed by purpose
-    caches: dict[str, Any] = field(default_factory=dict)
-    #: how outbound calls to configured URLs (crawler, upstream, embedder) may connect; only
-    #: ``build_local_services`` under ``kb serve --dev-allow-loopback`` relaxes it
-    outbound: OutboundPolicy = PRODUCTION
+def build_embedder(name: str, options: dict[str, Any], policy: OutboundPolicy | None = None) -> Embedder | None:
+    """The embedder factory both composition roots give ``Services`` (imported on first use:
+    most questions of a bot without an embedder never need it). ``policy`` governs the
+    openai embedder's outbound calls (the local root passes its own; AWS passes none)."""
+    from .embed import build_embedder as build
 
-    def embedder_for(self, bot: str) -> Embedder | None:
-        """The bot's embedder (its setting, else the default), built once per process."""
-        from .embed import build_embedder
-
-        settings = self.state.get_bot(bot)
-        name = settings.embedder or self.default_embedder
-        options = dict(settings.embedder_options or {})
-        key = f"{name}|{sorted(options.items())!r}"
-        cached = self.embedders.get(key)
-        if cached is not None or name in (None, "", "none"):
-            return cached
-        embedder = build_embedder(name, options, policy=self.outbound)
-        if embedder is not None:
-            self.embedders[key] = embedder
-            self.embedders.setdefault(embedder.name, embedder)
-        return embedder
-
-    def embedder_named(self, space: str) -> Embedder | None:
-        return self.embedders.get(space)
+    return build(name, options, policy=policy)
 
 
 def build_local_services(settings: LocalSettings) -> Services:
@@ -83,13 +52,15 @@ def build_local_services(settings: LocalSettings) -> Services:
 
     root = settings.data_dir
     root.mkdir(parents=True, exist_ok=True)
+    outbound = OutboundPolicy(loopback_port=settings.dev_loopback_port)
     services = Services(
         state=SqliteStateStore(root / "state.db"),
         blobs=FolderBlobStore(root),
         index=TantivySearchIndex(root / "index"),
         data_dir=root,
         default_embedder=settings.embedder,
-        outbound=OutboundPolicy(loopback_port=settings.dev_loopback_port),
+        embedder_factory=partial(build_embedder, policy=outbound),
+        outbound=outbound,
     )
     return services
 
@@ -293,6 +264,7 @@ def build_aws_services(
         blobs=S3BlobStore(settings.bucket, client=component("s3", client("s3"))),
         index=component("opensearch", search_index),
         default_embedder=settings.embedder,
+        embedder_factory=build_embedder,
     )
     if settings.state_machine_arn:
         services.workflow = StepFunctionsWorkflow(component("stepfunctions", client("stepfunctions")),

@@ -8,7 +8,7 @@ import secrets
 
 from ..errors import Forbidden, InvalidInput, Unauthorized
 from ..model import Token, valid_bot_id
-from ..wiring import Services
+from ..ports import Services
 
 SCOPE_READ = "knowledge:read"
 SCOPE_WRITE = "knowledge:write"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidCitation, InvalidInput, NotFound
-from ..wiring import Services
+from ..ports import Services
 
 MAX_CITATIONS = 100
 MAX_ID_CHARS = 200

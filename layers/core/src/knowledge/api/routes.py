@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, NotFound
 from ..model import Source, Token, valid_bot_id
+from ..ports import Services
 from ..retrieve.service import RetrievalRequest, retrieve
-from ..wiring import Services
 from . import views
 from .auth import SCOPE_READ, SCOPE_WRITE, authenticate, authorize
 from .citations import validate_citations
@@ -181,7 +181,10 @@ def list_documents(ctx: Context) -> Response:
 
 
 def get_index(ctx: Context) -> Response:
-    return Response(200, views.index_json(ctx.services.state.list_sources(ctx.bot)))
+    from ..embed import bot_embedder
+
+    embedder, _ = bot_embedder(ctx.services.state.get_bot(ctx.bot), ctx.services.default_embedder)
+    return Response(200, views.index_json(ctx.services.state.list_sources(ctx.bot), embedder))
 
 
 def post_reindex(ctx: Context) -> Response:

@@ -151,10 +151,11 @@ SCHEMAS: dict[str, Schema] = {
     },
     "Index": {
         "type": "object",
-        "required": ["builtAt", "totalPassages", "sources"],
+        "required": ["builtAt", "totalPassages", "embedder", "sources"],
         "properties": {
             "builtAt": _NULLABLE_STRING,
             "totalPassages": {"type": "integer"},
+            "embedder": {"type": "string"},  # none, hashing, local, bedrock or openai
             "sources": {
                 "type": "array",
                 "items": {

@@ -56,7 +56,8 @@ def document_json(d: Document) -> dict[str, Any]:
     }
 
 
-def index_json(sources: Iterable[Source]) -> dict[str, Any]:
+def index_json(sources: Iterable[Source], embedder: str | None = None) -> dict[str, Any]:
+    """``GET index``; ``embedder`` is the embedder the bot uses (``none``: lexical only)."""
     rows = heaviest_first(sources)
     live = [s for s in rows if s.live_generation is not None and s.status != "disabled"]
     built = max((s.last_indexed_at for s in rows if s.last_indexed_at), default=None)
@@ -77,6 +78,7 @@ def index_json(sources: Iterable[Source]) -> dict[str, Any]:
     return {
         "builtAt": iso(built),
         "totalPassages": sum(s.passages for s in live),
+        "embedder": embedder or "none",
         "sources": out_rows,
     }
 

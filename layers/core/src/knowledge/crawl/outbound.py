@@ -18,10 +18,10 @@ embedder and any later tenant-configured endpoint all connect through :class:`Tr
 followed only within the URL's own origin (each hop re-checked; elsewhere or to ``http``
 is ``blocked_address``), the status and body handed back for the caller to interpret.
 
-:class:`OutboundPolicy` is built once by the composition root and passed down. Its
-``loopback_port`` is the development switch of ``kb serve --dev-allow-loopback PORT``; the
-AWS wiring never sets it. ``resolve``, ``ssl_context`` and ``connect`` let tests point the
-real code at a local server.
+:class:`~knowledge.settings.OutboundPolicy` (re-exported here) is built once by the
+composition root and passed down. Its ``loopback_port`` is the development switch of
+``kb serve --dev-allow-loopback PORT``; the AWS wiring never sets it. ``resolve``,
+``ssl_context`` and ``connect`` let tests point the real code at a local server.
 
 :func:`check_configured_url` is the rule applied when such a URL is *set* (a bot's
 settings): ``invalid_config`` for anything but a bare ``https`` base URL, ``blocked_address``
@@ -43,6 +43,20 @@ from urllib.parse import quote, urljoin, urlsplit
 
 from knowledge.crawl.guard import Resolver, blocked, check_url, literal_blocked, split_url, system_resolve
 from knowledge.errors import Code, InvalidInput, SourceFailure
+from knowledge.settings import PRODUCTION_OUTBOUND, OutboundPolicy
+
+__all__ = [
+    "PRODUCTION",
+    "REDIRECT_STATUSES",
+    "USER_AGENT",
+    "OutboundClient",
+    "OutboundPolicy",
+    "Response",
+    "Transport",
+    "check_configured_url",
+    "read_capped",
+    "remaining",
+]
 
 USER_AGENT = "KnowledgeBot/1.0"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -58,29 +72,8 @@ Connect = Callable[[str, int, float], socket.socket]
 WantBody = Callable[[int, http.client.HTTPMessage], bool]
 
 
-@dataclass(frozen=True)
-class OutboundPolicy:
-    """How this process may reach the outside; built by the composition root.
-
-    ``loopback_port`` is the development switch (``kb serve --dev-allow-loopback PORT``):
-    127.0.0.1 / ``localhost`` on that one port, over ``http`` or ``https``. None (the
-    default, and always on AWS) blocks every loopback address. ``resolve``,
-    ``ssl_context`` and ``connect`` default to the system resolver, the system trust store
-    and ``socket.create_connection``."""
-
-    loopback_port: int | None = None
-    resolve: Resolver | None = None
-    ssl_context: ssl.SSLContext | None = None
-    connect: Connect | None = None
-
-    def __post_init__(self) -> None:
-        port = self.loopback_port
-        if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535):
-            raise ValueError("the development loopback port must be an integer from 1 to 65535")
-
-
-#: what every production path uses
-PRODUCTION = OutboundPolicy()
+#: what every production path uses (defined with the settings, re-exported here)
+PRODUCTION = PRODUCTION_OUTBOUND
 
 _default_context: ssl.SSLContext | None = None
 _context_lock = threading.Lock()

@@ -11,6 +11,14 @@ Every embedder has a ``name`` that identifies its vector space (model and dimens
 vectors are only ever compared with a question embedded by the embedder of the same name.
 """
 
-from .factory import EMBEDDER_CHOICES, build_embedder, embed_in_batches
+from .factory import (
+    EMBEDDER_CHOICES,
+    EmbedderUnavailable,
+    bot_embedder,
+    build_embedder,
+    check_embedder,
+    embed_in_batches,
+)
 
-__all__ = ["EMBEDDER_CHOICES", "build_embedder", "embed_in_batches"]
+__all__ = ["EMBEDDER_CHOICES", "EmbedderUnavailable", "bot_embedder", "build_embedder", "check_embedder",
+           "embed_in_batches"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import Code, InvalidInput, SourceFailure
+from ..errors import Code, InvalidInput, KnowledgeError, SourceFailure
+from ..model import BotSettings
 from ..ports import Embedder
 from ..settings import EMBED_BATCH
 
@@ -17,6 +19,48 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EMBEDDER_CHOICES = ("none", "hashing", "local", "bedrock", "openai")
+
+
+class EmbedderUnavailable(KnowledgeError):
+    """An embedder that cannot work here (a package or a setting is missing): the message is
+    one line saying what is missing and how to fix it."""
+
+    default_code = Code.EMBEDDING_FAILED
+
+
+def bot_embedder(settings: BotSettings, default: str | None) -> tuple[str, str]:
+    """The embedder a bot uses and where that choice comes from: ``(name, "bot")`` for the
+    bot's own setting, ``(name, "default")`` for the deployment's (``KB_EMBEDDER``)."""
+    if settings.embedder:
+        return settings.embedder, "bot"
+    return default or "none", "default"
+
+
+def check_embedder(name: str | None, options: dict[str, Any] | None = None) -> None:
+    """Raise :class:`EmbedderUnavailable` when the named embedder cannot load in this process:
+    its packages or model files are not installed, or its settings are incomplete. Neither
+    reads model weights nor calls a network service, so it is cheap enough for every start."""
+    options = options or {}
+    if name in (None, "", "none", "hashing"):
+        return
+    if name == "local":
+        from .local import INSTALL_HINT, missing_requirement
+
+        missing = missing_requirement()
+        if missing:
+            raise EmbedderUnavailable(f"the local embedder cannot load: {missing}; {INSTALL_HINT}")
+        return
+    if name == "openai":
+        absent = [key for key in ("baseUrl", "apiKey") if not options.get(key)]
+        if absent:
+            raise EmbedderUnavailable(f"the openai embedder needs {' and '.join(absent)} in the bot's settings")
+        return
+    if name == "bedrock":
+        if importlib.util.find_spec("boto3") is None:
+            raise EmbedderUnavailable("the bedrock embedder cannot load: boto3 is not installed; "
+                                      "install it with `pip install boto3`")
+        return
+    raise EmbedderUnavailable(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDER_CHOICES)}")
 
 
 def build_embedder(

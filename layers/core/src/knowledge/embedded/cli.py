@@ -66,6 +66,35 @@ class _Progress:
         self.stream.flush()
 
 
+def _require_embedders(services: Services, bots: Sequence[str] | None = None) -> None:
+    """Stop at start when an embedder that ``bots`` use (None: the default one and every
+    known bot's) cannot load: one line saying which bot, what is missing and the fix."""
+    from ..embed import EmbedderUnavailable, bot_embedder, check_embedder
+
+    checked: set[str] = set()
+    if bots is None:
+        check_default = services.default_embedder
+        try:
+            check_embedder(check_default)
+        except EmbedderUnavailable as exc:
+            raise EmbedderUnavailable(f"KB_EMBEDDER={check_default}: {exc.message}") from exc
+        checked.add(check_default)
+        bots = services.state.list_bots()
+    for bot in bots:
+        settings = services.state.get_bot(bot)
+        name, origin = bot_embedder(settings, services.default_embedder)
+        options = dict(settings.embedder_options or {})
+        key = f"{name}|{sorted(options.items())!r}" if origin == "bot" else name
+        if key in checked:
+            continue
+        checked.add(key)
+        try:
+            check_embedder(name, options if origin == "bot" else None)
+        except EmbedderUnavailable as exc:
+            via = f"the {name} embedder (its own setting)" if origin == "bot" else f"KB_EMBEDDER={name}"
+            raise EmbedderUnavailable(f"bot {bot!r} uses {via}, but {exc.message}") from exc
+
+
 def _learn_rescue(services: Services, bot: str) -> dict[str, Any] | None:
     """Relearn the bot's rescue model when its live corpus moved (after the passages are
     searchable); its stats and seconds, or None when it was current."""
@@ -113,10 +142,12 @@ def _print_rescue(stats: dict[str, Any] | None) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from ..refresh.reindex import install_pack, pack_source_id, reindex
+    from ..refresh.packsync import install_pack, pack_source_id
+    from ..refresh.reindex import reindex
     from ..sources.packs import PACK_SUFFIX
 
     services = _services(args)
+    _require_embedders(services, [args.bot])
     files: list[Path] = []
     for raw in args.paths:
         path = Path(raw)
@@ -139,6 +170,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     summary = report.as_dict()
     summary["compaction"] = _compact(services, args.bot)
     summary["rescue"] = _learn_rescue(services, args.bot)
+    # a source left queued (throttled, embedder failing) is not in: the ingest did not finish
+    queued = [row for row in summary["results"] if row["status"] == "queued"]
     if args.json:
         _print_json(summary)
     else:
@@ -146,21 +179,23 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             f"ingested {len(slugs)} pack(s): {summary['pages']} pages, {summary['passages']} passages, "
             f"{summary['skipped']} unchanged, {summary['pagesSkipped']} pages skipped, "
             f"{summary['failed']} failed, {summary['pagesFailed']} pages failed"
+            + (f", {len(queued)} queued for retry" if queued else "")
         )
         for slug in summary["outOfScope"]:
             print(f"  out of scope (not indexed): {slug}")
         for row in summary["results"]:
-            if row["status"] == "failed":
-                print(f"  failed: {row['name']}: {row['errorCode']}")
+            if row["status"] in ("failed", "queued"):
+                print(f"  {row['status']}: {row['name']}: {row['errorCode']}")
         _print_compaction(summary["compaction"])
         _print_rescue(summary["rescue"])
-    return 1 if report.failed else 0
+    return 1 if report.failed or queued else 0
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     from ..refresh.reindex import reindex
 
     services = _services(args)
+    _require_embedders(services, [args.bot])
     report = reindex(services, args.bot, force=args.force, progress=_Progress())
     summary = report.as_dict()
     summary["compaction"] = _compact(services, args.bot)
@@ -240,8 +275,10 @@ def _search_batch(services: Services, args: argparse.Namespace) -> int:
 
 def cmd_sources(args: argparse.Namespace) -> int:
     from ..api.views import heaviest_first, iso
+    from ..embed import bot_embedder
 
     services = _services(args)
+    embedder, origin = bot_embedder(services.state.get_bot(args.bot), services.default_embedder)
     sources = heaviest_first(services.state.list_sources(args.bot))
     rows = [
         {
@@ -253,12 +290,15 @@ def cmd_sources(args: argparse.Namespace) -> int:
             "passages": s.passages,
             "weight": s.weight,
             "lastIndexedAt": iso(s.last_indexed_at),
+            "embedder": embedder,
         }
         for s in sources
     ]
     if args.json:
         _print_json(rows)
         return 0
+    via = "the bot's setting" if origin == "bot" else "KB_EMBEDDER"
+    print(f"bot {args.bot}: embedder {embedder} ({via})")
     if not rows:
         print("no sources")
     for r in rows:
@@ -376,6 +416,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .server import EmbeddedServer
 
     services = _services(args)
+    _require_embedders(services)
     server = EmbeddedServer(services, args.host, args.port)
     print(f"kb serving {services.data_dir} on http://{args.host}:{server.port}", file=sys.stderr, flush=True)
     try:

@@ -24,7 +24,7 @@ from ..api.auth import SCOPE_READ, authenticate
 from ..api.http import Request
 from ..api.routes import dispatch
 from ..errors import KnowledgeError
-from ..wiring import Services
+from ..ports import Services
 
 ENV_TOKEN = "KB_TOKEN"
 SERVER_NAME = "kb-knowledge"

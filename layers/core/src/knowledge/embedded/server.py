@@ -11,12 +11,12 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
-from ..adapters.local.workflow import InProcessWorkflow
 from ..api.http import MAX_BODY_BYTES, Request, Response
 from ..api.routes import dispatch
+from ..ports import Services
 from ..refresh.pipeline import drop_orphans
 from ..refresh.reaper import reap_expired_leases
-from ..wiring import Services
+from .worker import InProcessWorkflow
 
 log = logging.getLogger(__name__)
 

@@ -19,12 +19,13 @@ from typing import Any
 
 from ..errors import BackendError, Code, Conflict, InvalidInput, NotFound, SourceFailure
 from ..model import Agent, Source, valid_bot_id
+from ..ports import Services
+from ..refresh.packsync import pack_source_id
 from ..refresh.pipeline import drop_orphans
-from ..refresh.reindex import REFRESHABLE, pack_source_id
+from ..refresh.reindex import REFRESHABLE
 from ..settings import MAX_AGENT_SOURCES
+from ..sources.base import pack_blob_key, upload_blob_key
 from ..sources.files import awaiting_upload
-from ..sources.registry import pack_blob_key, upload_blob_key
-from ..wiring import Services
 from .validation import SourceSpec, parse_create, parse_patch
 
 log = logging.getLogger(__name__)
@@ -90,8 +91,7 @@ def _queue(services: Services, source: Source, *, force: bool = False, explicit:
 
 
 def _unqueue(services: Services, bot: str, source_id: str) -> int:
-    cancel = getattr(services.workflow, "cancel_refresh", None)
-    return int(cancel(bot, source_id)) if callable(cancel) else 0
+    return services.workflow.cancel_refresh(bot, source_id) if services.workflow is not None else 0
 
 
 def _reload(services: Services, bot: str, source_id: str) -> Source:

@@ -23,11 +23,10 @@ from collections.abc import Callable
 
 from ..errors import Code, KnowledgeError, SourceFailure
 from ..model import Document, Passage
-from ..ports import Embedder
+from ..ports import Embedder, Services
 from ..settings import LEASE_SECONDS
 from ..sources.base import SourceContent
 from ..sources.registry import load_content
-from ..wiring import Services
 from .stages import (
     MAX_DOCUMENTS_PER_SOURCE,
     MAX_FRAGMENTS_PER_DOCUMENT,
@@ -220,9 +219,8 @@ class Refresher:
         are re-read at most every half second."""
         if beat:
             return True
-        version = getattr(self.services.state, "version", None)
-        if version is not None:
-            current = version()
+        current = self.services.state.version()
+        if current is not None:
             changed = current != self._seen_version
             self._seen_version = current
             return changed

@@ -7,7 +7,7 @@ previous live generation keeps answering throughout.
 
 from __future__ import annotations
 
-from ..wiring import Services
+from ..ports import Services
 from .stages import release_expired_leases
 
 

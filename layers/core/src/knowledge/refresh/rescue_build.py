@@ -28,8 +28,8 @@ from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import KnowledgeError, NotFound
+from ..ports import Services
 from ..settings import RESCUE_FORMAT
-from ..wiring import Services
 
 if TYPE_CHECKING:
     from ..retrieve.rescue import RescueModel

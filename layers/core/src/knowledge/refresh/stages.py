@@ -30,16 +30,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import Code, KnowledgeError, SourceFailure
+from ..errors import Code, KnowledgeError, RateLimited, SourceFailure
 from ..model import Document, Passage, Source, stable_id
-from ..ports import Embedder
+from ..ports import Embedder, Services
+from ..schedule import pickup_changes
 from ..settings import LEASE_SECONDS
 from ..sources.base import DocumentContent, SourceContent, content_checksum
-from ..wiring import Services
 
 # Chunking, embedding and the source readers (extractors, crawler) are imported where they
 # are used: the functions that only lease, commit or schedule start without them.
@@ -266,10 +266,6 @@ def abandon(services: Services, bot: str, source_id: str, owner: str, generation
 # -- errors the workflow sees ---------------------------------------------------------------
 
 
-class RateLimited(Exception):  # the state machine retries errors by this exact class name
-    """A backend throttled the stage: the state machine retries the task with backoff."""
-
-
 class RefreshError(Exception):
     """A stage failed with a stored error code: ``"<code>: <message>"`` (messages never hold
     fetched text). The state machine catches it and runs ``fail``."""
@@ -280,10 +276,14 @@ class RefreshError(Exception):
 
 
 def workflow_error(exc: KnowledgeError) -> Exception:
-    """The exception a Lambda task raises for a project error, named for the state machine."""
+    """The exception a Lambda task raises for a project error. Step Functions matches errors by
+    their class name: ``RateLimited`` (the project's own class, whatever raised it) is retried
+    with backoff, ``RefreshError`` is caught and runs ``fail``."""
     status = exc.details.get("status") if isinstance(exc.details, dict) else None
+    if isinstance(exc, RateLimited):
+        return exc
     if exc.code == Code.RATE_LIMITED or status == 429:
-        return RateLimited(f"{Code.RATE_LIMITED}: {exc.message}")
+        return RateLimited(exc.message, code=Code.RATE_LIMITED)
     return RefreshError(exc.code, exc.message)
 
 
@@ -617,38 +617,6 @@ def fail(services: Services, bot: str, source_id: str, owner: str, error: Any,
 # -- pack drops and schedules (AWS mode) ---------------------------------------------------
 
 
-def pack_slug_of_key(key: str) -> str | None:
-    """The slug of a dropped pack's object key ``packs/<slug>.ndjson.gz`` (None otherwise)."""
-    from ..sources.packs import PACK_SUFFIX
-
-    if not key.startswith("packs/") or key.count("/") != 1 or not key.endswith(PACK_SUFFIX):
-        return None
-    slug = key[len("packs/") : -len(PACK_SUFFIX)]
-    return slug or None
-
-
-def pack_sources(services: Services, slug: str, bots: Iterable[str]) -> list[Source]:
-    """Every enabled pack source using ``slug``, across ``bots``, after syncing each bot's
-    pack sources (new packs get a row, product scope applied)."""
-    from .reindex import sync_packs
-
-    out = []
-    for bot in bots:
-        for source in sync_packs(services, bot):
-            if source.type == "pack" and source.config.get("slug") == slug and source.status != "disabled":
-                out.append(source)
-    return out
-
-
-def start_pack_refreshes(services: Services, slug: str, etag: str) -> list[dict[str, Any]]:
-    """A pack was dropped: refresh every pack source of every bot that uses it. The pack's
-    ETag names the executions, so a duplicate S3 event starts nothing new."""
-    return [
-        services.workflow.start_refresh(source.bot, source.id, reason="pack", token=etag)
-        for source in pack_sources(services, slug, services.state.list_bots())
-    ]
-
-
 def release_expired_leases(services: Services) -> list[Source]:
     """The reaper's state half: a source whose worker died (its lease expired) goes back to
     ``waiting``. The generation that worker was staging is invisible to every query and is
@@ -673,10 +641,15 @@ def start_due_refreshes(services: Services, runnable: Callable[[Source], bool]) 
     execution: a tick overlapping the previous one starts nothing twice, and a source
     that is still due after a run (requeued with a new due time) gets a new execution."""
     started = []
-    for source in services.state.due_sources(services.clock.now()):
+    workflow = services.require_workflow()
+    now = services.clock.now()
+    for source in services.state.due_sources(now):
         if not runnable(source):
             continue
         due = source.next_refresh_at if source.next_refresh_at is not None else source.updated_at
         token = f"{due:.3f}:{source.attempts}"
-        started.append(services.workflow.start_refresh(source.bot, source.id, reason="schedule", token=token))
+        changes = pickup_changes(source, now)  # as the embedded scheduler: a failing run is not due every tick
+        if changes:
+            services.state.update_source(source.bot, source.id, **changes)
+        started.append(workflow.start_refresh(source.bot, source.id, reason="schedule", token=token))
     return started

@@ -17,7 +17,7 @@ How it is built (``RescueModel.build``)
     * Off switch: with fewer than ``MIN_PASSAGES`` passages or ``MIN_TERMS`` usable terms
       there is too little evidence; the model is built disabled and never rescues.
     * Space: a TF-IDF term x passage matrix (sublinear tf ``1 + ln tf``, ``idf = ln(N/df)``,
-      each passage column L2-normalised), kept sparse (CSR arrays built here; no scipy), is
+      each passage column L2-normalised), kept sparse (``linalg.SparseMatrix``; no scipy), is
       reduced by a randomized truncated SVD (range finder with one power iteration,
       Halko/Martinsson/Tropp) to ``k = min(dims, terms, passages // 8)`` dimensions. The
       cap by corpus size matters: 128 dimensions over a few hundred passages nearly
@@ -83,6 +83,7 @@ import numpy.typing as npt
 
 from ..errors import BackendError
 from ..settings import RESCUE_FORMAT
+from .linalg import F32, I64, SparseMatrix, nearest, normalise_rows, randomized_svd
 
 SIMILARITY_FLOOR: float = 0.6
 MAX_DF_SHARE = 0.18
@@ -102,87 +103,6 @@ _TERM_LIST = 128  # passages kept per term (measured: 32 -> 158/167 agree, 128 -
 _TERM_BLOCK_CELLS = 1 << 25  # term x passage similarities per block when learning the lists (128 MB)
 _MEMO_WORDS = 2_000_000  # distinct words whose analysis is remembered while learning (then: analysed each time)
 
-F32 = npt.NDArray[np.float32]
-I64 = npt.NDArray[np.int64]
-
-
-class _Sparse:
-    """A sparse matrix laid out for ``self @ dense`` with BLAS doing the sums.
-
-    Rows are grouped by length into power-of-two buckets and padded (index 0, weight 0) to
-    the bucket's width, so a chunk of rows is one gather ``x[idx]`` of shape (R, L, l) and
-    one batched product ``w[:, None, :] @ gathered``; padding costs at most 2x. This is
-    several times faster than ``np.add.reduceat`` or per-column ``bincount`` in numpy, and
-    each chunk is bounded to ``_CHUNK_CELLS`` cells whatever the row lengths.
-    """
-
-    __slots__ = ("chunks", "shape")
-
-    def __init__(self, rows: I64, cols: I64, data: F32, shape: tuple[int, int]) -> None:
-        self.shape = shape
-        order = np.argsort(rows, kind="stable")
-        sorted_cols = cols[order].astype(np.int32)
-        sorted_data = data[order]
-        del order
-        lens = np.bincount(rows, minlength=shape[0])
-        starts = np.zeros(shape[0] + 1, dtype=np.int64)
-        np.cumsum(lens, out=starts[1:])
-        width_exp = np.ceil(np.log2(np.maximum(lens, 1))).astype(np.int64)
-        self.chunks: list[tuple[I64, npt.NDArray[np.int32], F32]] = []
-        for exp in np.unique(width_exp[lens > 0]):
-            width = 1 << int(exp)
-            bucket = np.flatnonzero((width_exp == exp) & (lens > 0))
-            step = max(1, _CHUNK_CELLS // width)
-            offsets = np.arange(width, dtype=np.int64)[None, :]
-            for at in range(0, bucket.size, step):
-                rr = bucket[at : at + step]
-                pos = starts[rr][:, None] + offsets
-                valid = pos < starts[rr + 1][:, None]
-                pos = np.where(valid, pos, 0)
-                idx = np.where(valid, sorted_cols[pos], 0).astype(np.int32)
-                w = np.where(valid, sorted_data[pos], 0.0).astype(np.float32)
-                self.chunks.append((rr, idx, w))
-
-    def matmul(self, x: F32) -> F32:
-        """``self @ x`` for a dense float32 ``x`` of shape (cols, l)."""
-        out = np.zeros((self.shape[0], x.shape[1]), dtype=np.float32)
-        for rr, idx, w in self.chunks:
-            out[rr] = np.einsum("rl,rlk->rk", w, np.take(x, idx, axis=0))
-        return out
-
-
-def _orthonormal(y: F32) -> F32:
-    """An orthonormal basis of ``y``'s columns via its Gram matrix (Cholesky-QR style,
-    twice for accuracy): numpy's Householder QR is several times slower on tall matrices.
-    Directions with no energy are dropped."""
-    for _ in range(2):
-        gram = (y.T @ y).astype(np.float64)
-        eigval, eigvec = np.linalg.eigh(gram)
-        keep = eigval > max(float(eigval.max()), 0.0) * 1e-10
-        if not keep.any():
-            return np.zeros((y.shape[0], 0), dtype=np.float32)
-        y = (y @ (eigvec[:, keep] / np.sqrt(eigval[keep])).astype(np.float32)).astype(np.float32)
-    return y
-
-
-def _term_lists(passage_vectors: F32, term_vectors: F32) -> tuple[npt.NDArray[np.int32], F32]:
-    """For each term, the positions of the ``_TERM_LIST`` passages most similar to its
-    direction, best first, and their scores against the term's vector (non-increasing
-    along each row), computed a block of terms at a time."""
-    n = passage_vectors.shape[0]
-    m = min(_TERM_LIST, n)
-    lists = np.empty((term_vectors.shape[0], m), dtype=np.int32)
-    scores = np.empty((term_vectors.shape[0], m), dtype=np.float32)
-    step = max(1, _TERM_BLOCK_CELLS // max(n, 1))  # memory bounded whatever the corpus size
-    for at in range(0, term_vectors.shape[0], step):
-        sims = term_vectors[at : at + step] @ passage_vectors.T  # (terms, passages), rows contiguous
-        top = np.argpartition(sims, n - m, axis=1)[:, n - m :]
-        top_sims = np.take_along_axis(sims, top, axis=1)
-        order = np.argsort(-top_sims, axis=1, kind="stable")
-        lists[at : at + step] = np.take_along_axis(top, order, axis=1)
-        scores[at : at + step] = np.take_along_axis(top_sims, order, axis=1)
-    return lists, scores
-
 
 def _valid_term_lists(lists: npt.NDArray[Any], scores: npt.NDArray[Any], n_terms: int, n: int) -> bool:
     return (
@@ -194,30 +114,6 @@ def _valid_term_lists(lists: npt.NDArray[Any], scores: npt.NDArray[Any], n_terms
         and bool(np.isfinite(scores).all())
         and bool((np.diff(scores, axis=1) <= 0).all())  # best first: the probe's bound relies on it
     )
-
-
-def _normalise_rows(m: F32) -> F32:
-    norms = np.linalg.norm(m, axis=1)
-    norms[norms == 0] = 1.0
-    return (m / norms[:, None]).astype(np.float32, copy=False)
-
-
-def _randomized_svd(a: _Sparse, at: _Sparse, k: int, seed: int) -> tuple[F32, F32]:
-    """Top-``k`` left singular vectors ``U`` of the sparse ``a`` (``at`` is its transpose)
-    and the matching ``V S``: the terms' basis and the passages' coordinates in it."""
-    m, n = a.shape
-    width = min(k + _OVERSAMPLE, m, n)
-    rng = np.random.default_rng(seed)
-    q = _orthonormal(a.matmul(rng.standard_normal((n, width), dtype=np.float32)))
-    for _ in range(_POWER_ITERATIONS):
-        q = _orthonormal(a.matmul(_orthonormal(at.matmul(q))))
-    bt = at.matmul(q)  # (n, width) = (Q^T A)^T = V_B S U_B^T
-    eigval, eigvec = np.linalg.eigh((bt.T @ bt).astype(np.float64))  # U_B S^2 U_B^T, ascending
-    order = np.argsort(-eigval, kind="stable")
-    eigval, eigvec = eigval[order], eigvec[:, order]
-    k = min(k, int(np.count_nonzero(eigval > max(float(eigval[0]) if eigval.size else 0.0, 0.0) * 1e-10)))
-    ub = eigvec[:, :k].astype(np.float32)
-    return (q @ ub).astype(np.float32), (bt @ ub).astype(np.float32)
 
 
 class _WordTerms(dict[str, tuple[int, ...]]):
@@ -278,7 +174,8 @@ class RescueModel:
                     and _valid_term_lists(term_lists, term_scores, term_vectors.shape[0], n)):
                 self._term_lists, self._term_scores = term_lists, term_scores
             else:
-                self._term_lists, self._term_scores = _term_lists(passage_vectors, term_vectors)
+                self._term_lists, self._term_scores = nearest(passage_vectors, term_vectors, _TERM_LIST,
+                                                              block_cells=_TERM_BLOCK_CELLS)
         self.enabled = enabled
         self._n_passages = n_passages
         self._n_terms = n_terms
@@ -390,14 +287,15 @@ class RescueModel:
         weights = (weights / col_norm[cols]).astype(np.float32)
         del term_ids, tfs, keep, pair_terms, pair_tfs
 
-        a = _Sparse(rows, cols, weights, (n_terms, n))
-        at = _Sparse(cols, rows, weights, (n, n_terms))
+        a = SparseMatrix(rows, cols, weights, (n_terms, n), chunk_cells=_CHUNK_CELLS)
+        at = SparseMatrix(cols, rows, weights, (n, n_terms), chunk_cells=_CHUNK_CELLS)
         del rows, cols, weights
-        u, vs = _randomized_svd(a, at, min(dims, n_terms, max(1, n // _PASSAGES_PER_DIM)), seed)
+        u, vs = randomized_svd(a, at, min(dims, n_terms, max(1, n // _PASSAGES_PER_DIM)), seed,
+                               oversample=_OVERSAMPLE, power_iterations=_POWER_ITERATIONS)
         del a, at
 
         term_vectors = (u * idf[:, None]).astype(np.float32)
-        passage_vectors = _normalise_rows(vs)
+        passage_vectors = normalise_rows(vs)
         kept_terms = [t for t, i in vocab.items() if usable[i]]  # in id order
         names = list(vis_index)
         return cls(

@@ -30,6 +30,7 @@ from ..model import (
     key64,
     partition_of_audience,
 )
+from ..ports import Services
 from ..refresh import rescue_build
 from ..settings import (
     LEXICAL_TOP_K,
@@ -39,7 +40,6 @@ from ..settings import (
     RECENCY_SECONDS,
     RETRIEVAL_TTL_SECONDS,
 )
-from ..wiring import Services
 from . import ranking, upstream
 
 if TYPE_CHECKING:  # numpy: imported when a bot has a model, not with this module

@@ -8,6 +8,16 @@ from dataclasses import dataclass, field
 from ..settings import INGEST_VERSION
 
 
+def pack_blob_key(slug: str) -> str:
+    """Where a documentation pack's file lies in the blob store."""
+    return f"packs/{slug}.ndjson.gz"
+
+
+def upload_blob_key(bot: str, source_id: str) -> str:
+    """Where a file source's uploaded bytes lie in the blob store."""
+    return f"uploads/{bot}/{source_id}"
+
+
 @dataclass
 class DocumentContent:
     """One document of a source, ready to be chunked.

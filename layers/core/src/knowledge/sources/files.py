@@ -15,15 +15,13 @@ from typing import TYPE_CHECKING
 
 from ..errors import Code, NotFound, SourceFailure
 from ..model import TYPE_WEIGHT, Source, stable_id
-from .base import DocumentContent, SourceContent
+from .base import DocumentContent, SourceContent, upload_blob_key
 
 if TYPE_CHECKING:
-    from ..wiring import Services
+    from ..ports import Services
 
 
 def upload_key(source: Source) -> str:
-    from .registry import upload_blob_key  # registry imports this module
-
     return upload_blob_key(source.bot, source.id)
 
 

@@ -7,22 +7,14 @@ from typing import TYPE_CHECKING
 
 from ..errors import Code, SourceFailure
 from ..model import TYPE_WEIGHT, Source, stable_id
-from .base import DocumentContent, SourceContent
+from .base import DocumentContent, SourceContent, pack_blob_key
 from .packs import pack_documents
 
 if TYPE_CHECKING:
-    from ..wiring import Services
+    from ..ports import Services
 
 #: Article state -> visibility of its passages; drafts produce nothing searchable.
 ARTICLE_VISIBILITY = {"published": "public", "internal": "agent"}
-
-
-def pack_blob_key(slug: str) -> str:
-    return f"packs/{slug}.ndjson.gz"
-
-
-def upload_blob_key(bot: str, source_id: str) -> str:
-    return f"uploads/{bot}/{source_id}"
 
 
 def _config_bytes(source: Source) -> bytes:

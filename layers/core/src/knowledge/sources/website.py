@@ -51,7 +51,7 @@ from ..settings import LEASE_SECONDS
 from .base import DocumentContent, SourceContent
 
 if TYPE_CHECKING:
-    from ..wiring import Services
+    from ..ports import Services
 
 #: At most this many pages per website source (reference 003, "Website sources").
 MAX_PAGES = 100

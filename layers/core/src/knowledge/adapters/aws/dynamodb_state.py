@@ -61,6 +61,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from ...errors import BackendError, Code, Conflict, InvalidInput, NotFound
 from ...model import Agent, BotSettings, Document, LiveSource, RetrievalRecord, Source, Token, key64
+from ...schedule import NEVER_DUE, QUEUED
 
 PARTITION_KEY = "PK"
 SORT_KEY = "SK"
@@ -76,8 +77,8 @@ _KIND = "kind"
 _RETRIES = 5
 _BATCH_WRITE = 25
 _BATCH_GET = 100
-_IMMEDIATE = ("waiting", "needs_refresh")
-_NEVER_DUE = ("disabled", "indexing")
+_IMMEDIATE = QUEUED
+_NEVER_DUE = NEVER_DUE
 
 #: what a DynamoDB number can hold (38 significant digits, exponents within about +-126): a
 #: value it would round or refuse raises here (``decimal.Inexact``, ``Overflow``...), before a request
@@ -521,6 +522,10 @@ class DynamoDbStateStore:
         expr.set(_camel("rescue_version"), version)
         expr.set_raw(f"{expr.n(_KIND)} = {expr.v('settings')}")
         self._call("update_item", TableName=self.table, Key=_key(_bot_pk(bot), "SETTINGS"), **expr.update())
+
+    def version(self) -> None:
+        """DynamoDB cannot say cheaply whether anything changed: callers re-read on a timer."""
+        return None
 
     def list_bots(self) -> list[str]:
         """Every bot with settings or a source. A scan: the nightly reindex is its only caller."""

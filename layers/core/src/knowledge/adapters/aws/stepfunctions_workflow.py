@@ -92,6 +92,11 @@ class StepFunctionsWorkflow:
         job["executionArn"] = response.get("executionArn")
         return job
 
+    def cancel_refresh(self, bot: str, source_id: str) -> int:
+        """No queue to drop from: an execution already started stops at its next step through
+        the source's ``cancel_requested`` flag, which the lifecycle sets."""
+        return 0
+
     def _default_token(self, bot: str, source_id: str) -> str:
         token = str(int(self.clock()))
         if self.services is not None:
@@ -105,7 +110,8 @@ class StepFunctionsWorkflow:
         out-of-scope ones are listed ``disabled``/``out_of_scope`` and withdrawn), then start
         a refresh of every enabled source (unchanged ones end in a checksum skip)."""
         from ...errors import Code as Codes
-        from ...refresh.reindex import REFRESHABLE, sync_packs
+        from ...refresh.packsync import sync_packs
+        from ...refresh.reindex import REFRESHABLE
 
         if self.services is None:
             raise BackendError("the reindex needs the services (state store) to list sources")

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from ...errors import BackendError, Conflict, NotFound
 from ...model import (
+    TYPE_WEIGHT,
     Agent,
     BotSettings,
     Document,
@@ -31,6 +32,7 @@ from ...model import (
     Source,
     Token,
 )
+from ...schedule import NEVER_DUE, QUEUED
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS bots (
@@ -488,7 +490,7 @@ class SqliteStateStore:
                     type=src_type,
                     name=r["name"],
                     priority=int(r["priority"]),
-                    weight=Source(id="", bot="", type=src_type, name="").weight,
+                    weight=TYPE_WEIGHT.get(src_type, 1.0),
                     last_indexed_at=r["last_indexed_at"],
                     visibility_counts=json.loads(r["visibility_counts"] or "{}"),
                 )
@@ -496,12 +498,14 @@ class SqliteStateStore:
         return out
 
     def due_sources(self, now: float, limit: int = 50) -> list[Source]:
+        # ``knowledge.schedule.is_due`` in SQL, on the partial index ``sources_due``
+        never, queued = sorted(NEVER_DUE), sorted(QUEUED)
         rows = self._read(
-            "SELECT * FROM sources WHERE status NOT IN ('disabled', 'indexing') AND ("
-            "(status IN ('waiting', 'needs_refresh') AND next_refresh_at IS NULL) "
+            f"SELECT * FROM sources WHERE status NOT IN ({', '.join('?' * len(never))}) AND ("
+            f"(status IN ({', '.join('?' * len(queued))}) AND next_refresh_at IS NULL) "
             "OR (next_refresh_at IS NOT NULL AND next_refresh_at <= ?)) "
             "ORDER BY updated_at LIMIT ?",
-            (now, limit),
+            (*never, *queued, now, limit),
         )
         return [_source_from_row(r) for r in rows]
 

@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import tantivy
 
@@ -43,7 +43,7 @@ from ...model import (
     partition_of_visibility,
     valid_bot_id,
 )
-from .vectors import LocalVectorStore
+from .vectors import KeyedAt, LocalVectorStore
 
 ANALYZER = "kb_en"
 #: Bump with any schema change (and bump settings.INGEST_VERSION with it).
@@ -131,8 +131,18 @@ def _passage_of(raw: bytes, bot: str, text: str) -> Passage:
         raise BackendError("damaged passage record in the search index") from exc
     if not a <= b <= c <= d <= e <= f <= g <= h == len(s):
         raise BackendError("damaged passage record in the search index")
-    return Passage(s[:a], bot, s[a:b], s[b:c], generation, ordinal, s[c:d], s[d:e], s[f:g], text, s[g:h], weight,
-                   priority, indexed_at, s[e:f] if has_url else None)
+    return Passage(id=s[:a], bot=bot, source_id=s[a:b], document_id=s[b:c], generation=generation,
+                   ordinal=ordinal, title=s[c:d], path=s[d:e], breadcrumb=s[f:g], text=text, visibility=s[g:h],
+                   weight=weight, priority=priority, indexed_at=indexed_at, url=s[e:f] if has_url else None)
+
+
+class FoundAt(NamedTuple):
+    """Where a lexical hit's passage is: its document address in the searcher that found it
+    (an address means nothing to a searcher opened after a merge renumbered the segments)."""
+
+    partition: str
+    address: Any
+    searcher: tantivy.Searcher
 
 
 class _LeaveAsIs(Exception):
@@ -193,54 +203,6 @@ class _PartitionIndex:
         self._meta = str(path / "meta.json")
         self._view: tuple[tantivy.Searcher, int] | None = None  # a searcher and the meta.json stamp it saw
         self._reload_lock = threading.Lock()
-        self._gens_file = path / "generations.json"
-        self._gens: tuple[int, frozenset[str]] = (-1, frozenset())
-        self._sole_bot: tuple[int | None, str, bool] = (None, "", False)
-
-    def snapshot(self) -> tuple[tantivy.Searcher, int | None]:
-        """A searcher and the ``meta.json`` stamp it was opened at."""
-        self.searcher()
-        view = self._view
-        assert view is not None
-        return view
-
-    def holds_only(self, bot: str, searcher: tantivy.Searcher, stamp: int | None) -> bool:
-        """Whether every live document ``searcher`` sees belongs to ``bot``: counted once per
-        reader (one posting-list count), so a search can leave its bot clause out when that
-        clause could not exclude anything."""
-        cached_at, cached_bot, answer = self._sole_bot
-        if stamp is None or cached_at != stamp or cached_bot != bot:
-            bot_term = tantivy.Query.term_query(self.schema, "bot", bot)
-            answer = int(searcher.search(bot_term, 1, count=True).count) == int(searcher.num_docs)  # type: ignore[attr-defined]
-            self._sole_bot = (stamp, bot, answer)
-        return answer
-
-    # -- which source:generation keys this index holds ---------------------------------------
-
-    def generations(self) -> frozenset[str]:
-        """Every ``source:generation`` with documents here (read again when the file moved)."""
-        try:
-            stamp = self._gens_file.stat().st_mtime_ns
-        except FileNotFoundError:
-            return frozenset()
-        if stamp != self._gens[0]:
-            self._gens = (stamp, frozenset(json.loads(self._gens_file.read_text())))
-        return self._gens[1]
-
-    def record_generations(self, added: Iterable[str] = (), removed: Iterable[str] = ()) -> None:
-        """Additions are recorded before their documents are committed, removals after: the
-        file may list a generation that has no documents yet, never miss one that has. A file
-        lock serialises processes (kb serve and kb ingest) updating it."""
-        with open(self.path / "generations.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                current = set(json.loads(self._gens_file.read_text())) if self._gens_file.exists() else set()
-                current = (current | set(added)) - set(removed)
-                tmp = self._gens_file.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(sorted(current)))
-                os.replace(tmp, self._gens_file)
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def searcher(self) -> tantivy.Searcher:
         # Another process (or this one) may have committed: reload when meta.json moved on.
@@ -409,7 +371,6 @@ class TantivySearchIndex:
             assert part is not None
             try:
                 with part.writer() as writer:
-                    part.record_generations(added={p.source_gen for p in items})
                     for p in items:
                         writer.add_document(self._document(p))
                         written += 1
@@ -446,7 +407,6 @@ class TantivySearchIndex:
             try:
                 with part.writer() as writer:
                     writer.delete_documents_by_term("source_gen", key)
-                part.record_generations(removed={key})  # after the commit: never under-report
             except (ValueError, OSError) as exc:
                 raise BackendError("search index delete failed") from exc
 
@@ -477,21 +437,14 @@ class TantivySearchIndex:
 
     # -- reads ----------------------------------------------------------------------------
 
-    def _filters(
-        self,
-        bot: str,
-        partition: str,
-        visibilities: Sequence[str],
-        source_gens: Sequence[str],
-        view: tuple[tantivy.Searcher, int | None] | None,
-    ) -> list[Any]:
-        """Non-scoring Must clauses for a search through ``view`` (``snapshot()``, taken
-        before this is called): bot, visibility set, live generations.
+    def _filters(self, bot: str, visibilities: Sequence[str], source_gens: Sequence[str]) -> list[Any]:
+        """The non-scoring Must clauses every search carries: the asking bot, its audience's
+        visibility set and the live generations it may see. They are always there, even when
+        the partition could hold nothing else: they are the tenant and audience boundary, and a
+        damaged or foreign document must still be excluded by the query itself.
 
         Built from term queries (posting lists that intersection can seek into) rather than
-        term-set queries, which materialise a bitset of every matching document per query.
-        A visibility clause that would admit the whole partition is left out: it cannot
-        exclude anything (a partition only ever holds its own visibilities)."""
+        term-set queries, which materialise a bitset of every matching document per query."""
         schema = self.schema
         q, must = tantivy.Query, tantivy.Occur.Must
 
@@ -499,24 +452,11 @@ class TantivySearchIndex:
             terms = [q.term_query(schema, field, v) for v in dict.fromkeys(values)]
             return terms[0] if len(terms) == 1 else q.boolean_query([(tantivy.Occur.Should, t) for t in terms])
 
-        part = self._indexes.get((bot, partition))
-        clauses = []
-        # An index is written for one bot only (``write`` refuses another bot's passage); the
-        # bot clause is still kept unless a count over this very reader shows it is redundant.
-        # Leaving it out matters: a pure disjunction of the question's terms lets tantivy skip
-        # blocks that cannot reach the top 50 (block-max WAND); a required clause does not.
-        if part is None or view is None or not part.holds_only(bot, *view):
-            clauses.append((must, q.const_score_query(q.term_query(schema, "bot", bot), 0.0)))
-        if not set(PARTITION_VISIBILITIES[partition]) <= set(visibilities):
-            clauses.append((must, q.const_score_query(any_of("visibility", visibilities), 0.0)))
-        # Read after the searcher was opened: a writer records a generation before committing
-        # its documents, so this covers every document the searcher can see.
-        stored = part.generations() if part is not None and view is not None else None
-        # Like the visibility clause, the generation clause is left out only when it could not
-        # exclude anything: every generation this index holds is one the asker may see.
-        if stored is None or not stored or not stored <= set(source_gens):
-            clauses.append((must, q.const_score_query(any_of("source_gen", source_gens), 0.0)))
-        return clauses
+        return [
+            (must, q.const_score_query(q.term_query(schema, "bot", bot), 0.0)),
+            (must, q.const_score_query(any_of("visibility", visibilities), 0.0)),
+            (must, q.const_score_query(any_of("source_gen", source_gens), 0.0)),
+        ]
 
     def search_lexical(
         self,
@@ -539,11 +479,9 @@ class TantivySearchIndex:
         schema = self.schema
         should = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t)) for t in terms]
         text_query = tantivy.Query.boolean_query(should)
-        view = part.snapshot()
-        searcher = view[0]
-        filters = self._filters(bot, partition, visibilities, source_gens, view)
-        query_obj = (
-            tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query), *filters]) if filters else text_query
+        searcher = part.searcher()
+        query_obj = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, text_query), *self._filters(bot, visibilities, source_gens)]
         )
         try:
             found = searcher.search(query_obj, limit, count=False).hits  # a new list per access: once
@@ -554,10 +492,9 @@ class TantivySearchIndex:
             columns = [searcher.fast_field_values(name, addresses) for name in _REF_FIELDS]
         except ValueError as exc:
             raise BackendError("search failed") from exc
-        make = tuple.__new__  # PassageRef is a named tuple: built in C, fifty per question
-        refs = (make(PassageRef, row) for row in zip(*columns, strict=True))
+        refs = (PassageRef(*row) for row in zip(*columns, strict=True))
         return [
-            Hit(ref, score, rank, None, (partition, address, searcher))
+            Hit(ref, score, rank, None, FoundAt(partition, address, searcher))
             for rank, (ref, score, address) in enumerate(zip(refs, scores, addresses, strict=True), start=1)
         ]
 
@@ -588,10 +525,8 @@ class TantivySearchIndex:
             part = self._part(bot, partition, create=False)
             if part is None:
                 continue
-            view = part.snapshot()
-            searcher = view[0]
-            filters = self._filters(bot, partition, PARTITION_VISIBILITIES[partition], source_gens, view)
-            query = tantivy.Query.boolean_query(filters) if filters else tantivy.Query.all_query()
+            searcher = part.searcher()
+            query = tantivy.Query.boolean_query(self._filters(bot, PARTITION_VISIBILITIES[partition], source_gens))
             total = int(searcher.search(query, 1, count=True).count)  # type: ignore[attr-defined]
             if not total:
                 continue
@@ -606,11 +541,10 @@ class TantivySearchIndex:
         part = self._part(bot, partition, create=False)
         if part is None or not source_gens or not visibilities:
             return None
-        view = part.snapshot()
-        searcher = view[0]
+        searcher = part.searcher()
         query = tantivy.Query.boolean_query(
             [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "pkey", key)),
-             *self._filters(bot, partition, visibilities, source_gens, view)]
+             *self._filters(bot, visibilities, source_gens)]
         )
         hits = searcher.search(query, 1, count=False).hits
         return self._passage(bot, searcher.doc(hits[0][1])) if hits else None
@@ -626,12 +560,12 @@ class TantivySearchIndex:
         for hit in hits:
             if hit.passage is not None:
                 continue
-            assert isinstance(hit.address, tuple)
-            if len(hit.address) == 3:  # (partition, address, searcher): found by the lexical search
-                hit.passage = self._passage(bot, hit.address[2].doc(hit.address[1]))
+            if isinstance(hit.address, FoundAt):
+                hit.passage = self._passage(bot, hit.address.searcher.doc(hit.address.address))
                 continue
-            partition: str = hit.address[0]
-            _, key, source_gen = hit.address[1]  # ("pkey", key, source_gen): found by the vector search
+            if not isinstance(hit.address, KeyedAt):
+                raise BackendError("a hit of another index cannot be loaded here")
+            partition, key, source_gen = hit.address
             searcher = searchers.get(partition)
             if searcher is None:
                 part = self._part(bot, partition, create=False)

@@ -18,6 +18,7 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,6 +26,15 @@ from ...model import Hit, Passage, PassageRef
 
 VIS_CODES = {"public": 0, "agent": 1, "operator": 2}
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+class KeyedAt(NamedTuple):
+    """Where a vector hit's passage is: found by key and generation in its partition's
+    text index (the vector store keeps no text)."""
+
+    partition: str
+    key: int
+    source_gen: str
 
 
 class _Block:
@@ -207,5 +217,5 @@ class LocalVectorStore:
             ref = PassageRef(pkey, skey, dkey, int(matrix.ordinal[row]), float(matrix.weight[row]),
                              float(matrix.indexed_at[row]))
             source_gen = matrix.source_gens[int(matrix.block_of[row])]
-            hits.append(Hit(ref, score, rank, None, (partition, ("pkey", pkey, source_gen))))
+            hits.append(Hit(ref, score, rank, None, KeyedAt(partition, pkey, source_gen)))
         return hits

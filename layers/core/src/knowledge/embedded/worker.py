@@ -11,13 +11,14 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import KnowledgeError
-from ...refresh import rescue_build
-from ...refresh.pipeline import Refresher
-from ...refresh.reaper import reap_expired_leases
-from ...refresh.reindex import REFRESHABLE, reindex
-from ...sources.files import awaiting_upload
-from ...wiring import Services
+from ..errors import KnowledgeError
+from ..ports import Services
+from ..refresh import rescue_build
+from ..refresh.pipeline import Refresher
+from ..refresh.reaper import reap_expired_leases
+from ..refresh.reindex import REFRESHABLE, reindex
+from ..schedule import pickup_changes
+from ..sources.files import awaiting_upload
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,7 @@ class Job:
     bot: str
     source_id: str | None = None
     force: bool = False
+    reason: str = "manual"  # manual | pack | schedule | reindex
     status: str = "queued"
     result: dict[str, Any] | None = None
 
@@ -56,8 +58,12 @@ class InProcessWorkflow:
     def start_reindex(self, bot: str, *, force: bool = False) -> dict[str, Any]:
         return self._submit(Job(id=uuid.uuid4().hex[:12], kind="reindex", bot=bot, force=force))
 
-    def start_refresh(self, bot: str, source_id: str, *, force: bool = False) -> dict[str, Any]:
-        return self._submit(Job(id=uuid.uuid4().hex[:12], kind="refresh", bot=bot, source_id=source_id, force=force))
+    def start_refresh(self, bot: str, source_id: str, *, force: bool = False, reason: str = "manual",
+                      token: str | None = None) -> dict[str, Any]:
+        """Queue a refresh. ``token`` names Step Functions executions on AWS (deduplicating
+        them); jobs of the in-process queue have ids of their own and no use for it."""
+        return self._submit(Job(id=uuid.uuid4().hex[:12], kind="refresh", bot=bot, source_id=source_id, force=force,
+                                reason=reason))
 
     def job(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)
@@ -164,10 +170,8 @@ class InProcessWorkflow:
     def tick(self) -> None:
         """Reap dead workers' leases and queue sources that are waiting or due.
 
-        A source on an interval (websites) whose time has come is marked ``needs_refresh``
-        and its next time moved one interval on as it is queued, so a run that fails does
-        not make it due again at every tick; a successful commit sets the next time from
-        its own finish. File sources still waiting for their upload are left alone."""
+        What picking a source up changes is ``refresh.schedule.pickup_changes``, as on AWS.
+        File sources still waiting for their upload are left alone."""
         try:
             services = self.services
             reap_expired_leases(services)
@@ -179,10 +183,8 @@ class InProcessWorkflow:
                     continue
                 if awaiting_upload(services, source):
                     continue
-                if source.refresh_every and source.next_refresh_at is not None and source.next_refresh_at <= now:
-                    changes: dict[str, Any] = {"next_refresh_at": now + source.refresh_every}
-                    if source.status == "ready":
-                        changes["status"] = "needs_refresh"
+                changes = pickup_changes(source, now)
+                if changes:
                     services.state.update_source(source.bot, source.id, **changes)
                 self.start_refresh(source.bot, source.id)
         except Exception:  # a failing tick is logged and retried on the next tick
