@@ -223,6 +223,21 @@ class TestSite:
         anchors = "".join(f'<a href="{link}">link</a>' for link in links)
         return f"<html><head><title>{title}</title></head><body><p>{text}</p>{anchors}</body></html>"
 
+    def endless(self, content_type: str, sent: list[int]) -> Route:
+        """A 200 whose body never ends (no Content-Length, at most 128 MB); ``sent`` gets the
+        size of every block written, so a test can show the client stopped reading."""
+
+        def route(handler: _Handler) -> None:
+            handler.send_raw(f"HTTP/1.0 200 OK\r\nContent-Type: {content_type}\r\n\r\n".encode())
+            block = b"a" * 65536
+            for _ in range(2048):
+                if self.stopping.is_set():
+                    return
+                handler.send_raw(block)
+                sent.append(len(block))
+
+        return route
+
     def drip(self, handler: _Handler, chunks: list[bytes], interval: float) -> None:
         """Send ``chunks`` one at a time, ``interval`` seconds apart (stops with the server)."""
         for chunk in chunks:
@@ -272,6 +287,19 @@ class Resolver:
         if host not in self.table:
             raise socket.gaierror(socket.EAI_NONAME, "unknown test host")
         return list(self.table[host])
+
+
+class Rebinding:
+    """A resolver (for a DNS-rebinding test) that answers with ``first`` on the first lookup and ``then`` afterwards."""
+
+    def __init__(self, first: str, then: str):
+        self.answers = [first, then]
+        self.calls = 0
+
+    def __call__(self, host: str, port: int) -> list[str]:
+        answer = self.answers[min(self.calls, 1)]
+        self.calls += 1
+        return [answer]
 
 
 class Connections:

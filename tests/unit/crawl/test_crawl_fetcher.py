@@ -13,6 +13,7 @@ import pytest
 from knowledge.crawl.fetcher import USER_AGENT, Fetcher
 from knowledge.crawl.outbound import OutboundPolicy
 from knowledge.errors import Code, SourceFailure
+from tests.unit.crawl.conftest import Rebinding
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -52,19 +53,6 @@ def test_every_request_resolves_again(site: Any, make_fetcher: MAKE, resolver: A
     resolver.table["test.example"] = ["10.0.0.1"]
     assert failure_code(lambda: fetcher.fetch(site.url("/"))) == Code.BLOCKED_ADDRESS
     assert fetcher.connections == [("127.0.0.1", site.port)] * 2
-
-
-class Rebinding:
-    """Answers with ``first`` on the first lookup and ``then`` afterwards."""
-
-    def __init__(self, first: str, then: str):
-        self.answers = [first, then]
-        self.calls = 0
-
-    def __call__(self, host: str, port: int) -> list[str]:
-        answer = self.answers[min(self.calls, 1)]
-        self.calls += 1
-        return [answer]
 
 
 def test_dns_rebinding_cannot_redirect_the_connection(site: Any, make_fetcher: MAKE) -> None:
@@ -233,18 +221,7 @@ def test_server_that_never_answers_times_out(site: Any, make_fetcher: MAKE) -> N
 
 def test_body_over_the_limit_is_refused_while_streaming(site: Any, make_fetcher: MAKE) -> None:
     sent: list[int] = []
-
-    def endless(handler: Any) -> None:
-        # No Content-Length: the body ends when the connection does, which it never would.
-        handler.send_raw(b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n")
-        block = b"a" * 65536
-        for _ in range(2000):  # at most 128 MB, stopped by the client long before
-            if site.stopping.is_set():
-                return
-            handler.send_raw(block)
-            sent.append(len(block))
-
-    site.routes["/endless"] = endless
+    site.routes["/endless"] = site.endless("text/html", sent)
     fetcher = make_fetcher()  # the default 8 MB limit
     assert failure_code(lambda: fetcher.fetch(site.url("/endless"))) == Code.FILE_TOO_LARGE
 

@@ -24,7 +24,7 @@ from knowledge.crawl.outbound import OutboundClient, OutboundPolicy, check_confi
 from knowledge.embed import build_embedder
 from knowledge.embed.openai import OpenAIEmbedder
 from knowledge.errors import Code, InvalidInput, SourceFailure
-from tests.unit.crawl.conftest import TLS, Connections, Resolver, TestSite
+from tests.unit.crawl.conftest import TLS, Connections, Rebinding, Resolver, TestSite
 from tests.unit.crawl.hostile_addresses import BLOCKED
 
 pytestmark = pytest.mark.timeout(60)
@@ -136,19 +136,6 @@ def test_every_call_resolves_again(site: TestSite, make_policy: Any, resolver: R
     assert upstream_codes(caplog) == [Code.BLOCKED_ADDRESS]
     assert code_of(lambda: embedder.embed(["x"])) == Code.BLOCKED_ADDRESS
     assert site.connections == before
-
-
-class Rebinding:
-    """Answers with ``first`` on the first lookup and ``then`` afterwards."""
-
-    def __init__(self, first: str, then: str):
-        self.answers = [first, then]
-        self.calls = 0
-
-    def __call__(self, host: str, port: int) -> list[str]:
-        answer = self.answers[min(self.calls, 1)]
-        self.calls += 1
-        return [answer]
 
 
 def test_a_second_lookup_cannot_move_the_connection(site: TestSite, make_policy: Any,
@@ -286,23 +273,9 @@ def test_too_many_redirects_and_a_redirect_without_location(site: TestSite, make
 # -- size and time ----------------------------------------------------------------------
 
 
-def endless(site: TestSite, sent: list[int]) -> Callable[[Any], None]:
-    def route(handler: Any) -> None:
-        # no Content-Length: the body ends when the connection does, which it never would
-        handler.send_raw(b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n")
-        block = b"7" * 65536
-        for _ in range(2048):  # at most 128 MB, stopped by the client long before
-            if site.stopping.is_set():
-                return
-            handler.send_raw(block)
-            sent.append(len(block))
-
-    return route
-
-
 def test_an_oversized_answer_fails_with_a_code_in_bounded_memory(site: TestSite, make_policy: Any) -> None:
     sent: list[int] = []
-    site.fallback = endless(site, sent)
+    site.fallback = site.endless("application/json", sent)
     client = OutboundClient(make_policy(), timeout=30, max_bytes=1 * MB)
     tracemalloc.start()
     try:
@@ -318,8 +291,8 @@ def test_oversized_answers_fail_each_configured_call(
     site: TestSite, make_policy: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     sent: list[int] = []
-    site.routes[RETRIEVE] = endless(site, sent)
-    site.routes[EMBEDDINGS] = endless(site, sent)
+    site.routes[RETRIEVE] = site.endless("application/json", sent)
+    site.routes[EMBEDDINGS] = site.endless("application/json", sent)
     policy = make_policy()
     with caplog.at_level(logging.DEBUG, logger=upstream.__name__):
         assert upstream.fetch({"url": site.origin(), "token": "t"}, "q", "customer", policy=policy) == []

@@ -66,8 +66,6 @@ INVALID_CONFIG = "invalid_config"
 _CHUNK = 64 * 1024
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 
-#: opens the TCP connection to a checked address: ``(ip, port, timeout) -> socket``
-Connect = Callable[[str, int, float], socket.socket]
 #: decides, once the status and headers are in, whether the body is read (may raise)
 WantBody = Callable[[int, http.client.HTTPMessage], bool]
 
