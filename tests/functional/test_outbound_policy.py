@@ -85,3 +85,22 @@ def test_aws_services_never_relax_the_policy(monkeypatch: pytest.MonkeyPatch) ->
     services = build_aws_services({"AWS_REGION": "eu-west-1", **function_env()}, embedder=False, eager=())
     assert services.outbound is PRODUCTION
     assert services.outbound.loopback_port is None
+
+
+def test_kb_serve_stops_at_start_on_an_embedder_url_it_may_not_call(
+    tmp_path: Any, served: list[Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "d"
+    services = build_local_services(LocalSettings(data))
+    for bot, base in (("meta", "https://169.254.169.254/v1"), ("plain", "http://127.0.0.1:8765/v1")):
+        services.state.put_bot(BotSettings(bot=bot, embedder="openai",
+                                           embedder_options={"baseUrl": base, "apiKey": "k"}))
+    assert main(["--data", str(data), "serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "the openai embedder's baseUrl is refused" in err and served == []
+    services.state.put_bot(BotSettings(bot="meta"))
+    # plain http to loopback is what the development switch is for, on its port only
+    assert main(["--data", str(data), "serve", "--port", "0", "--dev-allow-loopback", "8766"]) == 2
+    assert served == []
+    assert main(["--data", str(data), "serve", "--port", "0", "--dev-allow-loopback", "8765"]) == 0
+    assert served[-1].outbound.loopback_port == 8765

@@ -141,7 +141,15 @@ def test_check_embedder_names_what_is_missing_and_how_to_fix_it(monkeypatch):
 
     for fine in (None, "none", "hashing"):
         check_embedder(fine)
-    check_embedder("openai", {"baseUrl": "https://127.0.0.1:1", "apiKey": "k"})
+    check_embedder("openai", {"baseUrl": "https://api.example.com/v1", "apiKey": "k"})
+    # the base URL rule of the outbound guard, before anything is called
+    for url, code in (("http://api.example.com/v1", "invalid_config"), ("https://169.254.169.254/", "blocked_address"),
+                      ("http://127.0.0.1:8765/v1", "invalid_config")):
+        with pytest.raises(EmbedderUnavailable) as caught:
+            check_embedder("openai", {"baseUrl": url, "apiKey": "k"})
+        assert caught.value.code == code
+    check_embedder("openai", {"baseUrl": "http://127.0.0.1:8765/v1", "apiKey": "k"},
+                   policy=OutboundPolicy(loopback_port=8765))
     with pytest.raises(EmbedderUnavailable) as caught:
         check_embedder("openai", {})
     assert caught.value.code == Code.EMBEDDING_FAILED

@@ -36,7 +36,9 @@ def bot_embedder(settings: BotSettings, default: str | None) -> tuple[str, str]:
     return default or "none", "default"
 
 
-def check_embedder(name: str | None, options: dict[str, Any] | None = None) -> None:
+def check_embedder(
+    name: str | None, options: dict[str, Any] | None = None, *, policy: OutboundPolicy | None = None
+) -> None:
     """Raise :class:`EmbedderUnavailable` when the named embedder cannot load in this process:
     its packages or model files are not installed, or its settings are incomplete. Neither
     reads model weights nor calls a network service, so it is cheap enough for every start."""
@@ -54,6 +56,13 @@ def check_embedder(name: str | None, options: dict[str, Any] | None = None) -> N
         absent = [key for key in ("baseUrl", "apiKey") if not options.get(key)]
         if absent:
             raise EmbedderUnavailable(f"the openai embedder needs {' and '.join(absent)} in the bot's settings")
+        from ..crawl.outbound import check_configured_url
+
+        try:  # https only, no blocked IP literal (names are checked again at every call)
+            check_configured_url(options["baseUrl"], policy)
+        except InvalidInput as exc:
+            raise EmbedderUnavailable(f"the openai embedder's baseUrl is refused: {exc.message}",
+                                      code=exc.code) from exc
         return
     if name == "bedrock":
         if importlib.util.find_spec("boto3") is None:

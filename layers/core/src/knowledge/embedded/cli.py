@@ -89,7 +89,7 @@ def _require_embedders(services: Services, bots: Sequence[str] | None = None) ->
             continue
         checked.add(key)
         try:
-            check_embedder(name, options if origin == "bot" else None)
+            check_embedder(name, options if origin == "bot" else None, policy=services.outbound)
         except EmbedderUnavailable as exc:
             via = f"the {name} embedder (its own setting)" if origin == "bot" else f"KB_EMBEDDER={name}"
             raise EmbedderUnavailable(f"bot {bot!r} uses {via}, but {exc.message}") from exc
