@@ -180,9 +180,17 @@ def test_kb_serve_crawls_a_site_when_started_with_the_development_switch(
     ca.write_text("".join(ssl.DER_cert_to_PEM_cert(der) for der in tls.client_context.get_ca_certs(True)))
     site.routes["/"] = site.page(site.html("/tips", title="Lynx", text="Lynx support lives here."))
     site.routes["/tips"] = site.page("# Tips\n\nFeed the lynx before the night shift.", "text/markdown")
+    # the same local port also plays an upstream kb: the switch opens it to federation too
+    upstream_answer = {"audience": "customer", "excerpts": [
+        {"text": "Upstream: lynx feeding times are posted in the barn.", "path": "help/lynx.md", "title": "Lynx"}]}
+    site.routes[KB + "/retrieve"] = site.page(json.dumps(upstream_answer), "application/json")
     data = tmp_path / "data"
     token = run_kb(data, "token", "create", "--bot", "default", "--scopes",
                    "knowledge:read,knowledge:write").strip().splitlines()[-1]
+    local = build_local_services(LocalSettings(data_dir=data))
+    settings = local.state.get_bot("default")
+    settings.upstream = {"url": f"https://localhost:{site.port}", "token": "upstream-token", "bot": "default"}
+    local.state.put_bot(settings)
     proc, base = start_server(data, free_port(), {"SSL_CERT_FILE": str(ca)},
                               ("--dev-allow-loopback", str(site.port)))
     try:
@@ -191,8 +199,14 @@ def test_kb_serve_crawls_a_site_when_started_with_the_development_switch(
         web = kb.create("website", "Lynx site", {"origins": [origin], "startUrls": [origin + "/"]})
         card = kb.settled(web["id"])
         assert (card["status"], card["documentsProcessed"], card["documentsFailed"]) == ("ready", 2, 0)
-        top = kb.ask("when do I feed the lynx")[0]
+        excerpts = kb.ask("when do I feed the lynx")
+        top = excerpts[0]
         assert (top["sourceId"], top["url"]) == (web["id"], origin + "/tips")
+        assert [e["text"] for e in excerpts if e["reason"] == "upstream"] == [
+            "Upstream: lynx feeding times are posted in the barn."]
+        [federated] = [r for r in site.requests if r.method == "POST"]
+        assert (federated.path, federated.authorization) == (KB + "/retrieve", "Bearer upstream-token")
+        assert json.loads(federated.body) == {"q": "when do I feed the lynx", "audience": "customer"}
         assert {r.user_agent for r in site.requests} == {"KnowledgeBot/1.0"}
         assert site.paths()[0] == "/robots.txt"
     finally:
