@@ -39,7 +39,7 @@ class FetcherSwitch:
     refuse: bool = False
     made: list[Any] = field(default_factory=list)
 
-    def __call__(self) -> Any:
+    def __call__(self, policy: Any = None) -> Any:
         fetcher = self.build(refuse=self.refuse, timeout=2.0)
         self.made.append(fetcher)
         return fetcher

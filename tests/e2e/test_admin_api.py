@@ -20,8 +20,8 @@ from tests.e2e.test_embedded_server import KB, call, free_port, run_kb
 KB_PATH = "/api/bots/default/knowledge"
 
 
-def start_server(data: Path, port: int, extra_env: dict[str, str] | None = None):
-    proc = subprocess.Popen([*KB, "--data", str(data), "serve", "--port", str(port)],
+def start_server(data: Path, port: int, extra_env: dict[str, str] | None = None, extra_args: tuple[str, ...] = ()):
+    proc = subprocess.Popen([*KB, "--data", str(data), "serve", "--port", str(port), *extra_args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env={**os.environ, **(extra_env or {})})
     deadline = time.monotonic() + 30

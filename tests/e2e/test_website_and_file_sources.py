@@ -26,7 +26,7 @@ import pytest
 from knowledge.api.auth import create_token
 from knowledge.embedded.server import EmbeddedServer
 from knowledge.errors import Code
-from knowledge.settings import ENV_ALLOW_LOOPBACK, LocalSettings
+from knowledge.settings import LocalSettings
 from knowledge.wiring import build_local_services
 from tests.e2e.sites import (  # noqa: F401 - fixtures
     FILE_CASES,
@@ -161,10 +161,10 @@ def test_failed_pages_are_listed_with_their_codes(client: Client, site: Any, sit
         (site.url("/private/x"), Code.ROBOTS_DENIED), (site.url("/logo.png"), Code.UNSUPPORTED_TYPE)}
 
 
-def test_loopback_sites_are_refused_without_the_test_switch(
+def test_loopback_sites_are_refused_without_the_development_switch(
     client: Client, site: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(ENV_ALLOW_LOOPBACK, raising=False)
+    monkeypatch.setenv("KB_TEST_ALLOW_LOOPBACK", "1")  # the retired test variable opens nothing
     site.routes["/"] = site.page(site.html(text="Loopback page."))
     origin = f"https://localhost:{site.port}"
     web = client.create("website", "Local", {"origins": [origin], "startUrls": [origin + "/"]})
@@ -173,28 +173,48 @@ def test_loopback_sites_are_refused_without_the_test_switch(
     assert site.requests == []
 
 
-def test_kb_serve_crawls_a_site_when_started_with_the_test_switch(tmp_path: Path, site: Any, tls: Any) -> None:
+def test_kb_serve_crawls_a_site_when_started_with_the_development_switch(
+    tmp_path: Path, site: Any, tls: Any
+) -> None:
     ca = tmp_path / "ca.pem"
     ca.write_text("".join(ssl.DER_cert_to_PEM_cert(der) for der in tls.client_context.get_ca_certs(True)))
     site.routes["/"] = site.page(site.html("/tips", title="Lynx", text="Lynx support lives here."))
     site.routes["/tips"] = site.page("# Tips\n\nFeed the lynx before the night shift.", "text/markdown")
+    # the same local port also plays an upstream kb: the switch opens it to federation too
+    upstream_answer = {"audience": "customer", "excerpts": [
+        {"text": "Upstream: lynx feeding times are posted in the barn.", "path": "help/lynx.md", "title": "Lynx"}]}
+    site.routes[KB + "/retrieve"] = site.page(json.dumps(upstream_answer), "application/json")
     data = tmp_path / "data"
     token = run_kb(data, "token", "create", "--bot", "default", "--scopes",
                    "knowledge:read,knowledge:write").strip().splitlines()[-1]
-    proc, base = start_server(data, free_port(), {ENV_ALLOW_LOOPBACK: "1", "SSL_CERT_FILE": str(ca)})
+    local = build_local_services(LocalSettings(data_dir=data))
+    settings = local.state.get_bot("default")
+    settings.upstream = {"url": f"https://localhost:{site.port}", "token": "upstream-token", "bot": "default"}
+    local.state.put_bot(settings)
+    proc, base = start_server(data, free_port(), {"SSL_CERT_FILE": str(ca)},
+                              ("--dev-allow-loopback", str(site.port)))
     try:
         kb = Client(base, token)
         origin = f"https://localhost:{site.port}"
         web = kb.create("website", "Lynx site", {"origins": [origin], "startUrls": [origin + "/"]})
         card = kb.settled(web["id"])
         assert (card["status"], card["documentsProcessed"], card["documentsFailed"]) == ("ready", 2, 0)
-        top = kb.ask("when do I feed the lynx")[0]
+        excerpts = kb.ask("when do I feed the lynx")
+        top = excerpts[0]
         assert (top["sourceId"], top["url"]) == (web["id"], origin + "/tips")
+        assert [e["text"] for e in excerpts if e["reason"] == "upstream"] == [
+            "Upstream: lynx feeding times are posted in the barn."]
+        [federated] = [r for r in site.requests if r.method == "POST"]
+        assert (federated.path, federated.authorization) == (KB + "/retrieve", "Bearer upstream-token")
+        assert json.loads(federated.body) == {"q": "when do I feed the lynx", "audience": "customer"}
         assert {r.user_agent for r in site.requests} == {"KnowledgeBot/1.0"}
         assert site.paths()[0] == "/robots.txt"
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=10)
+    assert proc.stderr is not None
+    said = proc.stderr.read().decode()
+    assert "DEVELOPMENT SWITCH ON" in said and f"127.0.0.1:{site.port}" in said
 
 
 # -- files -----------------------------------------------------------------------------------

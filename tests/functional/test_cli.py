@@ -190,11 +190,20 @@ def test_sources_say_which_embedder_the_bot_uses(tmp_path, write_pack, capsys, m
     assert out.splitlines()[0] == "bot default: embedder hashing (the bot's setting)"
 
 
-def test_ingest_exits_non_zero_when_a_source_is_left_queued_by_a_failing_embedder(tmp_path, write_pack, capsys):
-    # the start-up check passes (the settings are complete), the endpoint then refuses:
-    # the source waits for a retry and the ingest says so instead of "0 failed", exit 0
+def test_ingest_exits_non_zero_when_a_source_is_left_queued_by_a_failing_embedder(
+    tmp_path, write_pack, capsys, monkeypatch
+):
+    # the start-up check passes (the settings are complete), the endpoint then cannot be
+    # reached (its name does not resolve; nothing leaves the machine): the source waits for
+    # a retry and the ingest says so instead of "0 failed"
+    import knowledge.crawl.outbound as outbound
+
+    def unresolvable(host, port):
+        raise OSError("no such host")
+
+    monkeypatch.setattr(outbound, "system_resolve", unresolvable)
     _set_bot(tmp_path / "d", "default", embedder="openai",
-             embedder_options={"baseUrl": "https://127.0.0.1:1", "apiKey": "k"})
+             embedder_options={"baseUrl": "https://embeddings.example/v1", "apiKey": "k"})
     data = str(tmp_path / "d")
     code, out, _ = run(capsys, "--data", data, "ingest", str(write_pack("coinvault", PAGES)))
     assert code == 1

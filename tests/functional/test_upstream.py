@@ -1,16 +1,19 @@
-"""Federation with an upstream kb over real HTTP: audience stated, rank fusion, failures ignored."""
+"""Federation with an upstream kb over real HTTP: audience stated, rank fusion, failures ignored.
+
+The upstream runs on 127.0.0.1 over plain http, which only the development switch (an
+``OutboundPolicy`` with that port, as ``kb serve --dev-allow-loopback`` builds) allows."""
 
 from __future__ import annotations
 
 import json
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import knowledge.retrieve.upstream as upstream
 from knowledge.api.auth import create_token
+from knowledge.crawl.outbound import OutboundPolicy
 from knowledge.embedded.server import EmbeddedServer
 from knowledge.refresh.packsync import install_pack
 from knowledge.refresh.reindex import reindex
@@ -47,9 +50,17 @@ def local_with_upstream(services, write_pack, config):
     services.state.put_bot(settings)
 
 
+def dev(url):
+    return OutboundPolicy(loopback_port=int(url.rsplit(":", 1)[1]))
+
+
 def test_upstream_excerpts_are_fused_by_rank_with_local_first(services, write_pack, upstream_kb):
     url, token = upstream_kb
     local_with_upstream(services, write_pack, {"url": url, "token": token, "bot": "default"})
+    # the production policy (the default of every composition root) never reaches loopback
+    res = retrieve(services, RetrievalRequest("default", "vault lock", "customer"))
+    assert [(e["path"], e["reason"]) for e in res["excerpts"]] == [("help/lock.md", "lexical")]
+    services.outbound = dev(url)  # what build_local_services makes of the serve flag
     res = retrieve(services, RetrievalRequest("default", "vault lock", "customer"))
     assert [(e["path"], e["reason"]) for e in res["excerpts"]] == [
         ("help/lock.md", "lexical"), ("help/new-feature.md", "upstream")]
@@ -78,33 +89,48 @@ def test_audience_is_sent_explicitly():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        upstream.fetch({"url": f"http://127.0.0.1:{server.server_address[1]}", "token": "t"}, "q", "operator")
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        upstream.fetch({"url": url, "token": "t"}, "q", "operator", policy=dev(url))
     finally:
         server.shutdown()
     assert seen["body"] == {"q": "q", "audience": "operator"}
 
 
-def test_every_failure_is_an_empty_list(services, write_pack, monkeypatch):
+def test_every_failure_is_an_empty_list(services, write_pack, upstream_kb, monkeypatch):
+    release = threading.Event()
+    answer = json.dumps({"excerpts": [{"text": "late but valid"}]}).encode()
+
     class Slow(BaseHTTPRequestHandler):
         def do_POST(self):
-            time.sleep(1.0)
+            release.wait(1.0)  # a valid answer, later than the budget allows
             self.send_response(200)
+            self.send_header("Content-Length", str(len(answer)))
             self.end_headers()
+            self.wfile.write(answer)
 
         def log_message(self, *a):
             pass
 
     slow = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
     threading.Thread(target=slow.serve_forever, daemon=True).start()
+    slow_url = f"http://127.0.0.1:{slow.server_address[1]}"
+    live_url, token = upstream_kb
     monkeypatch.setattr(upstream, "TIMEOUT_SECONDS", 0.2)
     try:
-        for config in [None, {"url": "http://127.0.0.1:9", "token": "t"},
-                       {"url": f"http://127.0.0.1:{slow.server_address[1]}", "token": "t"},
-                       {"url": "http://127.0.0.1:9"}]:
-            t0 = time.monotonic()
-            assert upstream.fetch(config, "q", "customer") == []
-            assert time.monotonic() - t0 < 0.9
+        for config, policy in [
+            (None, dev(slow_url)),
+            ({"url": "http://127.0.0.1:9", "token": "t"}, dev("http://127.0.0.1:9")),  # nothing listens
+            ({"url": slow_url, "token": "t"}, dev(slow_url)),  # over the budget
+            ({"url": "http://127.0.0.1:9"}, dev("http://127.0.0.1:9")),  # no token
+            ({"url": live_url, "token": "wrong"}, dev(live_url)),  # 401
+            ({"url": live_url, "token": token}, None),  # loopback without the switch
+        ]:
+            assert upstream.fetch(config, "vault lock", "customer", policy=policy) == []
+        # the same slow server within a budget that allows it: the empty list above was the budget
+        assert upstream.fetch({"url": slow_url, "token": "t"}, "q", "customer", timeout=5.0,
+                              policy=dev(slow_url)) == [{"text": "late but valid"}]
     finally:
+        release.set()
         slow.shutdown()
     local_with_upstream(services, write_pack, {"url": "http://127.0.0.1:9", "token": "t"})
     res = retrieve(services, RetrievalRequest("default", "vault lock", "customer"))

@@ -8,10 +8,11 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
+from knowledge.crawl.outbound import OutboundPolicy
 from knowledge.embed import build_embedder, embed_in_batches
 from knowledge.embed.hashing import HashingEmbedder
 from knowledge.embed.openai import OpenAIEmbedder
-from knowledge.errors import Code, SourceFailure
+from knowledge.errors import Code, InvalidInput, SourceFailure
 
 
 def cosine(a, b):
@@ -101,8 +102,13 @@ def fake_openai():
     _Handler.status = 200
 
 
+def dev(url):
+    """The development switch for the fake endpoint's port (plain http on loopback)."""
+    return OutboundPolicy(loopback_port=int(url.rsplit(":", 1)[1].split("/")[0]))
+
+
 def test_openai_compatible_embedder(fake_openai):
-    e = OpenAIEmbedder(fake_openai, "sk-test", dimensions=8)
+    e = OpenAIEmbedder(fake_openai, "sk-test", dimensions=8, policy=dev(fake_openai))
     vectors = e.embed(["a", "b"])
     assert vectors == [[0.5] * 8, [0.5] * 8]
     auth, body = _Handler.seen
@@ -114,13 +120,18 @@ def test_openai_compatible_embedder(fake_openai):
 def test_openai_errors_map_to_codes(fake_openai, status, code):
     _Handler.status = status
     with pytest.raises(SourceFailure) as err:
-        OpenAIEmbedder(fake_openai, "k", dimensions=4).embed(["a"])
+        OpenAIEmbedder(fake_openai, "k", dimensions=4, policy=dev(fake_openai)).embed(["a"])
     assert err.value.code == code
 
 
-def test_openai_requires_https():
-    with pytest.raises(ValueError):
-        OpenAIEmbedder("http://example.com/v1", "k")
+def test_openai_requires_https(fake_openai):
+    for url in ("http://example.com/v1", fake_openai):  # loopback http only under the switch
+        with pytest.raises(InvalidInput) as err:
+            OpenAIEmbedder(url, "k")
+        assert err.value.code == "invalid_config"
+        with pytest.raises(ValueError, match="invalid_config"):
+            build_embedder("openai", {"baseUrl": url, "apiKey": "k"})
+    assert build_embedder("openai", {"baseUrl": fake_openai, "apiKey": "k"}, policy=dev(fake_openai)) is not None
 
 
 def test_check_embedder_names_what_is_missing_and_how_to_fix_it(monkeypatch):
@@ -130,7 +141,15 @@ def test_check_embedder_names_what_is_missing_and_how_to_fix_it(monkeypatch):
 
     for fine in (None, "none", "hashing"):
         check_embedder(fine)
-    check_embedder("openai", {"baseUrl": "https://127.0.0.1:1", "apiKey": "k"})
+    check_embedder("openai", {"baseUrl": "https://api.example.com/v1", "apiKey": "k"})
+    # the base URL rule of the outbound guard, before anything is called
+    for url, code in (("http://api.example.com/v1", "invalid_config"), ("https://169.254.169.254/", "blocked_address"),
+                      ("http://127.0.0.1:8765/v1", "invalid_config")):
+        with pytest.raises(EmbedderUnavailable) as caught:
+            check_embedder("openai", {"baseUrl": url, "apiKey": "k"})
+        assert caught.value.code == code
+    check_embedder("openai", {"baseUrl": "http://127.0.0.1:8765/v1", "apiKey": "k"},
+                   policy=OutboundPolicy(loopback_port=8765))
     with pytest.raises(EmbedderUnavailable) as caught:
         check_embedder("openai", {})
     assert caught.value.code == Code.EMBEDDING_FAILED

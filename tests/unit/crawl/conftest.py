@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from knowledge.crawl.fetcher import Fetcher
+from knowledge.crawl.outbound import OutboundPolicy
 
 CERT_NAMES = ("localhost", "test.example", "other.example", "evil.test")
 
@@ -118,6 +119,9 @@ class Seen:
     host: str
     path: str
     user_agent: str
+    method: str = "GET"
+    body: bytes = b""
+    authorization: str = ""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -129,7 +133,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         site: TestSite = self.server.site
         agent = self.headers.get("User-Agent", "")
-        site.requests.append(Seen(self.headers.get("Host", ""), self.path, agent))
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if self.command == "POST" and 0 < length <= 1_000_000 else b""
+        site.requests.append(Seen(self.headers.get("Host", ""), self.path, agent, self.command, body,
+                                  self.headers.get("Authorization", "")))
         route = site.routes.get(self.path) or site.routes.get(self.path.split("?", 1)[0])
         try:
             if route is not None:
@@ -141,6 +148,8 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError, TimeoutError, OSError):
             self.close_connection = True
 
+    do_POST = do_GET
+
     # helpers for routes
     def send_raw(self, data: bytes) -> None:
         self.wfile.write(data)
@@ -151,6 +160,10 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     site: TestSite
 
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        self.site.connections += 1  # every TCP connection accepted, before TLS or HTTP
+        return True
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Clients that hang up mid-response (size and time limits) or refuse the
         # certificate are what these tests provoke; the tests assert the client side.
@@ -159,11 +172,13 @@ class _Server(ThreadingHTTPServer):
 
 @dataclass
 class TestSite:
+    __test__ = False  # a fixture's type, not a test class
     port: int
     routes: dict[str, Route] = field(default_factory=dict)
     requests: list[Seen] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
     fallback: Route | None = None
+    connections: int = 0
 
     def url(self, path: str = "/", host: str = "test.example") -> str:
         return f"https://{host}:{self.port}{path}"
@@ -207,6 +222,21 @@ class TestSite:
     def html(*links: str, title: str = "t", text: str = "") -> str:
         anchors = "".join(f'<a href="{link}">link</a>' for link in links)
         return f"<html><head><title>{title}</title></head><body><p>{text}</p>{anchors}</body></html>"
+
+    def endless(self, content_type: str, sent: list[int]) -> Route:
+        """A 200 whose body never ends (no Content-Length, at most 128 MB); ``sent`` gets the
+        size of every block written, so a test can show the client stopped reading."""
+
+        def route(handler: _Handler) -> None:
+            handler.send_raw(f"HTTP/1.0 200 OK\r\nContent-Type: {content_type}\r\n\r\n".encode())
+            block = b"a" * 65536
+            for _ in range(2048):
+                if self.stopping.is_set():
+                    return
+                handler.send_raw(block)
+                sent.append(len(block))
+
+        return route
 
     def drip(self, handler: _Handler, chunks: list[bytes], interval: float) -> None:
         """Send ``chunks`` one at a time, ``interval`` seconds apart (stops with the server)."""
@@ -259,20 +289,45 @@ class Resolver:
         return list(self.table[host])
 
 
-class RecordingFetcher(Fetcher):
-    """A real Fetcher that notes every address it opens a TCP connection to."""
+class Rebinding:
+    """A resolver (for a DNS-rebinding test) that answers with ``first`` on the first lookup and ``then`` afterwards."""
 
-    def __init__(self, *args: Any, refuse: bool = False, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.connections: list[tuple[str, int]] = []
+    def __init__(self, first: str, then: str):
+        self.answers = [first, then]
+        self.calls = 0
+
+    def __call__(self, host: str, port: int) -> list[str]:
+        answer = self.answers[min(self.calls, 1)]
+        self.calls += 1
+        return [answer]
+
+
+class Connections:
+    """The ``connect`` of a test :class:`OutboundPolicy`: notes every address a client opens
+    a TCP connection to, and never lets a test reach a non-local address, whatever the code
+    under test does (``refuse`` makes every connection fail)."""
+
+    def __init__(self, refuse: bool = False):
+        self.made: list[tuple[str, int]] = []
         self.refuse = refuse
 
-    def _open_socket(self, ip: str, port: int, timeout: float) -> socket.socket:
-        self.connections.append((ip, port))
+    def __call__(self, ip: str, port: int, timeout: float) -> socket.socket:
+        self.made.append((ip, port))
         if self.refuse or (ip != "127.0.0.1" and ip != "::1"):
-            # Never let a test reach a non-local address, whatever the code under test does.
             raise ConnectionRefusedError("test: connection refused")
-        return super()._open_socket(ip, port, timeout)
+        return socket.create_connection((ip, port), timeout=timeout)
+
+
+class RecordingFetcher(Fetcher):
+    """A real Fetcher whose policy notes every address it opens a TCP connection to."""
+
+    def __init__(self, policy: OutboundPolicy, recorder: Connections, **kwargs: Any):
+        super().__init__(policy, **kwargs)
+        self.recorder = recorder
+
+    @property
+    def connections(self) -> list[tuple[str, int]]:
+        return self.recorder.made
 
 
 @pytest.fixture
@@ -281,13 +336,22 @@ def resolver() -> Resolver:
 
 
 @pytest.fixture
-def make_fetcher(tls: TLS, resolver: Resolver) -> Callable[..., RecordingFetcher]:
-    def build(**kwargs: Any) -> RecordingFetcher:
-        kwargs.setdefault("resolve", resolver)
-        kwargs.setdefault("allow_loopback", True)
-        kwargs.setdefault("ssl_context", tls.client_context)
+def make_fetcher(tls: TLS, resolver: Resolver, site: TestSite) -> Callable[..., RecordingFetcher]:
+    """A fetcher for the ``site`` fixture: loopback allowed on the site's port only (the
+    development switch), unless ``loopback=False``."""
+
+    def build(
+        *,
+        resolve: Callable[[str, int], list[str]] | None = None,
+        loopback: bool = True,
+        refuse: bool = False,
+        ssl_context: ssl.SSLContext | None = None,
+        **kwargs: Any,
+    ) -> RecordingFetcher:
         kwargs.setdefault("timeout", 5.0)
-        return RecordingFetcher(**kwargs)
+        recorder = Connections(refuse=refuse)
+        policy = OutboundPolicy(loopback_port=site.port if loopback else None, resolve=resolve or resolver,
+                                ssl_context=ssl_context or tls.client_context, connect=recorder)
+        return RecordingFetcher(policy, recorder, **kwargs)
 
     return build
-

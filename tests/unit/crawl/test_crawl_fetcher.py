@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from knowledge.crawl.fetcher import USER_AGENT, Fetcher
+from knowledge.crawl.outbound import OutboundPolicy
 from knowledge.errors import Code, SourceFailure
+from tests.unit.crawl.conftest import Rebinding
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -53,25 +55,12 @@ def test_every_request_resolves_again(site: Any, make_fetcher: MAKE, resolver: A
     assert fetcher.connections == [("127.0.0.1", site.port)] * 2
 
 
-class Rebinding:
-    """Answers with ``first`` on the first lookup and ``then`` afterwards."""
-
-    def __init__(self, first: str, then: str):
-        self.answers = [first, then]
-        self.calls = 0
-
-    def __call__(self, host: str, port: int) -> list[str]:
-        answer = self.answers[min(self.calls, 1)]
-        self.calls += 1
-        return [answer]
-
-
 def test_dns_rebinding_cannot_redirect_the_connection(site: Any, make_fetcher: MAKE) -> None:
     # The guard sees a public address; a second lookup would say 127.0.0.1. The fetcher
     # must connect to what it checked (the test refuses that connection: nothing leaves
     # the machine) and never look the name up again.
     rebinding = Rebinding("93.184.216.34", "127.0.0.1")
-    fetcher = make_fetcher(resolve=rebinding, allow_loopback=False)
+    fetcher = make_fetcher(resolve=rebinding, loopback=False)
     assert failure_code(lambda: fetcher.fetch(site.url("/"))) == Code.FETCH_TIMEOUT
     assert fetcher.connections == [("93.184.216.34", site.port)]
     assert rebinding.calls == 1
@@ -80,22 +69,26 @@ def test_dns_rebinding_cannot_redirect_the_connection(site: Any, make_fetcher: M
 
 def test_rebinding_to_loopback_first_is_refused_before_connecting(site: Any, make_fetcher: MAKE) -> None:
     rebinding = Rebinding("127.0.0.1", "93.184.216.34")
-    fetcher = make_fetcher(resolve=rebinding, allow_loopback=False)
+    fetcher = make_fetcher(resolve=rebinding, loopback=False)
     assert failure_code(lambda: fetcher.fetch(site.url("/"))) == Code.BLOCKED_ADDRESS
     assert fetcher.connections == []
 
 
-def test_loopback_escape_hatch_comes_only_from_the_environment(
+def test_loopback_comes_only_from_the_policy_and_only_for_its_port(
     site: Any, tls: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site.routes["/"] = site.page("ok")
     url = f"https://127.0.0.1:{site.port}/"
-    monkeypatch.delenv("KB_TEST_ALLOW_LOOPBACK", raising=False)
-    assert failure_code(lambda: Fetcher(ssl_context=tls.client_context).fetch(url)) == Code.BLOCKED_ADDRESS
-    monkeypatch.setenv("KB_TEST_ALLOW_LOOPBACK", "true")
-    assert failure_code(lambda: Fetcher(ssl_context=tls.client_context).fetch(url)) == Code.BLOCKED_ADDRESS
+    # the old test variable does nothing any more: only the policy can open loopback
     monkeypatch.setenv("KB_TEST_ALLOW_LOOPBACK", "1")
-    assert Fetcher(ssl_context=tls.client_context).fetch(url).body == b"ok"
+    assert failure_code(lambda: Fetcher(OutboundPolicy(ssl_context=tls.client_context)).fetch(url)) == (
+        Code.BLOCKED_ADDRESS)
+    other_port = OutboundPolicy(loopback_port=site.port + 1 if site.port < 65535 else 1,
+                                ssl_context=tls.client_context)
+    assert failure_code(lambda: Fetcher(other_port).fetch(url)) == Code.BLOCKED_ADDRESS
+    assert site.requests == []
+    dev = OutboundPolicy(loopback_port=site.port, ssl_context=tls.client_context)
+    assert Fetcher(dev).fetch(url).body == b"ok"
     assert site.paths() == ["/"]
 
 
@@ -104,9 +97,14 @@ def test_private_and_metadata_names_are_never_contacted(site: Any, make_fetcher:
     for url in (site.url("/", host="evil.test"), site.url("/", host="meta.test")):
         assert failure_code(functools.partial(fetcher.fetch, url)) == Code.BLOCKED_ADDRESS
     assert failure_code(lambda: fetcher.fetch(f"https://10.0.0.1:{site.port}/")) == Code.BLOCKED_ADDRESS
-    assert failure_code(lambda: fetcher.fetch(f"http://test.example:{site.port}/")) == Code.BLOCKED_ADDRESS
     assert failure_code(lambda: fetcher.fetch(f"https://u:p@test.example:{site.port}/")) == Code.BLOCKED_ADDRESS
     assert fetcher.connections == []
+    # plain http: only the development switch allows it (to loopback, on its port)
+    production = make_fetcher(loopback=False)
+    assert failure_code(lambda: production.fetch(f"http://test.example:{site.port}/")) == Code.BLOCKED_ADDRESS
+    assert failure_code(lambda: fetcher.fetch(f"http://test.example:{site.port + 1}/")) == Code.BLOCKED_ADDRESS
+    assert production.connections == fetcher.connections == []
+    assert site.requests == []
 
 
 # -- redirects --------------------------------------------------------------------------
@@ -139,7 +137,7 @@ def test_redirect_into_a_private_address_is_blocked(site: Any, make_fetcher: MAK
     site.routes["/go"] = site.redirect(f"https://evil.test:{site.port}/admin")
     site.routes["/go-literal"] = site.redirect("https://169.254.169.254/latest/meta-data/")
     site.routes["/go-decimal"] = site.redirect(f"https://167772161:{site.port}/")  # 10.0.0.1
-    fetcher = make_fetcher(allow_loopback=True)
+    fetcher = make_fetcher()
     assert failure_code(lambda: fetcher.fetch(site.url("/go"))) == Code.BLOCKED_ADDRESS
     assert ("evil.test", site.port) in resolver.calls
     assert failure_code(lambda: fetcher.fetch(site.url("/go-literal"))) == Code.BLOCKED_ADDRESS
@@ -223,18 +221,7 @@ def test_server_that_never_answers_times_out(site: Any, make_fetcher: MAKE) -> N
 
 def test_body_over_the_limit_is_refused_while_streaming(site: Any, make_fetcher: MAKE) -> None:
     sent: list[int] = []
-
-    def endless(handler: Any) -> None:
-        # No Content-Length: the body ends when the connection does, which it never would.
-        handler.send_raw(b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n")
-        block = b"a" * 65536
-        for _ in range(2000):  # at most 128 MB, stopped by the client long before
-            if site.stopping.is_set():
-                return
-            handler.send_raw(block)
-            sent.append(len(block))
-
-    site.routes["/endless"] = endless
+    site.routes["/endless"] = site.endless("text/html", sent)
     fetcher = make_fetcher()  # the default 8 MB limit
     assert failure_code(lambda: fetcher.fetch(site.url("/endless"))) == Code.FILE_TOO_LARGE
 

@@ -2,89 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
-
 import pytest
 
 from knowledge.crawl.guard import blocked_ip, check_url, parse_host_ip
 from knowledge.errors import Code, SourceFailure
-
-
-def teredo(server: str, client: str, port: int = 40000) -> str:
-    """A Teredo address (2001::/32) with the client address and port obfuscated (inverted)."""
-    value = (0x20010000 << 96) | (int(ipaddress.IPv4Address(server)) << 64)
-    value |= (port ^ 0xFFFF) << 32
-    value |= int(ipaddress.IPv4Address(client)) ^ 0xFFFFFFFF
-    return str(ipaddress.IPv6Address(value))
-
-
-def six_to_four(v4: str) -> str:
-    return str(ipaddress.IPv6Address((0x2002 << 112) | (int(ipaddress.IPv4Address(v4)) << 80) | 1))
-
-
-# (label, address as written in a URL host) -- every one must be refused
-BLOCKED = [
-    ("loopback", "127.0.0.1"),
-    ("loopback elsewhere in 127/8", "127.45.6.7"),
-    ("loopback decimal", "2130706433"),
-    ("loopback octal", "0177.0.0.1"),
-    ("loopback octal whole", "017700000001"),
-    ("loopback hex", "0x7f.0.0.1"),
-    ("loopback hex whole", "0x7f000001"),
-    ("loopback short", "127.1"),
-    ("loopback mixed hex/octal", "0x7f.0.0.01"),
-    ("loopback mixed short", "0x7f.1"),
-    ("loopback trailing dot", "127.0.0.1."),
-    ("private 10/8", "10.0.0.1"),
-    ("private 10/8 short", "10.1"),
-    ("private 10/8 decimal", "167772161"),
-    ("private 172.16/12", "172.16.5.4"),
-    ("private 172.31", "172.31.255.255"),
-    ("private 192.168/16", "192.168.1.1"),
-    ("private 192.168 hex", "0xc0.0xa8.0x01.0x01"),
-    ("cgnat", "100.64.0.1"),
-    ("cgnat upper", "100.127.255.254"),
-    ("link-local", "169.254.1.1"),
-    ("metadata aws/gcp/azure", "169.254.169.254"),
-    ("metadata decimal", "2852039166"),
-    ("metadata ecs", "169.254.170.2"),
-    ("metadata alibaba", "100.100.100.200"),
-    ("unspecified", "0.0.0.0"),
-    ("this network", "0.1.2.3"),
-    ("zero short", "0"),
-    ("multicast", "224.0.0.1"),
-    ("multicast upper", "239.255.255.250"),
-    ("reserved", "240.0.0.1"),
-    ("broadcast", "255.255.255.255"),
-    ("documentation", "192.0.2.10"),
-    ("benchmark", "198.18.0.1"),
-    ("v6 loopback", "::1"),
-    ("v6 unspecified", "::"),
-    ("v6 ula", "fc00::1"),
-    ("v6 ula fd", "fd12:3456::1"),
-    ("v6 metadata aws", "fd00:ec2::254"),
-    ("v6 link-local", "fe80::1"),
-    ("v6 site-local", "fec0::1"),
-    ("v6 multicast", "ff02::1"),
-    ("v6 documentation", "2001:db8::1"),
-    ("v4-mapped loopback", "::ffff:127.0.0.1"),
-    ("v4-mapped loopback hex", "::ffff:7f00:1"),
-    ("v4-mapped private", "::ffff:10.0.0.1"),
-    ("v4-mapped metadata", "::ffff:169.254.169.254"),
-    ("v4-compatible loopback", "::127.0.0.1"),
-    ("v4-compatible private", "::10.0.0.1"),
-    ("6to4 loopback", six_to_four("127.0.0.1")),
-    ("6to4 private", six_to_four("192.168.0.1")),
-    ("6to4 metadata", six_to_four("169.254.169.254")),
-    ("teredo loopback client", teredo("65.54.227.120", "127.0.0.1")),
-    ("teredo private client", teredo("65.54.227.120", "10.0.0.1")),
-    ("teredo private server", teredo("10.0.0.1", "8.8.8.8")),
-    ("nat64 loopback", "64:ff9b::127.0.0.1"),
-    ("nat64 private", "64:ff9b::a00:1"),
-    ("nat64 metadata", "64:ff9b::169.254.169.254"),
-    ("nat64 local-use prefix", "64:ff9b:1::a00:1"),
-    ("nat64 local-use prefix public v4", "64:ff9b:1::808:808"),
-]
+from tests.unit.crawl.hostile_addresses import BLOCKED, six_to_four, teredo
 
 # public addresses, including the same embedded forms around a public IPv4 address
 ALLOWED = [
@@ -166,7 +88,7 @@ class Lookups:
         return list(self.answers)
 
 
-def code_of(url: str, resolve: Lookups | None = None, **kwargs: bool) -> str:
+def code_of(url: str, resolve: Lookups | None = None, **kwargs: int) -> str:
     with pytest.raises(SourceFailure) as caught:
         check_url(url, resolve or Lookups(["8.8.8.8"]), **kwargs)
     return caught.value.code
@@ -238,16 +160,36 @@ def test_unresolvable_names_fail_as_unreachable() -> None:
     assert code_of("https://example.com/", Lookups([])) == Code.FETCH_TIMEOUT
 
 
-def test_allow_loopback_lets_only_loopback_through() -> None:
-    assert check_url("https://127.0.0.1/", allow_loopback=True) == ["127.0.0.1"]
-    assert check_url("https://127.9.9.9:8443/", allow_loopback=True) == ["127.9.9.9"]
-    assert check_url("https://[::1]/", allow_loopback=True) == ["::1"]
-    assert check_url("https://t.test/", Lookups(["127.0.0.1"]), allow_loopback=True) == ["127.0.0.1"]
+def test_the_development_port_lets_only_loopback_through_on_that_port() -> None:
+    assert check_url("https://127.0.0.1:8443/", loopback_port=8443) == ["127.0.0.1"]
+    assert check_url("https://127.9.9.9:8443/", loopback_port=8443) == ["127.9.9.9"]
+    assert check_url("https://[::1]:8443/", loopback_port=8443) == ["::1"]
+    assert check_url("https://t.test:8443/", Lookups(["127.0.0.1"]), loopback_port=8443) == ["127.0.0.1"]
+    assert check_url("https://127.0.0.1/", loopback_port=443) == ["127.0.0.1"]
     for other in ("10.0.0.1", "169.254.169.254", "0.0.0.0", "::ffff:127.0.0.1", "fe80::1", "192.168.0.1"):
-        assert code_of("https://t.test/", Lookups([other]), allow_loopback=True) == Code.BLOCKED_ADDRESS
-    # and it is off unless asked for
+        assert code_of("https://t.test:8443/", Lookups([other]), loopback_port=8443) == Code.BLOCKED_ADDRESS
+    # any other port stays closed, and it is off unless asked for
+    assert code_of("https://127.0.0.1:8444/", loopback_port=8443) == Code.BLOCKED_ADDRESS
+    assert code_of("https://127.0.0.1/", loopback_port=8443) == Code.BLOCKED_ADDRESS
+    assert code_of("https://t.test:8444/", Lookups(["127.0.0.1"]), loopback_port=8443) == Code.BLOCKED_ADDRESS
     assert code_of("https://127.0.0.1/") == Code.BLOCKED_ADDRESS
     assert code_of("https://t.test/", Lookups(["127.0.0.1"])) == Code.BLOCKED_ADDRESS
+
+
+def test_plain_http_only_to_loopback_on_the_development_port() -> None:
+    assert check_url("http://127.0.0.1:8000/", loopback_port=8000) == ["127.0.0.1"]
+    assert check_url("http://localhost:8000/", Lookups(["127.0.0.1", "::1"]), loopback_port=8000) == [
+        "127.0.0.1", "::1"]
+    assert check_url("http://127.0.0.1/", loopback_port=80) == ["127.0.0.1"]
+    # not on another port, never to a public address, never without the switch
+    assert code_of("http://127.0.0.1:8001/", loopback_port=8000) == Code.BLOCKED_ADDRESS
+    assert code_of("http://127.0.0.1/", loopback_port=8000) == Code.BLOCKED_ADDRESS
+    assert code_of("http://example.com:8000/", Lookups(["8.8.8.8"]), loopback_port=8000) == Code.BLOCKED_ADDRESS
+    assert code_of("http://localhost:8000/", Lookups(["127.0.0.1", "8.8.8.8"]), loopback_port=8000) == (
+        Code.BLOCKED_ADDRESS)
+    assert code_of("http://8.8.8.8:8000/", loopback_port=8000) == Code.BLOCKED_ADDRESS
+    assert code_of("http://127.0.0.1:8000/") == Code.BLOCKED_ADDRESS
+    assert code_of("ftp://127.0.0.1:8000/", loopback_port=8000) == Code.BLOCKED_ADDRESS
 
 
 def test_error_messages_do_not_echo_the_url() -> None:

@@ -22,6 +22,7 @@ from .model import (
     Source,
     Token,
 )
+from .settings import PRODUCTION_OUTBOUND, OutboundPolicy
 
 
 class Clock(Protocol):
@@ -214,6 +215,9 @@ class Services:
     embedders: dict[str, Embedder] = field(default_factory=dict)
     #: per-process caches of derived data (e.g. loaded rescue models), keyed by purpose
     caches: dict[str, Any] = field(default_factory=dict)
+    #: how outbound calls to configured URLs (crawler, upstream, embedder) may connect; only
+    #: ``build_local_services`` under ``kb serve --dev-allow-loopback`` relaxes it
+    outbound: OutboundPolicy = PRODUCTION_OUTBOUND
 
     def embedder_for(self, bot: str) -> Embedder | None:
         """The bot's embedder (its setting, else the default), built once per process."""

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
+    import ssl
 
 # environment variable names (also used by infra/ to set Lambda environments)
 ENV_DATA = "KB_DATA"
@@ -14,7 +20,6 @@ ENV_BUCKET = "KB_BUCKET_NAME"
 ENV_SEARCH_ENDPOINT = "KB_SEARCH_ENDPOINT"
 ENV_INDEX_PREFIX = "KB_INDEX_PREFIX"
 ENV_STATE_MACHINE = "KB_STATE_MACHINE_ARN"
-ENV_ALLOW_LOOPBACK = "KB_TEST_ALLOW_LOOPBACK"
 #: name of the sparse GSI the scheduler queries for due refreshes (AWS)
 ENV_DUE_INDEX = "KB_DUE_INDEX_NAME"
 #: Bedrock model id used when KB_EMBEDDER is "bedrock"
@@ -57,9 +62,41 @@ MAX_AGENT_SOURCES = 100
 
 
 @dataclass(frozen=True)
+class OutboundPolicy:
+    """How this process may reach URLs that operators, tenants or fetched pages choose (the
+    crawler, upstream federation, the embedder; see ``knowledge.crawl.outbound``). Built
+    once by the composition root and passed down.
+
+    ``loopback_port`` is the development switch (``kb serve --dev-allow-loopback PORT``):
+    127.0.0.1 / ``localhost`` on that one port, over ``http`` or ``https``. None (the
+    default, and always on AWS) blocks every loopback address. ``resolve`` (``(host, port)
+    -> addresses``), ``ssl_context`` and ``connect`` (``(ip, port, timeout) -> socket``)
+    default to the system resolver, the system trust store and ``socket.create_connection``;
+    tests point them at a local server."""
+
+    loopback_port: int | None = None
+    resolve: Callable[[str, int], list[str]] | None = None
+    ssl_context: ssl.SSLContext | None = None
+    connect: Callable[[str, int, float], socket.socket] | None = None
+
+    def __post_init__(self) -> None:
+        port = self.loopback_port
+        if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535):
+            raise ValueError("the development loopback port must be an integer from 1 to 65535")
+
+
+#: the outbound policy of every production path
+PRODUCTION_OUTBOUND = OutboundPolicy()
+
+
+@dataclass(frozen=True)
 class LocalSettings:
     data_dir: Path
     embedder: str = "none"
+    #: the development switch (``kb serve --dev-allow-loopback PORT``): outbound calls (the
+    #: crawler, upstream, the embedder) may reach 127.0.0.1 / localhost on this one port.
+    #: Only that flag sets it; no environment variable does, and the AWS wiring has no such field.
+    dev_loopback_port: int | None = None
 
     @classmethod
     def from_env(cls, data_dir: str | os.PathLike[str] | None = None) -> LocalSettings:

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeVar, cast
 from urllib.parse import urlsplit
 
@@ -29,17 +30,19 @@ from .settings import (
     ENV_STATE_MACHINE,
     ENV_TABLE,
     LocalSettings,
+    OutboundPolicy,
 )
 
 log = logging.getLogger(__name__)
 
 
-def build_embedder(name: str, options: dict[str, Any]) -> Embedder | None:
+def build_embedder(name: str, options: dict[str, Any], policy: OutboundPolicy | None = None) -> Embedder | None:
     """The embedder factory both composition roots give ``Services`` (imported on first use:
-    most questions of a bot without an embedder never need it)."""
+    most questions of a bot without an embedder never need it). ``policy`` governs the
+    openai embedder's outbound calls (the local root passes its own; AWS passes none)."""
     from .embed import build_embedder as build
 
-    return build(name, options)
+    return build(name, options, policy=policy)
 
 
 def build_local_services(settings: LocalSettings) -> Services:
@@ -49,13 +52,15 @@ def build_local_services(settings: LocalSettings) -> Services:
 
     root = settings.data_dir
     root.mkdir(parents=True, exist_ok=True)
+    outbound = OutboundPolicy(loopback_port=settings.dev_loopback_port)
     services = Services(
         state=SqliteStateStore(root / "state.db"),
         blobs=FolderBlobStore(root),
         index=TantivySearchIndex(root / "index"),
         data_dir=root,
         default_embedder=settings.embedder,
-        embedder_factory=build_embedder,
+        embedder_factory=partial(build_embedder, policy=outbound),
+        outbound=outbound,
     )
     return services
 

@@ -1,7 +1,8 @@
-"""Address guard: decides which URLs and IP addresses the crawler may connect to.
+"""Address guard: decides which URLs and IP addresses may be connected to.
 
-The crawler fetches pages named by operators and by links on those pages, so every
-host it is pointed at is treated as hostile until checked:
+Every outbound call whose URL an operator, a tenant or a fetched page can choose (the
+crawler, and through :mod:`knowledge.crawl.outbound` upstream federation and the
+OpenAI-compatible embedder) treats the host as hostile until checked:
 
 * only ``https`` URLs without credentials (``user:pass@``) are accepted;
 * a host written as an IP literal is decoded the way ``inet_aton`` and browsers decode
@@ -14,6 +15,11 @@ host it is pointed at is treated as hostile until checked:
 IPv6 forms that carry an IPv4 address (IPv4-mapped, 6to4, Teredo, NAT64) are decoded
 and the embedded IPv4 address is judged too.
 
+The one exception is the development switch (``kb serve --dev-allow-loopback PORT``):
+given ``loopback_port``, URLs on exactly that port may reach 127.0.0.0/8 and ``::1``, and
+only there plain ``http`` is accepted, provided every address is loopback. Production
+wiring never passes it.
+
 Failures raise :class:`~knowledge.errors.SourceFailure` with ``blocked_address`` (a name
 that does not resolve raises ``fetch_timeout``: the site cannot be reached). Messages
 are fixed strings: they never echo the URL, which may come from fetched text.
@@ -25,6 +31,7 @@ import ipaddress
 import re
 import socket
 from collections.abc import Callable
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from knowledge.errors import Code, SourceFailure
@@ -209,12 +216,15 @@ def _blocked_v6(address: ipaddress.IPv6Address) -> bool:
     )
 
 
+def _is_loopback(address: IPAddress) -> bool:
+    if isinstance(address, ipaddress.IPv4Address):
+        return address in _LOOPBACK_V4
+    return address == _LOOPBACK_V6
+
+
 def _blocked(address: IPAddress, allow_loopback: bool) -> bool:
-    if allow_loopback:
-        if isinstance(address, ipaddress.IPv4Address) and address in _LOOPBACK_V4:
-            return False
-        if isinstance(address, ipaddress.IPv6Address) and address == _LOOPBACK_V6:
-            return False
+    if allow_loopback and _is_loopback(address):
+        return False
     if address in METADATA_ADDRESSES:
         return True
     if isinstance(address, ipaddress.IPv4Address):
@@ -223,7 +233,7 @@ def _blocked(address: IPAddress, allow_loopback: bool) -> bool:
 
 
 def blocked_ip(ip: str) -> bool:
-    """True when the crawler must not connect to ``ip`` (any encoding; unparseable -> True)."""
+    """True when nothing may connect to ``ip`` (any encoding; unparseable -> True)."""
     address = _parse_ip(ip)
     if address is None:
         return True
@@ -255,9 +265,19 @@ def _ascii_host(host: str) -> str | None:
     return host if _NAME.match(host) else None
 
 
-def split_target(url: str) -> tuple[str, int]:
-    """Validate the shape of ``url`` and return ``(host, port)``; the host is lower-case
-    ASCII (IDNA) or a canonical IP literal. Raises ``blocked_address``."""
+class Target(NamedTuple):
+    """What a URL connects to: ``scheme`` (``https``, or ``http`` under the development
+    switch), the lower-case ASCII (IDNA) host or canonical IP literal, and the port."""
+
+    scheme: str
+    host: str
+    port: int
+
+
+def split_url(url: str, *, loopback_port: int | None = None) -> Target:
+    """Validate the shape of ``url`` and return its :class:`Target`. ``http`` is accepted
+    only on ``loopback_port`` (the development switch; :func:`check_url` then demands
+    loopback addresses). Raises ``blocked_address``."""
     if not isinstance(url, str) or any(ord(c) < 0x21 or ord(c) == 0x7F for c in url):
         raise blocked("malformed url")
     try:
@@ -265,7 +285,12 @@ def split_target(url: str) -> tuple[str, int]:
         port = parts.port
     except ValueError:
         raise blocked("malformed url") from None
-    if parts.scheme.lower() != "https":
+    scheme = parts.scheme.lower()
+    if scheme == "http" and loopback_port is not None and (port or 80) == loopback_port:
+        default_port = 80
+    elif scheme == "https":
+        default_port = 443
+    else:
         raise blocked("only https urls are allowed")
     netloc = parts.netloc
     if "@" in netloc or parts.username is not None or parts.password is not None:
@@ -281,7 +306,7 @@ def split_target(url: str) -> tuple[str, int]:
     if literal is not None:
         if ":" in literal and not netloc.startswith("["):
             raise blocked("malformed host")
-        return literal, port or 443
+        return Target(scheme, literal, port or default_port)
     labels = host.rstrip(".").split(".")
     if _NUMERIC_LABEL.match(labels[-1]) or "[" in netloc:
         # Looks like an IP literal but is not a valid one: never hand it to a resolver
@@ -290,34 +315,55 @@ def split_target(url: str) -> tuple[str, int]:
     name = _ascii_host(host)
     if name is None:
         raise blocked("malformed host")
-    return name, port or 443
+    return Target(scheme, name, port or default_port)
 
 
-def check_url(url: str, resolve: Resolver | None = None, *, allow_loopback: bool = False) -> list[str]:
+def split_target(url: str, *, loopback_port: int | None = None) -> tuple[str, int]:
+    """``(host, port)`` of ``url`` (see :func:`split_url`). Raises ``blocked_address``."""
+    target = split_url(url, loopback_port=loopback_port)
+    return target.host, target.port
+
+
+def literal_blocked(host: str, port: int, *, loopback_port: int | None = None) -> bool:
+    """True when ``host`` is an IP literal nothing may connect to on ``port`` (names are
+    judged only once resolved, by :func:`check_url`)."""
+    address = _parse_ip(host)
+    if address is None:
+        return False
+    return _blocked(address, loopback_port is not None and port == loopback_port)
+
+
+def check_url(url: str, resolve: Resolver | None = None, *, loopback_port: int | None = None) -> list[str]:
     """Check ``url`` and return the addresses the caller may connect to.
 
     Literal IPs are judged directly; names are resolved once with ``resolve`` (default:
-    the system resolver) and every returned address must pass. ``allow_loopback`` (tests
-    only) lets 127.0.0.0/8 and ::1 through and nothing else.
+    the system resolver) and every returned address must pass. ``loopback_port`` (the
+    development switch, never set in production) lets 127.0.0.0/8 and ::1 through for URLs
+    on that port only, and nothing else; a plain ``http`` URL on it must resolve to
+    loopback addresses only.
     """
-    host, port = split_target(url)
+    scheme, host, port = split_url(url, loopback_port=loopback_port)
+    allow_loopback = loopback_port is not None and port == loopback_port
+    only_loopback = scheme != "https"
     literal = _parse_ip(host)
     if literal is not None:
-        if _blocked(literal, allow_loopback):
-            raise blocked("address not allowed")
-        return [str(literal)]
-    resolver = resolve or system_resolve
-    try:
-        answers = resolver(host, port)
-    except (OSError, UnicodeError):
-        raise SourceFailure(Code.FETCH_TIMEOUT, "host name did not resolve") from None
-    if not answers:
-        raise SourceFailure(Code.FETCH_TIMEOUT, "host name did not resolve")
+        answers = [str(literal)]
+    else:
+        resolver = resolve or system_resolve
+        try:
+            answers = resolver(host, port)
+        except (OSError, UnicodeError):
+            raise SourceFailure(Code.FETCH_TIMEOUT, "host name did not resolve") from None
+        if not answers:
+            raise SourceFailure(Code.FETCH_TIMEOUT, "host name did not resolve")
     checked: list[str] = []
     for answer in answers:
         address = _parse_ip(str(answer))
         if address is None or _blocked(address, allow_loopback):
-            raise blocked("host resolves to an address that is not allowed")
+            raise blocked("address not allowed" if literal is not None else
+                          "host resolves to an address that is not allowed")
+        if only_loopback and not _is_loopback(address):
+            raise blocked("plain http is only allowed to a loopback address")
         text = str(address)
         if text not in checked:
             checked.append(text)

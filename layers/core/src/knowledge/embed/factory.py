@@ -6,12 +6,15 @@ import importlib.util
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import Code, KnowledgeError, SourceFailure
+from ..errors import Code, InvalidInput, KnowledgeError, SourceFailure
 from ..model import BotSettings
 from ..ports import Embedder
 from ..settings import EMBED_BATCH
+
+if TYPE_CHECKING:
+    from ..crawl.outbound import OutboundPolicy
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +36,9 @@ def bot_embedder(settings: BotSettings, default: str | None) -> tuple[str, str]:
     return default or "none", "default"
 
 
-def check_embedder(name: str | None, options: dict[str, Any] | None = None) -> None:
+def check_embedder(
+    name: str | None, options: dict[str, Any] | None = None, *, policy: OutboundPolicy | None = None
+) -> None:
     """Raise :class:`EmbedderUnavailable` when the named embedder cannot load in this process:
     its packages or model files are not installed, or its settings are incomplete. Neither
     reads model weights nor calls a network service, so it is cheap enough for every start."""
@@ -51,6 +56,13 @@ def check_embedder(name: str | None, options: dict[str, Any] | None = None) -> N
         absent = [key for key in ("baseUrl", "apiKey") if not options.get(key)]
         if absent:
             raise EmbedderUnavailable(f"the openai embedder needs {' and '.join(absent)} in the bot's settings")
+        from ..crawl.outbound import check_configured_url
+
+        try:  # https only, no blocked IP literal (names are checked again at every call)
+            check_configured_url(options["baseUrl"], policy)
+        except InvalidInput as exc:
+            raise EmbedderUnavailable(f"the openai embedder's baseUrl is refused: {exc.message}",
+                                      code=exc.code) from exc
         return
     if name == "bedrock":
         if importlib.util.find_spec("boto3") is None:
@@ -60,9 +72,13 @@ def check_embedder(name: str | None, options: dict[str, Any] | None = None) -> N
     raise EmbedderUnavailable(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDER_CHOICES)}")
 
 
-def build_embedder(name: str | None, options: dict[str, Any] | None = None) -> Embedder | None:
+def build_embedder(
+    name: str | None, options: dict[str, Any] | None = None, *, policy: OutboundPolicy | None = None
+) -> Embedder | None:
     """``none``/None -> no embedder. Options come from the bot's settings (openai: baseUrl,
-    apiKey, model, dimensions; bedrock: modelId, dimensions; hashing: dimensions)."""
+    apiKey, model, dimensions; bedrock: modelId, dimensions; hashing: dimensions).
+    ``policy`` (the composition root's) governs the openai embedder's outbound calls; a
+    misconfigured embedder (a base URL that may not be called included) is ``ValueError``."""
     options = options or {}
     if name in (None, "", "none"):
         return None
@@ -79,9 +95,12 @@ def build_embedder(name: str | None, options: dict[str, Any] | None = None) -> E
 
         if not options.get("baseUrl") or not options.get("apiKey"):
             raise ValueError("the openai embedder needs baseUrl and apiKey in the bot's settings")
-        return OpenAIEmbedder(str(options["baseUrl"]), str(options["apiKey"]),
-                              model=str(options.get("model", "text-embedding-3-small")),
-                              dimensions=int(options.get("dimensions", 1536)))
+        try:
+            return OpenAIEmbedder(str(options["baseUrl"]), str(options["apiKey"]),
+                                  model=str(options.get("model", "text-embedding-3-small")),
+                                  dimensions=int(options.get("dimensions", 1536)), policy=policy)
+        except InvalidInput as exc:
+            raise ValueError(f"the openai embedder's baseUrl is refused ({exc.code})") from exc
     if name == "bedrock":
         import boto3
 

@@ -8,6 +8,7 @@ import logging
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -22,7 +23,24 @@ DEFAULT_BOT = "default"
 
 
 def _services(args: argparse.Namespace) -> Services:
-    return build_local_services(LocalSettings.from_env(args.data))
+    settings = LocalSettings.from_env(args.data)
+    port = getattr(args, "dev_allow_loopback", None)  # only ``kb serve`` has the switch
+    if port is not None:
+        print(f"kb: WARNING: DEVELOPMENT SWITCH ON: outbound calls (crawler, upstream, embedder) may reach "
+              f"http(s)://127.0.0.1:{port} and http(s)://localhost:{port}. Never use this in production.",
+              file=sys.stderr, flush=True)
+        settings = replace(settings, dev_loopback_port=port)
+    return build_local_services(settings)
+
+
+def _dev_port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("PORT must be a number from 1 to 65535") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError("PORT must be a number from 1 to 65535")
+    return port
 
 
 def _print_json(obj: Any, out: TextIO | None = None) -> None:
@@ -71,7 +89,7 @@ def _require_embedders(services: Services, bots: Sequence[str] | None = None) ->
             continue
         checked.add(key)
         try:
-            check_embedder(name, options if origin == "bot" else None)
+            check_embedder(name, options if origin == "bot" else None, policy=services.outbound)
         except EmbedderUnavailable as exc:
             via = f"the {name} embedder (its own setting)" if origin == "bot" else f"KB_EMBEDDER={name}"
             raise EmbedderUnavailable(f"bot {bot!r} uses {via}, but {exc.message}") from exc
@@ -430,6 +448,9 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--bot", default=DEFAULT_BOT, help="bot (tenant) id; default 'default'")
 
     sp = sub.add_parser("serve", help="serve the HTTP API")
+    sp.add_argument("--dev-allow-loopback", type=_dev_port, metavar="PORT", default=None,
+                    help="development only: let the crawler, upstream and embedder reach 127.0.0.1/localhost "
+                         "on this one port, over http too (off by default)")
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=int, default=8080)
     sp.set_defaults(func=cmd_serve)

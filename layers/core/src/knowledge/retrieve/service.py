@@ -173,7 +173,7 @@ def retrieve(
         if rescued is not None:
             excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
     if options.upstream and settings.upstream:
-        remote = upstream.fetch(settings.upstream, req.q, req.audience)
+        remote = upstream.fetch(settings.upstream, req.q, req.audience, policy=services.outbound)
         if remote:
             excerpts = upstream.fuse(excerpts, remote, MAX_EXCERPTS)
             for rank, e in enumerate(excerpts, start=1):

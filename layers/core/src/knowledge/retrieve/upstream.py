@@ -1,48 +1,74 @@
 """Federation with an upstream deployment of this service (reference 000, "Store-hosted
 retrieval, fused in").
 
-An enhancement, never a dependency: switched off, no credentials, an HTTP error, a slow or
-unreachable upstream all give an empty list, logged at debug (on an air-gapped install that
-is the steady state). The asker's audience is always named in the request — the boundary is
-never left to the upstream's default. Lists are fused by rank only (scores of two indexes
-mean different things), local passages boosted 1.15.
+An enhancement, never a dependency: switched off, no credentials, a refused address, an
+HTTP error, a slow, oversized or unreachable upstream all give an empty list, logged at
+debug with the error code only (never the token, the URL or the response; on an air-gapped
+install that is the steady state). The call goes through the guarded outbound client
+(:mod:`knowledge.crawl.outbound`): https only, every address checked on every call, no
+redirect off the upstream's origin, a total budget of ``TIMEOUT_SECONDS`` and at most
+``MAX_RESPONSE_BYTES`` read. The asker's audience is always named in the request — the
+boundary is never left to the upstream's default. Lists are fused by rank only (scores of
+two indexes mean different things), local passages boosted 1.15.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import urllib.error
-import urllib.request
 from typing import Any
+from urllib.parse import quote
 
+from ..crawl.outbound import OutboundClient, OutboundPolicy, check_configured_url
+from ..errors import KnowledgeError
 from .ranking import RRF_K
 
 log = logging.getLogger(__name__)
 
+#: the whole call, lookup to last byte
 TIMEOUT_SECONDS = 2.5
+#: the most of an upstream's answer read (twelve excerpts of 800 characters fit many times)
+MAX_RESPONSE_BYTES = 2_000_000
 LOCAL_BOOST = 1.15
 
 
 def fetch(
-    config: dict[str, Any] | None, q: str, audience: str, *, timeout: float | None = None
+    config: dict[str, Any] | None,
+    q: str,
+    audience: str,
+    *,
+    timeout: float | None = None,
+    policy: OutboundPolicy | None = None,
 ) -> list[dict[str, Any]]:
+    """The upstream's excerpts for ``q`` as ``audience``, or [] whatever goes wrong.
+    ``policy`` is the composition root's (``Services.outbound``)."""
     if not config or not config.get("url") or not config.get("token"):
         return []
-    url = str(config["url"]).rstrip("/")
     bot = str(config.get("bot") or "default")
     body = json.dumps({"q": q, "audience": audience}).encode("utf-8")
-    req = urllib.request.Request(f"{url}/api/bots/{bot}/knowledge/retrieve", data=body, method="POST")
-    req.add_header("Content-Type", "application/json")
-    req.add_header("Authorization", f"Bearer {config['token']}")
+    headers = {"Content-Type": "application/json", "Accept": "application/json",
+               "Authorization": f"Bearer {config['token']}"}
     try:
-        with urllib.request.urlopen(req, timeout=timeout or TIMEOUT_SECONDS) as resp:
-            payload = json.loads(resp.read(2_000_000))
-        excerpts = payload.get("excerpts") if isinstance(payload, dict) else None
-        if not isinstance(excerpts, list):
-            return []
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
-        log.debug("upstream retrieval skipped: %s", type(exc).__name__)
+        base = check_configured_url(config["url"], policy)
+        client = OutboundClient(policy, timeout=timeout or TIMEOUT_SECONDS, max_bytes=MAX_RESPONSE_BYTES)
+        response = client.request("POST", f"{base}/api/bots/{quote(bot, safe='')}/knowledge/retrieve",
+                                  headers=headers, body=body)
+    except KnowledgeError as exc:
+        log.debug("upstream retrieval skipped: %s", exc.code)
+        return []
+    except ValueError:  # a token that cannot be sent as a header
+        log.debug("upstream retrieval skipped: the token is not a valid header value")
+        return []
+    if response.status != 200:
+        log.debug("upstream retrieval skipped: HTTP %d", response.status)
+        return []
+    try:
+        payload = json.loads(response.body)
+    except ValueError:
+        log.debug("upstream retrieval skipped: the answer is not JSON")
+        return []
+    excerpts = payload.get("excerpts") if isinstance(payload, dict) else None
+    if not isinstance(excerpts, list):
         return []
     if payload.get("audience") not in (None, audience):
         log.debug("upstream answered for another audience; ignored")

@@ -25,8 +25,8 @@ lease (an earlier run that died before the pipeline consumed it) is stale and is
 again rather than served.
 
 Tests and tools choose the fetcher by monkeypatching :func:`default_fetcher` (the pipeline
-calls ``load_content(services, source)`` without one, and ``Services`` has no fetcher):
-``monkeypatch.setattr(knowledge.sources.website, "default_fetcher", lambda: Fetcher(...))``.
+calls ``load_content(services, source)`` without one; ``services.outbound`` is passed in):
+``monkeypatch.setattr(knowledge.sources.website, "default_fetcher", lambda policy: Fetcher(...))``.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from urllib.parse import urlsplit
 
 from ..crawl.crawler import PageFetcher, crawl
 from ..crawl.fetcher import Fetcher
+from ..crawl.outbound import OutboundPolicy
 from ..crawl.robots import RobotsPolicy
 from ..crawl.urls import origin_of
 from ..errors import Code, NotFound, SourceFailure
@@ -62,11 +63,11 @@ DONE_MARKER = "done.json"
 _STEP_BLOB = re.compile(r"^(\d+)\.json$")
 
 
-def default_fetcher() -> PageFetcher:
+def default_fetcher(policy: OutboundPolicy) -> PageFetcher:
     """The fetcher used when none is passed: the real guarded HTTPS fetcher (15 s timeout,
-    8 MB bodies, 3 redirects; loopback only under ``KB_TEST_ALLOW_LOOPBACK=1``).
-    Monkeypatch this factory to serve a test site."""
-    return Fetcher()
+    8 MB bodies, 3 redirects) under the composition root's ``policy`` (loopback only on the
+    port of ``kb serve --dev-allow-loopback``). Monkeypatch this factory to serve a test site."""
+    return Fetcher(policy)
 
 
 @dataclass
@@ -172,7 +173,7 @@ def crawl_step(
     result = crawl(
         origins,
         start_urls,
-        fetcher or default_fetcher(),
+        fetcher or default_fetcher(services.outbound),
         max_pages=MAX_PAGES,
         sleep=_first_sleep_shortened(sleep, ended_at),
         deadline=deadline,
@@ -251,7 +252,7 @@ def _keep_going(services: Services, source: Source) -> None:
 def _crawl_here(
     services: Services, source: Source, fetcher: PageFetcher | None, sleep: Callable[[float], None]
 ) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
-    fetcher = fetcher or default_fetcher()
+    fetcher = fetcher or default_fetcher(services.outbound)
     cursor: dict[str, Any] | None = None
     while True:
         _keep_going(services, source)
