@@ -151,6 +151,7 @@ def build_mcp_server(services: Services, token: str | None = None) -> Any:
     tools = KnowledgeTools(services, token if token is not None else os.environ.get(ENV_TOKEN) or None)
     server: Any = KnowledgeMCPServer(
         SERVER_NAME,
+        log_level="WARNING",
         instructions="Read-only access to a bot's knowledge sources: list them, read one's indexing status, "
                      "and test what retrieval returns for a question. Nothing here changes a source.",
     )
