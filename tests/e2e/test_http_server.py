@@ -324,6 +324,32 @@ def test_an_answer_given_just_before_sigterm_is_citable_after_restart(tmp_path):
         assert proc.wait(timeout=60) == 0
 
 
+def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
+    data = tmp_path / "data"
+    token = run_kb(data, "token", "create", "--bot", "default", "--scopes", "knowledge:read").strip().splitlines()[-1]
+    port = free_port()
+    proc, _ = start_server(data, port)
+    payload = json.dumps({"q": "withdraw monero", "audience": "customer"}).encode()
+    with connect(port) as sock:
+        sock.sendall(request_bytes("POST", RETRIEVE, {"Authorization": f"Bearer {token}",
+                                                      "Content-Length": str(len(payload))}, payload[:10]))
+        proc.send_signal(signal.SIGTERM)
+
+        def refused() -> bool:  # the server stops accepting first
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                return False
+            except ConnectionRefusedError:
+                return True
+
+        wait_for(refused, timeout=30, interval=0.05)
+        sock.sendall(payload[10:])  # the rest of the request that was in flight
+        status, _, body = read_response(sock)
+        assert status == 200 and "retrievalId" in json.loads(body)
+        assert read_to_eof(sock) == b""  # answered, then closed: the server is stopping
+    assert proc.wait(timeout=60) == 0
+
+
 def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
