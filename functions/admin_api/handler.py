@@ -1,5 +1,6 @@
-"""``admin_api``: every knowledge and agent route but retrieval, MCP over HTTP (``POST /mcp``)
-and ``GET /openapi.json`` (API Gateway proxy events).
+"""``admin_api``: every knowledge and agent route but retrieval, MCP over HTTP (``POST /mcp``:
+the MCP SDK's stateless streamable HTTP transport) and ``GET /openapi.json`` (API Gateway
+proxy events).
 
 Routes go through the same ``dispatch`` as the embedded server (authentication, bot and
 scope checks, the error shape); uploads arrive base64-encoded.
@@ -11,7 +12,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from knowledge.adapters.aws.apigateway import event_response, mcp_response, request_from_event
+from knowledge.adapters.aws.apigateway import event_response, mcp_event_response, request_from_event
 from knowledge.adapters.aws.observability import powertools
 from knowledge.api.http import Response
 from knowledge.api.routes import dispatch
@@ -34,8 +35,10 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if isinstance(request, Response):
         response = request
     elif request.path.rstrip("/") == MCP_PATH:
-        response = mcp_response(SERVICES, request) if request.method == "POST" else Response(
-            405, {"error": {"code": "method_not_allowed", "message": "MCP takes POST"}}, {"Allow": "POST"})
+        if request.method == "POST":  # stateless: no GET stream, no DELETE of a session
+            return mcp_event_response(SERVICES, event, context)
+        response = Response(405, {"error": {"code": "method_not_allowed", "message": "MCP takes POST"}},
+                            {"Allow": "POST"})
     else:
         response = dispatch(SERVICES, request)
     return event_response(response)

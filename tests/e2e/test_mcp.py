@@ -111,3 +111,33 @@ def test_no_token_is_unauthorized(setup):
             assert "unauthorized" in error_text(result)
 
     anyio.run(bounded, main)
+
+
+@pytest.mark.timeout(120)
+def test_bad_tool_arguments_get_an_error_code_not_validation_prose(setup):
+    data, tokens = setup
+    from mcp.client import Client
+
+    def coded(result) -> tuple[str, str]:
+        assert result.is_error
+        error = result.structured_content["error"]
+        assert error_text(result) == f"{error['code']}: {error['message']}"
+        assert "pydantic" not in error_text(result) and "Input should be" not in error_text(result)
+        return error["code"], error["message"]
+
+    async def main():
+        async with Client(params(data, tokens["ro"]), read_timeout_seconds=30) as client:
+            assert coded(await client.call_tool("test_knowledge_retrieval", {})) == (
+                "invalid_input", "missing argument(s): q")
+            assert coded(await client.call_tool("test_knowledge_retrieval", {"q": 5})) == (
+                "invalid_input", "invalid argument(s): q")
+            assert coded(await client.call_tool("get_knowledge_source_status", {"source_id": ["x"]}))[0] == \
+                "invalid_input"
+            # a misspelt argument fails rather than running for the default audience
+            assert coded(await client.call_tool("test_knowledge_retrieval", {"q": "sweep", "Audience": "operator"})) \
+                == ("unknown_field", "unknown argument(s): Audience")
+            assert coded(await client.call_tool("test_knowledge_retrieval", {"q": "sweep", "audience": "admins"}))[0] \
+                == "invalid_audience"
+            assert coded(await client.call_tool("delete_knowledge_source", {"source_id": "x"}))[0] == "not_found"
+
+    anyio.run(bounded, main)

@@ -366,26 +366,60 @@ def test_reindex_route_starts_one_execution_per_source(aws: Aws) -> None:
                                               "reason": "reindex", "force": True}
 
 
+def mcp_event(token: str, message: Any) -> dict[str, Any]:
+    ev = api_event("apigw_rest_retrieve.json", token, path="/mcp", body=message)
+    ev["resource"] = "/mcp"
+    for headers, value in ((ev["headers"], "application/json, text/event-stream"),
+                           (ev["multiValueHeaders"], ["application/json, text/event-stream"])):
+        headers["Accept"] = value  # what MCP clients send to a streamable HTTP server
+    return ev
+
+
+def mcp_reply(result: dict[str, Any]) -> tuple[int, Any]:
+    headers = {k.lower(): v for k, v in result["headers"].items()}
+    assert headers["content-type"].startswith("application/json")
+    return result["statusCode"], json.loads(result["body"]) if result["body"] else None
+
+
 def test_mcp_over_http_lists_tools_and_calls_them_with_the_callers_token(aws: Aws) -> None:
     pack_source(aws, "wallet", [WITHDRAW])
     token = create_token(aws.services, BOT, ["knowledge:read"])
-    ev = api_event("apigw_rest_retrieve.json", token, path="/mcp",
-                   body=[{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                         {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                          "params": {"name": "list_knowledge_sources", "arguments": {}}}])
-    status, body = reply(invoke(aws, "admin_api", ev))
-    assert status == 200 and [r["id"] for r in body] == [1, 2]
-    assert {t["name"] for t in body[0]["result"]["tools"]} == {
+    status, body = mcp_reply(invoke(aws, "admin_api", mcp_event(token, {
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})))
+    assert status == 200 and body["result"]["serverInfo"]["name"] == "kb-knowledge"
+    status, body = mcp_reply(invoke(aws, "admin_api", mcp_event(token, {"jsonrpc": "2.0", "id": 1,
+                                                                         "method": "tools/list"})))
+    assert status == 200 and body["id"] == 1
+    assert {t["name"] for t in body["result"]["tools"]} == {
         "list_knowledge_sources", "get_knowledge_source_status", "test_knowledge_retrieval"}
-    listed = body[1]["result"]
-    assert listed["isError"] is False
+    assert all(t["annotations"]["readOnlyHint"] for t in body["result"]["tools"])
+    status, body = mcp_reply(invoke(aws, "admin_api", mcp_event(token, {
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_knowledge_sources",
+                                                                     "arguments": {}}})))
+    listed = body["result"]
+    assert status == 200 and listed["isError"] is False
     assert [s["id"] for s in listed["structuredContent"]["sources"]] == [pack_source_id(BOT, "wallet")]
-    ev = api_event("apigw_rest_retrieve.json", "kb_unknown", path="/mcp",
-                   body={"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                         "params": {"name": "list_knowledge_sources", "arguments": {}}})
+    # the caller's token is the tools' token: an unknown one is refused with its code
+    status, body = mcp_reply(invoke(aws, "admin_api", mcp_event("kb_unknown", {
+        "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_knowledge_sources",
+                                                                     "arguments": {}}})))
+    assert body["result"]["isError"] is True
+    assert body["result"]["structuredContent"]["error"]["code"] == "unauthorized"
+    # arguments that do not fit the tool: a code, not the validator's prose
+    status, body = mcp_reply(invoke(aws, "admin_api", mcp_event(token, {
+        "jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "test_knowledge_retrieval",
+                                                                     "arguments": {"q": 5}}})))
+    assert body["result"]["structuredContent"]["error"] == {"code": "invalid_input",
+                                                            "message": "invalid argument(s): q"}
+    # a notification is accepted without an answer; GET (a server stream) has no place here
+    status, body = mcp_reply(invoke(aws, "admin_api", mcp_event(token, {
+        "jsonrpc": "2.0", "method": "notifications/initialized"})))
+    assert (status, body) == (202, None)
+    ev = mcp_event(token, {})
+    ev["httpMethod"], ev["body"] = "GET", None
     status, body = reply(invoke(aws, "admin_api", ev))
-    assert body["result"]["isError"] is True and body["result"]["content"][0]["text"].startswith("unauthorized")
+    assert (status, body["error"]["code"]) == (405, "method_not_allowed")
 
 
 # -- authorizer ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -417,21 +418,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     services = _services(args)
     _require_embedders(services)
-    server = EmbeddedServer(services, args.host, args.port)
-    print(f"kb serving {services.data_dir} on http://{args.host}:{server.port}", file=sys.stderr, flush=True)
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
+        server = EmbeddedServer(services, args.host, args.port, read_timeout=args.read_timeout,
+                                threads=args.threads)
+    except OSError as exc:  # the port is taken, or the address is not this machine's
+        reason = exc.strerror or str(exc)
+        print(f"kb serve: cannot listen on {args.host}:{args.port}: {reason.lower()}", file=sys.stderr)
+        return 1
+    print(f"kb serving {services.data_dir} on http://{args.host}:{server.port}", file=sys.stderr, flush=True)
+    server.serve_forever()  # until SIGTERM or SIGINT: in-flight requests finish, records are written
+    print("kb serve: stopped", file=sys.stderr, flush=True)
     return 0
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from .mcp_server import serve_stdio
 
-    serve_stdio(_services(args), args.token)
+    services = _services(args)
+    _require_embedders(services)
+    serve_stdio(services, args.token)
     return 0
 
 
@@ -453,6 +458,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "on this one port, over http too (off by default)")
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=int, default=8080)
+    sp.add_argument("--read-timeout", type=float, default=30.0,
+                    help="seconds a request may take to arrive once started (default 30)")
+    sp.add_argument("--threads", type=int, default=8, help="requests handled at once (default 8)")
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("mcp", help="serve the read-only MCP tools over stdio (token from $KB_TOKEN)")
@@ -528,13 +536,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        return int(args.func(args))
+        status = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return status
     except KnowledgeError as exc:
         print(f"kb: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
     except ValueError as exc:
         print(f"kb: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (`kb sources | head`): stop quietly; the interpreter's final
+        # flush of stdout would fail again, so stdout now points at /dev/null
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

@@ -93,15 +93,65 @@ class KnowledgeTools:
         return result
 
 
+def tool_error(code: str, message: str) -> Any:
+    """A tool result that failed: ``code: message`` as text, ``{"error": {code, message}}``
+    as structured content (the API's error shape)."""
+    from mcp.types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(type="text", text=f"{code}: {message}")],
+                          structured_content={"error": {"code": code, "message": message}}, is_error=True)
+
+
+def _failure(exc: BaseException) -> tuple[str, str] | None:
+    """(code, message) of a failed call: arguments that do not fit a tool's schema, or an API
+    error; None for anything else (a crash, which the SDK reports without details)."""
+    from pydantic import ValidationError
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ToolFailure):
+            code, _, message = str(seen).partition(": ")
+            return code, message
+        if isinstance(seen, ValidationError):
+            # the names of the arguments at fault, never the values sent (nor pydantic's prose)
+            fields = sorted({".".join(str(part) for part in err["loc"]) or "arguments" for err in seen.errors()})
+            kinds = sorted({"missing" if err["type"] == "missing" else "invalid" for err in seen.errors()})
+            return "invalid_input", f"{' and '.join(kinds)} argument(s): {', '.join(fields)[:200]}"
+        seen = seen.__cause__
+    return None
+
+
 def build_mcp_server(services: Services, token: str | None = None) -> Any:
-    """An ``MCPServer`` (mcp SDK 2.x) exposing the three read-only tools."""
+    """An ``MCPServer`` (mcp SDK 2.x) exposing the three read-only tools. A failed call is a
+    tool result with ``isError`` and a stable code: ``invalid_input`` for arguments that do
+    not fit the tool's schema, ``unknown_field`` for an argument it does not take,
+    ``unauthorized``, ``forbidden``, ``not_found``... from the API."""
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.types import ToolAnnotations
 
+    class KnowledgeMCPServer(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            tool = self._tool_manager.get_tool(name)
+            if tool is None:
+                return tool_error("not_found", f"no tool named {name[:100]!r}")
+            # a misspelt argument fails, as an unknown body field does over HTTP: ignoring
+            # `Audience` would answer for the default audience instead of the one meant
+            unknown = sorted(str(k) for k in arguments if k not in tool.parameters.get("properties", {}))
+            if unknown:
+                return tool_error("unknown_field", f"unknown argument(s): {', '.join(unknown)[:200]}")
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                failure = None if isinstance(exc, UnexpectedToolError) else _failure(exc)
+                if failure is None:
+                    raise
+                return tool_error(*failure)
+
     tools = KnowledgeTools(services, token if token is not None else os.environ.get(ENV_TOKEN) or None)
-    server: Any = MCPServer(
+    server: Any = KnowledgeMCPServer(
         SERVER_NAME,
+        log_level="WARNING",
         instructions="Read-only access to a bot's knowledge sources: list them, read one's indexing status, "
                      "and test what retrieval returns for a question. Nothing here changes a source.",
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -131,12 +132,22 @@ class InProcessWorkflow:
         for t in self._threads:
             t.start()
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Stop the worker and the scheduler: the job running now finishes, queued jobs are
+        not started (their sources stay queued in the state store and are picked up by the
+        next start's scheduler). False when a thread was still busy after ``timeout`` seconds:
+        the process may then end under it; its lease expires and the reaper requeues it."""
         self._stop.set()
         self._queue.put(None)
+        deadline = time.monotonic() + timeout
+        stopped = True
         for t in self._threads:
-            t.join(timeout)
+            t.join(max(0.0, deadline - time.monotonic()))
+            if t.is_alive():
+                log.warning("%s still busy after %.0f s; its work is retried after the restart", t.name, timeout)
+                stopped = False
         self._threads = []
+        return stopped
 
     def _worker(self) -> None:
         while not self._stop.is_set():
@@ -144,7 +155,7 @@ class InProcessWorkflow:
             if job is None:
                 return
             self._run(job)
-            if self._queue.empty():
+            if self._queue.empty() and not self._stop.is_set():
                 self.rebuild_rescue()
 
     def rebuild_rescue(self) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -67,103 +66,27 @@ def _error(status: int, code: str, message: str) -> Response:
     return Response(status, {"error": {"code": code, "message": message}})
 
 
-# -- MCP over HTTP (stateless JSON-RPC; read-only knowledge tools) ------------------------------
-
-MCP_PROTOCOL_VERSION = "2025-06-18"
-_TOOLS: tuple[dict[str, Any], ...] = (
-    {
-        "name": "list_knowledge_sources",
-        "description": "The bot's knowledge sources with status and passage counts (no content).",
-        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
-        "annotations": {"readOnlyHint": True},
-    },
-    {
-        "name": "get_knowledge_source_status",
-        "description": "Status, attempts, counters, error code and lastIndexedAt of one source.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"source_id": {"type": "string"}},
-            "required": ["source_id"],
-            "additionalProperties": False,
-        },
-        "annotations": {"readOnlyHint": True},
-    },
-    {
-        "name": "test_knowledge_retrieval",
-        "description": "What the bot's agents would retrieve for a question (rate limited).",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "q": {"type": "string"},
-                "audience": {"type": "string", "enum": ["customer", "public", "operator"]},
-                "agent_id": {"type": ["string", "null"]},
-            },
-            "required": ["q"],
-            "additionalProperties": False,
-        },
-        "annotations": {"readOnlyHint": True},
-    },
-)
+# -- MCP over HTTP (the SDK's stateless streamable HTTP transport; read-only knowledge tools) -----
 
 
-def mcp_response(services: Any, request: Request) -> Response:
-    """Answer one MCP JSON-RPC message (or batch) sent to ``POST /mcp``. The caller's bearer
-    token is the tools' token, so each tool call is authorised like the route it wraps."""
-    from ...embedded.mcp_server import SERVER_NAME, KnowledgeTools, ToolFailure
+def mcp_event_response(services: Any, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
+    """Answer an MCP request sent to ``POST /mcp`` (an API Gateway proxy event) with the
+    official SDK's streamable HTTP transport, stateless and in JSON: each invocation builds the
+    three read-only tools for the caller's bearer token (so each call is authorised like the
+    route it wraps) and runs the SDK's ASGI app through Mangum, the Lambda adapter for ASGI."""
+    from mangum import Mangum
+    from mcp.server.transport_security import TransportSecuritySettings
 
-    try:
-        message = json.loads(request.body or b"null")
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return Response(400, {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
-    auth = request.header("authorization") or ""
-    scheme, _, value = auth.partition(" ")
-    tools = KnowledgeTools(services, value.strip() if scheme.lower() == "bearer" else None)
+    from ...embedded.mcp_server import build_mcp_server
 
-    def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        handlers = {
-            "list_knowledge_sources": lambda: tools.list_knowledge_sources(),
-            "get_knowledge_source_status": lambda: tools.get_knowledge_source_status(str(args.get("source_id", ""))),
-            "test_knowledge_retrieval": lambda: tools.test_knowledge_retrieval(
-                str(args.get("q", "")), str(args.get("audience") or "customer"), args.get("agent_id")),
-        }
-        if tool not in handlers:
-            raise KeyError(tool)
-        try:
-            result = handlers[tool]()
-        except ToolFailure as exc:
-            return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
-        return {"content": [{"type": "text", "text": json.dumps(result, ensure_ascii=False)}],
-                "structuredContent": result, "isError": False}
-
-    def answer(msg: Any) -> dict[str, Any] | None:
-        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or not isinstance(msg.get("method"), str):
-            return {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "invalid request"}}
-        if "id" not in msg:
-            return None  # a notification (e.g. notifications/initialized): nothing to answer
-        method, ident = msg["method"], msg["id"]
-        raw_params = msg.get("params")
-        params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
-        if method == "initialize":
-            result: dict[str, Any] = {"protocolVersion": MCP_PROTOCOL_VERSION,
-                                      "capabilities": {"tools": {"listChanged": False}},
-                                      "serverInfo": {"name": SERVER_NAME, "version": "0.1.0"}}
-        elif method == "ping":
-            result = {}
-        elif method == "tools/list":
-            result = {"tools": list(_TOOLS)}
-        elif method == "tools/call":
-            raw_args = params.get("arguments")
-            args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
-            try:
-                result = call(str(params.get("name")), args)
-            except KeyError:
-                return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32602, "message": "unknown tool"}}
-        else:
-            return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "method not found"}}
-        return {"jsonrpc": "2.0", "id": ident, "result": result}
-
-    if isinstance(message, list):
-        replies = [r for r in (answer(m) for m in message[:50]) if r is not None]
-        return Response(200, replies) if replies else Response(202)
-    reply = answer(message)
-    return Response(200, reply) if reply is not None else Response(202)
+    headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items() if v is not None}
+    scheme, _, value = headers.get("authorization", "").partition(" ")
+    token = value.strip() if scheme.lower() == "bearer" else ""
+    server = build_mcp_server(services, token)
+    app = server.streamable_http_app(
+        stateless_http=True, json_response=True, max_request_body_size=MAX_BODY_BYTES,
+        # the Host is API Gateway's: requests are authorised by their token, not by origin
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    result: dict[str, Any] = Mangum(app, lifespan="auto", api_gateway_base_path="/")(dict(event), context)
+    return result
