@@ -47,7 +47,8 @@ sys.path.insert(0, str(ROOT / "examples"))
 from build_packs import build_all  # type: ignore[import-not-found]  # noqa: E402
 
 from knowledge.api.auth import create_token  # noqa: E402
-from knowledge.refresh.reindex import install_pack, reindex  # noqa: E402
+from knowledge.refresh.packsync import install_pack  # noqa: E402
+from knowledge.refresh.reindex import reindex  # noqa: E402
 from knowledge.retrieve.service import RetrievalRequest, retrieve  # noqa: E402
 from knowledge.settings import LocalSettings  # noqa: E402
 from knowledge.wiring import build_local_services  # noqa: E402

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import threading
 
-from knowledge.adapters.local.workflow import InProcessWorkflow
-from knowledge.refresh.reindex import install_pack
+from knowledge.embedded.worker import InProcessWorkflow
+from knowledge.refresh.packsync import install_pack
 from tests.conftest import page
 
 
