@@ -7,6 +7,7 @@ import math
 import pytest
 
 from knowledge.model import Hit, Passage, PassageRef, key64
+from knowledge import analysis
 from knowledge.retrieve import ranking
 
 
@@ -186,3 +187,29 @@ def test_ranked_is_fuse_order_collapse_taken_one_by_one():
         kw = {"priorities": {0: 0, 1: 5, 2: -1}, "now": 1000.0, "recency_seconds": 60.0}
         want = ranking.collapse(ranking.order(ranking.fuse(lists), **kw))
         assert [view(c) for c in ranking.ranked(lists, **kw)] == [view(c) for c in want]
+
+
+def test_terms_are_found_by_stem_not_by_prefix():
+    # Snowball stems that are not prefixes of their words: warranty -> warranti, hoping -> hope
+    text = "Our warranty policy covers delivery. We are hoping to help; Policies differ."
+    terms = analysis.terms("warranty policy delivery hoping")
+    assert terms == ["warranti", "polici", "deliveri", "hope"]
+    found = ranking.term_positions(text, terms)
+    assert [(text[i:i + 8], t) for i, t in found] == [
+        ("warranty", "warranti"), ("policy c", "polici"), ("delivery", "deliveri"), ("hoping t", "hope"),
+        ("Policies", "polici")]
+    # a prefix that is another word is not a match: "pay" is not in "payment", "hope" not in "hopeless"
+    assert ranking.term_positions("payment and hopeless", ["pay", "hope"]) == []
+
+
+def test_camel_case_parts_are_words():
+    text = "Set startWithVideoMuted or HTTPServer."
+    found = ranking.term_positions(text, analysis.terms("video muted server"))
+    assert [(text[i:i + 5], t) for i, t in found] == [("Video", "video"), ("Muted", "mute"), ("Serve", "server")]
+
+
+def test_a_long_passage_window_holds_a_term_whose_stem_is_not_a_prefix():
+    filler = " ".join(f"Filler sentence number {i}." for i in range(200))
+    p = psg("a", crumb="P", text="P\n\n" + filler + " The tapestry hangs in the hall. " + filler)
+    out = ranking.excerpt(p, analysis.terms("tapestry"), 800)
+    assert "tapestry" in out and len(out) <= 800
