@@ -15,6 +15,7 @@ from opensearchpy import RequestsHttpConnection
 from opensearchpy.exceptions import ConnectionError as SearchConnectionError
 from opensearchpy.exceptions import NotFoundError, RequestError, TransportError
 
+from knowledge import analysis
 from knowledge.adapters.aws.opensearch_index import (
     OpenSearchIndex,
     StoredHit,
@@ -24,7 +25,6 @@ from knowledge.adapters.aws.opensearch_index import (
     lexical_query,
     search_filters,
 )
-from knowledge import analysis
 from knowledge.adapters.local.tantivy_index import build_analyzer
 from knowledge.errors import BackendError
 from knowledge.model import Passage, PassageRef

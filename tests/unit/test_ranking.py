@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from knowledge.model import Hit, Passage, PassageRef, key64
 from knowledge import analysis
+from knowledge.model import Hit, Passage, PassageRef, key64
 from knowledge.retrieve import ranking
 
 
