@@ -48,6 +48,8 @@ RESCUE_FORMAT = 4
 LEASE_SECONDS = 120.0
 MAX_QUESTION_CHARS = 16_000
 MAX_EXCERPTS = 12
+#: a bot's default ``topK`` (excerpts per question before the rescue's one; 1..MAX_EXCERPTS)
+DEFAULT_TOP_K = 10
 MAX_EXCERPT_CHARS = 800
 LEXICAL_TOP_K = 50
 RECENCY_SECONDS = 30 * 24 * 3600

@@ -32,6 +32,7 @@ from ..model import (
 )
 from ..refresh import rescue_build
 from ..settings import (
+    DEFAULT_TOP_K,
     LEXICAL_TOP_K,
     MAX_EXCERPT_CHARS,
     MAX_EXCERPTS,
@@ -141,9 +142,10 @@ def retrieve(
     # filtered; a passage outside the audience or the live set reaching this point is a bug,
     # and it must never be served.
     allowed_gens = set(source_gens)
+    top_k = top_k_of(settings.top_k)
     served: list[tuple[ranking.Candidate, Passage]] = []
-    while len(served) < MAX_EXCERPTS:
-        batch = list(itertools.islice(cands, MAX_EXCERPTS - len(served)))
+    while len(served) < top_k:
+        batch = list(itertools.islice(cands, top_k - len(served)))
         if not batch:
             break
         index.hydrate(req.bot, [h for c in batch for h in c.hits])
@@ -166,7 +168,8 @@ def retrieve(
         top_terms = {term for _, term in ranking.term_positions(served[0][1].text, query_terms, per_term=1)}
         idf = _idf(services, req.bot, partition, query_terms)
         confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
-    probe = _probe_rescue(services, req, settings.rescue_version) if options.rescue and lexical else None
+    room = len(excerpts) < MAX_EXCERPTS  # the rescue's one beyond topK, never a 13th
+    probe = _probe_rescue(services, req, settings.rescue_version) if options.rescue and lexical and room else None
     if probe is not None:
         rescued = _rescue(services, req, partition, visibilities, sources, probe, query_terms, lexical, excerpts,
                           {cand.ref.key for cand, _ in served})
@@ -205,6 +208,16 @@ def retrieve(
         "corpusSize": corpus,
         "excerpts": excerpts,
     }
+
+
+def top_k_of(value: object) -> int:
+    """A bot's ``topK`` setting as used: an integer in 1..MAX_EXCERPTS (a stored value out of
+    range is clamped, one that is not a number is the default)."""
+    try:
+        k = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return DEFAULT_TOP_K
+    return max(1, min(MAX_EXCERPTS, k))
 
 
 def new_retrieval_id() -> str:
