@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from knowledge import analysis
@@ -134,15 +132,6 @@ def test_term_positions_match_word_starts_case_insensitively():
     text = "Withdrawals need confirmations; reconfirm later"
     assert ranking.term_positions(text, ["withdraw", "confirm"]) == [(0, "withdraw"), (17, "confirm")]
     assert ranking.term_positions(text, []) == []
-
-
-def test_coverage():
-    idf = {"withdraw": 2.0, "monero": 1.0, "how": 0.1, "zzz": None}
-    assert ranking.coverage(["withdraw", "monero"], {"withdraw", "monero"}, idf) == pytest.approx(1.0)
-    assert ranking.coverage(["withdraw", "monero"], {"monero"}, idf) == pytest.approx(1 / 3)
-    # a term the corpus never saw lowers confidence through the known-share factor
-    assert ranking.coverage(["withdraw", "zzz"], {"withdraw"}, idf) == pytest.approx(math.sqrt(0.5))
-    assert ranking.coverage([], set(), idf) == 0.0
 
 
 def test_window_start_equals_the_full_scan():

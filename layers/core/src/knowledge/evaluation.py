@@ -8,6 +8,7 @@ judged per document: several excerpts of one page count once.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 from collections.abc import Callable, Iterable
@@ -96,3 +97,18 @@ def run_suite(lines: Iterable[str], ask: Callable[[str, str], list[dict[str, Any
             expected = {str(x): 1.0 for x in expected_raw}
         cases.append(score_case(query, expected, ask(query, item.get("audience") or "customer"), k))
     return Report(cases, k)
+
+
+def auc(positives: Iterable[float], negatives: Iterable[float]) -> float:
+    """Area under the ROC curve of a score that should be higher for ``positives``: the chance
+    that a random positive scores above a random negative (ties count half). 0.5 when either
+    side is empty."""
+    pos, neg = sorted(positives), sorted(negatives)
+    if not pos or not neg:
+        return 0.5
+    wins = 0.0
+    for p in pos:
+        below = bisect.bisect_left(neg, p)
+        ties = bisect.bisect_right(neg, p) - below
+        wins += below + ties / 2
+    return wins / (len(pos) * len(neg))

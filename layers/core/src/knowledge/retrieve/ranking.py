@@ -5,7 +5,6 @@ No I/O here; every function is tested against a small reference computation.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -309,23 +308,3 @@ def excerpt(passage: Passage, terms: Sequence[str], max_chars: int) -> str:
         cut = window.rfind(" ", 0, room)
         window = (window[:cut] if cut > room // 2 else window) + "…"
     return head + prefix + window
-
-
-def coverage(query_terms: Sequence[str], found_terms: set[str], idf: Mapping[str, float | None]) -> float:
-    """How well the passage covers the question, in [0, 1].
-
-    ``idf`` maps each analysed query term to its IDF in the asker's partition, or None when
-    no passage of the partition contains it. The IDF-weighted share of the known terms that
-    the passage contains is scaled by the square root of the share of the question's terms
-    the corpus knows at all, so a question mostly about things the corpus never mentions
-    cannot look confident on the strength of one shared word."""
-    distinct = list(dict.fromkeys(query_terms))
-    if not distinct:
-        return 0.0
-    known = [t for t in distinct if idf.get(t) is not None]
-    total = sum(float(idf[t] or 0.0) for t in known)
-    if total <= 0:
-        return 0.0
-    hit = sum(float(idf[t] or 0.0) for t in known if t in found_terms)
-    share_known = len(known) / len(distinct)
-    return max(0.0, min(1.0, (hit / total) * math.sqrt(share_known)))

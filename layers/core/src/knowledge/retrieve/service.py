@@ -41,6 +41,7 @@ from ..settings import (
     RETRIEVAL_TTL_SECONDS,
 )
 from ..wiring import Services
+from . import confidence as conf
 from . import ranking, upstream
 
 if TYPE_CHECKING:  # numpy: imported when a bot has a model, not with this module
@@ -163,11 +164,6 @@ def retrieve(
         excerpts.append(_excerpt_json(rank, p, src.type if src else None, query_terms, cand.score, cand.reason,
                                       cand.signals))
 
-    confidence = 0.0
-    if served:
-        top_terms = {term for _, term in ranking.term_positions(served[0][1].text, query_terms, per_term=1)}
-        idf = _idf(services, req.bot, partition, query_terms)
-        confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
     room = len(excerpts) < MAX_EXCERPTS  # the rescue's one beyond topK, never a 13th
     probe = _probe_rescue(services, req, settings.rescue_version) if options.rescue and lexical and room else None
     if probe is not None:
@@ -175,6 +171,8 @@ def retrieve(
                           {cand.ref.key for cand, _ in served})
         if rescued is not None:
             excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
+    components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic)
+    confidence = round(conf.score(components), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
         remote = upstream.fetch(settings.upstream, req.q, req.audience)
         if remote:
@@ -202,6 +200,7 @@ def retrieve(
         "retrievalId": retrieval_id,
         "audience": req.audience,
         "confidence": confidence,
+        "confidenceComponents": components.as_json(),
         "floor": floor,
         "wouldAnswer": bool(excerpts) and confidence >= floor,
         "operatorGrounded": operator_grounded,
@@ -346,8 +345,35 @@ def _semantic(
     return hits
 
 
-def _idf(services: Services, bot: str, partition: str, terms: list[str]) -> dict[str, float | None]:
+def _components(
+    services: Services,
+    bot: str,
+    partition: str,
+    query_terms: list[str],
+    excerpts: list[dict[str, Any]],
+    lexical: list[Hit],
+    semantic: list[Hit],
+) -> conf.Components:
+    """What the confidence is made of (see :mod:`knowledge.retrieve.confidence`)."""
+    if not excerpts or not query_terms:
+        return conf.Components()
+    idf, n = _idf(services, bot, partition, query_terms)
+    rarest = math.log(1.0 + (n - 0.5) / 1.5)  # the IDF of a term one passage holds
+    rescued = excerpts[-1] if excerpts[-1]["reason"] == "rescue" else None
+    rescue = rescued["signals"].get("rescueSimilarity") if rescued is not None else None
+    return conf.Components(
+        coverage=conf.coverage(excerpts[0]["text"], query_terms, idf),
+        strength=conf.strength(lexical[0].score if lexical else None, query_terms, idf),
+        focus=conf.focus([(h.ref.doc_key, h.score) for h in lexical]),
+        unseen=conf.unseen(query_terms, idf, rarest),
+        agreement=conf.agreement([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
+        rescue=float(rescue) if rescue is not None else None,
+        reranker=None,  # no reranker is configured in any deployment yet
+    )
+
+
+def _idf(services: Services, bot: str, partition: str, terms: list[str]) -> tuple[dict[str, float | None], int]:
     """BM25-style IDF of each analysed query term inside the asker's partition (None when
-    the partition has no passage with the term)."""
+    the partition has no passage with the term), and the partition's passage count."""
     dfs, n = services.index.doc_freqs(bot, partition, list(dict.fromkeys(terms)))
-    return {term: math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if df > 0 else None for term, df in dfs.items()}
+    return {term: math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if df > 0 else None for term, df in dfs.items()}, n
