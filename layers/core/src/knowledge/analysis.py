@@ -65,7 +65,10 @@ _WORD = re.compile(r"[^\W_]+")
 _JOINED = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+)+")
 _CAMEL_WORD = re.compile(r"[^\W_]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]{2})[^\W_]*")
 _CAMEL_CUT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
-_CANDIDATE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+)*")
+# where :func:`expand` looks: joined tokens, and the case changes inside a run (both found by
+# the regex engine, so that the plain words most text is made of cost nothing in Python)
+_JOINED_RUN = re.compile(r"(?<![^\W_])[^\W_]++(?:[_.\-][^\W_]++)+")
+_CASE_CHANGE = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]{2}")
 
 
 def _extra(token: str) -> str:
@@ -85,17 +88,33 @@ def _extra(token: str) -> str:
 def expand(text: str) -> str:
     """``text`` with each identifier followed by its other forms (see the module docstring).
     Text without identifiers comes back unchanged (the same object)."""
+    spans = [(m.start(), m.end()) for m in _JOINED_RUN.finditer(text)]
+    joined_until = -1
+    starts = {start for start, _ in spans}
+    for m in _CASE_CHANGE.finditer(text):
+        start = m.start()
+        while start > 0 and text[start - 1].isalnum():
+            start -= 1
+        end = m.end()
+        while end < len(text) and text[end].isalnum():
+            end += 1
+        if start not in starts:
+            starts.add(start)
+            spans.append((start, end))
+    if not spans:
+        return text
+    spans.sort()
     out: list[str] = []
     last = 0
-    for m in _CANDIDATE.finditer(text):
-        token = m.group()
-        if "_" not in token and "." not in token and "-" not in token and token.islower():
-            continue  # the common case: a plain lower-case word
-        extra = _extra(token)
+    for start, end in spans:
+        if start < joined_until:  # a run inside a joined token: the token's forms cover it
+            continue
+        joined_until = end
+        extra = _extra(text[start:end])
         if extra:
-            out.append(text[last : m.end()])
+            out.append(text[last:end])
             out.append(" " + extra)
-            last = m.end()
+            last = end
     if not out:
         return text
     out.append(text[last:])

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 from . import ranking
 
@@ -72,7 +72,10 @@ class Components:
     reranker: float | None = None
 
     def as_json(self) -> dict[str, float | None]:
-        return {k: (None if v is None else round(v, 4)) for k, v in asdict(self).items()}
+        return {k: (None if (v := getattr(self, k)) is None else round(v, 4)) for k in _FIELDS}
+
+
+_FIELDS = tuple(f.name for f in fields(Components))
 
 
 def score(c: Components) -> float:
@@ -80,13 +83,12 @@ def score(c: Components) -> float:
     if c.coverage is None:
         return 0.0
     z = INTERCEPT
-    values = asdict(c)
     for name, weight in WEIGHTS.items():
-        value = values.get(name)
+        value = getattr(c, name)
         if value is not None:
             z += weight * value
     for name, (weight, centre) in OPTIONAL.items():
-        value = values.get(name)
+        value = getattr(c, name)
         if value is not None and weight:
             z += weight * (value - centre)
     return 1.0 / (1.0 + math.exp(-z))

@@ -5,6 +5,7 @@ No I/O here; every function is tested against a small reference computation.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -191,14 +192,18 @@ def _word_start(text: str, low: str, i: int) -> bool:
     return False
 
 
+_RUN = re.compile(r"[^\W_]+")
+
+
 def _stems_to(text: str, low: str, i: int, term: str) -> bool:
     """Whether the word starting at ``i`` (whole, or its first camelCase part) has stem ``term``."""
-    n = len(low)
-    j = i
-    while j < n and low[j].isalnum():
-        j += 1
-    if analysis.stem(low[i:j]) == term:
+    m = _RUN.match(low, i)
+    j = m.end() if m is not None else i
+    word = low[i:j]
+    if word == term or analysis.stem(word) == term:
         return True
+    if text[i + 1 : j] == word[1:]:  # no capital inside: no camelCase part to try
+        return False
     k = i + 1
     while k < j and not _word_start(text, low, k):
         k += 1
