@@ -13,8 +13,8 @@ from knowledge.adapters.local.tantivy_index import TantivySearchIndex
     ("plain words only", "plain words only"),
     ("Set startWithVideoMuted now", "Set startWithVideoMuted start With Video Muted now"),
     ("SEND_ENDPOINT_TEXT_MESSAGE.", "SEND_ENDPOINT_TEXT_MESSAGE SENDENDPOINTTEXTMESSAGE."),
-    ("config.max-retries", "config.max-retries configmaxretries"),
-    ("an e-mail", "an e-mail email"),
+    ("config.maxRetries", "config.maxRetries configmaxRetries max Retries"),
+    ("an e-mail, sign-in", "an e-mail, sign-in"),  # hyphenated words: the word split alone
     ("HTTPServer URLs APIs", "HTTPServer HTTP Server URLs APIs"),
     ("on 2024-01-01 at 1.5", "on 2024-01-01 at 1.5"),  # no letter: not an identifier
     ("max_retryCount", "max_retryCount maxretryCount retry Count"),

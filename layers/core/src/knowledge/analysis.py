@@ -4,10 +4,10 @@ question's terms back out of passages (confidence, excerpt windows).
 A text is analysed in two steps:
 
 1. :func:`expand` writes every identifier a second time beside itself, in the form the word
-   split would not produce: ``SEND_ENDPOINT_TEXT_MESSAGE``, ``config.max-retries`` and
-   ``e-mail`` are also given whole (``SENDENDPOINTTEXTMESSAGE``, ``configmaxretries``,
-   ``email``), ``startWithVideoMuted`` and ``HTTPServer`` are also given in parts (``start
-   With Video Muted``, ``HTTP Server``). A question naming the option then matches it
+   split would not produce: ``SEND_ENDPOINT_TEXT_MESSAGE`` and ``config.maxRetries`` are also
+   given whole (``SENDENDPOINTTEXTMESSAGE``, ``configmaxRetries``), ``startWithVideoMuted``
+   and ``HTTPServer`` also in parts (``start With Video Muted``, ``HTTP Server``). Hyphenated
+   words are left to the word split (measured: their whole forms cost NFCorpus 0.001 nDCG@10). A question naming the option then matches it
    exactly, and one naming its words still matches its parts.
 2. The engine's analyser: split at every character that is not a letter or a digit, drop
    tokens of :data:`MAX_TOKEN_BYTES` bytes or more, lower-case, drop :data:`STOP_WORDS`, Snowball
@@ -60,14 +60,14 @@ MAX_TOKEN_BYTES = 40
 OPENSEARCH_TOKEN_PATTERN = r"[\p{L}\p{N}\p{M}]+"
 _WORD = re.compile(r"[^\W_]+")
 
-# an identifier: runs of letters/digits joined by "_", "." or "-" (no space), or one run with
-# a lower-to-upper case change inside; at least one letter
-_JOINED = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+)+")
+# an identifier: runs of letters/digits joined by "_" or "." (no space), or one run with a
+# lower-to-upper case change inside; at least one letter
+_JOINED = re.compile(r"[^\W_]+(?:[_.][^\W_]+)+")
 _CAMEL_WORD = re.compile(r"[^\W_]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]{2})[^\W_]*")
 _CAMEL_CUT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
 # where :func:`expand` looks: joined tokens, and the case changes inside a run (both found by
 # the regex engine, so that the plain words most text is made of cost nothing in Python)
-_JOINED_RUN = re.compile(r"(?<![^\W_])[^\W_]++(?:[_.\-][^\W_]++)+")
+_JOINED_RUN = re.compile(r"(?<![^\W_])[^\W_]++(?:[_.][^\W_]++)+")
 _CASE_CHANGE = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]{2}")
 
 
