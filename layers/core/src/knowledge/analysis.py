@@ -6,9 +6,10 @@ A text is analysed in two steps:
 1. :func:`expand` writes every identifier a second time beside itself, in the form the word
    split would not produce: ``SEND_ENDPOINT_TEXT_MESSAGE`` and ``config.maxRetries`` are also
    given whole (``SENDENDPOINTTEXTMESSAGE``, ``configmaxRetries``), ``startWithVideoMuted``
-   and ``HTTPServer`` also in parts (``start With Video Muted``, ``HTTP Server``). Hyphenated
-   words are left to the word split (measured: their whole forms cost NFCorpus 0.001 nDCG@10). A question naming the option then matches it
-   exactly, and one naming its words still matches its parts.
+   and ``HTTPServer`` also in parts (``start With Video Muted``, ``HTTP Server``). A question
+   naming the option then matches it exactly, and one naming its words still matches its
+   parts. Hyphenated words are left to the word split (their whole forms cost NFCorpus 0.001
+   nDCG@10).
 2. The engine's analyser: split at every character that is not a letter or a digit, drop
    tokens of :data:`MAX_TOKEN_BYTES` bytes or more, lower-case, drop :data:`STOP_WORDS`, Snowball
    English (Porter2) stemming. The embedded index builds it with :func:`tantivy_analyzer`;
