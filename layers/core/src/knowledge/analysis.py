@@ -66,10 +66,11 @@ _WORD = re.compile(r"[^\W_]+")
 _JOINED = re.compile(r"[^\W_]+(?:[_.][^\W_]+)+")
 _CAMEL_WORD = re.compile(r"[^\W_]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]{2})[^\W_]*")
 _CAMEL_CUT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
-# where :func:`expand` looks: joined tokens, and the case changes inside a run (both found by
-# the regex engine, so that the plain words most text is made of cost nothing in Python)
-_JOINED_RUN = re.compile(r"(?<![^\W_])[^\W_]++(?:[_.][^\W_]++)+")
-_CASE_CHANGE = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]{2}")
+# where :func:`expand` looks: the joints of joined tokens and the case changes inside runs,
+# each found by a pattern that starts with one character class (the regex engine skips ahead
+# to it), so that plain words cost nothing in Python
+_JOINT = re.compile(r"[_.](?=[^\W_])(?<=[^\W_][_.])")
+_CASE_CHANGE = re.compile(r"[A-Z](?<=[a-z0-9][A-Z])|[A-Z](?=[a-z]{2})(?<=[A-Z]{2})")
 
 
 def _extra(token: str) -> str:
@@ -86,12 +87,36 @@ def _extra(token: str) -> str:
     return " ".join(forms)
 
 
+def _joined_at(text: str, i: int) -> tuple[int, int]:
+    """The joined token around the joint at ``i``: runs of letters/digits joined by single
+    "_" or "." characters."""
+    n = len(text)
+    start = i
+    while True:
+        while start > 0 and text[start - 1].isalnum():
+            start -= 1
+        if start >= 2 and text[start - 1] in "_." and text[start - 2].isalnum():
+            start -= 1
+            continue
+        break
+    end = i + 1
+    while True:
+        while end < n and text[end].isalnum():
+            end += 1
+        if end + 1 < n and text[end] in "_." and text[end + 1].isalnum():
+            end += 1
+            continue
+        break
+    return start, end
+
+
 def expand(text: str) -> str:
     """``text`` with each identifier followed by its other forms (see the module docstring).
     Text without identifiers comes back unchanged (the same object)."""
-    spans = [(m.start(), m.end()) for m in _JOINED_RUN.finditer(text)]
-    joined_until = -1
-    starts = {start for start, _ in spans}
+    spans: dict[int, int] = {}
+    for m in _JOINT.finditer(text):
+        start, end = _joined_at(text, m.start())
+        spans.setdefault(start, end)
     for m in _CASE_CHANGE.finditer(text):
         start = m.start()
         while start > 0 and text[start - 1].isalnum():
@@ -99,18 +124,16 @@ def expand(text: str) -> str:
         end = m.end()
         while end < len(text) and text[end].isalnum():
             end += 1
-        if start not in starts:
-            starts.add(start)
-            spans.append((start, end))
+        spans.setdefault(start, end)
     if not spans:
         return text
-    spans.sort()
     out: list[str] = []
     last = 0
-    for start, end in spans:
-        if start < joined_until:  # a run inside a joined token: the token's forms cover it
+    covered = -1
+    for start, end in sorted(spans.items()):
+        if start < covered:  # a run inside a joined token: the token's forms cover it
             continue
-        joined_until = end
+        covered = end
         extra = _extra(text[start:end])
         if extra:
             out.append(text[last:end])
