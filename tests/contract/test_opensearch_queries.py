@@ -15,6 +15,7 @@ from opensearchpy import RequestsHttpConnection
 from opensearchpy.exceptions import ConnectionError as SearchConnectionError
 from opensearchpy.exceptions import NotFoundError, RequestError, TransportError
 
+from knowledge import analysis
 from knowledge.adapters.aws.opensearch_index import (
     OpenSearchIndex,
     StoredHit,
@@ -46,7 +47,7 @@ def test_knn_query_has_the_documented_efficient_filter_shape():
     filters = search_filters("b1", ["public", "agent"], ["s1:3", "s2:1"])
     assert knn_query([0.5, -1, 0], 7, filters) == {
         "size": 7,
-        "_source": {"excludes": ["vector"]},
+        "_source": {"excludes": ["vector", "body"]},
         "query": {
             "knn": {
                 "vector": {
@@ -72,7 +73,11 @@ def test_lexical_query_filters_without_scoring_and_dedupes_words():
     body = lexical_query("Fees fees AND limits", filters, 50)
     assert body["size"] == 50
     assert body["query"]["bool"]["filter"] == filters
-    assert body["query"]["bool"]["must"] == [{"match": {"text": {"query": "fees and limits"}}}]
+    assert body["query"]["bool"]["must"] == [{"match": {"body": {"query": "fees and limits"}}}]
+    # identifiers are expanded like the indexed text: whole and in parts
+    body = lexical_query("Set startWithVideoMuted or SEND_ENDPOINT", filters, 50)
+    assert body["query"]["bool"]["must"] == [{"match": {"body": {
+        "query": "set startwithvideomuted start with video muted or send_endpoint sendendpoint"}}}]
     assert "post_filter" not in body
 
 
@@ -130,7 +135,9 @@ def test_index_body_mapping():
     props = body["mappings"]["properties"]
     assert props["vector"] == {"type": "knn_vector", "dimension": 1024,
                                "method": {"name": "hnsw", "space_type": "cosinesimil", "engine": "lucene"}}
-    assert props["text"] == {"type": "text", "analyzer": "english"}
+    assert props["body"] == {"type": "text", "analyzer": "kb_en"}
+    assert props["text"] == {"type": "keyword", "index": False, "doc_values": False}
+    assert body["settings"]["analysis"] == analysis.opensearch_analysis("kb_en")
     assert {props[k]["type"] for k in ("pkey", "skey", "dkey")} == {"long"}
     assert props["breadcrumb"] == {"type": "keyword", "index": False, "doc_values": False}
     assert body["aliases"] == {"kb-operator": {}}
@@ -142,13 +149,14 @@ def test_index_body_mapping():
 def test_indexes_are_created_behind_aliases_and_writes_routed_by_bot(index, search_client, index_prefix):
     index.write("b1", [passage("c", "customer words"), passage("o", "operator words", vis="operator")])
     aliases = search_client.indices.get_alias(name=f"{index_prefix}-*")
-    assert aliases == {f"{index_prefix}-customer-v1": {"aliases": {f"{index_prefix}-customer": {}}},
-                       f"{index_prefix}-operator-v1": {"aliases": {f"{index_prefix}-operator": {}}}}
+    assert aliases == {f"{index_prefix}-customer-v2": {"aliases": {f"{index_prefix}-customer": {}}},
+                       f"{index_prefix}-operator-v2": {"aliases": {f"{index_prefix}-operator": {}}}}
     mapping = search_client.indices.get_mapping(index=f"{index_prefix}-customer")
-    vector = mapping[f"{index_prefix}-customer-v1"]["mappings"]["properties"]["vector"]
+    vector = mapping[f"{index_prefix}-customer-v2"]["mappings"]["properties"]["vector"]
     assert (vector["dimension"], vector["method"]["space_type"]) == (4, "cosinesimil")
     found = search_client.search(index=f"{index_prefix}-customer", body={"query": {"match_all": {}}})
     assert [(h["_source"]["id"], h["_routing"]) for h in found["hits"]["hits"]] == [("c", "b1")]
+    assert found["hits"]["hits"][0]["_source"]["text"] == "customer words"
     # a second adapter (another Lambda) reuses what exists
     OpenSearchIndex(search_client, index_prefix, dimension=4).write("b1", [passage("c2", "more words")])
     assert index.count("b1", "customer", ["s1:1"]) == 2
@@ -207,6 +215,51 @@ def test_analyze_uses_the_server_english_analyzer(index):
     assert index.analyze("The withdrawals are processing") == ["withdraw", "process"]
 
 
+ANALYSED = [
+    "The withdrawals are processing",
+    "Can I get my warranty policy delivery? I can't find it",
+    "Set startWithVideoMuted, SEND_ENDPOINT_TEXT_MESSAGE and config.max-retries in the e-mail",
+    "HTTPServer URLs APIs 2024-01-01 v1.2 Über naïve façade x" + "y" * 45,
+]
+
+
+@pytest.mark.parametrize("text", ANALYSED)
+def test_both_engines_analyse_alike(index, text):
+    # one definition: the server's analyser, the embedded index's and the Python one agree
+    assert index.analyze(text) == analysis.terms(text) == list(build_analyzer().analyze(analysis.expand(text)))
+
+
+def test_lexical_search_matches_stems_identifiers_and_ignores_stop_words(index):
+    index.write("b1", [passage("w", "Our warranties cover deliveries under this policy."),
+                       passage("i", "Set startWithVideoMuted to true. SEND_ENDPOINT_TEXT_MESSAGE is sent."),
+                       passage("s", "How do I do it? Can you? I can, you can, we all can.")])
+    kwargs: dict[str, Any] = {"visibilities": ["public"], "source_gens": ["s1:1"]}
+
+    def found(q: str) -> list[str]:
+        hits = index.search_lexical("b1", "customer", q, **kwargs)
+        index.hydrate("b1", hits)
+        return [h.passage.id for h in hits]
+
+    assert found("warranty policy delivery") == ["w"]
+    assert found("how can I do it") == []  # only stop words: nothing to match
+    assert found("startWithVideoMuted") == ["i"] and found("video muted") == ["i"]
+    assert found("send endpoint text message") == ["i"] and found("SEND_ENDPOINT_TEXT_MESSAGE") == ["i"]
+    assert index.doc_freqs("b1", "customer", ["sendendpointtextmessag", "startwithvideomut", "can"]) == (
+        {"sendendpointtextmessag": 1, "startwithvideomut": 1, "can": 0}, 3)
+
+
+def test_an_alias_on_an_older_index_version_moves_to_a_new_index(search_client, index_prefix):
+    old = f"{index_prefix}-customer-v1"
+    search_client.indices.create(index=old, body={"aliases": {f"{index_prefix}-customer": {}}})
+    index = OpenSearchIndex(search_client, index_prefix, dimension=4)
+    index.write("b1", [passage("c", "customer warranty")])
+    aliases = search_client.indices.get_alias(name=f"{index_prefix}-customer")
+    assert aliases == {f"{index_prefix}-customer-v2": {"aliases": {f"{index_prefix}-customer": {}}}}
+    assert search_client.indices.exists(index=old)  # left for the operator
+    hits = index.search_lexical("b1", "customer", "warranties", visibilities=["public"], source_gens=["s1:1"])
+    assert len(hits) == 1
+
+
 class AnalyzeClient:
     def __init__(self, error: Exception):
         self.error = error
@@ -221,6 +274,7 @@ class AnalyzeClient:
 def test_analyze_falls_back_to_the_local_english_analyzer():
     text = "The withdrawals are processed in batches"
     local = list(build_analyzer().analyze(text))
+    assert local == analysis.terms(text)
     missing = AnalyzeClient(NotFoundError(404, "no handler found", {}))
     index = OpenSearchIndex(missing, "x")
     assert index.analyze(text) == local

@@ -108,6 +108,10 @@ def test_operator_question_reaches_operator_pages_only(server):
     _, body, _ = call(base, "POST", f"{KB_PATH}/retrieval-test", tokens["ro"],
                       {"q": "hot wallet rebalancing threshold", "audience": "operator"})
     assert [e["path"] for e in body["excerpts"]] == ["admin/hot-wallet.md"]
+    # the operator sees why the confidence is what it is
+    components = body["confidenceComponents"]
+    assert set(components) == {"coverage", "strength", "focus", "unseen", "agreement", "rescue", "reranker"}
+    assert components["unseen"] == 0.0 and components["coverage"] == 1.0 and body["wouldAnswer"] is True
 
 
 def test_auth_rules(server):

@@ -52,6 +52,17 @@ def test_ingest_sources_search_eval(tmp_path, write_pack, capsys):
     code, _, err = run(capsys, "--data", data, "eval", str(suite), "--min-recall", "0.9")
     assert code == 1 and "below threshold" in err
 
+    # unanswerable questions marked: the decision is scored too
+    suite.write_text(json.dumps({"query": "withdraw XMR", "expected": ["help/withdraw.md"]}) + "\n"
+                     + json.dumps({"query": "Can I pay with PayPal?", "answerable": False}) + "\n")
+    code, out, _ = run(capsys, "--data", data, "eval", str(suite), "--json")
+    figures = json.loads(out)
+    assert code == 0 and figures["recall@10"] == 1.0 and figures["cases"] == 2
+    assert (figures["answerable"], figures["unanswerable"]) == (1, 1)
+    assert figures["refusedWhenUnanswerable"] == 1.0 and 0.0 <= figures["confidenceAuc"] <= 1.0
+    code, out, _ = run(capsys, "--data", data, "eval", str(suite))
+    assert "refused 100.0% of 1 unanswerable" in out and "confidence AUC" in out
+
 
 def test_ingest_learns_the_rescue_model_once_the_passages_are_in(tmp_path, write_pack, capsys):
     data = str(tmp_path / "d")

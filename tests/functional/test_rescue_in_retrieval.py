@@ -160,3 +160,25 @@ def test_learning_the_model_keeps_settings_changed_meanwhile(indexed, write_pack
     monkeypatch.undo()
     assert indexed.state.get_bot("default").floor == 0.9
     assert not rescue_build.is_stale(indexed, "default")
+
+
+@pytest.mark.parametrize(("top_k", "expected"), [(5, 6), (11, 12), (12, 12)])
+def test_the_rescue_adds_one_beyond_top_k_but_never_a_thirteenth(indexed, monkeypatch, top_k, expected):
+    q = "staking pool validator epoch reward delegate commission slashing uptime node ledger"
+    settings = indexed.state.get_bot("default")
+    settings.top_k = top_k
+    indexed.state.put_bot(settings)
+    plain = ask(indexed, q, rescue=False)
+    assert len(plain["excerpts"]) == top_k
+    served = {key64(e["fragmentId"]) for e in plain["excerpts"]}
+    gens = [s.source_gen for s in indexed.state.live_sources("default")]
+    spare = next(key for key, vis, _ in indexed.index.iter_passages("default", gens)
+                 if vis == "public" and key not in served)
+
+    def pick(self, probe, keys, allowed, **kw):
+        return (spare, 0.9) if allowed(spare) else None
+
+    monkeypatch.setattr(RescueModel, "pick", pick)
+    res = ask(indexed, q)
+    assert len(res["excerpts"]) == expected
+    assert [e["reason"] == "rescue" for e in res["excerpts"]].count(True) == expected - top_k

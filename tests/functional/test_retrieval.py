@@ -35,7 +35,7 @@ def many_pages(services, write_pack):
     reindex(services, "default")
 
 
-def test_at_most_twelve_excerpts_of_at_most_800_chars(services, write_pack):
+def test_top_k_excerpts_at_most_twelve_of_at_most_800_chars(services, write_pack):
     long_body = "# Long\n\n" + "\n\n".join(f"Paragraph {i} about the ocelot and its habits." * 6 for i in range(40))
     pages = [page(f"help/p{i:02d}.md", f"# Page {i}\n\nThe ocelot topic number {i}.", audience="CUSTOMER")
              for i in range(20)]
@@ -43,9 +43,16 @@ def test_at_most_twelve_excerpts_of_at_most_800_chars(services, write_pack):
     install_pack(services, write_pack("zoo", pages))
     reindex(services, "default")
     res = ask(services, "ocelot")
-    assert len(res["excerpts"]) == 12
+    assert len(res["excerpts"]) == 10  # the default topK
     assert all(len(e["text"]) <= 800 for e in res["excerpts"])
-    assert [e["rank"] for e in res["excerpts"]] == list(range(1, 13))
+    assert [e["rank"] for e in res["excerpts"]] == list(range(1, 11))
+    for top_k, served in ((12, 12), (3, 3), (1, 1), (40, 12), (0, 1), (-5, 1)):  # out of range: clamped
+        settings = services.state.get_bot("default")
+        settings.top_k = top_k
+        services.state.put_bot(settings)
+        res = ask(services, "ocelot")
+        assert [e["rank"] for e in res["excerpts"]] == list(range(1, served + 1)), top_k
+        assert all(len(e["text"]) <= 800 for e in res["excerpts"])
 
 
 def test_neighbouring_fragments_of_one_document_collapse(services, write_pack):

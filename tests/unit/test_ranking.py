@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
+from knowledge import analysis
 from knowledge.model import Hit, Passage, PassageRef, key64
 from knowledge.retrieve import ranking
 
@@ -135,15 +134,6 @@ def test_term_positions_match_word_starts_case_insensitively():
     assert ranking.term_positions(text, []) == []
 
 
-def test_coverage():
-    idf = {"withdraw": 2.0, "monero": 1.0, "how": 0.1, "zzz": None}
-    assert ranking.coverage(["withdraw", "monero"], {"withdraw", "monero"}, idf) == pytest.approx(1.0)
-    assert ranking.coverage(["withdraw", "monero"], {"monero"}, idf) == pytest.approx(1 / 3)
-    # a term the corpus never saw lowers confidence through the known-share factor
-    assert ranking.coverage(["withdraw", "zzz"], {"withdraw"}, idf) == pytest.approx(math.sqrt(0.5))
-    assert ranking.coverage([], set(), idf) == 0.0
-
-
 def test_window_start_equals_the_full_scan():
     # the shortcut (every term's first word-start inside one window) against listing every match
     import random
@@ -186,3 +176,29 @@ def test_ranked_is_fuse_order_collapse_taken_one_by_one():
         kw = {"priorities": {0: 0, 1: 5, 2: -1}, "now": 1000.0, "recency_seconds": 60.0}
         want = ranking.collapse(ranking.order(ranking.fuse(lists), **kw))
         assert [view(c) for c in ranking.ranked(lists, **kw)] == [view(c) for c in want]
+
+
+def test_terms_are_found_by_stem_not_by_prefix():
+    # Snowball stems that are not prefixes of their words: warranty -> warranti, hoping -> hope
+    text = "Our warranty policy covers delivery. We are hoping to help; Policies differ."
+    terms = analysis.terms("warranty policy delivery hoping")
+    assert terms == ["warranti", "polici", "deliveri", "hope"]
+    found = ranking.term_positions(text, terms)
+    assert [(text[i:i + 8], t) for i, t in found] == [
+        ("warranty", "warranti"), ("policy c", "polici"), ("delivery", "deliveri"), ("hoping t", "hope"),
+        ("Policies", "polici")]
+    # a prefix that is another word is not a match: "pay" is not in "payment", "hope" not in "hopeless"
+    assert ranking.term_positions("payment and hopeless", ["pay", "hope"]) == []
+
+
+def test_camel_case_parts_are_words():
+    text = "Set startWithVideoMuted or HTTPServer."
+    found = ranking.term_positions(text, analysis.terms("video muted server"))
+    assert [(text[i:i + 5], t) for i, t in found] == [("Video", "video"), ("Muted", "mute"), ("Serve", "server")]
+
+
+def test_a_long_passage_window_holds_a_term_whose_stem_is_not_a_prefix():
+    filler = " ".join(f"Filler sentence number {i}." for i in range(200))
+    p = psg("a", crumb="P", text="P\n\n" + filler + " The tapestry hangs in the hall. " + filler)
+    out = ranking.excerpt(p, analysis.terms("tapestry"), 800)
+    assert "tapestry" in out and len(out) <= 800

@@ -42,7 +42,7 @@ def test_a_loaded_passage_equals_the_written_one(tmp_path, changes):
 def test_a_missing_url_and_an_empty_url_stay_apart():
     for url in (None, ""):
         original = passage("p", url=url)
-        assert _passage_of(_meta(original), original.bot, original.text) == original
+        assert _passage_of(_meta(original), original.bot) == original
 
 
 @pytest.mark.parametrize("damage", [
@@ -54,7 +54,7 @@ def test_a_missing_url_and_an_empty_url_stay_apart():
 def test_a_damaged_record_is_a_backend_error(damage):
     raw = _meta(passage("p", title="withdrawal", url="https://x.example"))
     with pytest.raises(BackendError):
-        _passage_of(damage(raw), "b1", "text")
+        _passage_of(damage(raw), "b1")
 
 
 def test_hits_load_through_the_searcher_that_found_them(tmp_path):

@@ -1,13 +1,21 @@
-"""Saved retrieval regression suites (``kb eval SUITE.jsonl``): recall@k, nDCG@10, MRR.
+"""Saved retrieval regression suites (``kb eval SUITE.jsonl``): recall@k, nDCG@10, MRR, and
+whether the service knows when not to answer.
 
 A suite line is ``{"query": ..., "expected": [page paths or URLs], "audience": ...}``. An
 excerpt matches an expected item when the item is its path, its URL, or ends with
 ``/<path>`` (so ``product/help/page.md`` names a page of the ``product`` pack). Relevance is
 judged per document: several excerpts of one page count once.
+
+A line with ``"answerable": false`` (``expected`` then may be empty or absent) is a question
+the corpus cannot answer: it takes no part in the ranking figures. When the answers carry
+their decision (``wouldAnswer``, ``confidence``), the report adds the share of answerable
+questions answered, the share of unanswerable ones refused, and the area under the ROC curve
+of the confidence (answerable against unanswerable).
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 from collections.abc import Callable, Iterable
@@ -43,6 +51,9 @@ class CaseResult:
     ndcg: float
     rr: float
     found: list[str] = field(default_factory=list)
+    answerable: bool = True
+    confidence: float | None = None
+    would_answer: bool | None = None
 
 
 def score_case(query: str, expected: dict[str, float], excerpts: list[dict[str, Any]], k: int) -> CaseResult:
@@ -70,16 +81,38 @@ class Report:
     k: int
 
     def metric(self, name: str) -> float:
-        if not self.cases:
+        ranked = [c for c in self.cases if c.answerable]
+        if not ranked:
             return 0.0
-        return sum(getattr(c, name) for c in self.cases) / len(self.cases)
+        return sum(getattr(c, name) for c in ranked) / len(ranked)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"cases": len(self.cases), f"recall@{self.k}": round(self.metric("recall"), 4),
-                "ndcg@10": round(self.metric("ndcg"), 4), "mrr": round(self.metric("rr"), 4)}
+        out: dict[str, Any] = {"cases": len(self.cases), f"recall@{self.k}": round(self.metric("recall"), 4),
+                               "ndcg@10": round(self.metric("ndcg"), 4), "mrr": round(self.metric("rr"), 4)}
+        decided = [c for c in self.cases if c.would_answer is not None]
+        if not decided:
+            return out
+        answerable = [c for c in decided if c.answerable]
+        unanswerable = [c for c in decided if not c.answerable]
+        out["answerable"] = len(answerable)
+        out["unanswerable"] = len(unanswerable)
+        if answerable:
+            out["answeredWhenAnswerable"] = round(sum(bool(c.would_answer) for c in answerable) / len(answerable), 4)
+        if unanswerable:
+            out["refusedWhenUnanswerable"] = round(sum(not c.would_answer for c in unanswerable) / len(unanswerable),
+                                                   4)
+        if answerable and unanswerable:
+            out["confidenceAuc"] = round(auc([c.confidence or 0.0 for c in answerable],
+                                             [c.confidence or 0.0 for c in unanswerable]), 4)
+        return out
 
 
-def run_suite(lines: Iterable[str], ask: Callable[[str, str], list[dict[str, Any]]], *, k: int = 10) -> Report:
+Answer = list[dict[str, Any]] | dict[str, Any]
+
+
+def run_suite(lines: Iterable[str], ask: Callable[[str, str], Answer], *, k: int = 10) -> Report:
+    """Score every line of a suite. ``ask(query, audience)`` returns the excerpts, or the whole
+    retrieval response (``excerpts`` plus ``confidence`` and ``wouldAnswer``)."""
     cases = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -87,12 +120,37 @@ def run_suite(lines: Iterable[str], ask: Callable[[str, str], list[dict[str, Any
         try:
             item = json.loads(line)
             query = str(item["query"])
-            expected_raw = item["expected"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"suite line {number}: needs query and expected") from exc
-        if isinstance(expected_raw, dict):
-            expected = {str(key): float(v) for key, v in expected_raw.items()}
-        else:
-            expected = {str(x): 1.0 for x in expected_raw}
-        cases.append(score_case(query, expected, ask(query, item.get("audience") or "customer"), k))
+            answerable = item.get("answerable", True)
+            if not isinstance(answerable, bool):
+                raise TypeError("answerable must be true or false")
+            expected_raw = item["expected"] if answerable else item.get("expected") or []
+            if isinstance(expected_raw, dict):
+                expected = {str(key): float(v) for key, v in expected_raw.items()}
+            else:
+                expected = {str(x): 1.0 for x in expected_raw}
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"suite line {number}: needs query and expected (or answerable: false)") from exc
+        answer = ask(query, item.get("audience") or "customer")
+        excerpts = answer.get("excerpts", []) if isinstance(answer, dict) else answer
+        case = score_case(query, expected, excerpts, k)
+        case.answerable = answerable
+        if isinstance(answer, dict) and "wouldAnswer" in answer:
+            case.would_answer = bool(answer["wouldAnswer"])
+            case.confidence = float(answer.get("confidence") or 0.0)
+        cases.append(case)
     return Report(cases, k)
+
+
+def auc(positives: Iterable[float], negatives: Iterable[float]) -> float:
+    """Area under the ROC curve of a score that should be higher for ``positives``: the chance
+    that a random positive scores above a random negative (ties count half). 0.5 when either
+    side is empty."""
+    pos, neg = sorted(positives), sorted(negatives)
+    if not pos or not neg:
+        return 0.5
+    wins = 0.0
+    for p in pos:
+        below = bisect.bisect_left(neg, p)
+        ties = bisect.bisect_right(neg, p) - below
+        wins += below + ties / 2
+    return wins / (len(pos) * len(neg))

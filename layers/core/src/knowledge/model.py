@@ -228,6 +228,8 @@ class BotSettings:
     #: e.g. openai {"baseUrl", "apiKey", "model", "dimensions"}; bedrock {"modelId", "dimensions"}
     embedder_options: dict[str, Any] = field(default_factory=dict)
     floor: float = 0.35
+    #: excerpts a question gets (1-12); the rescue may add one more, never past 12
+    top_k: int = 10
     #: another deployment of this service to fuse in: {"url", "token", "bot"}
     upstream: dict[str, Any] | None = None
     #: digest of the live generations the stored rescue model was learned from

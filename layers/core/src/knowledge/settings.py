@@ -43,7 +43,7 @@ METRIC_LEASE_REAPED = "LeaseReaped"
 
 #: Mixed into every content checksum. Raise it whenever chunking, weighting or audience rules
 #: change: every stored checksum then mismatches exactly once and every source re-ingests.
-INGEST_VERSION = "kb-ingest-9"
+INGEST_VERSION = "kb-ingest-9"  # 9: knowledge.analysis (stop list, identifiers), breadcrumbs and passage bounds
 
 #: The stored layout of a rescue model. It is part of the digest a model is kept under, so
 #: raising it makes every stored model stale: each bot's is relearned by the next reindex (or
@@ -53,6 +53,8 @@ RESCUE_FORMAT = 4
 LEASE_SECONDS = 120.0
 MAX_QUESTION_CHARS = 16_000
 MAX_EXCERPTS = 12
+#: a bot's default ``topK`` (excerpts per question before the rescue's one; 1..MAX_EXCERPTS)
+DEFAULT_TOP_K = 10
 MAX_EXCERPT_CHARS = 800
 LEXICAL_TOP_K = 50
 RECENCY_SECONDS = 30 * 24 * 3600

@@ -346,10 +346,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     services = _services(args)
 
-    def ask(query: str, audience: str) -> list[dict[str, Any]]:
-        result = retrieve(services, RetrievalRequest(args.bot, query, audience), record=False)
-        excerpts: list[dict[str, Any]] = result["excerpts"]
-        return excerpts
+    def ask(query: str, audience: str) -> dict[str, Any]:
+        return retrieve(services, RetrievalRequest(args.bot, query, audience), record=False)
 
     with open(args.suite, encoding="utf-8") as fh:
         report = run_suite(fh, ask, k=args.k)
@@ -364,9 +362,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
     else:
         print(f"{figures['cases']} cases: recall@{args.k} {figures[f'recall@{args.k}']:.4f}, "
               f"nDCG@10 {figures['ndcg@10']:.4f}, MRR {figures['mrr']:.4f}")
+        if "answeredWhenAnswerable" in figures:
+            print(f"answered {figures['answeredWhenAnswerable']:.1%} of {figures['answerable']} answerable")
+        if "refusedWhenUnanswerable" in figures:
+            print(f"refused {figures['refusedWhenUnanswerable']:.1%} of {figures['unanswerable']} unanswerable")
+        if "confidenceAuc" in figures:
+            print(f"confidence AUC {figures['confidenceAuc']:.4f}")
         for case in report.cases:
-            if case.recall < 1.0 and args.verbose_cases:
+            if args.verbose_cases and case.answerable and case.recall < 1.0:
                 print(f"  missed: {case.query}")
+            if args.verbose_cases and case.would_answer is not None and case.would_answer != case.answerable:
+                verdict = "answered" if case.would_answer else "refused"
+                print(f"  {verdict} ({case.confidence:.2f}): {case.query}")
         for line in failures:
             print(f"below threshold: {line}", file=sys.stderr)
     return 1 if failures else 0

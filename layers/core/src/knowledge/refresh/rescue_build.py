@@ -23,7 +23,6 @@ import functools
 import hashlib
 import json
 import logging
-import threading
 from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -46,21 +45,15 @@ Analyze = Callable[[str], list[str]]
 
 @functools.cache
 def _standalone_analyzer() -> Analyze | None:
-    """The embedded English analyser outside any index, one instance per thread; None where
-    tantivy is not installed."""
+    """The embedded index's analysis outside any index (:func:`knowledge.analysis.terms`, one
+    analyser per thread); None where tantivy is not installed."""
     try:
-        from ..adapters.local.tantivy_index import build_analyzer
+        import tantivy  # noqa: F401
     except ImportError:
         return None
-    local = threading.local()
+    from .. import analysis
 
-    def analyze(text: str) -> list[str]:
-        instance = getattr(local, "analyzer", None)
-        if instance is None:
-            instance = local.analyzer = build_analyzer()
-        return [str(t) for t in instance.analyze(text)]
-
-    return analyze
+    return analysis.terms
 
 
 def analyzer(index: Any = None) -> Analyze | None:

@@ -33,6 +33,7 @@ from ..model import (
 from ..ports import Services
 from ..refresh import rescue_build
 from ..settings import (
+    DEFAULT_TOP_K,
     LEXICAL_TOP_K,
     MAX_EXCERPT_CHARS,
     MAX_EXCERPTS,
@@ -40,6 +41,7 @@ from ..settings import (
     RECENCY_SECONDS,
     RETRIEVAL_TTL_SECONDS,
 )
+from . import confidence as conf
 from . import ranking, upstream
 
 if TYPE_CHECKING:  # numpy: imported when a bot has a model, not with this module
@@ -141,9 +143,10 @@ def retrieve(
     # filtered; a passage outside the audience or the live set reaching this point is a bug,
     # and it must never be served.
     allowed_gens = set(source_gens)
+    top_k = top_k_of(settings.top_k)
     served: list[tuple[ranking.Candidate, Passage]] = []
-    while len(served) < MAX_EXCERPTS:
-        batch = list(itertools.islice(cands, MAX_EXCERPTS - len(served)))
+    while len(served) < top_k:
+        batch = list(itertools.islice(cands, top_k - len(served)))
         if not batch:
             break
         index.hydrate(req.bot, [h for c in batch for h in c.hits])
@@ -161,17 +164,15 @@ def retrieve(
         excerpts.append(_excerpt_json(rank, p, src.type if src else None, query_terms, cand.score, cand.reason,
                                       cand.signals))
 
-    confidence = 0.0
-    if served:
-        top_terms = {term for _, term in ranking.term_positions(served[0][1].text, query_terms, per_term=1)}
-        idf = _idf(services, req.bot, partition, query_terms)
-        confidence = round(ranking.coverage(query_terms, top_terms, idf), 4)
-    probe = _probe_rescue(services, req, settings.rescue_version) if options.rescue and lexical else None
+    room = len(excerpts) < MAX_EXCERPTS  # the rescue's one beyond topK, never a 13th
+    probe = _probe_rescue(services, req, settings.rescue_version) if options.rescue and lexical and room else None
     if probe is not None:
         rescued = _rescue(services, req, partition, visibilities, sources, probe, query_terms, lexical, excerpts,
                           {cand.ref.key for cand, _ in served})
         if rescued is not None:
             excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
+    components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic)
+    confidence = round(conf.score(components), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
         remote = upstream.fetch(settings.upstream, req.q, req.audience, policy=services.outbound)
         if remote:
@@ -199,12 +200,23 @@ def retrieve(
         "retrievalId": retrieval_id,
         "audience": req.audience,
         "confidence": confidence,
+        "confidenceComponents": components.as_json(),
         "floor": floor,
         "wouldAnswer": bool(excerpts) and confidence >= floor,
         "operatorGrounded": operator_grounded,
         "corpusSize": corpus,
         "excerpts": excerpts,
     }
+
+
+def top_k_of(value: object) -> int:
+    """A bot's ``topK`` setting as used: an integer in 1..MAX_EXCERPTS (a stored value out of
+    range is clamped, one that is not a number is the default)."""
+    try:
+        k = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return DEFAULT_TOP_K
+    return max(1, min(MAX_EXCERPTS, k))
 
 
 def new_retrieval_id() -> str:
@@ -333,8 +345,35 @@ def _semantic(
     return hits
 
 
-def _idf(services: Services, bot: str, partition: str, terms: list[str]) -> dict[str, float | None]:
+def _components(
+    services: Services,
+    bot: str,
+    partition: str,
+    query_terms: list[str],
+    excerpts: list[dict[str, Any]],
+    lexical: list[Hit],
+    semantic: list[Hit],
+) -> conf.Components:
+    """What the confidence is made of (see :mod:`knowledge.retrieve.confidence`)."""
+    if not excerpts or not query_terms:
+        return conf.Components()
+    idf, n = _idf(services, bot, partition, query_terms)
+    rarest = math.log(1.0 + (n - 0.5) / 1.5)  # the IDF of a term one passage holds
+    rescued = excerpts[-1] if excerpts[-1]["reason"] == "rescue" else None
+    rescue = rescued["signals"].get("rescueSimilarity") if rescued is not None else None
+    return conf.Components(
+        coverage=conf.coverage(excerpts[0]["text"], query_terms, idf),
+        strength=conf.strength(lexical[0].score if lexical else None, query_terms, idf),
+        focus=conf.focus([(h.ref.doc_key, h.score) for h in lexical]),
+        unseen=conf.unseen(query_terms, idf, rarest),
+        agreement=conf.agreement([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
+        rescue=float(rescue) if rescue is not None else None,
+        reranker=None,  # no reranker is configured in any deployment yet
+    )
+
+
+def _idf(services: Services, bot: str, partition: str, terms: list[str]) -> tuple[dict[str, float | None], int]:
     """BM25-style IDF of each analysed query term inside the asker's partition (None when
-    the partition has no passage with the term)."""
+    the partition has no passage with the term), and the partition's passage count."""
     dfs, n = services.index.doc_freqs(bot, partition, list(dict.fromkeys(terms)))
-    return {term: math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if df > 0 else None for term, df in dfs.items()}
+    return {term: math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if df > 0 else None for term, df in dfs.items()}, n

@@ -508,6 +508,8 @@ class DynamoDbStateStore:
         values["bot"] = bot
         if "floor" in values:
             values["floor"] = float(values["floor"])
+        if "top_k" in values:
+            values["top_k"] = int(values["top_k"])
         return BotSettings(**values)
 
     def put_bot(self, settings: BotSettings) -> None:

@@ -21,6 +21,13 @@ dropped with ``_delete_by_query`` on ``bot`` + ``source_gen``. Document ids comb
 generation and passage id, because a passage keeps its id across generations and the new
 generation must not overwrite the live one while it is being staged.
 
+Text is analysed as :mod:`knowledge.analysis` defines, like the embedded twin: the custom
+analyser :data:`ANALYZER` (set up by :func:`knowledge.analysis.opensearch_analysis`) indexes
+``body``, the passage text after :func:`knowledge.analysis.expand`; ``text`` keeps the passage as
+written and is stored only. An alias still on an index of an older :data:`INDEX_VERSION` is moved
+to a new index on first use (the old index is left for the operator to delete); the ingest
+version that moved with it re-ingests every source into it.
+
 Vectors of several embedders can live side by side (a bot moving to another embedder keeps
 answering from the old vectors while its sources are re-embedded): each passage stores the
 ``space`` (embedder name) its vector belongs to, and a vector search compares the question's
@@ -49,6 +56,7 @@ from opensearchpy import OpenSearch, RequestsHttpConnection, helpers
 from opensearchpy.exceptions import ConnectionError as SearchConnectionError
 from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError, TransportError
 
+from ... import analysis
 from ...errors import BackendError
 from ...model import (
     PARTITION_VISIBILITIES,
@@ -61,11 +69,11 @@ from ...model import (
     stable_id,
 )
 
-INDEX_VERSION = "v1"
+INDEX_VERSION = "v2"
 DEFAULT_DIMENSION = 1024
-ANALYZER = "english"
-#: Fields returned with every hit: everything but the vector.
-SOURCE_FILTER = {"excludes": ["vector"]}
+ANALYZER = "kb_en"
+#: Fields returned with every hit: everything but the vector and the indexed copy of the text.
+SOURCE_FILTER = {"excludes": ["vector", "body"]}
 _BULK_CHUNK = 200
 _BULK_BYTES = 5 * 1024 * 1024  # well under the 10 MB request limit of small OpenSearch instances
 #: passages per page of a corpus scan (``iter_passages``): a few MB of text per response
@@ -73,6 +81,17 @@ SCAN_PAGE = 1000
 #: the order a corpus scan walks in: exact keywords whose pair is unique among the generations
 #: scanned (``search_after`` needs a total order; the document ``_id`` is not sortable everywhere)
 SCAN_SORT = [{"source_gen": "asc"}, {"id": "asc"}]
+
+
+def _analyze_chain() -> dict[str, Any]:
+    """:data:`ANALYZER` spelled out for ``_analyze`` (tokenizer and filters inline)."""
+    defined = analysis.opensearch_analysis(ANALYZER)
+    chain = defined["analyzer"][ANALYZER]
+    return {"tokenizer": defined["tokenizer"][chain["tokenizer"]],
+            "filter": [defined["filter"].get(name, name) for name in chain["filter"]]}
+
+
+_ANALYZE_CHAIN = _analyze_chain()
 
 
 def index_name(prefix: str, partition: str) -> str:
@@ -97,12 +116,14 @@ def index_body(prefix: str, partition: str, *, dimension: int = DEFAULT_DIMENSIO
                 "knn": True,
                 "number_of_shards": shards,
                 "number_of_replicas": replicas,
-            }
+            },
+            "analysis": analysis.opensearch_analysis(ANALYZER),
         },
         "mappings": {
             "dynamic": "strict",
             "properties": {
-                "text": {"type": "text", "analyzer": ANALYZER},
+                "body": {"type": "text", "analyzer": ANALYZER},
+                "text": keyword(indexed=False),
                 "bot": keyword(),
                 "source_gen": keyword(),
                 "visibility": keyword(),
@@ -143,16 +164,17 @@ def search_filters(bot: str, visibilities: Sequence[str], source_gens: Sequence[
 
 
 def lexical_query(text: str, filters: list[dict[str, Any]], limit: int) -> dict[str, Any]:
-    """BM25 over ``text``; the filters restrict without scoring, before ranking and ``size``.
+    """BM25 over ``body``; the filters restrict without scoring, before ranking and ``size``.
 
-    The question's words are de-duplicated first (lower-cased), as the embedded index does
-    with its terms: a word repeated in a question does not weigh more, and a long question
-    produces fewer boolean clauses."""
-    words = " ".join(dict.fromkeys(text.lower().split()))
+    The question is expanded like the passages (identifiers whole and in parts), then its
+    words are de-duplicated (lower-cased), as the embedded index does with its terms: a word
+    repeated in a question does not weigh more, and a long question produces fewer boolean
+    clauses."""
+    words = " ".join(dict.fromkeys(analysis.expand(text).lower().split()))
     return {
         "size": limit,
         "_source": SOURCE_FILTER,
-        "query": {"bool": {"must": [{"match": {"text": {"query": words}}}], "filter": filters}},
+        "query": {"bool": {"must": [{"match": {"body": {"query": words}}}], "filter": filters}},
     }
 
 
@@ -208,6 +230,7 @@ def _document(p: Passage, space: str | None = None) -> dict[str, Any]:
         "source_id": p.source_id,
         "document_id": p.document_id,
         "text": p.text,
+        "body": analysis.expand(p.text),
         "title": p.title,
         "path": p.path,
         "breadcrumb": p.breadcrumb,
@@ -277,7 +300,6 @@ class OpenSearchIndex:
         self._ready: set[str] = set()
         self._lock = threading.Lock()
         self._analyze_supported = True
-        self._local_analyzer: Any = None
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -298,6 +320,8 @@ class OpenSearchIndex:
                         body = index_body(self.prefix, partition, dimension=self.dimension, shards=self.shards,
                                           replicas=self.replicas)
                         self.client.indices.create(index=index_name(self.prefix, partition), body=body)
+                    else:
+                        self._move_alias(partition)
                 except RequestError as exc:
                     if exc.error != "resource_already_exists_exception":  # another process won the race
                         raise BackendError("cannot create the search index") from exc
@@ -307,6 +331,24 @@ class OpenSearchIndex:
                     ensure_read_role(self.client, self.prefix, self.read_roles)
                 self._ready.add(partition)
         return alias
+
+    def _move_alias(self, partition: str) -> None:
+        """Point an alias still on an older index version at a new index of this version."""
+        alias, current = self._alias(partition), index_name(self.prefix, partition)
+        held = set(self.client.indices.get_alias(name=alias))
+        if current in held:
+            return
+        body = index_body(self.prefix, partition, dimension=self.dimension, shards=self.shards,
+                          replicas=self.replicas)
+        body.pop("aliases")
+        try:
+            self.client.indices.create(index=current, body=body)
+        except RequestError as exc:
+            if exc.error != "resource_already_exists_exception":
+                raise
+        actions: list[dict[str, Any]] = [{"remove": {"index": old, "alias": alias}} for old in sorted(held)]
+        actions.append({"add": {"index": current, "alias": alias}})
+        self.client.indices.update_aliases(body={"actions": actions})
 
     @staticmethod
     def _failed(operation: str, exc: Exception) -> BackendError:
@@ -568,7 +610,7 @@ class OpenSearchIndex:
             "query": {"bool": {"filter": [{"term": {"bot": bot}}]}},
         }
         if distinct:
-            body["aggs"] = {f"t{i}": {"filter": {"term": {"text": term}}} for i, term in enumerate(distinct)}
+            body["aggs"] = {f"t{i}": {"filter": {"term": {"body": term}}} for i, term in enumerate(distinct)}
         try:
             response = self.client.search(index=self._alias(partition), body=body, routing=bot)
         except NotFoundError:
@@ -581,12 +623,12 @@ class OpenSearchIndex:
         return {term: int(aggs[f"t{i}"]["doc_count"]) for i, term in enumerate(distinct)}, n
 
     def analyze(self, text: str) -> list[str]:
-        """Terms of ``text`` under the index's English analyser (``_analyze``). A server
-        without ``_analyze`` (or refusing this text, e.g. too many tokens) gets the embedded
-        English analyser instead, which differs only in details of stemming."""
+        """Terms of ``text`` under the index's analyser (``_analyze``, given the analyser's
+        definition, so no index needs to exist). A server without ``_analyze`` (or refusing this
+        text, e.g. too many tokens) gets the embedded analyser instead: the same definition."""
         if self._analyze_supported:
             try:
-                response = self.client.indices.analyze(body={"analyzer": ANALYZER, "text": text})
+                response = self.client.indices.analyze(body={**_ANALYZE_CHAIN, "text": analysis.expand(text)})
                 return [str(t["token"]) for t in response.get("tokens", [])]
             except SearchConnectionError as exc:
                 raise self._failed("analyze", exc) from exc
@@ -598,12 +640,9 @@ class OpenSearchIndex:
                     self._analyze_supported = False
         return self._local_terms(text)
 
-    def _local_terms(self, text: str) -> list[str]:
-        if self._local_analyzer is None:
-            from ..local.tantivy_index import build_analyzer
-
-            self._local_analyzer = build_analyzer()
-        return [str(t) for t in self._local_analyzer.analyze(text)]
+    @staticmethod
+    def _local_terms(text: str) -> list[str]:
+        return analysis.terms(text)
 
 
 #: role of the security plugin the read-only callers (retrieve, admin_api) are mapped to

@@ -8,8 +8,11 @@ one boolean query, so filtering happens inside the search, before ranking and li
 clause that provably cannot exclude anything from this index (checked against the index
 itself) is left out, so that a plain question stays a pure disjunction that tantivy can prune.
 
-Text is analysed like an English analyser does: simple word split, long tokens dropped,
-lower-cased, English stop-words removed, Snowball English stemming.
+Text is analysed as :mod:`knowledge.analysis` defines (the OpenSearch twin uses the same
+definition): identifiers written again whole and in parts, then a split at every character
+that is not a letter or digit, long tokens dropped, lower-cased, English stop words removed,
+Snowball English stemming. The indexed copy of a passage is the expanded one; the stored text
+(inside ``meta``) is the passage as written.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any, NamedTuple
 
 import tantivy
 
+from ... import analysis
 from ...errors import BackendError
 from ...model import (
     PARTITION_VISIBILITIES,
@@ -47,7 +51,7 @@ from .vectors import KeyedAt, LocalVectorStore
 
 ANALYZER = "kb_en"
 #: Bump with any schema change (and bump settings.INGEST_VERSION with it).
-INDEX_FORMAT = "tantivy-6"
+INDEX_FORMAT = "tantivy-7"
 log = logging.getLogger(__name__)
 _WRITER_HEAP = 128 * 1024 * 1024
 _WRITER_THREADS = 2  # tantivy indexes on its own threads while Python chunks the next batch
@@ -73,14 +77,10 @@ STORE_SETTINGS = {"docstore_compression": "none", "docstore_blocksize": 4096}
 
 
 def build_analyzer() -> tantivy.TextAnalyzer:
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stopword("english"))
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
+    """The analyser of the ``text`` field; what it is given has gone through
+    :func:`knowledge.analysis.expand` first."""
+    analyzer: tantivy.TextAnalyzer = analysis.tantivy_analyzer()
+    return analyzer
 
 
 def build_schema() -> tantivy.Schema:
@@ -89,8 +89,9 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("bot", stored=False, tokenizer_name="raw", index_option="basic")
     sb.add_text_field("source_gen", stored=False, tokenizer_name="raw", index_option="basic")
     sb.add_text_field("visibility", stored=False, tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("text", stored=True, tokenizer_name=ANALYZER, index_option="position")
-    # what a loaded passage shows besides its text, in one stored-only field: a stored
+    # the expanded text (``analysis.expand``), indexed only: the text as written is in ``meta``
+    sb.add_text_field("text", stored=False, tokenizer_name=ANALYZER, index_option="position")
+    # what a loaded passage shows, text included, in one stored-only field: a stored
     # document decodes per field, and loading twelve is part of every question (measured
     # about 35 us per passage with fourteen stored fields, about 22 us with two)
     sb.add_bytes_field("meta", stored=True, indexed=False, fast=False)
@@ -107,32 +108,32 @@ def build_schema() -> tantivy.Schema:
 
 # The ``meta`` field: the numbers, whether there is a url, and where each string ends (in
 # characters), then the strings back to back in UTF-8: id, source id, document id,
-# title, path, url, breadcrumb, visibility. Decoding is one unpack, one decode and eight
+# title, path, url, breadcrumb, visibility, text. Decoding is one unpack, one decode and eight
 # slices, no loop (measured about 8 us per passage as JSON; this is part of loading the twelve
 # served passages of every question).
-_META = struct.Struct("<qqqdd?8I")  # generation, ordinal, priority, weight, indexed_at, has url, 8 ends
+_META = struct.Struct("<qqqdd?9I")  # generation, ordinal, priority, weight, indexed_at, has url, 9 ends
 
 
 def _meta(p: Passage) -> bytes:
     """The stored-only ``meta`` field of a passage (see :func:`build_schema`)."""
-    strings = (p.id, p.source_id, p.document_id, p.title, p.path, p.url or "", p.breadcrumb, p.visibility)
+    strings = (p.id, p.source_id, p.document_id, p.title, p.path, p.url or "", p.breadcrumb, p.visibility, p.text)
     ends = list(itertools.accumulate(len(v) for v in strings))  # past 4 G characters: struct.error
     head = _META.pack(p.generation, p.ordinal, p.priority, float(p.weight), float(p.indexed_at), p.url is not None,
                       *ends)
     return head + "".join(strings).encode("utf-8")
 
 
-def _passage_of(raw: bytes, bot: str, text: str) -> Passage:
-    """The passage whose ``meta`` field is ``raw`` and whose text is ``text``."""
+def _passage_of(raw: bytes, bot: str) -> Passage:
+    """The passage whose ``meta`` field is ``raw``."""
     try:
-        generation, ordinal, priority, weight, indexed_at, has_url, a, b, c, d, e, f, g, h = _META.unpack_from(raw)
+        generation, ordinal, priority, weight, indexed_at, has_url, a, b, c, d, e, f, g, h, i = _META.unpack_from(raw)
         s = raw[_META.size :].decode("utf-8")
     except (struct.error, UnicodeDecodeError) as exc:
         raise BackendError("damaged passage record in the search index") from exc
-    if not a <= b <= c <= d <= e <= f <= g <= h == len(s):
+    if not a <= b <= c <= d <= e <= f <= g <= h <= i == len(s):
         raise BackendError("damaged passage record in the search index")
     return Passage(id=s[:a], bot=bot, source_id=s[a:b], document_id=s[b:c], generation=generation,
-                   ordinal=ordinal, title=s[c:d], path=s[d:e], breadcrumb=s[f:g], text=text, visibility=s[g:h],
+                   ordinal=ordinal, title=s[c:d], path=s[d:e], breadcrumb=s[f:g], text=s[h:i], visibility=s[g:h],
                    weight=weight, priority=priority, indexed_at=indexed_at, url=s[e:f] if has_url else None)
 
 
@@ -322,7 +323,8 @@ class TantivySearchIndex:
         self._indexes: dict[tuple[str, str], _PartitionIndex] = {}
         self._lock = threading.Lock()
         self.vectors = LocalVectorStore(self.root / "_vectors")  # "_" never starts a bot id
-        self._analyze_short = functools.lru_cache(maxsize=4096)(lambda text: tuple(self.analyzer.analyze(text)))
+        self._analyze_short = functools.lru_cache(maxsize=4096)(
+            lambda text: tuple(self.analyzer.analyze(analysis.expand(text))))
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -354,7 +356,7 @@ class TantivySearchIndex:
     def analyze(self, text: str) -> list[str]:
         if len(text) <= 2048:  # questions repeat within a request (search, confidence, excerpts)
             return list(self._analyze_short(text))
-        return list(self.analyzer.analyze(text))
+        return list(self.analyzer.analyze(analysis.expand(text)))
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -386,7 +388,7 @@ class TantivySearchIndex:
         doc.add_text("bot", p.bot)
         doc.add_text("source_gen", p.source_gen)
         doc.add_text("visibility", p.visibility)
-        doc.add_text("text", p.text)
+        doc.add_text("text", analysis.expand(p.text))
         doc.add_bytes("meta", _meta(p))
         doc.add_integer("ordinal", p.ordinal)
         doc.add_float("weight", float(p.weight))
@@ -581,10 +583,10 @@ class TantivySearchIndex:
 
     @staticmethod
     def _passage(bot: str, doc: tantivy.Document) -> Passage:
-        meta, text = doc.get_first("meta"), doc.get_first("text")
-        if not isinstance(meta, bytes) or not isinstance(text, str):
+        meta = doc.get_first("meta")
+        if not isinstance(meta, bytes):
             raise BackendError("damaged passage record in the search index")
-        return _passage_of(meta, bot, text)
+        return _passage_of(meta, bot)
 
     def count(self, bot: str, partition: str, source_gens: Sequence[str]) -> int:
         part = self._part(bot, partition, create=False)

@@ -1,0 +1,247 @@
+"""Does ``wouldAnswer`` separate answerable from unanswerable questions? Fits and checks the
+confidence constants of ``knowledge.retrieve.confidence``.
+
+    python bench/confidence.py [--fit] [--embedder none|hashing|local] [--dump FILE]
+
+The labelled set is ``bench/support_questions.jsonl``: support questions over the example packs
+(``examples/packs``, all three in one bot, as ``make run`` ingests them) and over the Harbor
+documentation in ``../shared/data/docs/harbor`` (read at run time, never copied; skipped when
+absent). Each line is answerable (with its right page) or not (a question that looks like the
+others but that the corpus cannot answer), and belongs to the ``tune`` or ``heldout`` half.
+
+The example questions of the packs (``examples/questions.jsonl``, all answerable, written with
+the customer's words rather than the documentation's) join the two halves by the same hash rule.
+
+Every question goes through ``retrieve()``; the components of its confidence are read from the
+response. ``--fit`` uses the tuning half only: it picks the lexical components by 5-fold
+cross-validation (every combination of two or more of :data:`CANDIDATES`; the one whose worse
+margin over the targets is best, ties broken by cross-validated AUC), fits a logistic
+regression (class-balanced, small L2) of "answerable" on them, then moves the intercept so that
+the default floor (0.35) answers the share of the tuning answerables (one of
+:data:`ANSWER_TARGETS`) chosen with the components, and prints the constants to
+paste into ``confidence.py``. Figures are printed for both halves at the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "layers" / "core" / "src"))
+
+from knowledge.evaluation import auc, score_case  # noqa: E402
+from knowledge.refresh import rescue_build  # noqa: E402
+from knowledge.refresh.reindex import install_pack, reindex  # noqa: E402
+from knowledge.retrieve import confidence as conf  # noqa: E402
+from knowledge.retrieve.service import RetrievalRequest, retrieve  # noqa: E402
+from knowledge.settings import LocalSettings  # noqa: E402
+from knowledge.wiring import build_local_services  # noqa: E402
+
+QUESTIONS = ROOT / "bench" / "support_questions.jsonl"
+EXAMPLES = ROOT / "examples" / "questions.jsonl"
+HARBOR = ROOT.parent / "shared" / "data" / "docs" / "harbor" / "docs"
+FLOOR = 0.35
+CANDIDATES = ("coverage", "strength", "focus", "unseen")
+#: shares of the tuning answerables the floor may answer (the cut); chosen by cross-validation
+ANSWER_TARGETS = (0.88, 0.90, 0.92, 0.94, 0.96)
+TARGETS = (0.85, 0.80)  # answered when answerable, refused when not
+
+
+def half(query: str) -> str:
+    """The rule bench/support_questions.jsonl was split by."""
+    return "heldout" if int(hashlib.sha256(query.encode()).hexdigest(), 16) % 2 else "tune"
+
+
+def build(tmp: Path, name: str, src: Path, embedder: str) -> Any:
+    out = tmp / f"{name}-packs"
+    subprocess.run([sys.executable, str(ROOT / "examples" / "build_packs.py"), str(out), "--src", str(src)],
+                   check=True, capture_output=True)
+    services = build_local_services(LocalSettings(data_dir=tmp / f"{name}-kb", embedder=embedder))
+    for path in sorted(out.glob("*.ndjson.gz")):
+        install_pack(services, path)
+    report = reindex(services, "default")
+    services.index.compact("default")
+    rescue_build.rebuild_if_stale(services, "default")
+    print(f"{name}: {sum(o.passages for o in report.outcomes)} passages", file=sys.stderr)
+    return services
+
+
+def collect(embedder: str) -> list[dict[str, Any]]:
+    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    # the example questions of the packs: answerable, never used for fitting
+    for line in EXAMPLES.read_text().splitlines():
+        if line.strip():
+            item = json.loads(line)
+            items.append({**item, "answerable": True, "corpus": "packs", "split": half(item["query"]),
+                          "examples": True})
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="kb-confidence-") as tmp_name:
+        tmp = Path(tmp_name)
+        corpora = {"packs": build(tmp, "packs", ROOT / "examples" / "packs", embedder)}
+        if HARBOR.is_dir():
+            src = tmp / "harbor-src"
+            src.mkdir()
+            (src / "harbor").symlink_to(HARBOR)
+            corpora["harbor"] = build(tmp, "harbor", src, embedder)
+        else:
+            print(f"{HARBOR} not found: the Harbor questions are left out", file=sys.stderr)
+        for item in items:
+            services = corpora.get(item["corpus"])
+            if services is None:
+                continue
+            res = retrieve(services, RetrievalRequest("default", item["query"], item["audience"]), record=False)
+            found = bool(item["expected"]) and score_case(
+                item["query"], {e: 1.0 for e in item["expected"]}, res["excerpts"], k=10).recall > 0
+            rows.append({**item, "confidence": res["confidence"], "wouldAnswer": res["wouldAnswer"],
+                         "components": res["confidenceComponents"], "found": found,
+                         "top": res["excerpts"][0]["path"] if res["excerpts"] else None})
+        for services in corpora.values():
+            services.state.close()
+    return rows
+
+
+def features(rows: list[dict[str, Any]], names: tuple[str, ...]) -> np.ndarray:
+    return np.array([[float(r["components"].get(n) or 0.0) for n in names] for r in rows])
+
+
+def logistic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Class-balanced logistic regression with a small L2 penalty: [intercept, weights...]."""
+    w = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))  # class-balanced
+    xb = np.hstack([np.ones((len(x), 1)), x])
+    beta = np.zeros(xb.shape[1])
+    l2 = 0.01
+    for _ in range(100):  # Newton's method
+        p = 1 / (1 + np.exp(-xb @ beta))
+        grad = xb.T @ (w * (p - y)) + l2 * np.r_[0, beta[1:]]
+        hess = (xb * (w * p * (1 - p))[:, None]).T @ xb + l2 * np.diag(np.r_[0, np.ones(len(beta) - 1)])
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return beta
+
+
+def usable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Questions with lexical evidence (the others get confidence 0 whatever the constants)."""
+    return [r for r in rows if r["components"].get("coverage") is not None]
+
+
+def cut_for(z: np.ndarray, y: np.ndarray, target: float) -> float:
+    """The threshold on z that answers ``target`` of the answerables."""
+    answerable_z = np.sort(z[y == 1])
+    return float(answerable_z[math.floor((1 - target) * len(answerable_z))] - 1e-6)
+
+
+def select(rows: list[dict[str, Any]], folds: int = 5, repeats: int = 5) -> tuple[tuple[str, ...], float]:
+    """The combination of CANDIDATES and the answer target that cross-validate best on
+    ``rows`` (see the module doc)."""
+    rows = usable(rows)
+    y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+    best: tuple[tuple[float, float], tuple[str, ...], float] | None = None
+    combos = [c for k in range(2, len(CANDIDATES) + 1) for c in itertools.combinations(CANDIDATES, k)]
+    for names, target in itertools.product(combos, ANSWER_TARGETS):
+        if True:
+            x = features(rows, names)
+            rng = np.random.default_rng(0)
+            hits = np.zeros(4)
+            aucs = []
+            for _ in range(repeats):
+                order = rng.permutation(len(rows))
+                zs = np.zeros(len(rows))
+                for part in np.array_split(order, folds):
+                    train = np.setdiff1d(order, part)
+                    beta = logistic(x[train], y[train])
+                    cut = cut_for(np.hstack([np.ones((len(train), 1)), x[train]]) @ beta, y[train], target)
+                    zs[part] = np.hstack([np.ones((len(part), 1)), x[part]]) @ beta - cut
+                hits += [(zs[y == 1] >= 0).sum(), (y == 1).sum(), (zs[y == 0] < 0).sum(), (y == 0).sum()]
+                aucs.append(auc(zs[y == 1].tolist(), zs[y == 0].tolist()))
+            margin = min(hits[0] / hits[1] - TARGETS[0], hits[2] / hits[3] - TARGETS[1])
+            key = (round(float(margin), 6), float(np.mean(aucs)))
+            print(f"  cross-validated {'+'.join(names):<32} target {target:.2f}: answered {hits[0] / hits[1]:6.1%} "
+                  f"refused {hits[2] / hits[3]:6.1%} AUC {key[1]:.3f}")
+            if best is None or key > best[0]:
+                best = (key, names, target)
+    assert best is not None
+    return best[1], best[2]
+
+
+def fit(rows: list[dict[str, Any]], names: tuple[str, ...], target: float) -> tuple[float, dict[str, float]]:
+    rows = usable(rows)
+    x = features(rows, names)
+    y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+    beta = logistic(x, y)
+    xb = np.hstack([np.ones((len(x), 1)), x])
+    z = xb @ beta
+    # move the intercept so that the threshold is confidence == FLOOR
+    intercept = float(beta[0] - cut_for(z, y, target) + math.log(FLOOR / (1 - FLOOR)))
+    return intercept, {n: float(b) for n, b in zip(names, beta[1:], strict=True)}
+
+
+def report(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
+    ans = [r for r in rows if r["answerable"]]
+    una = [r for r in rows if not r["answerable"]]
+    answered = sum(r["wouldAnswer"] for r in ans) / len(ans) if ans else 0.0
+    refused = sum(not r["wouldAnswer"] for r in una) / len(una) if una else 0.0
+    area = auc([r["confidence"] for r in ans], [r["confidence"] for r in una])
+    found = sum(r["found"] for r in ans) / len(ans) if ans else 0.0
+    line = f"{label:<22} answerable {len(ans):>3}: answered {answered:6.1%} (right page in top 10: {found:6.1%})"
+    if una:
+        line += f" | unanswerable {len(una):>3}: refused {refused:6.1%} | AUC {area:.3f}"
+    print(line)
+    return {"answered": answered, "refused": refused, "auc": area}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fit", action="store_true", help="fit the constants on the tuning half and print them")
+    parser.add_argument("--embedder", default="none")
+    parser.add_argument("--dump", help="write every question's row (components, decision) to this JSONL file")
+    parser.add_argument("--rows", help="read the rows from a --dump file instead of retrieving again")
+    args = parser.parse_args()
+    if args.rows:
+        rows = [json.loads(line) for line in Path(args.rows).read_text().splitlines()]
+    else:
+        rows = collect(args.embedder)
+    if args.dump:
+        Path(args.dump).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    if args.fit:
+        tune = [r for r in rows if r["split"] == "tune"]
+        names, target = select(tune)
+        intercept, weights = fit(tune, names, target)
+        print(f"selected {names}, answering {target:.0%} of the tuning answerables; fitted on the tuning half:")
+        print(f"INTERCEPT = {intercept:.4f}")
+        print("WEIGHTS = {" + ", ".join(f'"{k}": {v:.4f}' for k, v in weights.items()) + "}")
+        for r in rows:  # what the fitted constants decide
+            c = r["components"]
+            if c.get("coverage") is None:
+                continue
+            z = intercept + sum(w * float(c.get(n) or 0.0) for n, w in weights.items())
+            r["confidence"] = 1 / (1 + math.exp(-z))
+            r["wouldAnswer"] = r["confidence"] >= FLOOR
+        print("with the fitted constants:")
+    else:
+        print(f"with the constants in the code (intercept {conf.INTERCEPT}, weights {dict(conf.WEIGHTS)}), "
+              f"embedder {args.embedder!r}, floor {FLOOR}:")
+    for split in ("tune", "heldout"):
+        part = [r for r in rows if r["split"] == split]
+        report(part, split)
+        report([r for r in part if not r.get("examples")], f"  {split}/own questions")
+        for corpus in ("packs", "harbor"):
+            report([r for r in part if r["corpus"] == corpus], f"  {split}/{corpus}")
+        report([r for r in part if r.get("examples")], f"  {split}/examples")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""Ranking quality on support questions: kb beside bm25s, same passages, same run.
+
+    python bench/support_quality.py [--embedder none|hashing|local]
+
+The answerable questions of ``bench/support_questions.jsonl`` and ``examples/questions.jsonl``
+(judged by page) over the example packs and the Harbor documentation in
+``../shared/data/docs/harbor`` (read at run time, never copied), ingested as
+``bench/confidence.py`` does. bm25s indexes exactly the passages kb indexed (the asker's
+partition), with its English stop words and the same Snowball stemmer; a passage counts for its
+page. nDCG@10, recall@5 and MRR per half, by ``knowledge.evaluation.score_case``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT.parent / "layers" / "core" / "src"))
+sys.path.insert(0, str(ROOT))
+
+import bm25s  # noqa: E402
+import tantivy  # noqa: E402
+from confidence import EXAMPLES, HARBOR, QUESTIONS, build, half  # noqa: E402
+
+from knowledge import analysis  # noqa: E402
+from knowledge.adapters.local.tantivy_index import TantivySearchIndex  # noqa: E402
+from knowledge.evaluation import score_case  # noqa: E402
+from knowledge.model import partition_of_audience  # noqa: E402
+from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve  # noqa: E402
+
+MODES = {
+    "kb lexical": RetrievalOptions(semantic=False, rescue=False, upstream=False),
+    "kb lexical + rescue": RetrievalOptions(semantic=False, rescue=True, upstream=False),
+    "kb hybrid + rescue": RetrievalOptions(),
+}
+
+
+def passages(services: Any, partition: str) -> list[Any]:
+    """Every stored passage of the bot's partition, read from the embedded index."""
+    index = services.index
+    assert isinstance(index, TantivySearchIndex)
+    part = index._part("default", partition, create=False)
+    if part is None:
+        return []
+    searcher = part.searcher()
+    found = searcher.search(tantivy.Query.all_query(), max(int(searcher.num_docs), 1), count=False).hits
+    return [TantivySearchIndex._passage("default", searcher.doc(address)) for _, address in found]
+
+
+class Bm25:
+    def __init__(self, items: list[Any]):
+        self.items = items
+        self.index = bm25s.BM25()
+        self.index.index(bm25s.tokenize([p.text for p in items], stopwords="en", stemmer=self._stem,
+                                        show_progress=False), show_progress=False)
+
+    @staticmethod
+    def _stem(words: list[str]) -> list[str]:
+        return [analysis.stem(w) for w in words]
+
+    def ask(self, q: str, k: int = 50) -> list[dict[str, Any]]:
+        tokens = bm25s.tokenize([q], stopwords="en", stemmer=self._stem, show_progress=False)
+        if not tokens.vocab:
+            return []
+        docs, scores = self.index.retrieve(tokens, k=min(k, len(self.items)), show_progress=False)
+        return [{"path": self.items[i].path, "sourceId": self.items[i].source_id,
+                 "documentId": self.items[i].document_id}
+                for i, s in zip(docs[0], scores[0], strict=True) if s > 0]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--embedder", default="none")
+    args = parser.parse_args()
+    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    items = [i for i in items if i["answerable"]]
+    items += [{**json.loads(line), "corpus": "packs", "split": half(json.loads(line)["query"]), "examples": True}
+              for line in EXAMPLES.read_text().splitlines() if line.strip()]
+    modes = dict(MODES) if args.embedder != "none" else {k: v for k, v in MODES.items() if "hybrid" not in k}
+    scores: dict[tuple[str, str], list[Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="kb-support-") as tmp_name:
+        tmp = Path(tmp_name)
+        corpora = {"packs": build(tmp, "packs", ROOT.parent / "examples" / "packs", args.embedder)}
+        if HARBOR.is_dir():
+            src = tmp / "harbor-src"
+            src.mkdir()
+            (src / "harbor").symlink_to(HARBOR)
+            corpora["harbor"] = build(tmp, "harbor", src, args.embedder)
+        bm25 = {(name, part): Bm25(found) for name, s in corpora.items() for part in ("customer", "operator")
+                if (found := passages(s, part))}
+        for item in items:
+            services = corpora.get(item["corpus"])
+            if services is None:
+                continue
+            expected = {e.split("/", 1)[1]: 1.0 for e in item["expected"]}  # a page path inside its pack
+            groups = [item["split"], "all"] + (["examples"] if item.get("examples") else ["own questions"])
+            for name, options in modes.items():
+                res = retrieve(services, RetrievalRequest("default", item["query"], item["audience"]), record=False,
+                               options=options)
+                for g in groups:
+                    scores.setdefault((name, g), []).append(score_case(item["query"], expected, res["excerpts"], 5))
+            found = bm25[(item["corpus"], partition_of_audience(item["audience"]))].ask(item["query"])
+            for g in groups:
+                scores.setdefault(("bm25s", g), []).append(score_case(item["query"], expected, found, 5))
+        for s in corpora.values():
+            s.state.close()
+    print(f"\n{'system':<22}{'questions':<16}{'n':>4}{'nDCG@10':>10}{'recall@5':>10}{'MRR':>8}")
+    for group in ("tune", "heldout", "own questions", "examples", "all"):
+        for name in [*modes, "bm25s"]:
+            cases = scores.get((name, group), [])
+            if not cases:
+                continue
+            n = len(cases)
+            print(f"{name:<22}{group:<16}{n:>4}{sum(c.ndcg for c in cases) / n:>10.4f}"
+                  f"{sum(c.recall for c in cases) / n:>10.4f}{sum(c.rr for c in cases) / n:>8.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

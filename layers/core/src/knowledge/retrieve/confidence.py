@@ -1,0 +1,153 @@
+"""How likely the excerpts answer the question: a confidence in [0, 1] from signals kb has,
+each one shown to the operator (``confidenceComponents`` of a retrieval).
+
+Components (None when absent; an absent component drops out of the sum):
+
+- ``coverage``: the IDF-weighted share of the question's content words (analysed terms: stop
+  words never count, stems compared as the index compares them) that the top excerpt holds
+  close together — inside its best :data:`SPAN`-character stretch — among the words the
+  corpus knows. Words scattered over a long passage ("opening" here, "hours" there) are not
+  an answer.
+- ``strength``: the best word-match (BM25) score as a share of the most that the question's
+  known words could score (each present, BM25's saturation ``k1 + 1`` times its IDF).
+- ``focus``: how far the best word match stands above the fifth-best page (one minus the
+  ratio of their scores; 1 when fewer than five pages match). Words spread thinly over many
+  pages point at no answer in particular.
+- ``unseen``: the share of the question's weight that lies in content words no passage of the
+  asker's partition holds, each such word weighted like the rarest word the corpus knows. A
+  question about something the corpus never mentions ("discount", "PayPal") is strong
+  evidence against an answer.
+- ``agreement``: with an embedder, the share of the five best passages of the word list that
+  the semantic list also ranks in its five best (by document).
+- ``rescue``: the similarity of the passage the corpus-learned rescue appended, when it did.
+- ``reranker``: a reranker's score for the top excerpt, when one is configured (none is yet).
+
+The confidence is a logistic function of a weighted sum of the components present. The
+constants are fitted on labelled questions (answerable with their right page, and similar
+ones the corpus cannot answer) by ``bench/confidence.py``, which prints them; the default
+floor (0.35) then separates "related text exists but does not answer" (below) from an answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+
+from . import ranking
+
+#: Fitted by ``python bench/confidence.py --fit``: class-balanced logistic regression on the
+#: tuning halves of bench/support_questions.jsonl and examples/questions.jsonl (lexical only),
+#: the intercept then moved so that 0.35 answers 90% of the tuning answerables. The components
+#: and that share were chosen by cross-validation on the tuning half; figures in bench/RESULTS.md.
+INTERCEPT = -3.7677
+WEIGHTS: Mapping[str, float] = {
+    "strength": 6.3287,
+    "focus": 2.8659,
+    "unseen": -9.6124,
+    # coverage: shown, not weighted (cross-validation found it adds nothing beyond strength)
+}
+#: the stretch of the top excerpt the coverage looks at, in characters (a few sentences)
+SPAN = 300
+#: BM25's k1 (tantivy's and OpenSearch's default): a term's score saturates at (k1 + 1) * IDF
+BM25_K1 = 1.2
+#: Components fitted or set apart from the lexical model: each adds ``weight * (value - centre)``,
+#: so that a component near its usual value leaves the lexical decision as it is. A weight of
+#: 0 means "not fitted yet": shown, but without effect.
+OPTIONAL: Mapping[str, tuple[float, float]] = {
+    "agreement": (0.0, 0.0),
+    "rescue": (0.0, 0.0),
+    "reranker": (0.0, 0.0),
+}
+
+
+@dataclass(frozen=True)
+class Components:
+    coverage: float | None = None
+    strength: float | None = None
+    focus: float | None = None
+    unseen: float | None = None
+    agreement: float | None = None
+    rescue: float | None = None
+    reranker: float | None = None
+
+    def as_json(self) -> dict[str, float | None]:
+        return {k: (None if (v := getattr(self, k)) is None else round(v, 4)) for k in _FIELDS}
+
+
+_FIELDS = tuple(f.name for f in fields(Components))
+
+
+def score(c: Components) -> float:
+    """The confidence of components ``c``, in [0, 1]; 0 when there is no lexical evidence at all."""
+    if c.coverage is None:
+        return 0.0
+    z = INTERCEPT
+    for name, weight in WEIGHTS.items():
+        value = getattr(c, name)
+        if value is not None:
+            z += weight * value
+    for name, (weight, centre) in OPTIONAL.items():
+        value = getattr(c, name)
+        if value is not None and weight:
+            z += weight * (value - centre)
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def coverage(text: str, query_terms: Sequence[str], idf: Mapping[str, float | None], span: int = SPAN
+             ) -> float | None:
+    """IDF-weighted share of the known distinct query terms found inside the best ``span``
+    characters of ``text`` (the window holding the most distinct terms); None when the
+    question has no term the corpus knows."""
+    known = [t for t in dict.fromkeys(query_terms) if idf.get(t) is not None]
+    total = sum(float(idf[t] or 0.0) for t in known)
+    if total <= 0:
+        return None
+    matches = ranking.term_positions(text, known)
+    start = ranking.best_window(matches, span)
+    inside = {term for pos, term in matches if start <= pos < start + span}
+    return sum(float(idf[t] or 0.0) for t in known if t in inside) / total
+
+
+def strength(best_score: float | None, query_terms: Sequence[str], idf: Mapping[str, float | None]) -> float | None:
+    """The best word-match score over the most the known query terms could score, in [0, 1]."""
+    if best_score is None:
+        return None
+    most = (BM25_K1 + 1) * sum(float(v) for t, v in {t: idf.get(t) for t in query_terms}.items() if v is not None)
+    if most <= 0:
+        return None
+    return max(0.0, min(1.0, best_score / most))
+
+
+def unseen(query_terms: Sequence[str], idf: Mapping[str, float | None], rarest: float) -> float | None:
+    """Share of the question's IDF weight in terms no passage holds, each such term weighted
+    ``rarest`` (the IDF of a term one passage holds); None for a question without terms."""
+    distinct = list(dict.fromkeys(query_terms))
+    if not distinct:
+        return None
+    missing = rarest * sum(1 for t in distinct if idf.get(t) is None)
+    total = missing + sum(float(v) for t in distinct if (v := idf.get(t)) is not None)
+    return missing / total if total > 0 else 1.0
+
+
+def focus(doc_scores: Sequence[tuple[int, float]], depth: int = 5) -> float | None:
+    """1 - (score of the ``depth``-th best document) / (score of the best), over (document,
+    score) pairs in any order, a document's best score counting; None when nothing matched."""
+    best: dict[int, float] = {}
+    for doc, s in doc_scores:
+        if s > best.get(doc, float("-inf")):
+            best[doc] = s
+    ranked = sorted(best.values(), reverse=True)
+    if not ranked or ranked[0] <= 0:
+        return None
+    return 1.0 - (ranked[depth - 1] / ranked[0] if len(ranked) >= depth else 0.0)
+
+
+def agreement(lexical_docs: Sequence[int], semantic_docs: Sequence[int], depth: int = 5) -> float | None:
+    """Share of the word list's ``depth`` best documents that the semantic list's ``depth`` best
+    also hold; None unless both lists found something."""
+    lex = list(dict.fromkeys(lexical_docs))[:depth]
+    sem = set(list(dict.fromkeys(semantic_docs))[:depth])
+    if not lex or not sem:
+        return None
+    return sum(1 for d in lex if d in sem) / len(lex)

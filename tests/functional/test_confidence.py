@@ -1,0 +1,111 @@
+"""Knowing when not to answer, over the real embedded adapters: the example packs' questions
+they cannot answer fall under the floor, answerable ones stay above it, every component is
+in the response, and words whose stem is not a prefix count (issue 14's cases)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from knowledge.refresh.reindex import install_pack, reindex
+from knowledge.retrieve.service import RetrievalRequest, retrieve
+from tests.conftest import page
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+COMPONENTS = {"coverage", "strength", "focus", "unseen", "agreement", "rescue", "reranker"}
+
+
+def ask(services, q, audience="customer"):
+    return retrieve(services, RetrievalRequest("default", q, audience), record=False)
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory):
+    """The example packs ingested as ``make run`` does (one bot, all three packs)."""
+    from knowledge.settings import LocalSettings
+    from knowledge.wiring import build_local_services
+
+    spec = importlib.util.spec_from_file_location("example_build_packs_conf", EXAMPLES / "build_packs.py")
+    assert spec is not None and spec.loader is not None
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    tmp = tmp_path_factory.mktemp("examples")
+    services = build_local_services(LocalSettings(data_dir=tmp / "data"))
+    for path in builder.build_all(EXAMPLES / "packs", tmp / "packs"):
+        install_pack(services, path)
+    reindex(services, "default")
+    yield services
+    services.state.close()
+
+
+@pytest.mark.parametrize("q", [
+    "Is there a student discount?",  # "student" appears (student cards are not accepted as ID)
+    "Where is your office located?",
+    "Can I change my username?",
+    "Can I pay with PayPal?",
+])
+def test_questions_the_packs_cannot_answer_fall_under_the_floor(examples, q):
+    res = ask(examples, q)
+    assert res["wouldAnswer"] is False and res["confidence"] < res["floor"] == 0.35
+    components = res["confidenceComponents"]
+    assert set(components) == COMPONENTS
+    assert components["reranker"] is None and components["agreement"] is None  # neither is configured
+
+
+@pytest.mark.parametrize(("q", "audience", "page_path"), [
+    ("How many confirmations before my Monero deposit shows up in my balance?", "customer", "help/deposits/monero.md"),
+    ("What is my daily withdrawal limit once my ID is verified?", "customer", "help/limits.md"),
+    ("Which documents do I have to upload to prove who I am?", "customer", "help/verification.md"),
+    ("How do I re-run reward crediting for one epoch that failed?", "operator", "admin/reward-distribution.md"),
+])
+def test_answerable_questions_stay_above_the_floor(examples, q, audience, page_path):
+    res = ask(examples, q, audience)
+    assert res["wouldAnswer"] is True and res["confidence"] >= 0.35
+    assert res["excerpts"][0]["path"] == page_path
+    components = res["confidenceComponents"]
+    assert components["unseen"] == 0.0 and 0 < components["strength"] <= 1 and 0 < components["coverage"] <= 1
+
+
+def test_an_unknown_content_word_lowers_the_confidence(examples):
+    known = ask(examples, "How long does a Monero deposit take?")
+    unknown = ask(examples, "How long does a Monero deposit take with PayPal?")
+    assert unknown["confidenceComponents"]["unseen"] > known["confidenceComponents"]["unseen"] == 0.0
+    assert unknown["confidence"] < known["confidence"]
+
+
+@pytest.fixture
+def articles(services, write_pack):
+    filler = " ".join(f"Filler sentence number {i} about nothing in particular." for i in range(150))
+    pages = [
+        page("help/shipping.md", "# Shipping\n\nOur warranty policy covers every delivery we make.",
+             audience="CUSTOMER"),
+        page("help/hall.md", f"# The hall\n\n{filler} The old tapestry hangs in the great hall. {filler}",
+             audience="CUSTOMER"),
+    ]
+    pages += [page(f"help/other{i}.md", f"# Other {i}\n\nOpening times and returns, note {i}.", audience="CUSTOMER")
+              for i in range(6)]
+    install_pack(services, write_pack("shop", pages))
+    reindex(services, "default")
+    return services
+
+
+def test_words_whose_stem_is_not_a_prefix_answer_above_the_floor(articles):
+    # warranty -> warranti, policy -> polici, delivery -> deliveri
+    res = ask(articles, "warranty policy delivery")
+    assert res["excerpts"][0]["path"] == "help/shipping.md"
+    assert res["confidenceComponents"]["coverage"] == 1.0
+    assert res["wouldAnswer"] is True and res["confidence"] > res["floor"]
+
+
+def test_a_long_articles_window_holds_the_word(articles):
+    res = ask(articles, "tapestry")
+    [top] = [e for e in res["excerpts"] if e["path"] == "help/hall.md"]
+    assert "tapestry" in top["text"] and len(top["text"]) <= 800
+    assert res["wouldAnswer"] is True and res["confidence"] > res["floor"]
+
+
+def test_only_stop_words_find_nothing(articles):
+    res = ask(articles, "How can I do it? Can you?")
+    assert res["excerpts"] == [] and res["wouldAnswer"] is False and res["confidence"] == 0.0

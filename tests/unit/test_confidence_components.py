@@ -1,0 +1,74 @@
+"""The confidence's components, each against a small reference computation, and the logistic
+combination: monotone in each weighted component, absent components drop out."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from knowledge import analysis
+from knowledge.retrieve import confidence as conf
+
+
+def test_coverage_counts_known_terms_inside_one_span_by_idf():
+    idf = {"warranti": 2.0, "polici": 1.0, "deliveri": 1.0, "zzz": None}
+    terms = analysis.terms("warranty policy delivery")
+    assert conf.coverage("Our warranty policy covers delivery.", terms, idf) == pytest.approx(1.0)
+    far = "Our warranty is fine. " + "x " * 400 + "policy and delivery"
+    assert conf.coverage(far, terms, idf) == pytest.approx(2.0 / 4.0)  # the best span holds warranty only
+    # a term the corpus never saw is not counted here (the unseen component speaks for it)
+    assert conf.coverage("warranty", ["warranti", "zzz"], idf) == pytest.approx(1.0)
+    assert conf.coverage("text", ["zzz"], idf) is None
+
+
+def test_strength_is_the_share_of_the_most_the_known_words_could_score():
+    idf = {"a": 2.0, "b": 1.0, "zzz": None}
+    assert conf.strength(3.3, ["a", "b", "zzz"], idf) == pytest.approx(3.3 / (2.2 * 3.0))
+    assert conf.strength(100.0, ["a"], idf) == 1.0
+    assert conf.strength(None, ["a"], idf) is None
+    assert conf.strength(1.0, ["zzz"], idf) is None
+
+
+def test_focus_compares_the_best_page_with_the_fifth():
+    assert conf.focus([(1, 10.0), (1, 9.0), (2, 8.0), (3, 7.0), (4, 6.0), (5, 5.0), (6, 1.0)]) == pytest.approx(0.5)
+    assert conf.focus([(1, 4.0), (2, 3.0)]) == 1.0  # fewer than five pages matched
+    assert conf.focus([]) is None
+
+
+def test_unseen_weighs_missing_terms_like_the_rarest_known():
+    idf = {"a": 1.0, "b": 3.0, "x": None}
+    assert conf.unseen(["a", "b", "x"], idf, rarest=4.0) == pytest.approx(4.0 / 8.0)
+    assert conf.unseen(["a", "a"], idf, rarest=4.0) == 0.0
+    assert conf.unseen(["x"], idf, rarest=4.0) == 1.0
+    assert conf.unseen([], idf, rarest=4.0) is None
+
+
+def test_score_is_the_fitted_logistic_and_monotone():
+    c = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0)
+    z = conf.INTERCEPT + sum(w * getattr(c, name) for name, w in conf.WEIGHTS.items())
+    assert conf.score(c) == pytest.approx(1 / (1 + math.exp(-z)))
+    assert 0.0 < conf.score(c) < 1.0
+    assert conf.score(conf.Components(coverage=0.8, strength=0.6, focus=0.6, unseen=0.0)) > conf.score(c)
+    assert conf.score(conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.3)) < conf.score(c)
+    assert conf.score(conf.Components()) == 0.0  # no lexical evidence at all
+
+
+def test_absent_components_drop_out(monkeypatch):
+    base = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0)
+    with_embedder = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, agreement=0.4, rescue=0.7)
+    assert conf.score(with_embedder) == conf.score(base)  # not fitted yet: shown, no effect
+    monkeypatch.setattr(conf, "OPTIONAL", {"agreement": (2.0, 0.2), "rescue": (0.0, 0.0), "reranker": (0.0, 0.0)})
+    assert conf.score(with_embedder) > conf.score(base)  # a fitted weight counts when the component is there
+    assert conf.score(base) == conf.score(conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0))
+
+
+def test_agreement():
+    assert conf.agreement([1, 2, 2, 3, 4, 5], [5, 9, 1, 8, 7]) == pytest.approx(2 / 5)
+    assert conf.agreement([1], []) is None
+
+
+def test_components_json_rounds_and_keeps_absent_ones():
+    out = conf.Components(coverage=1 / 3, unseen=0.0).as_json()
+    assert out == {"coverage": 0.3333, "strength": None, "focus": None, "unseen": 0.0, "agreement": None,
+                   "rescue": None, "reranker": None}
