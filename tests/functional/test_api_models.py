@@ -105,14 +105,14 @@ HUGE = "9" * 5000
 
 
 @pytest.mark.parametrize("method,path,raw", [
-    ("POST", f"{KB}/retrieve", '{"q": "deposit", "agentId": %s}' % HUGE),
-    ("POST", f"{KB}/sources", '{"type": "instruction", "name": "x", "priority": %s, "config": {"text": "t"}}' % HUGE),
-    ("POST", f"{KB}/sources", '{"type": "fact", "name": "x", "config": {"key": "k", "value": -%s}}' % HUGE),
-    ("POST", f"{KB}/citations/validate", '{"retrievalId": "r", "citations": [%s]}' % HUGE),
-    ("PUT", "/api/bots/default/agents/a1", '{"sourceIds": [[%s]]}' % HUGE),
+    ("POST", f"{KB}/retrieve", '{"q": "deposit", "agentId": HUGE}'),
+    ("POST", f"{KB}/sources", '{"type": "instruction", "name": "x", "priority": HUGE, "config": {"text": "t"}}'),
+    ("POST", f"{KB}/sources", '{"type": "fact", "name": "x", "config": {"key": "k", "value": -HUGE}}'),
+    ("POST", f"{KB}/citations/validate", '{"retrievalId": "r", "citations": [HUGE]}'),
+    ("PUT", "/api/bots/default/agents/a1", '{"sourceIds": [[HUGE]]}'),
 ])
 def test_a_5000_digit_integer_is_a_400_with_a_code(api, method, path, raw):
-    assert code(api(method, path, raw=raw.encode())) == (400, "number_too_large")
+    assert code(api(method, path, raw=raw.replace("HUGE", HUGE).encode())) == (400, "number_too_large")
 
 
 @pytest.mark.parametrize("method,path,raw", [

@@ -193,23 +193,40 @@ CONFIG_MODELS: dict[str, type[Config]] = {
 
 class _SourceFields(Body):
     name: Name
-    visibility: VisibilityField = Field(None, description="default: public for packs, the state's "  # type: ignore[arg-type]
-                                                          "for articles, agent otherwise")
     priority: Priority = 0
-    refreshEverySeconds: RefreshInterval | None = Field(None, description="website sources only (also in config)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _website_only(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "refreshEverySeconds" in data and "refreshEverySeconds" not in cls.model_fields:
+            raise PydanticCustomError(INVALID_REFRESH_INTERVAL, "refreshEverySeconds applies to website sources only")
+        return data
+
+
+#: the visibilities a type may take: files, instructions and facts are never public, an
+#: article is public or agent (its state decides which; ``lifecycle.validation`` checks)
+TYPE_VISIBILITIES: dict[str, tuple[str, ...]] = {
+    "article": ("public", "agent"),
+    "file": ("agent", "operator"),
+    "instruction": ("agent", "operator"),
+    "fact": ("agent", "operator"),
+}
 
 
 def _typed(kind: str, config: type[Config]) -> type[_SourceFields]:
     from pydantic import create_model
 
-    name = f"{kind.title()}Source"
-    return create_model(
-        name,
-        __base__=_SourceFields,
-        __doc__=f"A {kind} source.",
-        type=(Annotated[Literal[kind], coded(INVALID_TYPE)], ...),  # type: ignore[arg-type]
-        config=(Annotated[config, coded(INVALID_CONFIG)], ...),  # type: ignore[arg-type]
-    )
+    visibilities = TYPE_VISIBILITIES.get(kind, VISIBILITIES)
+    fields: dict[str, Any] = {
+        "type": (Annotated[Literal[kind], coded(INVALID_TYPE)], ...),
+        "visibility": (Annotated[Literal[visibilities], coded(INVALID_VISIBILITY)],
+                       Field(None, description="default: public for packs, the state's for articles, agent "
+                                               "otherwise")),
+        "config": (Annotated[config, coded(INVALID_CONFIG)], ...),
+    }
+    if kind == "website":
+        fields["refreshEverySeconds"] = (RefreshInterval | None, Field(None, description="also accepted in config"))
+    return create_model(f"{kind.title()}Source", __base__=_SourceFields, __doc__=f"A {kind} source.", **fields)
 
 
 SOURCE_MODELS: dict[str, type[_SourceFields]] = {kind: _typed(kind, model) for kind, model in CONFIG_MODELS.items()}
@@ -306,35 +323,40 @@ class TokenCreate(Body):
 
 
 Secret = Annotated[str, Field(min_length=1, max_length=4096, pattern=r"^[\x21-\x7e]+$")]
-Url = Annotated[str, Field(max_length=MAX_URL_CHARS, pattern=r"^https?://[^\s]+$")]
+HttpsUrl = Annotated[str, Field(max_length=MAX_URL_CHARS, pattern=r"^https://[^\s/?#@]+(/[^\s]*)?$")]
+EMBEDDERS = ("none", "hashing", "local", "bedrock", "openai")
 
 
 class EmbedderOptions(Body):
-    baseUrl: Url | None = None
-    model: Annotated[str, Field(min_length=1, max_length=200)] | None = None
-    modelId: Annotated[str, Field(min_length=1, max_length=200)] | None = None
-    dimensions: Annotated[int, Field(ge=1, le=8192)] | None = None
+    """Replaces the stored options; ``apiKey`` left out keeps the stored key, null removes it."""
+
+    baseUrl: HttpsUrl = None  # type: ignore[assignment]
+    model: Annotated[str, Field(min_length=1, max_length=200)] = None  # type: ignore[assignment]
+    modelId: Annotated[str, Field(min_length=1, max_length=200)] = None  # type: ignore[assignment]
+    dimensions: Annotated[int, Field(ge=8, le=8192)] = None  # type: ignore[assignment]
     apiKey: Secret | None = Field(None, description="write-only: never returned")
 
 
 class Upstream(Body):
-    url: Url
-    bot: AgentId
-    token: Secret | None = Field(None, description="write-only: never returned; left out keeps the stored one")
+    """``token`` left out keeps the stored one while ``url`` stays the same."""
+
+    url: HttpsUrl
+    bot: AgentId = "default"
+    token: Secret = Field(None, description="write-only: never returned")  # type: ignore[assignment]
 
 
 class SettingsPatch(Body):
     """``PATCH settings``: the fields given replace the stored ones."""
 
-    products: Annotated[list[Annotated[str, Field(pattern=SLUG_PATTERN)]],
-                        coded(INVALID_SETTING, max_length=MAX_PRODUCTS)] | None = None
-    scopeToProducts: Annotated[bool, coded(INVALID_SETTING)] | None = None
-    floor: Annotated[float, coded(INVALID_SETTING, ge=0.0, le=1.0)] | None = None
-    embedder: Annotated[str, coded(INVALID_SETTING, min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9_.:-]*$")
-                        ] | None = Field(None, description="none, hashing, local, openai or bedrock; null: the default")
-    embedderOptions: Annotated[EmbedderOptions, coded(INVALID_SETTING)] | None = None
+    products: Annotated[list[Annotated[str, Field(min_length=1, max_length=200, pattern=TEXT_PATTERN)]],
+                        coded(INVALID_SETTING, max_length=MAX_PRODUCTS)] = None  # type: ignore[assignment]
+    scopeToProducts: Annotated[bool, coded(INVALID_SETTING)] = None  # type: ignore[assignment]
+    floor: Annotated[float, coded(INVALID_SETTING, ge=0.0, le=1.0)] = None  # type: ignore[assignment]
+    embedder: Annotated[Literal["none", "hashing", "local", "bedrock", "openai"], coded(INVALID_SETTING)] | None = (
+        Field(None, description="null: the deployment's default"))
+    embedderOptions: Annotated[EmbedderOptions, coded(INVALID_SETTING)] = None  # type: ignore[assignment]
     upstream: Annotated[Upstream, coded(INVALID_SETTING)] | None = Field(
-        None, description="another deployment to fuse in; null removes it")
+        None, description="another deployment of kb to fuse in; null removes it")
 
 
 #: every request body model, for the OpenAPI document

@@ -57,6 +57,8 @@ _PARAMS: dict[str, dict[str, Any]] = {
     "botID": {"description": "The bot (tenant) the token opens",
               "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"}},
     "sourceID": {"description": "A source id", "schema": {"type": "string", "minLength": 1}},
+    "tokenID": {"description": "A token id (from the token list; not its secret)",
+                "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"}},
     "agentID": {"description": "An agent id",
                 "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"}},
 }

@@ -190,6 +190,7 @@ class Settings(Reply):
     embedder: str | None
     embedderOptions: EmbedderOptionsView
     upstream: UpstreamView | None
+    reindexQueued: bool | None = Field(None, description="PATCH: whether the change queued a reindex")
 
 
 RESPONSE_MODELS: tuple[type[BaseModel], ...] = (

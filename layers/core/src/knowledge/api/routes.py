@@ -23,7 +23,7 @@ from ..model import Source, Token, valid_bot_id
 from ..retrieve.service import RetrievalRequest, retrieve
 from ..wiring import Services
 from . import models, responses, views
-from .auth import SCOPE_READ, SCOPE_WRITE, authenticate, authorize
+from .auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, authenticate, authorize, issue_token
 from .citations import validate_citations
 from .http import Request, Response, encodable, error_response
 from .ratelimit import TokenBucket
@@ -105,8 +105,9 @@ class Route:
         return head + "".join(part.title() for part in rest)
 
 
-KB = "/api/bots/{botID}/knowledge"
-AGENTS = "/api/bots/{botID}/agents"
+BOT = "/api/bots/{botID}"
+KB = f"{BOT}/knowledge"
+AGENTS = f"{BOT}/agents"
 
 
 def _source_reply(result: lifecycle.Queued, status: int) -> Response:
@@ -212,6 +213,42 @@ def put_agent(ctx: Context) -> Response:
     return Response(200, views.agent_json(agent))
 
 
+# -- handlers: administration -------------------------------------------------------------
+
+
+def post_token(ctx: Context) -> Response:
+    body: models.TokenCreate = ctx.body
+    secret, token = issue_token(ctx.services, ctx.bot, list(body.scopes), expires_in=body.expiresInSeconds)
+    return Response(201, {**views.token_json(token), "token": secret})
+
+
+def list_tokens(ctx: Context) -> Response:
+    return Response(200, {"tokens": [views.token_json(t) for t in ctx.services.state.list_tokens(ctx.bot)]})
+
+
+def delete_token(ctx: Context) -> Response:
+    if not ctx.services.state.delete_token(ctx.bot, ctx.params["tokenID"]):
+        raise NotFound("no such token")
+    return Response(204)
+
+
+def get_settings(ctx: Context) -> Response:
+    return Response(200, views.settings_json(ctx.services.state.get_bot(ctx.bot)))
+
+
+def patch_settings(ctx: Context) -> Response:
+    from .settings import apply_settings
+
+    settings, reindex = apply_settings(ctx.services.state.get_bot(ctx.bot), ctx.body)
+    ctx.services.state.put_bot(settings)
+    queued = False
+    if reindex and ctx.services.workflow is not None:
+        # the vector space is part of every passage: another embedder means a rebuild
+        ctx.services.workflow.start_reindex(ctx.bot, force=False)
+        queued = True
+    return Response(200, {**views.settings_json(ctx.services.state.get_bot(ctx.bot)), "reindexQueued": queued})
+
+
 # -- handlers: meta ---------------------------------------------------------------------
 
 
@@ -268,6 +305,18 @@ ROUTES: list[Route] = [
     Route("PUT", f"{AGENTS}/{{agentID}}", SCOPE_WRITE, put_agent,
           "Create or replace an agent: status active|paused, at most 100 selected sources (none = all)",
           body=models.AgentPut, body_required=True, response=responses.Agent),
+    Route("POST", f"{BOT}/tokens", SCOPE_ADMIN, post_token,
+          "Create a token for this bot; its secret is in this answer only", body=models.TokenCreate,
+          body_required=True, ok=201, response=responses.TokenCreated),
+    Route("GET", f"{BOT}/tokens", SCOPE_ADMIN, list_tokens, "The bot's tokens: scopes, created, last used, expiry",
+          response=responses.TokenList),
+    Route("DELETE", f"{BOT}/tokens/{{tokenID}}", SCOPE_ADMIN, delete_token, "Revoke a token (at once)",
+          ok=204, errors=(404,)),
+    Route("GET", f"{BOT}/settings", SCOPE_ADMIN, get_settings,
+          "The bot's settings; secrets only as whether they are set", response=responses.Settings),
+    Route("PATCH", f"{BOT}/settings", SCOPE_ADMIN, patch_settings,
+          "Change the bot's settings (a new embedder queues a reindex); secrets are write-only",
+          body=models.SettingsPatch, body_required=True, response=responses.Settings),
     Route("GET", "/openapi.json", None, get_openapi, "This OpenAPI document"),
 ]
 
@@ -316,7 +365,7 @@ def dispatch(services: Services, request: Request, *, limiter: TokenBucket | Non
             encodable(value)
         token = None
         if route.scope is not None:
-            token = authenticate(services, request.header("authorization"))
+            token = authenticate(services, request.header("authorization"), record_use=True)
             bot = params.get("botID", "")
             if not valid_bot_id(bot):
                 raise InvalidInput("invalid bot id")
@@ -325,6 +374,8 @@ def dispatch(services: Services, request: Request, *, limiter: TokenBucket | Non
         if route.limited and token is not None:
             ctx.limiter.take(token.token_hash, services.clock.now())  # type: ignore[union-attr]
         if route.body is not None:
+            if route.body_required and not request.body:
+                raise InvalidInput("this route needs a JSON body")
             ctx.body = models.parse(route.body, request.json())
         return route.handler(ctx)
     except Exception as exc:  # noqa: BLE001 - the one place every error becomes an HTTP answer
