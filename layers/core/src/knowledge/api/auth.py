@@ -33,6 +33,13 @@ def create_token(services: Services, bot: str, scopes: list[str], *, expires_in:
 
 def issue_token(services: Services, bot: str, scopes: list[str], *,
                 expires_in: float | None = None) -> tuple[str, Token]:
+    secret, token = new_token(bot, scopes, services.clock.now(), expires_in=expires_in)
+    services.state.put_token(token)
+    return secret, token
+
+
+def new_token(bot: str, scopes: list[str], now: float, *, expires_in: float | None = None) -> tuple[str, Token]:
+    """A fresh secret and the token to store (its hash); nothing is written."""
     if not valid_bot_id(bot):
         raise InvalidInput(f"invalid bot id {bot!r}")
     unknown = [s for s in scopes if s not in SCOPES]
@@ -41,10 +48,8 @@ def issue_token(services: Services, bot: str, scopes: list[str], *,
     if expires_in is not None and expires_in <= 0:
         raise InvalidInput("a token must expire after its creation", code="invalid_expiry")
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    now = services.clock.now()
     token = Token(token_hash=hash_token(secret), bot=bot, scopes=tuple(dict.fromkeys(scopes)), created_at=now,
                   expires_at=now + expires_in if expires_in is not None else None)
-    services.state.put_token(token)
     return secret, token
 
 
