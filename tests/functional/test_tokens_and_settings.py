@@ -137,21 +137,19 @@ def test_settings_are_read_and_changed_with_secrets_write_only(api, services):
     assert api("PATCH", f"{BOT}/settings", {"upstream": None})[1]["upstream"] is None
 
 
-def test_a_provider_key_is_write_only_and_a_new_embedder_queues_a_reindex(api, services):
+def test_a_provider_key_is_write_only_and_a_new_embedder_needs_a_reindex(api, services):
     status, body = api("PATCH", f"{BOT}/settings", {"embedder": "openai"})
     assert (status, body["error"]["code"]) == (400, "invalid_setting")  # no key, no address
-    started = []
-    services.workflow.start_reindex = lambda bot, force=False: started.append(bot) or {}
     status, body = api("PATCH", f"{BOT}/settings", {
         "embedder": "hashing", "embedderOptions": {"dimensions": 64, "apiKey": "sk-secret-1"}})
-    assert status == 200 and body["reindexQueued"] is True and started == ["default"]
+    assert status == 200 and body["reindexNeeded"] is True
     assert body["embedderOptions"] == {"dimensions": 64, "apiKeySet": True}
     assert services.state.get_bot("default").embedder_options["apiKey"] == "sk-secret-1"
     # options without the key keep it; null removes it
     api("PATCH", f"{BOT}/settings", {"embedderOptions": {"dimensions": 128}})
     assert services.state.get_bot("default").embedder_options == {"dimensions": 128, "apiKey": "sk-secret-1"}
     status, body = api("PATCH", f"{BOT}/settings", {"floor": 0.4})
-    assert body["reindexQueued"] is False and started == ["default", "default"]
+    assert body["reindexNeeded"] is False
     api("PATCH", f"{BOT}/settings", {"embedderOptions": {"dimensions": 128, "apiKey": None}})
     assert "apiKey" not in services.state.get_bot("default").embedder_options
 

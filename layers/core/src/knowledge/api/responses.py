@@ -190,7 +190,8 @@ class Settings(Reply):
     embedder: str | None
     embedderOptions: EmbedderOptionsView
     upstream: UpstreamView | None
-    reindexQueued: bool | None = Field(None, description="PATCH: whether the change queued a reindex")
+    reindexNeeded: bool | None = Field(None, description="PATCH: the embedder changed; passages move to it at "
+                                                         "the next reindex (POST knowledge/reindex)")
 
 
 RESPONSE_MODELS: tuple[type[BaseModel], ...] = (

@@ -239,14 +239,11 @@ def get_settings(ctx: Context) -> Response:
 def patch_settings(ctx: Context) -> Response:
     from .settings import apply_settings
 
-    settings, reindex = apply_settings(ctx.services.state.get_bot(ctx.bot), ctx.body)
+    settings, rebuild = apply_settings(ctx.services.state.get_bot(ctx.bot), ctx.body)
     ctx.services.state.put_bot(settings)
-    queued = False
-    if reindex and ctx.services.workflow is not None:
-        # the vector space is part of every passage: another embedder means a rebuild
-        ctx.services.workflow.start_reindex(ctx.bot, force=False)
-        queued = True
-    return Response(200, {**views.settings_json(ctx.services.state.get_bot(ctx.bot)), "reindexQueued": queued})
+    # passages keep the vector space they were embedded in (and questions are embedded in
+    # it) until a reindex rebuilds them: the caller starts it (POST reindex) when it suits
+    return Response(200, {**views.settings_json(ctx.services.state.get_bot(ctx.bot)), "reindexNeeded": rebuild})
 
 
 # -- handlers: meta ---------------------------------------------------------------------
@@ -315,7 +312,7 @@ ROUTES: list[Route] = [
     Route("GET", f"{BOT}/settings", SCOPE_ADMIN, get_settings,
           "The bot's settings; secrets only as whether they are set", response=responses.Settings),
     Route("PATCH", f"{BOT}/settings", SCOPE_ADMIN, patch_settings,
-          "Change the bot's settings (a new embedder queues a reindex); secrets are write-only",
+          "Change the bot's settings (a new embedder takes effect at the next reindex); secrets are write-only",
           body=models.SettingsPatch, body_required=True, response=responses.Settings),
     Route("GET", "/openapi.json", None, get_openapi, "This OpenAPI document"),
 ]
