@@ -11,12 +11,16 @@ from typing import Any
 import pytest
 
 from knowledge.api.auth import create_token
-from tests.functional.test_handlers import BOT, Aws, api_event, aws, invoke, reply  # noqa: F401
+from tests.functional import test_handlers
+from tests.functional.test_handlers import BOT, Aws, api_event, invoke, reply
 from tests.lambda_support import event
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
 KB = f"/api/bots/{BOT}/knowledge"
+
+#: test_handlers' moto + osmem deployment with every handler imported (a fixture)
+aws = test_handlers.aws
 
 
 def call(aws: Aws, function: str, token: str, method: str, path: str, body: Any = None,
