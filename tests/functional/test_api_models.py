@@ -113,6 +113,12 @@ HUGE = "9" * 5000
 ])
 def test_a_5000_digit_integer_is_a_400_with_a_code(api, method, path, raw):
     assert code(api(method, path, raw=raw.replace("HUGE", HUGE).encode())) == (400, "number_too_large")
+    assert code(api(method, path, raw=raw.replace("HUGE", "1e999").encode())) == (400, "number_too_large")
+
+
+def test_integers_up_to_40_digits_reach_the_model(api):
+    raw = '{"type": "instruction", "name": "x", "priority": %s, "config": {"text": "t"}}' % ("9" * 40)
+    assert code(api("POST", f"{KB}/sources", raw=raw.encode())) == (400, "invalid_priority")
 
 
 @pytest.mark.parametrize("method,path,raw", [

@@ -63,13 +63,14 @@ class Request:
 
     def json(self) -> Any:
         """The body as JSON (``{}`` when empty). Refused with a code: text that is not UTF-8
-        JSON, NaN and Infinity, an integer longer than ``MAX_INT_DIGITS`` digits
-        (``number_too_large``) and an escaped lone surrogate (``invalid_unicode``): a string
+        JSON, NaN and Infinity, an integer longer than ``MAX_INT_DIGITS`` digits or a number
+        beyond a float's range (``number_too_large``) and an escaped lone surrogate (``invalid_unicode``): a string
         that cannot be encoded again would fail later, in a log line or the reply."""
         if not self.body:
             return {}
         try:
-            value = json.loads(self.body, parse_int=_bounded_int, parse_constant=_no_constant)
+            value = json.loads(self.body, parse_int=_bounded_int, parse_float=_finite_float,
+                               parse_constant=_no_constant)
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise InvalidInput("the body is not valid JSON") from exc
         try:
@@ -83,6 +84,13 @@ def _bounded_int(digits: str) -> int:
     if len(digits.lstrip("-")) > MAX_INT_DIGITS:
         raise InvalidInput(f"a number in the body has more than {MAX_INT_DIGITS} digits", code=NUMBER_TOO_LARGE)
     return int(digits)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e999: out of range of a float, not a number any field takes
+        raise InvalidInput("a number in the body is out of range", code=NUMBER_TOO_LARGE)
+    return value
 
 
 def _no_constant(name: str) -> Any:
