@@ -9,7 +9,8 @@ Two allowances, each for a reason a schema cannot express:
 * a body can be schema-valid and still refused for the state it meets (a pack slug nobody
   dropped, a config of another type than the stored source's, an article visibility that
   contradicts its state, an agent selecting sources that do not exist, citations of a
-  retrieval that never served them): those operations may answer their documented 400/422;
+  retrieval that never served them, an openai embedder without a key given or stored):
+  those operations may answer their documented 400/422;
 * the settings routes run against a bot of their own (``sandbox``, with its own admin
   token): a fuzzed upstream address or embedder there is never used by the questions the
   fuzzer asks of ``default``, so nothing leaves the machine."""
@@ -37,6 +38,8 @@ STATE_DEPENDENT = {
     "patchSource": [*ACCEPTED, "400"],
     "putAgent": [*ACCEPTED, "400"],
     "validateCitationsRoute": [*ACCEPTED, "422"],
+    # the openai embedder needs a provider key: given now, or stored before
+    "patchSettings": [*ACCEPTED, "400"],
 }
 
 

@@ -219,3 +219,22 @@ def test_the_published_source_schema_and_the_validator_agree(services):
         except ValidationError:
             model_ok = False
         assert schema_ok == model_ok, body
+
+
+def test_the_literal_types_agree_with_the_names_the_core_uses():
+    from knowledge import lifecycle
+    from knowledge.api import auth, models
+    from knowledge.embed.factory import EMBEDDER_CHOICES
+    from knowledge.lifecycle.validation import ARTICLE_STATES
+    from knowledge.model import AUDIENCES, SOURCE_TYPES, VISIBILITIES
+
+    schemas = openapi_document()["components"]["schemas"]
+    assert set(schemas["SourcePatch"]["properties"]["type"]["enum"]) == set(SOURCE_TYPES)
+    assert set(schemas["SourcePatch"]["properties"]["visibility"]["enum"]) == set(VISIBILITIES)
+    assert set(schemas["RetrievalBody"]["properties"]["audience"]["anyOf"][0]["enum"]) == set(AUDIENCES)
+    assert set(schemas["ArticleConfig"]["properties"]["state"]["enum"]) == set(ARTICLE_STATES)
+    assert set(schemas["AgentPut"]["properties"]["status"]["enum"]) == set(lifecycle.AGENT_STATUSES)
+    assert set(schemas["TokenCreate"]["properties"]["scopes"]["items"]["enum"]) == set(auth.SCOPES)
+    assert models.SCOPES == auth.SCOPES
+    embedders = schemas["SettingsPatch"]["properties"]["embedder"]["anyOf"][0]["enum"]
+    assert set(embedders) == set(EMBEDDER_CHOICES) == set(models.EMBEDDERS)

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, W
 from pydantic_core import PydanticCustomError
 
 from ..errors import Code, InvalidInput
+from ..model import SOURCE_TYPES, VISIBILITIES
 from ..settings import MAX_AGENT_SOURCES, MAX_QUESTION_CHARS
 
 # -- stable codes of body errors (HTTP 400) ------------------------------------------------
@@ -65,11 +66,7 @@ MAX_CITATIONS = 100
 MAX_PRODUCTS = 200
 MIN_TOKEN_SECONDS, MAX_TOKEN_SECONDS = 60, 10 * 366 * 24 * 3600
 
-SOURCE_TYPES = ("pack", "article", "website", "file", "instruction", "fact", "faq")
-VISIBILITIES = ("public", "agent", "operator")
-AUDIENCES = ("customer", "public", "operator")
-ARTICLE_STATES = ("published", "internal", "draft")
-AGENT_STATUSES = ("active", "paused")
+# the Literal types below spell these out (a test checks they agree)
 SCOPES = ("knowledge:read", "knowledge:write", "knowledge:admin")
 
 #: an id of a bot or an agent: what ``model.valid_bot_id`` accepts (it also refuses "..")
