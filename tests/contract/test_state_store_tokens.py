@@ -92,3 +92,21 @@ def test_sqlite_keeps_secrets_out_of_the_database_in_a_0600_file(tmp_path):
     other = SqliteStateStore(tmp_path / "state.db")
     assert other.get_bot("b1").embedder_options["apiKey"] == "sk-very-secret"
     assert other.get_bot("b1").upstream["token"] == "kb_upstream_secret"
+
+
+def test_sqlite_adds_the_new_token_columns_to_an_older_database(tmp_path):
+    import sqlite3
+
+    from knowledge.adapters.local.sqlite_state import SqliteStateStore
+
+    old = sqlite3.connect(tmp_path / "state.db")
+    old.execute("CREATE TABLE tokens (token_hash TEXT PRIMARY KEY, bot TEXT NOT NULL, scopes TEXT NOT NULL, "
+                "created_at REAL NOT NULL)")
+    old.execute("INSERT INTO tokens VALUES (?, 'b1', 'knowledge:read', ?)", (token(1).token_hash, NOW))
+    old.commit()
+    old.close()
+    store = SqliteStateStore(tmp_path / "state.db")
+    [kept] = store.list_tokens("b1")
+    assert (kept.token_hash, kept.expires_at, kept.last_used_at) == (token(1).token_hash, None, None)
+    store.touch_token(kept.token_hash, NOW + 5)
+    assert store.get_token(kept.token_hash).last_used_at == NOW + 5
