@@ -1,7 +1,8 @@
 """API Gateway REST API: every route of DESIGN.md §5, the MCP endpoint and the OpenAPI document.
 
-* ``/api/bots/{botID}/knowledge/...`` and ``/api/bots/{botID}/agents/{agentID}`` proxy to
-  ``admin_api``, except ``retrieve`` and ``retrieval-test`` which proxy to ``retrieve``;
+* ``/api/bots/{botID}/knowledge/...``, ``/api/bots/{botID}/agents/{agentID}``, ``.../tokens``
+  and ``.../settings`` proxy to ``admin_api``, except ``retrieve`` and ``retrieval-test`` which
+  proxy to ``retrieve``;
 * ``POST /mcp`` (MCP tools over HTTP) proxies to ``admin_api``;
 * ``GET /openapi.json`` proxies to ``admin_api`` and is the only route without the authorizer.
 
@@ -62,6 +63,10 @@ BOT_ROUTES: tuple[Route, ...] = (
     Route("knowledge/index", ("GET",)),
     Route("knowledge/citations/validate", ("POST",)),
     Route("agents/{agentID}", ("GET", "PUT")),
+    # administration (scope knowledge:admin): tokens and settings
+    Route("tokens", ("GET", "POST")),
+    Route("tokens/{tokenID}", ("DELETE",)),
+    Route("settings", ("GET", "PATCH")),
 )
 
 ACCESS_LOG_FIELDS = {

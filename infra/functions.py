@@ -223,6 +223,10 @@ class KnowledgeFunctions(Construct):
         self._allow("crawl", ["s3:ListBucket"], [bucket_arn])
         # retrieve: reads state, records the retrieval (PutItem), searches, loads rescue models
         self._allow("retrieve", [*TABLE_READ, "dynamodb:PutItem"], [table.table_arn])
+        # ... and the last use of the token that asked: an update of token items only
+        self.roles["retrieve"].add_to_principal_policy(iam.PolicyStatement(
+            actions=["dynamodb:UpdateItem"], resources=[table.table_arn],
+            conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["TOKEN#*"]}}))
         self._allow("retrieve", SEARCH_READ, domain_arns)
         self._allow("retrieve", ["s3:GetObject"], objects(RESCUE_PREFIX))
         # admin_api: source/agent CRUD, uploads, starting/stopping refreshes, read-only search

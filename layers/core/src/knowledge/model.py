@@ -242,6 +242,22 @@ class Token:
     bot: str
     scopes: tuple[str, ...]
     created_at: float = 0.0
+    #: when it stops opening anything (None: never)
+    expires_at: float | None = None
+    #: when it last opened a route (recorded at most once a minute)
+    last_used_at: float | None = None
+
+    @property
+    def id(self) -> str:
+        """The public name of the token (``DELETE tokens/{id}``): a prefix of its hash,
+        which reveals nothing of the secret."""
+        return self.token_hash[:TOKEN_ID_CHARS]
+
+    def expired(self, now: float) -> bool:
+        return self.expires_at is not None and now >= self.expires_at
+
+
+TOKEN_ID_CHARS = 16
 
 
 @dataclass

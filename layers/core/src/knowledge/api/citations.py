@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InvalidCitation, InvalidInput, NotFound
+from ..errors import InvalidCitation, NotFound
 from ..ports import Services
+from .models import MAX_CITATIONS, MAX_ID_CHARS, CitationCheck, parse
 
-MAX_CITATIONS = 100
-MAX_ID_CHARS = 200
+__all__ = ["MAX_CITATIONS", "MAX_ID_CHARS", "validate_citations"]
 RETRIEVAL_NOT_FOUND = "retrieval_not_found"
 
 # reasons an item is rejected (under ``error.invalid[].reason``)
@@ -17,30 +17,10 @@ NOT_SERVED = "not_served"
 SOURCE_DELETED = "source_deleted"
 SOURCE_DISABLED = "source_disabled"
 
-_KEYS = ("sourceId", "documentId", "fragmentId")
-
 
 def _parse(body: Any) -> tuple[str, list[tuple[str, str, str]]]:
-    if not isinstance(body, dict):
-        raise InvalidInput("the body must be a JSON object")
-    unknown = sorted(k for k in body if k not in ("retrievalId", "citations"))
-    if unknown:
-        raise InvalidInput(f"unknown field(s): {', '.join(unknown)[:200]}", code="unknown_field")
-    retrieval_id = body.get("retrievalId")
-    if not isinstance(retrieval_id, str) or not retrieval_id or len(retrieval_id) > MAX_ID_CHARS:
-        raise InvalidInput("retrievalId must be the id a retrieval returned")
-    citations = body.get("citations")
-    if not isinstance(citations, list) or len(citations) > MAX_CITATIONS:
-        raise InvalidInput(f"citations must be a list of at most {MAX_CITATIONS} items")
-    triples = []
-    for number, item in enumerate(citations, start=1):
-        if not isinstance(item, dict) or set(item) != set(_KEYS):
-            raise InvalidInput(f"citation {number} must be {{sourceId, documentId, fragmentId}}")
-        values = tuple(item[k] for k in _KEYS)
-        if not all(isinstance(v, str) and 0 < len(v) <= MAX_ID_CHARS for v in values):
-            raise InvalidInput(f"citation {number} must hold three non-empty string ids")
-        triples.append((str(values[0]), str(values[1]), str(values[2])))
-    return retrieval_id, triples
+    check = body if isinstance(body, CitationCheck) else parse(CitationCheck, body)
+    return check.retrievalId, [(c.sourceId, c.documentId, c.fragmentId) for c in check.citations]
 
 
 def validate_citations(services: Services, bot: str, body: Any) -> dict[str, Any]:

@@ -28,6 +28,10 @@ from ..errors import (
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 9 * 1024 * 1024  # uploads are capped at 8 MB; a little room for envelopes
+#: the longest integer a body may hold (Python refuses to parse more than 4300 digits)
+MAX_INT_DIGITS = 40
+NUMBER_TOO_LARGE = "number_too_large"
+INVALID_UNICODE = "invalid_unicode"
 
 #: code -> status where the code alone decides; otherwise the error class does.
 STATUS_BY_CODE = {
@@ -58,12 +62,62 @@ class Request:
         return self.headers.get(name.lower())
 
     def json(self) -> Any:
+        """The body as JSON (``{}`` when empty). Refused with a code: text that is not UTF-8
+        JSON, NaN and Infinity, an integer longer than ``MAX_INT_DIGITS`` digits or a number
+        beyond a float's range (``number_too_large``) and an escaped lone surrogate (``invalid_unicode``): a string
+        that cannot be encoded again would fail later, in a log line or the reply."""
         if not self.body:
             return {}
         try:
-            return json.loads(self.body)
+            value = json.loads(self.body, parse_int=_bounded_int, parse_float=_finite_float,
+                               parse_constant=_no_constant)
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise InvalidInput("the body is not valid JSON") from exc
+        try:
+            _check_strings(value)
+        except RecursionError as exc:
+            raise InvalidInput("the body is not valid JSON") from exc
+        return value
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise InvalidInput(f"a number in the body has more than {MAX_INT_DIGITS} digits", code=NUMBER_TOO_LARGE)
+    return int(digits)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e999: out of range of a float, not a number any field takes
+        raise InvalidInput("a number in the body is out of range", code=NUMBER_TOO_LARGE)
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise InvalidInput(f"{name} is not a JSON number")
+
+
+def _check_strings(value: Any) -> None:
+    """Refuse a string (or object key) holding a lone surrogate anywhere in ``value``."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            encodable(item)
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                encodable(key)
+                stack.append(child)
+
+
+def encodable(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("the request holds an unpaired UTF-16 surrogate (\\ud800-\\udfff)",
+                           code=INVALID_UNICODE) from None
 
 
 @dataclass
@@ -75,7 +129,16 @@ class Response:
     def encoded(self) -> bytes:
         if self.body is None:
             return b""
-        return json.dumps(self.body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        text = json.dumps(self.body, ensure_ascii=False, separators=(",", ":"))
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate got this far: escape it rather than fail
+            return json.dumps(self.body, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def _printable(text: str) -> str:
+    """A message that can always be encoded: a lone surrogate from the input is escaped."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def status_for(exc: KnowledgeError) -> int:
@@ -90,7 +153,7 @@ def status_for(exc: KnowledgeError) -> int:
 def error_response(exc: Exception) -> Response:
     if isinstance(exc, KnowledgeError):
         status = status_for(exc)
-        error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+        error: dict[str, Any] = {"code": exc.code, "message": _printable(exc.message)}
         for key, value in exc.details.items():
             error[key] = value
         headers = {}

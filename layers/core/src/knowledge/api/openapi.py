@@ -1,5 +1,6 @@
-"""The OpenAPI document, generated from the route table (``routes.ROUTES``) and the body
-schemas (``schemas.SCHEMAS``): one source of truth for the server, the docs and fuzzers."""
+"""The OpenAPI document, generated from the route table (``routes.ROUTES``) and the models
+of its bodies (``models`` for requests, ``responses`` for answers): the validator and the
+document come from the same declarations, for the server, the docs and fuzzers."""
 
 from __future__ import annotations
 
@@ -7,8 +8,47 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from pydantic.json_schema import models_json_schema
+
 from .auth import SCOPES
-from .schemas import SCHEMAS, ref
+from .models import REQUEST_MODELS
+from .responses import RESPONSE_MODELS
+
+REF = "#/components/schemas/{model}"
+
+
+def ref(model: Any) -> dict[str, Any]:
+    return {"$ref": REF.format(model=model.__name__)}
+
+
+def schemas() -> dict[str, Any]:
+    """Every body model's JSON Schema, by name (``components.schemas``)."""
+    inputs = [(m, "validation") for m in REQUEST_MODELS] + [(m, "serialization") for m in RESPONSE_MODELS]
+    _, top = models_json_schema(inputs, ref_template=REF)  # type: ignore[arg-type]
+    found: dict[str, Any] = top.get("$defs", {})
+    for schema in found.values():
+        _drop_null_defaults(schema)
+    return found
+
+
+def _drop_null_defaults(schema: Any) -> None:
+    """A field that may be left out but not sent as null (a PATCH field, a visibility...)
+    has the default None in Python; the document must not offer ``null`` as its value."""
+    if isinstance(schema, dict):
+        if schema.get("default", 0) is None and not _allows_null(schema):
+            del schema["default"]
+        for value in schema.values():
+            _drop_null_defaults(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            _drop_null_defaults(value)
+
+
+def _allows_null(schema: dict[str, Any]) -> bool:
+    kinds = schema.get("type")
+    if kinds == "null" or (isinstance(kinds, list) and "null" in kinds):
+        return True
+    return any(isinstance(s, dict) and s.get("type") == "null" for s in schema.get("anyOf", []))
 
 TITLE = "kb knowledge API"
 VERSION = "1"
@@ -17,6 +57,8 @@ _PARAMS: dict[str, dict[str, Any]] = {
     "botID": {"description": "The bot (tenant) the token opens",
               "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"}},
     "sourceID": {"description": "A source id", "schema": {"type": "string", "minLength": 1}},
+    "tokenID": {"description": "A token id (from the token list; not its secret)",
+                "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"}},
     "agentID": {"description": "An agent id",
                 "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"}},
 }
@@ -68,12 +110,12 @@ def _operation(route: Any) -> dict[str, Any]:
         statuses |= {400, 401, 403}
     if route.body is not None or route.raw_body:
         statuses.add(400)
-    if route.handler.__name__ == "post_retrieval_test":
+    if route.limited:
         statuses.add(429)
     for status in sorted(statuses):
         responses[str(status)] = {
             "description": _ERROR_TEXT[status],
-            "content": {"application/json": {"schema": ref("Error")}},
+            "content": {"application/json": {"schema": {"$ref": REF.format(model="Error")}}},
         }
     op["responses"] = responses
     return op
@@ -98,7 +140,7 @@ def _document() -> dict[str, Any]:
         },
         "paths": paths,
         "components": {
-            "schemas": SCHEMAS,
+            "schemas": schemas(),
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }

@@ -1,9 +1,10 @@
 """Route definitions shared by API Gateway (Lambda) and the embedded server.
 
-Each route names its method, path template, required scope, handler and the schemas of
-its bodies (``openapi.py`` publishes them). ``dispatch`` is the only entry point: it
-authenticates, authorises against the path's bot, runs the handler and turns any error
-into the documented ``{"error": {...}}`` shape.
+Each route names its method, path template, required scope, handler and the models of its
+bodies (``models.py``; ``openapi.py`` publishes their schemas). ``dispatch`` is the only
+entry point: it authenticates, authorises against the path's bot, validates the body with
+the route's model, runs the handler and turns any error into the documented
+``{"error": {...}}`` shape. ``HEAD`` is answered as ``GET`` (the transport sends no body).
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from ..errors import InvalidInput, NotFound
 from ..model import Source, Token, valid_bot_id
 from ..ports import Services
 from ..retrieve.service import RetrievalRequest, retrieve
-from . import views
-from .auth import SCOPE_READ, SCOPE_WRITE, authenticate, authorize
+from . import models, responses, views
+from .auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, authenticate, authorize, issue_token
 from .citations import validate_citations
-from .http import Request, Response, error_response
+from .http import Request, Response, encodable, error_response
 from .ratelimit import TokenBucket
 
 if TYPE_CHECKING:
@@ -47,6 +50,8 @@ class Context:
     params: dict[str, str]
     token: Token | None = None
     limiter: TokenBucket | None = None
+    #: the body validated with the route's model (None: the route takes no JSON body)
+    body: Any = None
 
     @property
     def bot(self) -> str:
@@ -68,12 +73,6 @@ class Context:
             raise InvalidInput("this deployment has no refresh workflow")
         return workflow
 
-    def body_object(self) -> dict[str, Any]:
-        body = self.request.json()
-        if not isinstance(body, dict):
-            raise InvalidInput("the body must be a JSON object")
-        return body
-
 
 @dataclass(frozen=True)
 class Route:
@@ -82,16 +81,18 @@ class Route:
     scope: str | None
     handler: Handler
     summary: str
-    #: name of the request body schema in ``schemas.SCHEMAS`` (None: no body)
-    body: str | None = None
+    #: the model of the JSON body (None: no JSON body)
+    body: type[BaseModel] | None = None
     body_required: bool = False
     #: the body is raw bytes (an upload), not JSON
     raw_body: bool = False
     ok: int = 200
-    #: name of the success body schema (None: no body)
-    response: str | None = None
+    #: the model of the success body (None: no body)
+    response: type[BaseModel] | None = None
     #: error statuses this route may answer besides 400/401/403/429/500
     errors: tuple[int, ...] = ()
+    #: rate limited per token (429), counted before the body is read
+    limited: bool = False
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -104,8 +105,9 @@ class Route:
         return head + "".join(part.title() for part in rest)
 
 
-KB = "/api/bots/{botID}/knowledge"
-AGENTS = "/api/bots/{botID}/agents"
+BOT = "/api/bots/{botID}"
+KB = f"{BOT}/knowledge"
+AGENTS = f"{BOT}/agents"
 
 
 def _source_reply(result: lifecycle.Queued, status: int) -> Response:
@@ -123,7 +125,7 @@ def list_sources(ctx: Context) -> Response:
 
 
 def create_source(ctx: Context) -> Response:
-    return _source_reply(_lifecycle().create_source(ctx.services, ctx.bot, ctx.request.json()), 201)
+    return _source_reply(_lifecycle().create_source(ctx.services, ctx.bot, ctx.body), 201)
 
 
 def get_source(ctx: Context) -> Response:
@@ -131,7 +133,7 @@ def get_source(ctx: Context) -> Response:
 
 
 def patch_source(ctx: Context) -> Response:
-    return _source_reply(_lifecycle().patch_source(ctx.services, ctx.bot, ctx.source_id, ctx.request.json()), 200)
+    return _source_reply(_lifecycle().patch_source(ctx.services, ctx.bot, ctx.source_id, ctx.body), 200)
 
 
 def delete_source(ctx: Context) -> Response:
@@ -144,13 +146,7 @@ def upload_source(ctx: Context) -> Response:
 
 
 def refresh_source(ctx: Context) -> Response:
-    body = ctx.body_object()
-    unknown = sorted(k for k in body if k != "force")
-    if unknown:
-        raise InvalidInput(f"unknown field(s): {', '.join(unknown)[:200]}", code="unknown_field")
-    force = body.get("force", False)
-    if not isinstance(force, bool):
-        raise InvalidInput("force must be true or false")
+    force = ctx.body.force
     return _source_reply(_lifecycle().refresh_source(ctx.services, ctx.bot, ctx.source_id, force=force), 202)
 
 
@@ -188,40 +184,24 @@ def get_index(ctx: Context) -> Response:
 
 
 def post_reindex(ctx: Context) -> Response:
-    body = ctx.body_object()
-    force = body.get("force", False)
-    if not isinstance(force, bool):
-        raise InvalidInput("force must be true or false")
-    job = ctx.workflow().start_reindex(ctx.bot, force=force)
+    job = ctx.workflow().start_reindex(ctx.bot, force=ctx.body.force)
     return Response(202, {"accepted": True, "job": job})
 
 
 def post_retrieve(ctx: Context) -> Response:
-    req = RetrievalRequest.parse(ctx.bot, ctx.request.json())
+    req = RetrievalRequest.parse(ctx.bot, ctx.body)
     return Response(200, retrieve(ctx.services, req))
-
-
-RETRIEVAL_TEST_FIELDS = frozenset({"q", "audience", "agentId", "rerank"})
 
 
 def post_retrieval_test(ctx: Context) -> Response:
     """The same search without a model, rate limited per token, no ranking internals."""
-    if ctx.limiter is not None and ctx.token is not None:
-        ctx.limiter.take(ctx.token.token_hash, ctx.services.clock.now())
-    body = ctx.body_object()
-    unknown = sorted(k for k in body if k not in RETRIEVAL_TEST_FIELDS)
-    if unknown:
-        raise InvalidInput(f"unknown field(s): {', '.join(unknown)[:200]}", code="unknown_field")
-    rerank = body.get("rerank", True)
-    if not isinstance(rerank, bool):
-        raise InvalidInput("rerank must be true or false")
     # no reranker runs in this deployment yet: rerank=false and rerank=true answer alike
-    req = RetrievalRequest.parse(ctx.bot, {k: v for k, v in body.items() if k != "rerank"})
+    req = RetrievalRequest.parse(ctx.bot, ctx.body)
     return Response(200, views.retrieval_test_json(retrieve(ctx.services, req)))
 
 
 def validate_citations_route(ctx: Context) -> Response:
-    return Response(200, validate_citations(ctx.services, ctx.bot, ctx.request.json()))
+    return Response(200, validate_citations(ctx.services, ctx.bot, ctx.body))
 
 
 # -- handlers: agents -------------------------------------------------------------------
@@ -232,8 +212,41 @@ def get_agent(ctx: Context) -> Response:
 
 
 def put_agent(ctx: Context) -> Response:
-    agent = _lifecycle().put_agent(ctx.services, ctx.bot, ctx.params["agentID"], ctx.request.json())
+    agent = _lifecycle().put_agent(ctx.services, ctx.bot, ctx.params["agentID"], ctx.body)
     return Response(200, views.agent_json(agent))
+
+
+# -- handlers: administration -------------------------------------------------------------
+
+
+def post_token(ctx: Context) -> Response:
+    body: models.TokenCreate = ctx.body
+    secret, token = issue_token(ctx.services, ctx.bot, list(body.scopes), expires_in=body.expiresInSeconds)
+    return Response(201, {**views.token_json(token), "token": secret})
+
+
+def list_tokens(ctx: Context) -> Response:
+    return Response(200, {"tokens": [views.token_json(t) for t in ctx.services.state.list_tokens(ctx.bot)]})
+
+
+def delete_token(ctx: Context) -> Response:
+    if not ctx.services.state.delete_token(ctx.bot, ctx.params["tokenID"]):
+        raise NotFound("no such token")
+    return Response(204)
+
+
+def get_settings(ctx: Context) -> Response:
+    return Response(200, views.settings_json(ctx.services.state.get_bot(ctx.bot)))
+
+
+def patch_settings(ctx: Context) -> Response:
+    from .settings import apply_settings
+
+    settings, rebuild = apply_settings(ctx.services.state.get_bot(ctx.bot), ctx.body, ctx.services.outbound)
+    ctx.services.state.put_bot(settings)
+    # passages keep the vector space they were embedded in (and questions are embedded in
+    # it) until a reindex rebuilds them: the caller starts it (POST reindex) when it suits
+    return Response(200, {**views.settings_json(ctx.services.state.get_bot(ctx.bot)), "reindexNeeded": rebuild})
 
 
 # -- handlers: meta ---------------------------------------------------------------------
@@ -249,55 +262,71 @@ S = f"{KB}/sources/{{sourceID}}"
 
 ROUTES: list[Route] = [
     Route("GET", f"{KB}/sources", SCOPE_READ, list_sources, "List the bot's sources, heaviest first",
-          response="SourceList"),
+          response=responses.SourceList),
     Route("POST", f"{KB}/sources", SCOPE_WRITE, create_source, "Create a source (queued for indexing)",
-          body="SourceCreate", body_required=True, ok=201, response="Source", errors=(409,)),
-    Route("GET", S, SCOPE_READ, get_source, "One source with its status", response="Source", errors=(404,)),
+          body=models.SourceCreate, body_required=True, ok=201, response=responses.Source, errors=(409,)),
+    Route("GET", S, SCOPE_READ, get_source, "One source with its status", response=responses.Source, errors=(404,)),
     Route("PATCH", S, SCOPE_WRITE, patch_source,
           "Change a source; a new config or visibility queues a refresh, name and priority apply at once",
-          body="SourcePatch", body_required=True, response="Source", errors=(404,)),
+          body=models.SourcePatch, body_required=True, response=responses.Source, errors=(404,)),
     Route("DELETE", S, SCOPE_WRITE, delete_source,
           "Delete a source with its documents and passages (409 while an active agent selects it)",
           ok=204, errors=(404, 409)),
     Route("POST", f"{S}/upload", SCOPE_WRITE, upload_source, "Upload the file of a file source (at most 8 MB)",
-          raw_body=True, body_required=True, ok=202, response="Source", errors=(404, 409, 413)),
+          raw_body=True, body_required=True, ok=202, response=responses.Source, errors=(404, 409, 413)),
     Route("POST", f"{S}/refresh", SCOPE_WRITE, refresh_source, "Queue a refresh (unchanged content is skipped)",
-          body="Refresh", ok=202, response="Source", errors=(404, 409)),
+          body=models.Refresh, ok=202, response=responses.Source, errors=(404, 409)),
     Route("POST", f"{S}/cancel", SCOPE_WRITE, cancel_source,
           "Stop the current or queued run; the previous content keeps answering",
-          ok=202, response="Source", errors=(404, 409)),
+          ok=202, response=responses.Source, errors=(404, 409)),
     Route("POST", f"{S}/disable", SCOPE_WRITE, disable_source, "Remove the source from every search at once",
-          response="Source", errors=(404,)),
+          response=responses.Source, errors=(404,)),
     Route("POST", f"{S}/enable", SCOPE_WRITE, enable_source, "Enable a disabled source and queue it",
-          ok=202, response="Source", errors=(404, 409)),
+          ok=202, response=responses.Source, errors=(404, 409)),
     Route("GET", f"{S}/index-status", SCOPE_READ, source_index_status,
-          "Status, attempts, counters, error code and lastIndexedAt", response="IndexStatus", errors=(404,)),
+          "Status, attempts, counters, error code and lastIndexedAt", response=responses.IndexStatus, errors=(404,)),
     Route("GET", f"{S}/documents", SCOPE_READ, list_documents, "A source's documents",
-          response="DocumentList", errors=(404,)),
+          response=responses.DocumentList, errors=(404,)),
     Route("GET", f"{KB}/index", SCOPE_READ, get_index, "What is indexed: builtAt, totals, per-source rows",
-          response="Index"),
+          response=responses.Index),
     Route("POST", f"{KB}/reindex", SCOPE_WRITE, post_reindex, "Re-index every source of the bot",
-          body="Reindex", ok=202, response="Accepted"),
+          body=models.Reindex, ok=202, response=responses.Accepted),
     Route("POST", f"{KB}/retrieve", SCOPE_READ, post_retrieve, "Grounded excerpts for a question",
-          body="RetrievalRequest", body_required=True, response="Retrieval", errors=(404, 409)),
+          body=models.RetrievalBody, body_required=True, response=responses.Retrieval, errors=(404, 409)),
     Route("POST", f"{KB}/retrieval-test", SCOPE_READ, post_retrieval_test,
           "Retrieval without a model, rate limited per token; no ranking internals",
-          body="RetrievalTestRequest", body_required=True, response="Retrieval", errors=(404, 409)),
+          body=models.RetrievalTestBody, body_required=True, response=responses.Retrieval, errors=(404, 409),
+          limited=True),
     Route("POST", f"{KB}/citations/validate", SCOPE_READ, validate_citations_route,
           "Check the citations of an answer against what its retrieval served",
-          body="CitationCheck", body_required=True, response="CitationValid", errors=(404, 422)),
+          body=models.CitationCheck, body_required=True, response=responses.CitationValid, errors=(404, 422)),
     Route("GET", f"{AGENTS}/{{agentID}}", SCOPE_READ, get_agent, "An agent and its selected sources",
-          response="Agent", errors=(404,)),
+          response=responses.Agent, errors=(404,)),
     Route("PUT", f"{AGENTS}/{{agentID}}", SCOPE_WRITE, put_agent,
           "Create or replace an agent: status active|paused, at most 100 selected sources (none = all)",
-          body="AgentPut", body_required=True, response="Agent"),
+          body=models.AgentPut, body_required=True, response=responses.Agent),
+    Route("POST", f"{BOT}/tokens", SCOPE_ADMIN, post_token,
+          "Create a token for this bot; its secret is in this answer only", body=models.TokenCreate,
+          body_required=True, ok=201, response=responses.TokenCreated),
+    Route("GET", f"{BOT}/tokens", SCOPE_ADMIN, list_tokens, "The bot's tokens: scopes, created, last used, expiry",
+          response=responses.TokenList),
+    Route("DELETE", f"{BOT}/tokens/{{tokenID}}", SCOPE_ADMIN, delete_token, "Revoke a token (at once)",
+          ok=204, errors=(404,)),
+    Route("GET", f"{BOT}/settings", SCOPE_ADMIN, get_settings,
+          "The bot's settings; secrets only as whether they are set", response=responses.Settings),
+    Route("PATCH", f"{BOT}/settings", SCOPE_ADMIN, patch_settings,
+          "Change the bot's settings (a new embedder takes effect at the next reindex); secrets are write-only",
+          body=models.SettingsPatch, body_required=True, response=responses.Settings),
     Route("GET", "/openapi.json", None, get_openapi, "This OpenAPI document"),
 ]
 
 
 def match(method: str, path: str) -> tuple[Route, dict[str, str]] | tuple[None, bool]:
-    """(route, params), or (None, path_exists) so 404 and 405 can be told apart."""
+    """(route, params), or (None, path_exists) so 404 and 405 can be told apart. ``HEAD``
+    matches the ``GET`` route of the path."""
     path_exists = False
+    if method == "HEAD":
+        method = "GET"
     for route in ROUTES:
         m = route.pattern.match(path)
         if m:
@@ -326,19 +355,28 @@ def dispatch(services: Services, request: Request, *, limiter: TokenBucket | Non
         if route is None:
             if params:
                 path = request.path.rstrip("/") or "/"
-                allowed = sorted({r.method for r in ROUTES if r.pattern.match(path)})
+                methods = {r.method for r in ROUTES if r.pattern.match(path)}
+                methods |= {"HEAD"} if "GET" in methods else set()
                 return Response(405, {"error": {"code": "method_not_allowed", "message": "method not allowed"}},
-                                {"Allow": ", ".join(allowed)})
+                                {"Allow": ", ".join(sorted(methods))})
             raise NotFound("no such route")
         assert isinstance(params, dict)
+        for value in params.values():
+            encodable(value)
         token = None
         if route.scope is not None:
-            token = authenticate(services, request.header("authorization"))
+            token = authenticate(services, request.header("authorization"), record_use=True)
             bot = params.get("botID", "")
             if not valid_bot_id(bot):
                 raise InvalidInput("invalid bot id")
             authorize(token, bot, route.scope)
         ctx = Context(services, request, params, token, limiter or default_limiter())
+        if route.limited and token is not None:
+            ctx.limiter.take(token.token_hash, services.clock.now())  # type: ignore[union-attr]
+        if route.body is not None:
+            if route.body_required and not request.body:
+                raise InvalidInput("this route needs a JSON body")
+            ctx.body = models.parse(route.body, request.json())
         return route.handler(ctx)
     except Exception as exc:  # noqa: BLE001 - the one place every error becomes an HTTP answer
         return error_response(exc)

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..model import Agent, Document, Source
+from ..model import Agent, BotSettings, Document, Source, Token
 
 
 def iso(ts: float | None) -> str | None:
@@ -115,3 +115,36 @@ def retrieval_test_json(result: dict[str, Any]) -> dict[str, Any]:
     out = dict(result)
     out["excerpts"] = [{k: e.get(k) for k in PUBLIC_EXCERPT_FIELDS} for e in result.get("excerpts", [])]
     return out
+
+
+def token_json(t: Token) -> dict[str, Any]:
+    """A token as listed: never its secret (nor its hash beyond the id)."""
+    return {
+        "id": t.id,
+        "bot": t.bot,
+        "scopes": list(t.scopes),
+        "createdAt": iso(t.created_at),
+        "lastUsedAt": iso(t.last_used_at),
+        "expiresAt": iso(t.expires_at),
+    }
+
+
+def settings_json(s: BotSettings) -> dict[str, Any]:
+    """A bot's settings; secrets (provider key, upstream token) only as whether they are set."""
+    options = dict(s.embedder_options or {})
+    shown: dict[str, Any] = {k: options[k] for k in ("baseUrl", "model", "modelId", "dimensions") if k in options}
+    shown["apiKeySet"] = bool(options.get("apiKey"))
+    upstream = None
+    if s.upstream:
+        upstream = {"url": str(s.upstream.get("url", "")), "bot": str(s.upstream.get("bot") or "default"),
+                    "tokenSet": bool(s.upstream.get("token"))}
+    return {
+        "bot": s.bot,
+        "products": list(s.products),
+        "scopeToProducts": s.scope_to_products,
+        "floor": s.floor,
+        "topK": s.top_k,
+        "embedder": s.embedder,
+        "embedderOptions": shown,
+        "upstream": upstream,
+    }

@@ -385,12 +385,53 @@ def cmd_token(args: argparse.Namespace) -> int:
     services = _services(args)
     scopes = [s.strip() for s in args.scopes.split(",") if s.strip()]
     try:
-        token = create_token(services, args.bot, scopes)
+        token = create_token(services, args.bot, scopes, expires_in=args.expires_in)
     except KnowledgeError as exc:
         print(f"kb token: {exc.message}", file=sys.stderr)
         return 2
     print(f"token for bot {args.bot} with scopes {','.join(scopes)}:")
     print(token)
+    return 0
+
+
+def cmd_token_list(args: argparse.Namespace) -> int:
+    from ..api.views import token_json
+
+    _print_json([token_json(t) for t in _services(args).state.list_tokens(args.bot)])
+    return 0
+
+
+def cmd_token_revoke(args: argparse.Namespace) -> int:
+    if not _services(args).state.delete_token(args.bot, args.id):
+        print(f"kb token: bot {args.bot} has no token {args.id}", file=sys.stderr)
+        return 1
+    print(f"revoked {args.id}")
+    return 0
+
+
+def cmd_aws_bootstrap(args: argparse.Namespace) -> int:
+    """The first admin token of a deployed stack: written (hashed) into the stack's table."""
+    import boto3
+
+    from ..adapters.aws.dynamodb_state import DynamoDbStateStore
+    from ..api.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, new_token
+
+    stacks = boto3.client("cloudformation", region_name=args.region).describe_stacks(StackName=args.stack)
+    outputs = {o["OutputKey"]: o["OutputValue"] for o in stacks["Stacks"][0].get("Outputs", [])}
+    if "TableName" not in outputs:
+        print(f"kb aws bootstrap: stack {args.stack} has no TableName output", file=sys.stderr)
+        return 2
+    store = DynamoDbStateStore(outputs["TableName"], client=boto3.client("dynamodb", region_name=args.region))
+    scopes = [SCOPE_READ, SCOPE_WRITE, SCOPE_ADMIN] if args.all_scopes else [SCOPE_ADMIN]
+    try:
+        secret, token = new_token(args.bot, scopes, time.time(), expires_in=args.expires_in)
+    except KnowledgeError as exc:
+        print(f"kb aws bootstrap: {exc.message}", file=sys.stderr)
+        return 2
+    store.put_token(token)
+    print(f"admin token {token.id} for bot {args.bot} with scopes {','.join(scopes)} "
+          f"(API {outputs.get('ApiUrl', '?')}):")
+    print(secret)
     return 0
 
 
@@ -526,8 +567,27 @@ def build_parser() -> argparse.ArgumentParser:
     tsub = sp.add_subparsers(dest="token_command", required=True)
     tp = tsub.add_parser("create", help="create a token for one bot")
     tp.add_argument("--bot", required=True)
-    tp.add_argument("--scopes", default="knowledge:read")
+    tp.add_argument("--scopes", default="knowledge:read",
+                    help="comma-separated: knowledge:read, knowledge:write, knowledge:admin")
+    tp.add_argument("--expires-in", type=int, default=None, metavar="SECONDS", help="the token stops working then")
     tp.set_defaults(func=cmd_token)
+    tp = tsub.add_parser("list", help="a bot's tokens (id, scopes, created, last used, expiry; never secrets)")
+    tp.add_argument("--bot", required=True)
+    tp.set_defaults(func=cmd_token_list)
+    tp = tsub.add_parser("revoke", help="revoke a token by its id (from `token list`)")
+    tp.add_argument("--bot", required=True)
+    tp.add_argument("id")
+    tp.set_defaults(func=cmd_token_revoke)
+
+    sp = sub.add_parser("aws", help="operations on a deployed AWS stack")
+    asub = sp.add_subparsers(dest="aws_command", required=True)
+    ap = asub.add_parser("bootstrap", help="create the first admin token of a deployed stack (printed once)")
+    ap.add_argument("--stack", required=True, help="the CloudFormation stack name")
+    ap.add_argument("--bot", default="default")
+    ap.add_argument("--region", default=None)
+    ap.add_argument("--expires-in", type=int, default=None, metavar="SECONDS")
+    ap.add_argument("--all-scopes", action="store_true", help="read and write too, not only admin")
+    ap.set_defaults(func=cmd_aws_bootstrap)
 
     sp = sub.add_parser("bot", help="show or change a bot's settings (products, scoping, floor)")
     sp.add_argument("--products", help="comma-separated products the bot runs (kind:name or name)")

@@ -17,13 +17,13 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from ..api.models import AgentPut, parse
 from ..errors import BackendError, Code, Conflict, InvalidInput, NotFound, SourceFailure
 from ..model import Agent, Source, valid_bot_id
 from ..ports import Services
 from ..refresh.packsync import pack_source_id
 from ..refresh.pipeline import drop_orphans
 from ..refresh.reindex import REFRESHABLE
-from ..settings import MAX_AGENT_SOURCES
 from ..sources.base import pack_blob_key, upload_blob_key
 from ..sources.files import awaiting_upload
 from .validation import SourceSpec, parse_create, parse_patch
@@ -319,22 +319,9 @@ def get_agent(services: Services, bot: str, agent_id: str) -> Agent:
 def put_agent(services: Services, bot: str, agent_id: str, body: Any) -> Agent:
     if not valid_bot_id(agent_id):
         raise InvalidInput("agent ids are 1-64 letters, digits, '.', '_' or '-'", code=INVALID_AGENT)
-    if not isinstance(body, dict):
-        raise InvalidInput("the body must be a JSON object")
-    unknown = sorted(k for k in body if k not in ("status", "sourceIds"))
-    if unknown:
-        raise InvalidInput(f"unknown field(s): {', '.join(unknown)[:200]}", code="unknown_field")
-    status = body.get("status", "active")
-    if status not in AGENT_STATUSES:
-        raise InvalidInput("status must be active or paused", code=INVALID_STATUS)
-    raw = body.get("sourceIds", [])
-    if raw is None:
-        raw = []
-    if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
-        raise InvalidInput("sourceIds must be a list of source ids", code="invalid_input")
-    source_ids = list(dict.fromkeys(raw))
-    if len(source_ids) > MAX_AGENT_SOURCES:
-        raise InvalidInput(f"an agent selects at most {MAX_AGENT_SOURCES} sources", code=TOO_MANY_SOURCES)
+    put = body if isinstance(body, AgentPut) else parse(AgentPut, body)
+    status = put.status
+    source_ids = list(dict.fromkeys(put.sourceIds or []))
     known = {s.id for s in services.state.list_sources(bot)}
     missing = [s for s in source_ids if s not in known]
     if missing:

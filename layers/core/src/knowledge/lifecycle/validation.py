@@ -1,8 +1,12 @@
 """Validation of source bodies (``POST sources`` / ``PATCH sources/{id}``).
 
-Pure functions: a JSON body in, a ``SourceSpec`` out, or ``InvalidInput`` with one of the
-stable codes below. Nothing here touches storage, so the same rules hold in every
-deployment and the unit tests need no fixtures.
+The shape of a body (fields, types, bounds, the config of each type) is declared once in
+``knowledge.api.models``; this module adds the rules that need more than a shape: an
+article's visibility follows its state, files, instructions and facts are never public,
+origins are normalised and start URLs lie inside them, ``refreshEverySeconds`` is for
+websites. Pure functions: a JSON body (or its model) in, a ``SourceSpec`` out, or
+``InvalidInput`` with one of the stable codes. Nothing here touches storage, so the same
+rules hold in every deployment and the unit tests need no fixtures.
 """
 
 from __future__ import annotations
@@ -14,35 +18,45 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from pydantic import ValidationError
+
+from ..api.models import (
+    CONFIG_MODELS,
+    CONFIG_TOO_LARGE,
+    INVALID_BODY,
+    INVALID_CONFIG,
+    INVALID_CONTENT_TYPE,
+    INVALID_NAME,
+    INVALID_ORIGIN,
+    INVALID_PRIORITY,
+    INVALID_REFRESH_INTERVAL,
+    INVALID_START_URL,
+    INVALID_TYPE,
+    INVALID_VISIBILITY,
+    MAX_CONFIG_BYTES,
+    MAX_NAME_CHARS,
+    MAX_ORIGINS,
+    MAX_PRIORITY,
+    MAX_REFRESH_SECONDS,
+    MAX_START_URLS,
+    MAX_URL_CHARS,
+    MIN_PRIORITY,
+    MIN_REFRESH_SECONDS,
+    UNKNOWN_FIELD,
+    SourceCreate,
+    SourcePatch,
+    invalid_input,
+    parse,
+)
 from ..errors import InvalidInput
-from ..model import SOURCE_TYPES, VISIBILITIES
-from ..sources.packs import valid_slug
+from ..model import VISIBILITIES
 
-# -- stable error codes (HTTP 400) --------------------------------------------------------
-INVALID_BODY = "invalid_input"
-UNKNOWN_FIELD = "unknown_field"
-INVALID_TYPE = "invalid_type"
-INVALID_NAME = "invalid_name"
-INVALID_VISIBILITY = "invalid_visibility"
-INVALID_PRIORITY = "invalid_priority"
-INVALID_CONFIG = "invalid_config"
-CONFIG_TOO_LARGE = "config_too_large"
-INVALID_ORIGIN = "invalid_origin"
-INVALID_START_URL = "invalid_start_url"
-INVALID_REFRESH_INTERVAL = "invalid_refresh_interval"
-INVALID_CONTENT_TYPE = "invalid_content_type"
-
-# -- limits (reference 003, "Source types", "Website sources") ----------------------------
-MAX_NAME_CHARS = 120
-MAX_CONFIG_BYTES = 64 * 1024
-MIN_PRIORITY, MAX_PRIORITY = -100, 100
-MAX_ORIGINS = 20
-MAX_START_URLS = 100
-MAX_URL_CHARS = 2048
-MIN_REFRESH_SECONDS = 60
-MAX_REFRESH_SECONDS = 366 * 24 * 3600
-MAX_FACT_KEY_CHARS = 200
-MAX_FILENAME_CHARS = 255
+__all__ = [
+    "CONFIG_TOO_LARGE", "INVALID_BODY", "INVALID_CONFIG", "INVALID_CONTENT_TYPE", "INVALID_NAME", "INVALID_ORIGIN",
+    "INVALID_PRIORITY", "INVALID_REFRESH_INTERVAL", "INVALID_START_URL", "INVALID_TYPE", "INVALID_VISIBILITY",
+    "MAX_CONFIG_BYTES", "MAX_NAME_CHARS", "MAX_ORIGINS", "MAX_PRIORITY", "MAX_REFRESH_SECONDS", "MAX_START_URLS",
+    "MIN_PRIORITY", "MIN_REFRESH_SECONDS", "UNKNOWN_FIELD", "SourceSpec", "parse_create", "parse_patch",
+]
 
 #: Types whose passages may never be public (reference 003, "Visibility and priority").
 NEVER_PUBLIC = frozenset({"file", "instruction", "fact"})
@@ -61,19 +75,6 @@ FILE_CONTENT_TYPES = frozenset(
         "application/xhtml+xml",
     }
 )
-
-TOP_LEVEL_FIELDS = frozenset({"type", "name", "visibility", "priority", "config", "refreshEverySeconds"})
-
-#: config keys per type: (required, optional)
-CONFIG_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "article": (frozenset({"body"}), frozenset({"title", "state"})),
-    "instruction": (frozenset({"text"}), frozenset()),
-    "fact": (frozenset({"key", "value"}), frozenset()),
-    "faq": (frozenset({"entries"}), frozenset()),
-    "website": (frozenset({"origins", "startUrls"}), frozenset({"refreshEverySeconds"})),
-    "file": (frozenset({"filename", "contentType"}), frozenset()),
-    "pack": (frozenset({"slug"}), frozenset()),
-}
 
 _HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 
@@ -98,87 +99,59 @@ class SourceSpec:
 
 
 def parse_create(body: Any) -> SourceSpec:
-    """Validate a ``POST sources`` body."""
-    data = _object(body)
-    kind = data.get("type")
-    if not isinstance(kind, str) or kind not in SOURCE_TYPES:
-        raise _bad(INVALID_TYPE, f"type must be one of {', '.join(SOURCE_TYPES)}")
-    if "name" not in data:
-        raise _bad(INVALID_NAME, "name is required")
-    if "config" not in data:
-        raise _bad(INVALID_CONFIG, "config is required")
-    return _spec(kind, data, current=None)
+    """Validate a ``POST sources`` body (parsed JSON, or its ``SourceCreate``)."""
+    model = body if isinstance(body, SourceCreate) else parse(SourceCreate, body)
+    source: Any = model.root
+    given = source.model_fields_set
+    config = source.config.model_dump(exclude_unset=True)
+    refresh = source.refreshEverySeconds if "refreshEverySeconds" in given else _UNSET
+    return _spec(source.type, source.name.strip(), source.priority, config, source.visibility, refresh)
 
 
 def parse_patch(body: Any, current: SourceSpec) -> SourceSpec:
     """Validate a ``PATCH sources/{id}`` body against the stored definition. Fields left
     out keep their value; ``config`` given is the whole new config (not merged)."""
-    data = _object(body)
-    if "type" in data and data["type"] != current.type:
+    patch = body if isinstance(body, SourcePatch) else parse(SourcePatch, body)
+    given = patch.model_fields_set
+    if "type" in given and patch.type != current.type:
         raise _bad(INVALID_TYPE, "the type of a source cannot change; create a new source")
-    return _spec(current.type, data, current=current)
+    name = patch.name.strip() if "name" in given else current.name
+    priority = patch.priority if "priority" in given else current.priority
+    config = check_config(current.type, patch.config) if "config" in given else dict(current.config)
+    refresh = patch.refreshEverySeconds if "refreshEverySeconds" in given else _UNSET
+    visibility: str | None = patch.visibility if "visibility" in given else None
+    if visibility is None and current.type != "article":
+        visibility = current.visibility
+    return _spec(current.type, name, priority, config, visibility, refresh)
+
+
+def check_config(kind: str, config: Any) -> dict[str, Any]:
+    """``config`` checked against the model of ``kind``'s config (the fields it gave)."""
+    model = CONFIG_MODELS[kind]
+    try:
+        return model.model_validate(config).model_dump(exclude_unset=True)
+    except ValidationError as exc:
+        raise invalid_input(exc, model, prefix=("config",), default=INVALID_CONFIG) from None
 
 
 # -- pieces -----------------------------------------------------------------------------
 
-
-def _object(body: Any) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise _bad(INVALID_BODY, "the body must be a JSON object")
-    unknown = sorted(k for k in body if k not in TOP_LEVEL_FIELDS)
-    if unknown:
-        raise _bad(UNKNOWN_FIELD, f"unknown field(s): {', '.join(unknown)[:200]}", fields=unknown[:20])
-    return body
+_UNSET: Any = object()
 
 
-def _spec(kind: str, data: dict[str, Any], current: SourceSpec | None) -> SourceSpec:
-    name = validate_name(data["name"]) if "name" in data else _need(current).name
-    priority = validate_priority(data["priority"]) if "priority" in data else (current.priority if current else 0)
-    if "config" in data:
-        config = data["config"]
-        if not isinstance(config, dict):
-            raise _bad(INVALID_CONFIG, "config must be a JSON object")
-        config = dict(config)
-    else:
-        config = dict(_need(current).config)
-    if "refreshEverySeconds" in data:
+def _spec(kind: str, name: str, priority: int, config: dict[str, Any], visibility: str | None,
+          refresh: Any) -> SourceSpec:
+    if refresh is not _UNSET:
         # accepted at the top level too (that is where a source shows it); lives in config
-        config["refreshEverySeconds"] = data["refreshEverySeconds"]
-    check_config_size(config)
-    config, refresh_every = validate_config(kind, config)
-    if "visibility" in data:
-        visibility = validate_visibility(kind, data["visibility"], config)
-    elif current is not None and kind != "article":
-        visibility = current.visibility
+        if kind != "website":
+            raise _bad(INVALID_REFRESH_INTERVAL, "refreshEverySeconds applies to website sources only")
+        config["refreshEverySeconds"] = refresh
+    config, refresh_every = _CHECKERS[kind](config)
+    if visibility is not None:
+        visibility = validate_visibility(kind, visibility, config)
     else:
         visibility = default_visibility(kind, config)
     return SourceSpec(kind, name, visibility, priority, config, refresh_every)
-
-
-def _need(current: SourceSpec | None) -> SourceSpec:
-    assert current is not None  # parse_create checks required fields first
-    return current
-
-
-def validate_name(value: Any) -> str:
-    if not isinstance(value, str):
-        raise _bad(INVALID_NAME, "name must be a string")
-    name = value.strip()
-    if not name:
-        raise _bad(INVALID_NAME, "name must not be empty")
-    if len(name) > MAX_NAME_CHARS:
-        raise _bad(INVALID_NAME, f"name is longer than {MAX_NAME_CHARS} characters")
-    if any(ord(c) < 32 for c in name):
-        raise _bad(INVALID_NAME, "name must not contain control characters")
-    return name
-
-
-def validate_priority(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _bad(INVALID_PRIORITY, "priority must be an integer")
-    if not MIN_PRIORITY <= value <= MAX_PRIORITY:
-        raise _bad(INVALID_PRIORITY, f"priority must be between {MIN_PRIORITY} and {MAX_PRIORITY}")
-    return value
 
 
 def default_visibility(kind: str, config: dict[str, Any]) -> str:
@@ -201,110 +174,44 @@ def validate_visibility(kind: str, value: Any, config: dict[str, Any]) -> str:
     return value
 
 
-def check_config_size(config: dict[str, Any]) -> None:
-    try:
-        size = len(json.dumps(config, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-    except (TypeError, ValueError) as exc:  # e.g. NaN is accepted by json.loads but not allowed
-        raise _bad(INVALID_CONFIG, "config is not serialisable JSON") from exc
-    if size > MAX_CONFIG_BYTES:
-        raise _bad(CONFIG_TOO_LARGE, f"config is {size} bytes; the limit is {MAX_CONFIG_BYTES}")
-
-
-def validate_config(kind: str, config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    """Check ``config`` for ``kind``; returns the normalised config and the refresh interval."""
-    if "refreshEverySeconds" in config and kind != "website":
-        raise _bad(INVALID_REFRESH_INTERVAL, "refreshEverySeconds applies to website sources only")
-    required, optional = CONFIG_KEYS[kind]
-    unknown = sorted(k for k in config if k not in required | optional)
-    if unknown:
-        raise _bad(INVALID_CONFIG, f"unknown config field(s) for {kind}: {', '.join(unknown)[:200]}",
-                   fields=unknown[:20])
-    missing = sorted(required - set(config))
-    if missing:
-        raise _bad(INVALID_CONFIG, f"{kind} config needs {', '.join(missing)}", fields=missing)
-    checker = _CHECKERS[kind]
-    return checker(config)
-
-
-def _string(config: dict[str, Any], key: str, *, allow_empty: bool = True, limit: int | None = None) -> str:
-    value = config.get(key)
-    if not isinstance(value, str):
-        raise _bad(INVALID_CONFIG, f"config.{key} must be a string")
-    if not allow_empty and not value.strip():
-        raise _bad(INVALID_CONFIG, f"config.{key} must not be empty")
-    if limit is not None and len(value) > limit:
-        raise _bad(INVALID_CONFIG, f"config.{key} is longer than {limit} characters")
-    return value
-
-
 def _article(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    out: dict[str, Any] = {"body": _string(config, "body")}
-    if "title" in config:
-        out["title"] = _string(config, "title", limit=500)
-    state = config.get("state", "draft")
-    if state not in ARTICLE_STATES:
-        raise _bad(INVALID_CONFIG, f"config.state must be one of {', '.join(ARTICLE_STATES)}")
-    out["state"] = state
+    out: dict[str, Any] = {"body": config["body"]}
+    if config.get("title") is not None:
+        out["title"] = config["title"]
+    out["state"] = config.get("state", "draft")
     return out, None
 
 
 def _instruction(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    return {"text": _string(config, "text", allow_empty=False)}, None
+    return {"text": config["text"]}, None
 
 
 def _fact(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    key = _string(config, "key", allow_empty=False, limit=MAX_FACT_KEY_CHARS).strip()
-    if any(ord(c) < 32 for c in key):
-        raise _bad(INVALID_CONFIG, "config.key must not contain control characters")
-    value = config.get("value")
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise _bad(INVALID_CONFIG, "config.value must be a string or a number")
+    value = config["value"]
     text = value if isinstance(value, str) else json.dumps(value)
-    if not text.strip():
-        raise _bad(INVALID_CONFIG, "config.value must not be empty")
-    return {"key": key, "value": text}, None
+    return {"key": config["key"].strip(), "value": text}, None
 
 
 def _faq(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    entries = config.get("entries")
-    if not isinstance(entries, list) or not entries:
-        raise _bad(INVALID_CONFIG, "config.entries must be a non-empty list")
-    out = []
-    for number, entry in enumerate(entries, start=1):
-        if not isinstance(entry, dict) or set(entry) != {"question", "answer"}:
-            raise _bad(INVALID_CONFIG, f"entry {number} must be {{question, answer}}", entry=number)
-        question, answer = entry["question"], entry["answer"]
-        if not isinstance(question, str) or not isinstance(answer, str) or not question.strip() or not answer.strip():
-            raise _bad(INVALID_CONFIG, f"entry {number} needs a non-empty question and answer", entry=number)
-        out.append({"question": question, "answer": answer})
-    return {"entries": out}, None
+    return {"entries": [{"question": e["question"], "answer": e["answer"]} for e in config["entries"]]}, None
 
 
 def _website(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    raw_origins = config.get("origins")
-    if not isinstance(raw_origins, list) or not 1 <= len(raw_origins) <= MAX_ORIGINS:
-        raise _bad(INVALID_ORIGIN, f"origins must be a list of 1 to {MAX_ORIGINS} https://host addresses")
-    origins = list(dict.fromkeys(normalize_origin(o) for o in raw_origins))
-    raw_urls = config.get("startUrls")
-    if not isinstance(raw_urls, list) or not 1 <= len(raw_urls) <= MAX_START_URLS:
-        raise _bad(INVALID_START_URL, f"startUrls must be a list of 1 to {MAX_START_URLS} URLs")
-    urls = list(dict.fromkeys(validate_start_url(u, origins) for u in raw_urls))
+    origins = list(dict.fromkeys(normalize_origin(o) for o in config["origins"]))
+    urls = list(dict.fromkeys(validate_start_url(u, origins) for u in config["startUrls"]))
     out: dict[str, Any] = {"origins": origins, "startUrls": urls}
     refresh: int | None = None
-    if "refreshEverySeconds" in config and config["refreshEverySeconds"] is not None:
+    if config.get("refreshEverySeconds") is not None:
         refresh = validate_refresh_interval(config["refreshEverySeconds"])
         out["refreshEverySeconds"] = refresh
     return out, refresh
 
 
 def _file(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    filename = _string(config, "filename", allow_empty=False, limit=MAX_FILENAME_CHARS).strip()
-    if "/" in filename or "\\" in filename or any(ord(c) < 32 for c in filename) or filename in (".", ".."):
+    filename = config["filename"].strip()
+    if "/" in filename or "\\" in filename or filename in (".", ".."):
         raise _bad(INVALID_CONFIG, "config.filename must be a bare file name")
-    content_type = config.get("contentType")
-    if not isinstance(content_type, str):
-        raise _bad(INVALID_CONTENT_TYPE, "config.contentType must be a string")
-    normalized = content_type.split(";", 1)[0].strip().lower()
+    normalized = config["contentType"].split(";", 1)[0].strip().lower()
     if normalized not in FILE_CONTENT_TYPES:
         raise _bad(INVALID_CONTENT_TYPE,
                    "contentType must be PDF, DOCX, XLSX, PPTX, text/plain, text/markdown, text/html or XHTML")
@@ -312,10 +219,7 @@ def _file(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
 
 
 def _pack(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    slug = config.get("slug")
-    if not isinstance(slug, str) or not valid_slug(slug):
-        raise _bad(INVALID_CONFIG, "config.slug must be a pack slug (lower-case letters, digits, . _ -)")
-    return {"slug": slug}, None
+    return {"slug": config["slug"]}, None
 
 
 _CHECKERS = {

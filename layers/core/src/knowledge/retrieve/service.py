@@ -60,14 +60,12 @@ class RetrievalRequest:
 
     @classmethod
     def parse(cls, bot: str, body: Any) -> RetrievalRequest:
-        if not isinstance(body, dict):
-            raise InvalidInput("body must be a JSON object")
-        q = body.get("q", body.get("query"))
-        audience = body.get("audience") or "customer"
-        agent_id = body.get("agentId")
-        if agent_id is not None and (not isinstance(agent_id, str) or not agent_id):
-            raise InvalidInput("agentId must be a non-empty string or null")
-        return cls(bot=bot, q=q if isinstance(q, str) else "", audience=audience, agent_id=agent_id).validated(q)
+        """From a ``POST retrieve`` body: parsed JSON, or the ``RetrievalBody`` the route
+        validated (its model declares the fields, their bounds and error codes)."""
+        from ..api.models import RetrievalBody, parse
+
+        model = body if isinstance(body, RetrievalBody) else parse(RetrievalBody, body)
+        return cls(bot=bot, q=model.q, audience=model.audience or "customer", agent_id=model.agentId).validated()
 
     def validated(self, raw_q: object = "") -> RetrievalRequest:
         if raw_q is not None and not isinstance(raw_q, str):

@@ -9,6 +9,7 @@ One table, string keys ``PK`` / ``SK`` (DESIGN.md §9)::
                        SK = SOURCE#<id>#GEN#<n>          a generation: staging | live | retired
                        SK = AGENT#<id>                   an agent
                        SK = RETRIEVAL#<id>               a served retrieval (TTL on ``expiresAt``)
+                       SK = TOKEN#<id>                   names a token of the bot (for listing)
     PK = TOKEN#<sha256> SK = TOKEN                       a hashed bot token
 
 The sparse global secondary index ``due`` (``dueShard`` string, ``dueAt`` number) holds only
@@ -340,6 +341,14 @@ class _Expr:
         if self.values:
             out["ExpressionAttributeValues"] = dict(self.values)
         return out
+
+
+def _token(item: Mapping[str, Any]) -> Token:
+    expires, used = item.get("expiresAt"), item.get("lastUsedAt")
+    return Token(token_hash=str(item["tokenHash"]), bot=str(item["bot"]),
+                 scopes=tuple(str(s) for s in item.get("scopes", [])), created_at=float(item.get("createdAt", 0.0)),
+                 expires_at=float(expires) if expires is not None else None,
+                 last_used_at=float(used) if used is not None else None)
 
 
 class _ConditionFailed(Conflict):
@@ -982,23 +991,51 @@ class DynamoDbStateStore:
     # -- tokens ---------------------------------------------------------------------------
 
     def put_token(self, token: Token) -> None:
+        """The token item and the bot's item naming it, in one transaction."""
         expr = _Expr()
         attrs = {PARTITION_KEY: f"TOKEN#{token.token_hash}", SORT_KEY: "TOKEN", _KIND: "token",
                  "tokenHash": token.token_hash, "bot": token.bot, "scopes": list(token.scopes),
-                 "createdAt": float(token.created_at)}
+                 "createdAt": float(token.created_at), "expiresAt": token.expires_at,
+                 "lastUsedAt": token.last_used_at}
+        ref = {PARTITION_KEY: _bot_pk(token.bot), SORT_KEY: f"TOKEN#{token.id}", _KIND: "tokenref",
+               "tokenHash": token.token_hash}
+        put = {"TableName": self.table, "Item": _item({k: v for k, v in attrs.items() if v is not None}),
+               **expr.condition(f"attribute_not_exists({expr.n(PARTITION_KEY)})")}
         try:
-            self._call("put_item", TableName=self.table, Item=_item(attrs),
-                       **expr.condition(f"attribute_not_exists({expr.n(PARTITION_KEY)})"))
+            self._call("transact_write_items",
+                       TransactItems=[{"Put": put}, {"Put": {"TableName": self.table, "Item": _item(ref)}}])
         except _ConditionFailed as exc:
             raise Conflict("token already exists") from exc
 
     def get_token(self, token_hash: str) -> Token | None:
         item = self._get(f"TOKEN#{token_hash}", "TOKEN")
-        if item is None:
-            return None
-        return Token(token_hash=str(item["tokenHash"]), bot=str(item["bot"]),
-                     scopes=tuple(str(s) for s in item.get("scopes", [])),
-                     created_at=float(item.get("createdAt", 0.0)))
+        return _token(item) if item is not None else None
+
+    def list_tokens(self, bot: str) -> list[Token]:
+        refs = [str(i["tokenHash"]) for i in self._query_prefix(_bot_pk(bot), "TOKEN#", kind="tokenref")]
+        items = self._batch_get([(f"TOKEN#{h}", "TOKEN") for h in refs])
+        tokens = [_token(item) for item in items.values() if str(item.get("bot")) == bot]
+        return sorted(tokens, key=lambda t: (t.created_at, t.token_hash))
+
+    def delete_token(self, bot: str, token_id: str) -> bool:
+        ref = self._get(_bot_pk(bot), f"TOKEN#{token_id}")
+        if ref is None or ref.get(_KIND) != "tokenref":
+            return False
+        token_hash = str(ref["tokenHash"])
+        self._call("transact_write_items", TransactItems=[
+            {"Delete": {"TableName": self.table, "Key": _key(f"TOKEN#{token_hash}", "TOKEN")}},
+            {"Delete": {"TableName": self.table, "Key": _key(_bot_pk(bot), f"TOKEN#{token_id}")}},
+        ])
+        return True
+
+    def touch_token(self, token_hash: str, now: float) -> None:
+        expr = _Expr()
+        expr.set("lastUsedAt", float(now))
+        try:
+            self._call("update_item", TableName=self.table, Key=_key(f"TOKEN#{token_hash}", "TOKEN"),
+                       **expr.update(f"attribute_exists({expr.n(PARTITION_KEY)})"))
+        except _ConditionFailed:
+            return  # revoked meanwhile: nothing to record
 
     # -- retrievals -----------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -23,6 +24,7 @@ from typing import Any, ClassVar
 
 from ...errors import BackendError, Conflict, NotFound
 from ...model import (
+    TOKEN_ID_CHARS,
     TYPE_WEIGHT,
     Agent,
     BotSettings,
@@ -103,9 +105,16 @@ CREATE TABLE IF NOT EXISTS tokens (
     token_hash TEXT PRIMARY KEY,
     bot TEXT NOT NULL,
     scopes TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    expires_at REAL,
+    last_used_at REAL
 );
 """
+
+#: columns added to tables an older version created
+ADDED_COLUMNS = (("tokens", "expires_at", "REAL"), ("tokens", "last_used_at", "REAL"))
+#: the bot settings that are secrets: kept out of the database, in a 0600 file beside it
+SECRETS_FILE = "secrets.json"
 
 #: retrieval records live in a file of their own (see ``_RecordWriter``)
 RECORDS_SCHEMA = """
@@ -120,6 +129,34 @@ CREATE TABLE IF NOT EXISTS retrievals (
 );
 CREATE INDEX IF NOT EXISTS retrievals_expiry ON retrievals (expires_at);
 """
+
+def _token(r: sqlite3.Row) -> Token:
+    return Token(token_hash=r["token_hash"], bot=r["bot"], scopes=tuple(s for s in r["scopes"].split(",") if s),
+                 created_at=r["created_at"], expires_at=r["expires_at"], last_used_at=r["last_used_at"])
+
+
+def _split_secrets(settings: BotSettings) -> tuple[BotSettings, dict[str, str]]:
+    """(the settings without their secrets, the secrets by name)."""
+    secrets: dict[str, str] = {}
+    options = dict(settings.embedder_options or {})
+    if options.get("apiKey"):
+        secrets["embedderApiKey"] = str(options["apiKey"])
+    options.pop("apiKey", None)
+    upstream = dict(settings.upstream) if settings.upstream else None
+    if upstream is not None:
+        if upstream.get("token"):
+            secrets["upstreamToken"] = str(upstream["token"])
+        upstream.pop("token", None)
+    return replace(settings, embedder_options=options, upstream=upstream), secrets
+
+
+def _with_secrets(settings: BotSettings, secrets: dict[str, str]) -> BotSettings:
+    if "embedderApiKey" in secrets:
+        settings.embedder_options = {**(settings.embedder_options or {}), "apiKey": secrets["embedderApiKey"]}
+    if "upstreamToken" in secrets and settings.upstream is not None:
+        settings.upstream = {**settings.upstream, "token": secrets["upstreamToken"]}
+    return settings
+
 
 _SOURCE_FIELDS = [f.name for f in fields(Source)]
 _JSON_FIELDS = {"config", "visibility_counts"}
@@ -279,6 +316,8 @@ class SqliteStateStore:
         self._retrieval_puts = 0
         self._write_serial = 0  # bumped by every transaction this process commits
         self._conn().executescript(SCHEMA)  # idempotent DDL; executescript commits itself
+        self._add_columns()
+        self._memory_secrets: dict[str, dict[str, str]] = {}
         # Retrieval records go to a second file, written behind the question by a background
         # thread: a commit there is not a change of state, so it leaves the per-thread caches
         # of this file (keyed on its data_version) valid.
@@ -318,6 +357,14 @@ class SqliteStateStore:
                 raise BackendError("state store unavailable") from exc
             setattr(self._local, name, conn)
         return conn
+
+    def _add_columns(self) -> None:
+        db = self._conn()
+        for table, column, kind in ADDED_COLUMNS:
+            present = {r[1] for r in db.execute(f"PRAGMA table_info({table})").fetchall()}
+            if column not in present:
+                with self._tx() as tx:
+                    tx.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def _adopt_older_records(self) -> None:
         """Records an older version kept in the main file move to the records file (once)."""
@@ -372,18 +419,62 @@ class SqliteStateStore:
     def _load_bot(self, bot: str) -> BotSettings:
         rows = self._read("SELECT settings FROM bots WHERE bot = ?", (bot,))
         if not rows:
-            return BotSettings(bot=bot)
-        data = json.loads(rows[0]["settings"])
-        data["bot"] = bot
-        return BotSettings(**data)
+            settings = BotSettings(bot=bot)
+        else:
+            data = json.loads(rows[0]["settings"])
+            data["bot"] = bot
+            settings = BotSettings(**data)
+        return _with_secrets(settings, self._read_secrets().get(bot, {}))
 
     def put_bot(self, settings: BotSettings) -> None:
+        public, secrets = _split_secrets(settings)
         with self._tx() as db:
+            stored = self._read_secrets()
+            if stored.get(settings.bot, {}) != secrets:
+                if secrets:
+                    stored[settings.bot] = secrets
+                else:
+                    stored.pop(settings.bot, None)
+                self._write_secrets(stored)
             db.execute(
                 "INSERT INTO bots (bot, settings) VALUES (?, ?) "
                 "ON CONFLICT (bot) DO UPDATE SET settings = excluded.settings",
-                (settings.bot, json.dumps(asdict(settings), sort_keys=True)),
+                (settings.bot, json.dumps(asdict(public), sort_keys=True)),
             )
+
+    # -- secrets (provider keys, upstream tokens): a 0600 file beside the database ---------
+
+    @property
+    def secrets_path(self) -> Path | None:
+        return None if self.path == ":memory:" else Path(self.path).with_name(SECRETS_FILE)
+
+    def _read_secrets(self) -> dict[str, dict[str, str]]:
+        path = self.secrets_path
+        if path is None:
+            return {bot: dict(values) for bot, values in self._memory_secrets.items()}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise BackendError("the secrets file cannot be read") from exc
+        return {str(bot): dict(values) for bot, values in data.get("bots", {}).items()}
+
+    def _write_secrets(self, secrets: dict[str, dict[str, str]]) -> None:
+        """Replace the file (under the database's write lock), readable by its owner only."""
+        path = self.secrets_path
+        if path is None:
+            self._memory_secrets = secrets
+            return
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump({"bots": secrets}, out, sort_keys=True)
+            os.chmod(tmp, 0o600)  # an older file left with other bits by hand
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise BackendError("the secrets file cannot be written") from exc
 
     def set_rescue_version(self, bot: str, version: str | None) -> None:
         with self._tx() as db:  # the read and the write under one write lock
@@ -733,17 +824,31 @@ class SqliteStateStore:
     def put_token(self, token: Token) -> None:
         with self._tx() as db:
             db.execute(
-                "INSERT INTO tokens (token_hash, bot, scopes, created_at) VALUES (?, ?, ?, ?)",
-                (token.token_hash, token.bot, ",".join(token.scopes), token.created_at),
+                "INSERT INTO tokens (token_hash, bot, scopes, created_at, expires_at, last_used_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (token.token_hash, token.bot, ",".join(token.scopes), token.created_at, token.expires_at,
+                 token.last_used_at),
             )
 
     def get_token(self, token_hash: str) -> Token | None:
         rows = self._read("SELECT * FROM tokens WHERE token_hash = ?", (token_hash,))
-        if not rows:
-            return None
-        r = rows[0]
-        scopes = tuple(s for s in r["scopes"].split(",") if s)
-        return Token(token_hash=r["token_hash"], bot=r["bot"], scopes=scopes, created_at=r["created_at"])
+        return _token(rows[0]) if rows else None
+
+    def list_tokens(self, bot: str) -> list[Token]:
+        rows = self._read("SELECT * FROM tokens WHERE bot = ? ORDER BY created_at, token_hash", (bot,))
+        return [_token(r) for r in rows]
+
+    def delete_token(self, bot: str, token_id: str) -> bool:
+        if len(token_id) != TOKEN_ID_CHARS or not all(c in "0123456789abcdef" for c in token_id):
+            return False
+        with self._tx() as db:
+            cur = db.execute("DELETE FROM tokens WHERE bot = ? AND substr(token_hash, 1, ?) = ?",
+                             (bot, TOKEN_ID_CHARS, token_id))
+            return cur.rowcount > 0
+
+    def touch_token(self, token_hash: str, now: float) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE tokens SET last_used_at = ? WHERE token_hash = ?", (now, token_hash))
 
     # -- retrievals -----------------------------------------------------------------------
 
