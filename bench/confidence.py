@@ -42,7 +42,8 @@ sys.path.insert(0, str(ROOT / "layers" / "core" / "src"))
 
 from knowledge.evaluation import auc, score_case  # noqa: E402
 from knowledge.refresh import rescue_build  # noqa: E402
-from knowledge.refresh.reindex import install_pack, reindex  # noqa: E402
+from knowledge.refresh.packsync import install_pack  # noqa: E402
+from knowledge.refresh.reindex import reindex  # noqa: E402
 from knowledge.retrieve import confidence as conf  # noqa: E402
 from knowledge.retrieve.service import RetrievalRequest, retrieve  # noqa: E402
 from knowledge.settings import LocalSettings  # noqa: E402

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from knowledge.adapters.local.workflow import InProcessWorkflow
 from knowledge.api.auth import create_token
 from knowledge.embedded.server import EmbeddedServer
+from knowledge.embedded.worker import InProcessWorkflow
 from knowledge.model import Source
 from knowledge.settings import LocalSettings
 from knowledge.wiring import build_local_services

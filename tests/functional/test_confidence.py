@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.refresh.reindex import install_pack, reindex
+from knowledge.refresh.packsync import install_pack
+from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.service import RetrievalRequest, retrieve
 from tests.conftest import page
 

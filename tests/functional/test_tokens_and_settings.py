@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from knowledge.adapters.local.workflow import InProcessWorkflow
 from knowledge.api.auth import create_token, hash_token
 from knowledge.api.http import Request
 from knowledge.api.ratelimit import TokenBucket
 from knowledge.api.routes import dispatch
+from knowledge.embedded.worker import InProcessWorkflow
 from knowledge.model import BotSettings
 
 BOT = "/api/bots/default"

@@ -409,8 +409,38 @@ def invalid_input(exc: ValidationError, model: type[BaseModel], *, prefix: tuple
     elif kind == "extra_forbidden":
         message = f"unknown field {where}"
     else:
-        message = f"{where}: {error['msg']}"
+        message = describe(kind, error.get("ctx") or {}, where)
     return InvalidInput(safe(message), code=code)
+
+
+_KINDS = {
+    "string_type": "a string", "int_type": "an integer", "int_parsing": "an integer", "bool_type": "true or false",
+    "float_type": "a number", "list_type": "a list", "dict_type": "an object", "model_type": "an object",
+    "model_attributes_type": "an object",
+}
+
+
+def describe(kind: str, ctx: dict[str, Any], where: str) -> str:
+    """The project's own sentence for a validation failure (never the validator's prose)."""
+    if kind == "literal_error":
+        return f"{where} must be one of {ctx.get('expected', 'the documented values')}"
+    if kind in _KINDS:
+        return f"{where} must be {_KINDS[kind]}"
+    if kind == "string_too_long":
+        return f"{where} must be at most {ctx.get('max_length')} characters"
+    if kind == "string_too_short":
+        return f"{where} must be at least {ctx.get('min_length')} characters"
+    if kind == "too_long":
+        return f"{where} must have at most {ctx.get('max_length')} items"
+    if kind == "too_short":
+        return f"{where} must have at least {ctx.get('min_length')} items"
+    bounds = {"greater_than_equal": ">=", "less_than_equal": "<=", "greater_than": ">", "less_than": "<"}
+    if kind in bounds:
+        limit = next(iter(ctx.values()), "")
+        return f"{where} must be {bounds[kind]} {limit}"
+    if kind == "string_pattern_mismatch":
+        return f"{where} has characters that are not allowed"
+    return f"{where} is not valid"
 
 
 _CUSTOM = frozenset({CONFIG_TOO_LARGE, INVALID_CONFIG, INVALID_REFRESH_INTERVAL})
