@@ -52,3 +52,30 @@ def test_the_embedded_index_analyses_like_the_module(tmp_path):
 def test_stem():
     assert [analysis.stem(w) for w in ("Warranty", "policies", "hoping", "tapestry")] == [
         "warranti", "polici", "hope", "tapestri"]
+
+
+def test_a_question_naming_an_identifier_finds_it_first(tmp_path):
+    import dataclasses
+
+    from knowledge.model import Passage
+
+    index = TantivySearchIndex(tmp_path)
+    base = Passage(id="x", bot="b1", source_id="s1", document_id="d", generation=1, ordinal=0, title="T",
+                   path="p.md", breadcrumb="", text="", visibility="public")
+    texts = {
+        "option": "Set startWithVideoMuted to true in the config.",
+        "prose": "You can start the call with video muted from the menu, then start again with video.",
+        "constant": "The event SEND_ENDPOINT_TEXT_MESSAGE carries the text.",
+        "words": "Send a text message to the endpoint; the message text is sent as is.",
+    }
+    index.write("b1", [dataclasses.replace(base, id=k, document_id=k, text=v) for k, v in texts.items()])
+
+    def ranked(q):
+        hits = index.search_lexical("b1", "customer", q, visibilities=("public",), source_gens=["s1:1"])
+        index.hydrate("b1", hits)
+        return [h.passage.id for h in hits]
+
+    assert ranked("startWithVideoMuted")[0] == "option"
+    assert set(ranked("video muted")) == {"option", "prose"}  # the parts still match
+    assert ranked("SEND_ENDPOINT_TEXT_MESSAGE")[0] == "constant"
+    assert set(ranked("text message endpoint")) == {"constant", "words"}

@@ -3,7 +3,8 @@
 validate -> live sources of the bot (minus disabled, minus an agent's unselected) ->
 lexical BM25 top 50 inside the audience's partition, filtered in the search by bot,
 visibility set and live generations -> score x weight, ties by priority then recency ->
-neighbours collapsed -> <= 12 excerpts of <= 800 chars -> confidence, floor, wouldAnswer,
+neighbours collapsed -> the bot's topK (<= 12) excerpts of <= 800 chars (the rescue may add one,
+never a 13th) -> confidence (and its components), floor, wouldAnswer,
 operatorGrounded, corpusSize -> recorded for citation checks.
 """
 
@@ -356,7 +357,7 @@ def _components(
     if not excerpts or not query_terms:
         return conf.Components()
     idf, n = _idf(services, bot, partition, query_terms)
-    rarest = math.log(1.0 + (n - 0.5) / 1.5)  # the IDF of a term one passage holds
+    rarest = math.log(1.0 + (max(n, 1) - 0.5) / 1.5)  # the IDF of a term one passage holds
     rescued = excerpts[-1] if excerpts[-1]["reason"] == "rescue" else None
     rescue = rescued["signals"].get("rescueSimilarity") if rescued is not None else None
     return conf.Components(
