@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from knowledge.crawl.crawler import crawl, html_to_text
+from knowledge.crawl.robots import MAX_REDIRECTS as ROBOTS_MAX_REDIRECTS
 from knowledge.errors import Code
 
 pytestmark = pytest.mark.timeout(60)
@@ -95,6 +96,22 @@ def test_redirects_into_disallowed_paths_are_not_followed(site: Any, make_fetche
     assert paths_of(site, result) == ["/"]
     assert result.failures == [(site.url("/moved"), Code.ROBOTS_DENIED)]
     assert "/private/page" not in site.paths()
+
+
+def test_robots_behind_five_redirects_across_hosts_is_obeyed(site: Any, make_fetcher: MAKE) -> None:
+    # RFC 9309 2.3.1.2: follow at least five redirects, even to another host, and apply the
+    # rules found there to the host first asked.
+    site.routes["/robots.txt"] = site.redirect(site.url("/hop/1", host="other.example"), 301)
+    for hop in range(1, 5):
+        site.routes[f"/hop/{hop}"] = site.redirect(f"/hop/{hop + 1}")
+    site.routes["/hop/5"] = site.page("User-agent: *\nDisallow: /private\n", "text/plain")
+    site.routes["/"] = site.page(site.html("/private/x", "/open"))
+    site.routes["/open"] = site.page(site.html())
+    result = run(site, make_fetcher(max_redirects=ROBOTS_MAX_REDIRECTS))
+    assert paths_of(site, result) == ["/", "/open"]
+    assert result.failures == [(site.url("/private/x"), Code.ROBOTS_DENIED)]
+    assert site.paths(host="other.example") == [f"/hop/{n}" for n in range(1, 6)]
+    assert "/private/x" not in site.paths()
 
 
 @pytest.mark.parametrize("status", [500, 503])

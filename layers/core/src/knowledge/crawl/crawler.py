@@ -188,8 +188,8 @@ class _Crawl:
             return entry
         try:
             response = self.fetcher.fetch_robots(origin + "/robots.txt")
-            body = decode_body(response.body, response.content_type) if response.body else ""
-            entry = RobotsPolicy.from_response(response.status, body).to_dict()
+            # RFC 9309: the file is UTF-8 whatever the Content-Type says; 500 KiB are read
+            entry = RobotsPolicy.from_response(response.status, response.body).to_dict()
         except SourceFailure as failure:
             if failure.code in (Code.FILE_TOO_LARGE, Code.UNSUPPORTED_TYPE):
                 entry = RobotsPolicy.from_response(None, None).to_dict()

@@ -41,6 +41,7 @@ from urllib.parse import urlsplit
 
 from ..crawl.crawler import PageFetcher, crawl
 from ..crawl.fetcher import Fetcher
+from ..crawl.robots import MAX_REDIRECTS as ROBOTS_MAX_REDIRECTS
 from ..crawl.robots import RobotsPolicy
 from ..crawl.urls import origin_of
 from ..errors import Code, NotFound, SourceFailure
@@ -64,9 +65,9 @@ _STEP_BLOB = re.compile(r"^(\d+)\.json$")
 
 def default_fetcher() -> PageFetcher:
     """The fetcher used when none is passed: the real guarded HTTPS fetcher (15 s timeout,
-    8 MB bodies, 3 redirects; loopback only under ``KB_TEST_ALLOW_LOOPBACK=1``).
-    Monkeypatch this factory to serve a test site."""
-    return Fetcher()
+    8 MB bodies, 5 redirects as RFC 9309 asks for robots.txt; loopback only under
+    ``KB_TEST_ALLOW_LOOPBACK=1``). Monkeypatch this factory to serve a test site."""
+    return Fetcher(max_redirects=ROBOTS_MAX_REDIRECTS)
 
 
 @dataclass
