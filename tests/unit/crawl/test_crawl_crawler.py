@@ -129,7 +129,7 @@ def test_robots_not_found_allows_everything(site: Any, make_fetcher: MAKE) -> No
     site.routes["/a"] = site.page(site.html())
     result = run(site, make_fetcher())
     assert paths_of(site, result) == ["/", "/a"]
-    assert site.paths() == ["/robots.txt", "/", "/a"]
+    assert site.paths() == ["/robots.txt", "/sitemap.xml", "/", "/a"]
 
 
 def test_unreachable_robots_stops_the_origin_with_the_fetch_code(site: Any, make_fetcher: MAKE) -> None:
@@ -152,7 +152,8 @@ def test_crawl_delay_is_honoured_and_capped(
     sleep = FakeSleep()
     result = run(site, make_fetcher(), sleep=sleep)
     assert len(result.pages) == 3
-    assert sleep.delays == [expected] * 3
+    assert sleep.delays == [expected] * 4  # /sitemap.xml, then the three pages
+    assert site.paths() == ["/robots.txt", "/sitemap.xml", "/", "/a", "/b"]
 
 
 def test_no_crawl_delay_means_no_sleep(site: Any, make_fetcher: MAKE) -> None:
@@ -195,7 +196,7 @@ def test_tracking_parameters_and_fragments_do_not_duplicate_pages(site: Any, mak
     site.routes["/b"] = site.page(site.html())
     result = run(site, make_fetcher())
     assert paths_of(site, result) == ["/", "/a", "/b?page=2"]
-    assert site.paths() == ["/robots.txt", "/", "/a", "/b?page=2"]
+    assert site.paths() == ["/robots.txt", "/sitemap.xml", "/", "/a", "/b?page=2"]
 
 
 def test_start_urls_outside_the_origins_are_refused(site: Any, make_fetcher: MAKE) -> None:
@@ -298,7 +299,7 @@ def test_deadline_stops_with_a_cursor_that_resumes(site: Any, make_fetcher: MAKE
         cursor = json.loads(json.dumps(result.cursor))  # it has to survive serialisation
         assert steps < 10
     assert pages == ["/", "/a", "/b", "/c", "/d"]
-    assert steps == 3
+    assert steps == 4  # the first step reads robots.txt and /sitemap.xml
     assert site.paths().count("/robots.txt") == 1  # the robots cache travels in the cursor
 
 
@@ -313,5 +314,5 @@ def test_crawl_delay_that_would_pass_the_deadline_ends_the_step(site: Any, make_
     assert result.cursor["queue"] == [site.url("/")]
     resumed = crawl([site.origin()], [], make_fetcher(), sleep=sleep, cursor=result.cursor)
     assert paths_of(site, resumed) == ["/"]
-    assert sleep.delays == [5.0]
-    assert site.paths() == ["/robots.txt", "/"]
+    assert sleep.delays == [5.0, 5.0]  # before /sitemap.xml and before the page
+    assert site.paths() == ["/robots.txt", "/sitemap.xml", "/"]

@@ -8,6 +8,13 @@ Rules (product behaviour):
   the fetch's code (``fetch_timeout``, ``blocked_address``...) without being requested.
 * ``Crawl-delay`` (capped at 10 s) is waited, through ``sleep``, before every page request
   to that origin (the robots.txt request counts as the previous one).
+* Sitemaps seed the queue before any page is fetched: for each allowed origin, the
+  ``Sitemap:`` lines of its robots.txt and its ``/sitemap.xml`` (see ``sitemaps``), index
+  files followed one level down, at most ``MAX_SITEMAP_FILES`` files a crawl. Their URLs
+  inside the allowed origins are queued after the start URLs and before any link, newest
+  ``lastmod`` first. A sitemap listed in robots.txt is fetched as the site offered it; the
+  others only where robots.txt allows. An error on ``/sitemap.xml`` (most sites have none)
+  is not a failure; one on a listed sitemap or an index's child is, with its code.
 * Only ``<a href>`` links into the allowed origins are queued, normalised (no fragment, no
   tracking parameters), each URL once. Redirects must stay inside the origins and be
   allowed by robots.txt as well.
@@ -40,10 +47,13 @@ from bs4 import BeautifulSoup
 
 from knowledge.crawl.fetcher import FetchResult, media_type
 from knowledge.crawl.robots import RobotsPolicy
+from knowledge.crawl.sitemaps import newest_first, parse_sitemap
 from knowledge.crawl.urls import extract_links, in_origins, normalize, origin_of
 from knowledge.errors import Code, SourceFailure
 
 CURSOR_VERSION = 1
+#: Sitemap files (robots.txt's, ``/sitemap.xml`` and index children) fetched per crawl.
+MAX_SITEMAP_FILES = 10
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 ToText = Callable[[bytes, str], tuple[str | None, str]]
@@ -138,6 +148,12 @@ class _Crawl:
         self.page_count = 0
         self.requests = 0
         self.result = CrawlResult()
+        # sitemap seeding: "todo" -> "running" -> "done" (a resumed old cursor: "done")
+        self.sitemap_state = "done"
+        self.sitemap_queue: deque[tuple[str, str]] = deque()  # (url, "listed"/"guessed"/"child")
+        self.sitemap_seen: set[str] = set()
+        self.sitemap_found: dict[str, float | None] = {}
+        self.sitemap_files = 0
 
     # -- state --------------------------------------------------------------------------
 
@@ -152,6 +168,7 @@ class _Crawl:
                 self.result.failures.append((raw, Code.BLOCKED_ADDRESS))
                 continue
             self.enqueue(url)
+        self.sitemap_state = "todo"
 
     def restore(self, cursor: dict[str, Any]) -> None:
         if cursor.get("version") != CURSOR_VERSION:
@@ -162,6 +179,12 @@ class _Crawl:
         self.robots = {str(k): dict(v) for k, v in dict(cursor.get("robots", {})).items()}
         self.page_count = int(cursor.get("pages", 0))
         self.requests = int(cursor.get("requests", 0))
+        sitemaps = dict(cursor.get("sitemaps") or {"state": "done"})
+        self.sitemap_state = str(sitemaps.get("state", "done"))
+        self.sitemap_queue = deque((str(u), str(how)) for u, how in sitemaps.get("queue", []))
+        self.sitemap_seen = {str(u) for u in sitemaps.get("seen", [])}
+        self.sitemap_found = {str(u): (None if t is None else float(t)) for u, t in sitemaps.get("found", [])}
+        self.sitemap_files = int(sitemaps.get("files", 0))
 
     def cursor(self) -> dict[str, Any]:
         return {
@@ -172,6 +195,13 @@ class _Crawl:
             "robots": self.robots,
             "pages": self.page_count,
             "requests": self.requests,
+            "sitemaps": {
+                "state": self.sitemap_state,
+                "queue": [list(item) for item in self.sitemap_queue],
+                "seen": sorted(self.sitemap_seen),
+                "found": [[u, t] for u, t in self.sitemap_found.items()],
+                "files": self.sitemap_files,
+            },
         }
 
     def enqueue(self, url: str) -> None:
@@ -217,12 +247,106 @@ class _Crawl:
             raise SourceFailure(policy, "redirect target refused")
         return policy.allowed(url)
 
+    # -- sitemaps -----------------------------------------------------------------------
+
+    def wanted(self, url: str) -> bool:
+        """Whether a discovered URL (link or sitemap entry) may be queued."""
+        return in_origins(url, self.origins)
+
+    def list_sitemaps(self) -> bool:
+        """Queue the sitemaps of every allowed origin (False: out of time first)."""
+        for configured in self.origins:
+            origin = origin_of(configured)
+            if origin is None:
+                continue
+            if origin not in self.robots and self.out_of_time():
+                return False
+            entry = self.robots_entry(origin)
+            if "error" in entry:
+                continue
+            for listed in RobotsPolicy.from_dict(entry).sitemaps:
+                self.add_sitemap(listed, "listed")
+            self.add_sitemap(origin + "/sitemap.xml", "guessed")
+        return True
+
+    def add_sitemap(self, raw: str, how: str) -> None:
+        try:
+            url = normalize(raw)
+        except ValueError:
+            return
+        if url in self.sitemap_seen or not in_origins(url, self.origins):
+            return
+        self.sitemap_seen.add(url)
+        self.sitemap_queue.append((url, how))
+
+    def read_sitemaps(self) -> bool:
+        """Fetch the queued sitemaps and seed the page queue from them (False: stopped at
+        the deadline; the cursor carries what is left)."""
+        if self.sitemap_state == "todo":
+            if not self.list_sitemaps():
+                return False
+            self.sitemap_state = "running"
+        while self.sitemap_queue and self.sitemap_files < MAX_SITEMAP_FILES:
+            if self.out_of_time():
+                return False
+            url, how = self.sitemap_queue[0]
+            policy = self.policy(url)
+            if isinstance(policy, str) or (how != "listed" and not policy.allowed(url)):
+                self.sitemap_queue.popleft()
+                continue
+            delay = policy.crawl_delay
+            if delay > 0:
+                if self.out_of_time(delay):
+                    return False
+                self.sleep(delay)
+            self.sitemap_queue.popleft()
+            self.sitemap_files += 1
+            self.read_sitemap(url, how)
+        self.sitemap_state = "done"
+        self.sitemap_queue.clear()
+        for url, _ in newest_first(list(self.sitemap_found.items())):
+            self.enqueue(url)
+        self.sitemap_found.clear()
+        return True
+
+    def read_sitemap(self, url: str, how: str) -> None:
+        try:
+            response = self.fetcher.fetch_robots(url, origins=self.origins)
+            if not 200 <= response.status < 300:
+                raise SourceFailure(_status_code(response.status), "the sitemap could not be fetched")
+            sitemap = parse_sitemap(response.body)
+        except SourceFailure as failure:
+            if how != "guessed":
+                self.result.failures.append((url, failure.code))
+            return
+        if sitemap.index:
+            if how != "child":  # an index lists sitemaps, not further indexes
+                for child in sitemap.children:
+                    self.add_sitemap(child, "child")
+            return
+        for loc, lastmod in sitemap.urls:
+            try:
+                page = normalize(loc)
+            except ValueError:
+                continue
+            if not self.wanted(page):
+                continue
+            known = self.sitemap_found.get(page)
+            if page not in self.sitemap_found or (lastmod is not None and (known is None or lastmod > known)):
+                self.sitemap_found[page] = lastmod
+        if len(self.sitemap_found) > self.max_queue:  # keep the newest the queue can hold
+            kept = newest_first(list(self.sitemap_found.items()))[: self.max_queue]
+            self.sitemap_found = dict(kept)
+
     # -- the loop -----------------------------------------------------------------------
 
     def out_of_time(self, extra: float = 0.0) -> bool:
         return self.deadline is not None and self.clock() + extra >= self.deadline
 
     def run(self) -> CrawlResult:
+        if self.sitemap_state != "done" and not self.read_sitemaps():
+            self.result.cursor = self.cursor()
+            return self.result
         while self.queue:
             if self.page_count >= self.max_pages or self.requests >= self.max_requests:
                 break
@@ -287,7 +411,7 @@ class _Crawl:
         self.page_count += 1
         if kind in HTML_TYPES:
             for link in extract_links(decode_body(response.body, response.content_type), final):
-                if in_origins(link, self.origins):
+                if self.wanted(link):
                     self.enqueue(link)
 
 

@@ -47,6 +47,8 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
+from knowledge.crawl.sitemaps import robots_sitemaps
+
 PRODUCT_TOKEN = "KnowledgeBot"
 MAX_CRAWL_DELAY = 10.0
 MAX_ROBOTS_BYTES = 500 * 1024
@@ -185,27 +187,29 @@ class RobotsPolicy:
     mode: str  # "rules", "allow_all" or "deny_all"
     body: str = ""
     _rules: _Rules | None = field(default=None, repr=False, compare=False)
+    #: the URLs of the file's ``Sitemap:`` lines (at most ten)
+    sitemaps: tuple[str, ...] = ()
 
     @classmethod
     def from_response(cls, status: int | None, body: str | bytes | None) -> RobotsPolicy:
         if status is not None and 200 <= status < 300:
             text = limited(body or "")
-            return cls("rules", text, _Rules(text))
+            return cls("rules", text, _Rules(text), tuple(robots_sitemaps(text)))
         if status is not None and 300 <= status < 500:
             return cls("allow_all")
         return cls("deny_all")
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> dict[str, Any]:
         """A small JSON-safe form (only the rules that apply to this crawler are kept)."""
         compact = self._rules.compact if self._rules is not None else ""
-        return {"mode": self.mode, "rules": compact}
+        return {"mode": self.mode, "rules": compact, "sitemaps": list(self.sitemaps)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RobotsPolicy:
         mode = data.get("mode")
         if mode == "rules":
             text = str(data.get("rules") or "")
-            return cls("rules", text, _Rules(text))
+            return cls("rules", text, _Rules(text), tuple(str(u) for u in data.get("sitemaps") or ()))
         if mode == "allow_all":
             return cls("allow_all")
         return cls("deny_all")

@@ -127,8 +127,11 @@ def _first_sleep_shortened(sleep: Callable[[float], None], ended_at: float | Non
 
 
 def _next_delay(state: dict[str, Any]) -> float:
-    """Crawl-delay of the origin of the next queued URL (0 when unknown)."""
-    queue = state.get("queue") or []
+    """Crawl-delay of the origin of the next URL to fetch, a sitemap's or a page's (0 when
+    unknown)."""
+    sitemaps = state.get("sitemaps") or {}
+    pending = sitemaps.get("queue") or [] if sitemaps.get("state") == "running" else []
+    queue = [item[0] for item in pending] or state.get("queue") or []
     if not queue:
         return 0.0
     origin = origin_of(str(queue[0]))
