@@ -197,6 +197,22 @@ def test_pages_reachable_only_through_the_sitemap_become_documents(
     assert "wombat" in content.documents[1].body
 
 
+def test_source_patterns_and_canonical_links_shape_the_documents(
+    services: Any, site: Any, make_fetcher: Any
+) -> None:
+    canonical = f'<link rel="canonical" href="{site.url("/docs/guide")}">'
+    site.routes["/"] = site.page(site.html("/docs/guide?ref=nav", "/docs/guide?ref=footer", "/docs/old/x", "/blog"))
+    site.routes["/docs/guide"] = site.page(
+        f"<html><head><title>Guide</title>{canonical}</head><body>otter</body></html>"
+    )
+    site.fallback = lambda h: site.respond(h, 200, site.html(title="other").encode())
+    source = make_source(services, site)
+    source.config.update(include=["/docs/*"], exclude=["/docs/old/*"])
+    content = website_content(services, source, fetcher=make_fetcher())
+    assert [(d.title, d.url) for d in content.documents] == [("t", site.url("/")), ("Guide", site.url("/docs/guide"))]
+    assert "/docs/old/x" not in site.paths() and "/blog" not in site.paths()
+
+
 def test_embedded_crawl_heartbeats_and_cleans_up(services: Any, site: Any, site_fetcher: Any, clock: Any) -> None:
     small_site(site, pages=2)
     make_source(services, site)

@@ -6,7 +6,7 @@ Rules (product behaviour):
   travels in the cursor). 2xx -> its rules, 3xx/4xx -> everything allowed, 5xx ->
   nothing allowed. When it cannot be fetched at all, the pages of that origin fail with
   the fetch's code (``fetch_timeout``, ``blocked_address``...) without being requested.
-* ``Crawl-delay`` (capped at 10 s) is waited, through ``sleep``, before every page request
+* ``Crawl-delay`` (capped at 10 s) is waited, through ``sleep``, before every page or sitemap request
   to that origin (the robots.txt request counts as the previous one).
 * Sitemaps seed the queue before any page is fetched: for each allowed origin, the
   ``Sitemap:`` lines of its robots.txt and its ``/sitemap.xml`` (see ``sitemaps``), index
@@ -16,8 +16,13 @@ Rules (product behaviour):
   others only where robots.txt allows. An error on ``/sitemap.xml`` (most sites have none)
   is not a failure; one on a listed sitemap or an index's child is, with its code.
 * Only ``<a href>`` links into the allowed origins are queued, normalised (no fragment, no
-  tracking parameters), each URL once. Redirects must stay inside the origins and be
-  allowed by robots.txt as well.
+  tracking parameters), each URL once. ``include``/``exclude`` path patterns
+  (``urls.PathFilter``) narrow what links and sitemap entries are queued; start URLs are
+  always fetched.
+* ``<link rel="canonical">`` folds duplicates: a page whose canonical URL is another URL
+  inside the allowed origins (passing the patterns and robots.txt) is kept under that URL,
+  which is then not fetched again; a second page with the same canonical URL is dropped.
+* Redirects must stay inside the origins and be allowed by robots.txt as well.
 * At most ``max_pages`` pages are kept, and at most ``3 * max_pages`` requests are made, so
   a site full of broken links cannot keep the crawler busy either. The queue holds at most
   ``5 * max_pages`` URLs.
@@ -48,7 +53,7 @@ from bs4 import BeautifulSoup
 from knowledge.crawl.fetcher import FetchResult, media_type
 from knowledge.crawl.robots import RobotsPolicy
 from knowledge.crawl.sitemaps import newest_first, parse_sitemap
-from knowledge.crawl.urls import extract_links, in_origins, normalize, origin_of
+from knowledge.crawl.urls import PathFilter, in_origins, normalize, origin_of, page_links
 from knowledge.errors import Code, SourceFailure
 
 CURSOR_VERSION = 1
@@ -131,8 +136,10 @@ class _Crawl:
         deadline: float | None,
         clock: Callable[[], float],
         to_text: ToText,
+        paths: PathFilter,
     ):
         self.origins = list(origins)
+        self.paths = paths
         self.fetcher = fetcher
         self.max_pages = max_pages
         self.max_requests = 3 * max_pages
@@ -144,6 +151,7 @@ class _Crawl:
         self.queue: deque[str] = deque()
         self.seen: set[str] = set()
         self.done: set[str] = set()
+        self.kept: set[str] = set()  # the URLs of the pages kept (canonical ones included)
         self.robots: dict[str, dict[str, Any]] = {}
         self.page_count = 0
         self.requests = 0
@@ -176,6 +184,7 @@ class _Crawl:
         self.queue = deque(str(u) for u in cursor.get("queue", []))
         self.seen = {str(u) for u in cursor.get("seen", [])}
         self.done = {str(u) for u in cursor.get("done", [])}
+        self.kept = {str(u) for u in cursor.get("kept", [])}
         self.robots = {str(k): dict(v) for k, v in dict(cursor.get("robots", {})).items()}
         self.page_count = int(cursor.get("pages", 0))
         self.requests = int(cursor.get("requests", 0))
@@ -192,6 +201,7 @@ class _Crawl:
             "queue": list(self.queue),
             "seen": sorted(self.seen),
             "done": sorted(self.done),
+            "kept": sorted(self.kept),
             "robots": self.robots,
             "pages": self.page_count,
             "requests": self.requests,
@@ -250,8 +260,8 @@ class _Crawl:
     # -- sitemaps -----------------------------------------------------------------------
 
     def wanted(self, url: str) -> bool:
-        """Whether a discovered URL (link or sitemap entry) may be queued."""
-        return in_origins(url, self.origins)
+        """Whether a discovered URL (link, sitemap entry, canonical) may be queued."""
+        return in_origins(url, self.origins) and self.paths.allows(url)
 
     def list_sitemaps(self) -> bool:
         """Queue the sitemaps of every allowed origin (False: out of time first)."""
@@ -398,6 +408,16 @@ class _Crawl:
                 return  # a redirect to a page this crawl already has
             self.done.add(final)
             self.seen.add(final)
+        kind = response.media_type
+        links: list[str] = []
+        if kind in HTML_TYPES:
+            links, canonical = page_links(decode_body(response.body, response.content_type), final)
+            if canonical is not None and canonical != final and self.may_fold_into(canonical):
+                if canonical in self.kept:
+                    return  # a duplicate of a page this crawl already has
+                self.done.add(canonical)
+                self.seen.add(canonical)
+                final = canonical
         try:
             title, text = self.to_text(response.body, response.content_type)
         except SourceFailure as failure:
@@ -406,13 +426,20 @@ class _Crawl:
         except (ValueError, LookupError, UnicodeError):
             self.result.failures.append((url, Code.MALFORMED_FILE))
             return
-        kind = response.media_type
         self.result.pages.append(Page(final, title, text, kind))
+        self.kept.add(final)
         self.page_count += 1
-        if kind in HTML_TYPES:
-            for link in extract_links(decode_body(response.body, response.content_type), final):
-                if self.wanted(link):
-                    self.enqueue(link)
+        for link in links:
+            if self.wanted(link):
+                self.enqueue(link)
+
+    def may_fold_into(self, canonical: str) -> bool:
+        """Whether a page may be kept under its canonical URL: inside the origins, passing
+        the patterns, and allowed by robots.txt."""
+        if not self.wanted(canonical):
+            return False
+        policy = self.policy(canonical)
+        return not isinstance(policy, str) and policy.allowed(canonical)
 
 
 def crawl(
@@ -426,11 +453,14 @@ def crawl(
     cursor: dict[str, Any] | None = None,
     to_text: ToText = html_to_text,
     clock: Callable[[], float] = time.monotonic,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
 ) -> CrawlResult:
     """Crawl ``start_urls`` breadth-first inside ``origins`` (see the module docstring).
 
     ``to_text(body, content_type)`` returns ``(title, text)``; plug the extraction module in
     here. ``cursor`` resumes a crawl that an earlier call stopped at its ``deadline``.
+    ``include``/``exclude`` are the source's path patterns (validated beforehand).
     """
     state = _Crawl(
         origins,
@@ -440,6 +470,7 @@ def crawl(
         deadline=deadline,
         clock=clock,
         to_text=to_text,
+        paths=PathFilter(include, exclude),
     )
     if cursor is not None:
         state.restore(cursor)

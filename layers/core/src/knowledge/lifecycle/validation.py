@@ -39,6 +39,9 @@ MIN_PRIORITY, MAX_PRIORITY = -100, 100
 MAX_ORIGINS = 20
 MAX_START_URLS = 100
 MAX_URL_CHARS = 2048
+#: website include/exclude: patterns per list, characters per pattern
+MAX_PATH_PATTERNS = 50
+MAX_PATTERN_CHARS = 200
 MIN_REFRESH_SECONDS = 60
 MAX_REFRESH_SECONDS = 366 * 24 * 3600
 MAX_FACT_KEY_CHARS = 200
@@ -70,7 +73,7 @@ CONFIG_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "instruction": (frozenset({"text"}), frozenset()),
     "fact": (frozenset({"key", "value"}), frozenset()),
     "faq": (frozenset({"entries"}), frozenset()),
-    "website": (frozenset({"origins", "startUrls"}), frozenset({"refreshEverySeconds"})),
+    "website": (frozenset({"origins", "startUrls"}), frozenset({"refreshEverySeconds", "include", "exclude"})),
     "file": (frozenset({"filename", "contentType"}), frozenset()),
     "pack": (frozenset({"slug"}), frozenset()),
 }
@@ -290,6 +293,9 @@ def _website(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
         raise _bad(INVALID_START_URL, f"startUrls must be a list of 1 to {MAX_START_URLS} URLs")
     urls = list(dict.fromkeys(validate_start_url(u, origins) for u in raw_urls))
     out: dict[str, Any] = {"origins": origins, "startUrls": urls}
+    for key in ("include", "exclude"):
+        if config.get(key) is not None:
+            out[key] = validate_path_patterns(key, config[key])
     refresh: int | None = None
     if "refreshEverySeconds" in config and config["refreshEverySeconds"] is not None:
         refresh = validate_refresh_interval(config["refreshEverySeconds"])
@@ -330,6 +336,32 @@ _CHECKERS = {
 
 
 # -- websites ---------------------------------------------------------------------------
+
+
+def validate_path_patterns(key: str, value: Any) -> list[str]:
+    """``include``/``exclude``: at most 50 URL path patterns of at most 200 characters,
+    each starting with ``/`` (``*`` any run of characters, a final ``$`` the end)."""
+    if not isinstance(value, list) or len(value) > MAX_PATH_PATTERNS:
+        raise _bad(INVALID_CONFIG, f"config.{key} must be a list of at most {MAX_PATH_PATTERNS} path patterns",
+                   field=key)
+    for number, pattern in enumerate(value):
+        problem = _pattern_error(pattern)
+        if problem is not None:
+            raise _bad(INVALID_CONFIG, f"config.{key}[{number}] {problem}", field=key, entry=number)
+    return list(dict.fromkeys(value))
+
+
+def _pattern_error(pattern: object) -> str | None:
+    # kept here rather than imported from the crawler, which loads bs4 and Protego
+    if not isinstance(pattern, str):
+        return "must be a string"
+    if not pattern.startswith("/"):
+        return "must start with /"
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return f"is longer than {MAX_PATTERN_CHARS} characters"
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in pattern) or "#" in pattern:
+        return "must not contain spaces, control characters or #"
+    return None
 
 
 def _host(hostname: str) -> str | None:

@@ -182,6 +182,8 @@ def crawl_step(
         deadline=deadline,
         cursor=state,
         to_text=page_text,
+        include=[str(p) for p in source.config.get("include") or []],
+        exclude=[str(p) for p in source.config.get("exclude") or []],
     )
     staged = {
         "pages": [{"url": p.url, "title": p.title, "text": p.text} for p in result.pages],
