@@ -124,6 +124,15 @@ def test_robots_server_error_disallows_everything(site: Any, make_fetcher: MAKE,
     assert site.paths() == ["/robots.txt"]
 
 
+def test_robots_server_error_is_asked_again_by_the_next_crawl(site: Any, make_fetcher: MAKE) -> None:
+    site.routes["/robots.txt"] = site.page("down", "text/plain", status=503)
+    site.routes["/"] = site.page(site.html())
+    assert run(site, make_fetcher()).pages == []
+    site.routes["/robots.txt"] = site.page("User-agent: *\nDisallow: /private\n", "text/plain")
+    assert paths_of(site, run(site, make_fetcher())) == ["/"]
+    assert site.paths().count("/robots.txt") == 2
+
+
 def test_robots_not_found_allows_everything(site: Any, make_fetcher: MAKE) -> None:
     site.routes["/"] = site.page(site.html("/a"))
     site.routes["/a"] = site.page(site.html())

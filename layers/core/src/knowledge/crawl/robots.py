@@ -1,11 +1,12 @@
 """robots.txt evaluation (RFC 9309) on top of Protego.
 
-Protego does the path matching (longest match wins, ``allow`` wins ties, ``*`` and ``$``,
-percent-encoding normalised on both sides as RFC 9309 section 2.2.2 asks: unreserved
-characters are compared decoded, so ``/%7Efoo`` is ``/~foo``, reserved ones stay encoded, so
-``/foo%2Fbar`` is not ``/foo/bar``, and non-ASCII characters are compared UTF-8
-percent-encoded; of the reserved characters only ``/`` is told apart from its escape, so
-``%3F`` and ``?`` compare equal) and reads ``Crawl-delay``. This module decides which lines Protego sees:
+Protego does the path matching (longest match wins, ``allow`` wins ties, ``*`` and ``$``)
+and reads ``Crawl-delay``. It normalises percent-encoding on both sides as RFC 9309 section
+2.2.2 asks: unreserved characters are compared decoded (``/%7Efoo`` is ``/~foo``), non-ASCII
+characters UTF-8 percent-encoded (``/ツ`` is ``/%E3%83%84``), and ``/`` stays apart from its
+escape (``/foo%2Fbar`` is not ``/foo/bar``), in the query too. Any other reserved character
+compares equal to its escape (``%3F`` and ``?``, ``%3A`` and ``:``). This module decides
+which lines Protego sees:
 
 * **Groups.** The file is split into groups here: consecutive ``User-agent`` lines open one
   group, which runs until a ``User-agent`` line follows one of its rules. Other records
