@@ -170,8 +170,47 @@ def test_crawl_delay_is_the_wait_between_steps_and_is_not_slept_twice(
     second = crawl_step(services, source, waited, deadline=time.monotonic() + 30, fetcher=make_fetcher(),
                         sleep=slept.append)
     assert second.done and second.pages == 3
-    assert slept == [2.0, 2.0]  # before the 2nd and 3rd pages only
+    assert slept == [2.0, 2.0, 2.0]  # /sitemap.xml came right after the wait, then the 3 pages
     assert site.paths().count("/robots.txt") == 1
+
+
+def test_pages_reachable_only_through_the_sitemap_become_documents(
+    services: Any, site: Any, make_fetcher: Any
+) -> None:
+    site.routes["/"] = site.page(site.html(title="Home", text="nothing links anywhere"))
+    site.routes["/robots.txt"] = site.page(f"User-agent: *\nSitemap: {site.url('/maps/index.xml')}\n", "text/plain")
+    site.routes["/maps/index.xml"] = site.page(
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<sitemap><loc>{site.url('/maps/pages.xml')}</loc></sitemap></sitemapindex>",
+        "application/xml",
+    )
+    site.routes["/maps/pages.xml"] = site.page(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{site.url('/orphan')}</loc><lastmod>2024-03-01</lastmod></url></urlset>",
+        "application/xml",
+    )
+    site.routes["/orphan"] = site.page(site.html(title="Orphan", text="the wombat page nobody links to"))
+    source = make_source(services, site)
+    content = website_content(services, source, fetcher=make_fetcher())
+    assert [d.title for d in content.documents] == ["Home", "Orphan"]
+    assert content.failed == []
+    assert "wombat" in content.documents[1].body
+
+
+def test_source_patterns_and_canonical_links_shape_the_documents(
+    services: Any, site: Any, make_fetcher: Any
+) -> None:
+    canonical = f'<link rel="canonical" href="{site.url("/docs/guide")}">'
+    site.routes["/"] = site.page(site.html("/docs/guide?ref=nav", "/docs/guide?ref=footer", "/docs/old/x", "/blog"))
+    site.routes["/docs/guide"] = site.page(
+        f"<html><head><title>Guide</title>{canonical}</head><body>otter</body></html>"
+    )
+    site.fallback = lambda h: site.respond(h, 200, site.html(title="other").encode())
+    source = make_source(services, site)
+    source.config.update(include=["/docs/*"], exclude=["/docs/old/*"])
+    content = website_content(services, source, fetcher=make_fetcher())
+    assert [(d.title, d.url) for d in content.documents] == [("t", site.url("/")), ("Guide", site.url("/docs/guide"))]
+    assert "/docs/old/x" not in site.paths() and "/blog" not in site.paths()
 
 
 def test_embedded_crawl_heartbeats_and_cleans_up(services: Any, site: Any, site_fetcher: Any, clock: Any) -> None:

@@ -219,6 +219,34 @@ def test_one_to_a_hundred_start_urls():
     assert code_of(web(urls=[])) == "invalid_start_url"
 
 
+def test_include_and_exclude_path_patterns():
+    spec = parse_create(web(include=["/docs/*", "/docs/*", "/faq$"], exclude=["/docs/old/*"]))
+    assert spec.config["include"] == ["/docs/*", "/faq$"]
+    assert spec.config["exclude"] == ["/docs/old/*"]
+    assert "include" not in parse_create(web()).config
+    fifty = [f"/p{i}/*" for i in range(50)]
+    assert len(parse_create(web(exclude=fifty)).config["exclude"]) == 50
+    assert len(parse_create(web(include=["/" + "a" * 199])).config["include"]) == 1
+
+
+@pytest.mark.parametrize("field", ["include", "exclude"])
+@pytest.mark.parametrize("value", [
+    "/docs/*",  # not a list
+    [f"/p{i}" for i in range(51)],  # too many
+    ["/" + "a" * 200],  # too long
+    ["docs/*"],  # not a path
+    ["https://docs.example.com/docs"],
+    [""],
+    ["/a b"],
+    ["/a\n"],
+    ["/a#b"],
+    [7],
+    [None],
+])
+def test_bad_path_patterns_are_invalid_config(field, value):
+    assert code_of(web(**{field: value})) == "invalid_config"
+
+
 @pytest.mark.parametrize("seconds,ok", [
     (60, True), (366 * 24 * 3600, True), (59, False), (366 * 24 * 3600 + 1, False), (3600.5, False),
     ("3600", False), (True, False), (-60, False),

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from knowledge.crawl.crawler import crawl, html_to_text
+from knowledge.crawl.robots import MAX_REDIRECTS as ROBOTS_MAX_REDIRECTS
 from knowledge.errors import Code
 
 pytestmark = pytest.mark.timeout(60)
@@ -97,6 +98,22 @@ def test_redirects_into_disallowed_paths_are_not_followed(site: Any, make_fetche
     assert "/private/page" not in site.paths()
 
 
+def test_robots_behind_five_redirects_across_hosts_is_obeyed(site: Any, make_fetcher: MAKE) -> None:
+    # RFC 9309 2.3.1.2: follow at least five redirects, even to another host, and apply the
+    # rules found there to the host first asked.
+    site.routes["/robots.txt"] = site.redirect(site.url("/hop/1", host="other.example"), 301)
+    for hop in range(1, 5):
+        site.routes[f"/hop/{hop}"] = site.redirect(f"/hop/{hop + 1}")
+    site.routes["/hop/5"] = site.page("User-agent: *\nDisallow: /private\n", "text/plain")
+    site.routes["/"] = site.page(site.html("/private/x", "/open"))
+    site.routes["/open"] = site.page(site.html())
+    result = run(site, make_fetcher(max_redirects=ROBOTS_MAX_REDIRECTS))
+    assert paths_of(site, result) == ["/", "/open"]
+    assert result.failures == [(site.url("/private/x"), Code.ROBOTS_DENIED)]
+    assert site.paths(host="other.example") == [f"/hop/{n}" for n in range(1, 6)]
+    assert "/private/x" not in site.paths()
+
+
 @pytest.mark.parametrize("status", [500, 503])
 def test_robots_server_error_disallows_everything(site: Any, make_fetcher: MAKE, status: int) -> None:
     site.routes["/robots.txt"] = site.page("down", "text/plain", status=status)
@@ -107,12 +124,21 @@ def test_robots_server_error_disallows_everything(site: Any, make_fetcher: MAKE,
     assert site.paths() == ["/robots.txt"]
 
 
+def test_robots_server_error_is_asked_again_by_the_next_crawl(site: Any, make_fetcher: MAKE) -> None:
+    site.routes["/robots.txt"] = site.page("down", "text/plain", status=503)
+    site.routes["/"] = site.page(site.html())
+    assert run(site, make_fetcher()).pages == []
+    site.routes["/robots.txt"] = site.page("User-agent: *\nDisallow: /private\n", "text/plain")
+    assert paths_of(site, run(site, make_fetcher())) == ["/"]
+    assert site.paths().count("/robots.txt") == 2
+
+
 def test_robots_not_found_allows_everything(site: Any, make_fetcher: MAKE) -> None:
     site.routes["/"] = site.page(site.html("/a"))
     site.routes["/a"] = site.page(site.html())
     result = run(site, make_fetcher())
     assert paths_of(site, result) == ["/", "/a"]
-    assert site.paths() == ["/robots.txt", "/", "/a"]
+    assert site.paths() == ["/robots.txt", "/sitemap.xml", "/", "/a"]
 
 
 def test_unreachable_robots_stops_the_origin_with_the_fetch_code(site: Any, make_fetcher: MAKE) -> None:
@@ -135,7 +161,8 @@ def test_crawl_delay_is_honoured_and_capped(
     sleep = FakeSleep()
     result = run(site, make_fetcher(), sleep=sleep)
     assert len(result.pages) == 3
-    assert sleep.delays == [expected] * 3
+    assert sleep.delays == [expected] * 4  # /sitemap.xml, then the three pages
+    assert site.paths() == ["/robots.txt", "/sitemap.xml", "/", "/a", "/b"]
 
 
 def test_no_crawl_delay_means_no_sleep(site: Any, make_fetcher: MAKE) -> None:
@@ -178,7 +205,7 @@ def test_tracking_parameters_and_fragments_do_not_duplicate_pages(site: Any, mak
     site.routes["/b"] = site.page(site.html())
     result = run(site, make_fetcher())
     assert paths_of(site, result) == ["/", "/a", "/b?page=2"]
-    assert site.paths() == ["/robots.txt", "/", "/a", "/b?page=2"]
+    assert site.paths() == ["/robots.txt", "/sitemap.xml", "/", "/a", "/b?page=2"]
 
 
 def test_start_urls_outside_the_origins_are_refused(site: Any, make_fetcher: MAKE) -> None:
@@ -281,7 +308,7 @@ def test_deadline_stops_with_a_cursor_that_resumes(site: Any, make_fetcher: MAKE
         cursor = json.loads(json.dumps(result.cursor))  # it has to survive serialisation
         assert steps < 10
     assert pages == ["/", "/a", "/b", "/c", "/d"]
-    assert steps == 3
+    assert steps == 4  # the first step reads robots.txt and /sitemap.xml
     assert site.paths().count("/robots.txt") == 1  # the robots cache travels in the cursor
 
 
@@ -296,5 +323,5 @@ def test_crawl_delay_that_would_pass_the_deadline_ends_the_step(site: Any, make_
     assert result.cursor["queue"] == [site.url("/")]
     resumed = crawl([site.origin()], [], make_fetcher(), sleep=sleep, cursor=result.cursor)
     assert paths_of(site, resumed) == ["/"]
-    assert sleep.delays == [5.0]
-    assert site.paths() == ["/robots.txt", "/"]
+    assert sleep.delays == [5.0, 5.0]  # before /sitemap.xml and before the page
+    assert site.paths() == ["/robots.txt", "/sitemap.xml", "/"]

@@ -202,3 +202,190 @@ def test_policy_round_trips_through_json() -> None:
         policy = RobotsPolicy.from_response(status, None)
         again = RobotsPolicy.from_dict(json.loads(json.dumps(policy.to_dict())))
         assert again.allowed(SITE + "/x") == policy.allowed(SITE + "/x")
+
+
+# -- cases written from the text of RFC 9309 ---------------------------------------------
+
+
+def test_rfc_2_1_consecutive_user_agent_lines_form_one_group() -> None:
+    robots = "User-agent: other\nUser-agent: KnowledgeBot\n\nUser-agent: third\nDisallow: /x\n"
+    assert not ok(robots, "/x")
+    assert not ok(robots, "/x", agent="other")
+    assert ok(robots, "/y")
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        "Sitemap: https://site.example/sitemap.xml",
+        "Crawl-delay: 1",
+        "Unknown-field: value",
+        "this line is not a record at all",
+    ],
+)
+def test_rfc_2_2_4_other_records_do_not_end_a_group(record: str) -> None:
+    # "a 'Sitemaps' record MUST NOT terminate a group": the group opened by the first line
+    # still takes the second User-agent line and the rule after it.
+    robots = f"User-agent: KnowledgeBot\n{record}\nUser-agent: other\nDisallow: /x\n"
+    assert not ok(robots, "/x")
+    assert not ok(robots, "/x", agent="other")
+    # and a record between the rules of a group leaves the rules after it in the group
+    robots = f"User-agent: *\nDisallow: /a\n{record}\nDisallow: /b\n"
+    assert not ok(robots, "/a")
+    assert not ok(robots, "/b")
+
+
+def test_rfc_2_1_a_user_agent_line_after_a_rule_opens_a_new_group() -> None:
+    robots = "User-agent: KnowledgeBot\nDisallow: /a\nUser-agent: other\nDisallow: /b\n"
+    assert not ok(robots, "/a")
+    assert ok(robots, "/b")
+
+
+def test_rfc_2_2_1_matching_groups_are_combined_and_star_is_the_fallback() -> None:
+    robots = (
+        "user-agent: ExampleBot\ndisallow: /foo\ndisallow: /bar\n\n"
+        "user-agent: ExampleBot\ndisallow: /baz\n\n"
+        "user-agent: *\ndisallow: /star\n"
+    )
+    for path in ("/foo", "/bar", "/baz"):
+        assert not ok(robots, path, agent="examplebot")
+    assert ok(robots, "/star", agent="examplebot")
+    assert not ok(robots, "/star")  # no group names us: the "*" group applies
+    assert ok(robots, "/foo")
+
+
+def test_rfc_5_1_example() -> None:
+    robots = (
+        "User-Agent: *\nDisallow: *.gif$\nDisallow: /example/\nAllow: /publications/\n\n"
+        "User-Agent: foobot\nDisallow:/\nAllow:/example/page.html\nAllow:/example/allowed.gif\n\n"
+        "User-Agent: barbot\nUser-Agent: bazbot\nDisallow: /example/page.html\n\n"
+        "User-Agent: quxbot\n\nEOF\n"
+    )
+    # foobot: everything but the two allowed paths
+    assert not ok(robots, "/", agent="foobot")
+    assert ok(robots, "/example/page.html", agent="foobot")
+    assert ok(robots, "/example/allowed.gif", agent="foobot")
+    assert not ok(robots, "/example/other.gif", agent="foobot")
+    # barbot and bazbot share one group
+    for agent in ("barbot", "bazbot"):
+        assert not ok(robots, "/example/page.html", agent=agent)
+        assert ok(robots, "/example/other", agent=agent)
+        assert ok(robots, "/picture.gif", agent=agent)
+    # quxbot's group has no rules: everything is allowed (the "*" group does not apply)
+    assert ok(robots, "/example/page.html", agent="quxbot")
+    assert ok(robots, "/picture.gif", agent="quxbot")
+    # everybody else gets the "*" group, whose first pattern does not start with "/"
+    assert not ok(robots, "/images/picture.gif")
+    assert ok(robots, "/images/picture.gif?size=2")
+    assert not ok(robots, "/example/page.html")
+    assert ok(robots, "/publications/paper")
+
+
+def test_rfc_5_2_longest_match() -> None:
+    robots = "User-Agent: *\nAllow: /example/page/\nDisallow: /example/page/disallowed.gif\n"
+    assert ok(robots, "/example/page/")
+    assert not ok(robots, "/example/page/disallowed.gif")
+
+
+def test_rfc_2_2_2_equivalent_allow_and_disallow_allow_wins() -> None:
+    assert ok("User-agent: *\nDisallow: /\nAllow: /\n", "/page")
+    assert ok("User-agent: *\nDisallow: /folder\nAllow: /folder\n", "/folder/page")
+
+
+def test_rfc_2_2_2_no_rules_or_no_match_means_allowed() -> None:
+    assert ok("User-agent: *\nDisallow: /\n\nUser-agent: KnowledgeBot\n", "/anything")
+    # a blank line does not end the User-agent lines of a group (2.1's ABNF)
+    assert not ok("User-agent: KnowledgeBot\n\nUser-agent: other\nDisallow: /\n", "/anything")
+    assert ok("User-agent: *\nDisallow:\n", "/anything")  # an empty pattern matches nothing
+    assert ok("User-agent: *\nDisallow: /x\n", "/y")
+
+
+def test_rfc_2_2_2_matching_is_case_sensitive_and_starts_at_the_path() -> None:
+    assert ok("User-agent: *\nDisallow: /Fish\n", "/fish")
+    assert ok("User-agent: *\nDisallow: /fish\n", "/catfish")
+    assert ok("User-agent: *\nDisallow: /fish\n", "/?id=fish")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path"),
+    [
+        # the table of section 2.2.2, in both directions
+        ("/foo/bar?baz=quz", "/foo/bar?baz=quz"),
+        ("/foo/bar/\u30c4", "/foo/bar/%E3%83%84"),
+        ("/foo/bar/%E3%83%84", "/foo/bar/%E3%83%84"),
+        ("/foo/bar/%e3%83%84", "/foo/bar/%E3%83%84"),  # hex digits in either case
+        ("/foo/bar/%62%61%7A", "/foo/bar/baz"),
+        ("/foo/bar/baz", "/foo/bar/%62%61%7A"),
+        # an unreserved character, percent-encoded on one side only
+        ("/%7Efoo", "/~foo"),
+        ("/~foo", "/%7Efoo"),
+        ("/%7efoo", "/~foo"),
+        ("/foo%2Fbar", "/foo%2fbar"),  # a reserved character encoded on both sides
+    ],
+)
+def test_rfc_2_2_2_percent_encoding_is_normalised_on_both_sides(pattern: str, path: str) -> None:
+    assert not ok(f"User-agent: *\nDisallow: {pattern}\n", path)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path"),
+    [
+        # a reserved character stays encoded: "/" and "%2F" are different octets
+        ("/foo%2Fbar", "/foo/bar"),
+        ("/foo%2fbar", "/foo/bar"),
+        ("/foo/bar", "/foo%2Fbar"),
+    ],
+)
+def test_rfc_2_2_2_reserved_characters_stay_encoded(pattern: str, path: str) -> None:
+    assert ok(f"User-agent: *\nDisallow: {pattern}\n", path)
+    assert not ok(f"User-agent: *\nDisallow: {pattern}\n", pattern)
+
+
+def test_rfc_2_2_3_special_characters() -> None:
+    robots = "User-agent: *\nDisallow: /foo/*/qux\nDisallow: /end$\nDisallow: /here # not /here-too\n"
+    assert not ok(robots, "/foo/bar/qux")
+    assert not ok(robots, "/foo//qux")
+    assert ok(robots, "/foo/qux")
+    assert not ok(robots, "/end")
+    assert ok(robots, "/end/more")
+    assert ok(robots, "/end?x=1")
+    assert not ok(robots, "/here")
+    # "*" and "$" matched verbatim are written percent-encoded
+    assert not ok("User-agent: *\nDisallow: /path/file-with-a-%2A.html\n", "/path/file-with-a-*.html")
+    assert ok("User-agent: *\nDisallow: /path/file-with-a-%2A.html\n", "/path/file-with-a-b.html")
+    assert not ok("User-agent: *\nDisallow: /path/foo-%24\n", "/path/foo-$")
+    assert ok("User-agent: *\nDisallow: /path/foo-%24\n", "/path/foo-")
+
+
+def test_rfc_2_1_rules_before_the_first_group_are_ignored() -> None:
+    assert ok("Disallow: /\n\nUser-agent: *\nAllow: /x\n", "/y")
+
+
+def test_rfc_2_5_only_the_first_500_kib_are_read() -> None:
+    head = "User-agent: *\nDisallow: /early\n"
+    filler = "# " + "x" * 1000 + "\n"
+    padding = filler * ((500 * 1024 - len(head)) // len(filler) + 1)
+    robots = head + padding + "Disallow: /late\n"
+    assert len(robots.encode("utf-8")) > 500 * 1024
+    assert not ok(robots, "/early")
+    assert ok(robots, "/late")
+    # a rule cut in two by the limit is dropped, not read as the shorter "Disallow: /"
+    rule = "Disallow: /"
+    lead = head + "#" * (500 * 1024 - len(head) - len(rule) - 1) + "\n"
+    assert len((lead + rule).encode("utf-8")) == 500 * 1024
+    assert ok(lead + rule + "private\n", "/anything")
+    whole = lead.replace("#" * 100, "", 1) + rule + "private\n"  # the same rule, read whole
+    assert ok(whole, "/anything")
+    assert not ok(whole, "/private")
+    policy = RobotsPolicy.from_response(200, robots.encode("utf-8"))
+    assert not policy.allowed(SITE + "/early")
+    assert policy.allowed(SITE + "/late")
+
+
+def test_google_extensions_followed_and_not() -> None:
+    # followed: misspelt keys, a forgotten colon, a value read up to its first non-token character
+    assert not ok("User-agent: *\nDisalow: /x\n", "/x")
+    assert not ok("useragent: KnowledgeBot\nDisallow /x\n", "/x")
+    assert not ok("User-agent: KnowledgeBot Extended\nDisallow: /x\n", "/x")
+    # not followed: the index.html-is-the-directory rule
+    assert not ok("User-agent: *\nDisallow: /\nAllow: /d/index.html\n", "/d/")

@@ -55,6 +55,9 @@ MIN_PRIORITY, MAX_PRIORITY = -100, 100
 MAX_ORIGINS = 20
 MAX_START_URLS = 100
 MAX_URL_CHARS = 2048
+#: website include/exclude: patterns per list, characters per pattern
+MAX_PATH_PATTERNS = 50
+MAX_PATTERN_CHARS = 200
 MIN_REFRESH_SECONDS = 60
 MAX_REFRESH_SECONDS = 366 * 24 * 3600
 MAX_FACT_KEY_CHARS = 200
@@ -158,12 +161,18 @@ class FaqConfig(Config):
 
 Origin = Annotated[str, Field(min_length=1, max_length=MAX_URL_CHARS, description="a bare https://host[:port]")]
 StartUrl = Annotated[str, Field(min_length=1, max_length=MAX_URL_CHARS, description="an https URL inside the origins")]
+PathPattern = Annotated[str, coded(INVALID_CONFIG, min_length=1, max_length=MAX_PATTERN_CHARS,
+                                   description="a URL path starting with /")]
 
 
 class WebsiteConfig(Config):
     origins: Annotated[list[Origin], coded(INVALID_ORIGIN, min_length=1, max_length=MAX_ORIGINS)]
     startUrls: Annotated[list[StartUrl], coded(INVALID_START_URL, min_length=1, max_length=MAX_START_URLS)]
     refreshEverySeconds: RefreshInterval | None = None
+    include: Annotated[list[PathPattern], coded(INVALID_CONFIG, max_length=MAX_PATH_PATTERNS)] | None = Field(
+        None, description="crawl only URL paths matching one of these (robots.txt syntax: prefix, *, final $)")
+    exclude: Annotated[list[PathPattern], coded(INVALID_CONFIG, max_length=MAX_PATH_PATTERNS)] | None = Field(
+        None, description="never crawl URL paths matching one of these")
 
 
 class FileConfig(Config):

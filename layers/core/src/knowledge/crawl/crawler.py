@@ -6,11 +6,23 @@ Rules (product behaviour):
   travels in the cursor). 2xx -> its rules, 3xx/4xx -> everything allowed, 5xx ->
   nothing allowed. When it cannot be fetched at all, the pages of that origin fail with
   the fetch's code (``fetch_timeout``, ``blocked_address``...) without being requested.
-* ``Crawl-delay`` (capped at 10 s) is waited, through ``sleep``, before every page request
+* ``Crawl-delay`` (capped at 10 s) is waited, through ``sleep``, before every page or sitemap request
   to that origin (the robots.txt request counts as the previous one).
+* Sitemaps seed the queue before any page is fetched: for each allowed origin, the
+  ``Sitemap:`` lines of its robots.txt and its ``/sitemap.xml`` (see ``sitemaps``), index
+  files followed one level down, at most ``MAX_SITEMAP_FILES`` files a crawl. Their URLs
+  inside the allowed origins are queued after the start URLs and before any link, newest
+  ``lastmod`` first. A sitemap listed in robots.txt is fetched as the site offered it; the
+  others only where robots.txt allows. An error on ``/sitemap.xml`` (most sites have none)
+  is not a failure; one on a listed sitemap or an index's child is, with its code.
 * Only ``<a href>`` links into the allowed origins are queued, normalised (no fragment, no
-  tracking parameters), each URL once. Redirects must stay inside the origins and be
-  allowed by robots.txt as well.
+  tracking parameters), each URL once. ``include``/``exclude`` path patterns
+  (``urls.PathFilter``) narrow what links and sitemap entries are queued; start URLs are
+  always fetched.
+* ``<link rel="canonical">`` folds duplicates: a page whose canonical URL is another URL
+  inside the allowed origins (passing the patterns and robots.txt) is kept under that URL,
+  which is then not fetched again; a second page with the same canonical URL is dropped.
+* Redirects must stay inside the origins and be allowed by robots.txt as well.
 * At most ``max_pages`` pages are kept, and at most ``3 * max_pages`` requests are made, so
   a site full of broken links cannot keep the crawler busy either. The queue holds at most
   ``5 * max_pages`` URLs.
@@ -40,10 +52,13 @@ from bs4 import BeautifulSoup
 
 from knowledge.crawl.fetcher import FetchResult, media_type
 from knowledge.crawl.robots import RobotsPolicy
-from knowledge.crawl.urls import extract_links, in_origins, normalize, origin_of
+from knowledge.crawl.sitemaps import newest_first, parse_sitemap
+from knowledge.crawl.urls import PathFilter, in_origins, normalize, origin_of, page_links
 from knowledge.errors import Code, SourceFailure
 
 CURSOR_VERSION = 1
+#: Sitemap files (robots.txt's, ``/sitemap.xml`` and index children) fetched per crawl.
+MAX_SITEMAP_FILES = 10
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 ToText = Callable[[bytes, str], tuple[str | None, str]]
@@ -121,8 +136,10 @@ class _Crawl:
         deadline: float | None,
         clock: Callable[[], float],
         to_text: ToText,
+        paths: PathFilter,
     ):
         self.origins = list(origins)
+        self.paths = paths
         self.fetcher = fetcher
         self.max_pages = max_pages
         self.max_requests = 3 * max_pages
@@ -134,10 +151,17 @@ class _Crawl:
         self.queue: deque[str] = deque()
         self.seen: set[str] = set()
         self.done: set[str] = set()
+        self.kept: set[str] = set()  # the URLs of the pages kept (canonical ones included)
         self.robots: dict[str, dict[str, Any]] = {}
         self.page_count = 0
         self.requests = 0
         self.result = CrawlResult()
+        # sitemap seeding: "todo" -> "running" -> "done" (a resumed old cursor: "done")
+        self.sitemap_state = "done"
+        self.sitemap_queue: deque[tuple[str, str]] = deque()  # (url, "listed"/"guessed"/"child")
+        self.sitemap_seen: set[str] = set()
+        self.sitemap_found: dict[str, float | None] = {}
+        self.sitemap_files = 0
 
     # -- state --------------------------------------------------------------------------
 
@@ -152,6 +176,7 @@ class _Crawl:
                 self.result.failures.append((raw, Code.BLOCKED_ADDRESS))
                 continue
             self.enqueue(url)
+        self.sitemap_state = "todo"
 
     def restore(self, cursor: dict[str, Any]) -> None:
         if cursor.get("version") != CURSOR_VERSION:
@@ -159,9 +184,16 @@ class _Crawl:
         self.queue = deque(str(u) for u in cursor.get("queue", []))
         self.seen = {str(u) for u in cursor.get("seen", [])}
         self.done = {str(u) for u in cursor.get("done", [])}
+        self.kept = {str(u) for u in cursor.get("kept", [])}
         self.robots = {str(k): dict(v) for k, v in dict(cursor.get("robots", {})).items()}
         self.page_count = int(cursor.get("pages", 0))
         self.requests = int(cursor.get("requests", 0))
+        sitemaps = dict(cursor.get("sitemaps") or {"state": "done"})
+        self.sitemap_state = str(sitemaps.get("state", "done"))
+        self.sitemap_queue = deque((str(u), str(how)) for u, how in sitemaps.get("queue", []))
+        self.sitemap_seen = {str(u) for u in sitemaps.get("seen", [])}
+        self.sitemap_found = {str(u): (None if t is None else float(t)) for u, t in sitemaps.get("found", [])}
+        self.sitemap_files = int(sitemaps.get("files", 0))
 
     def cursor(self) -> dict[str, Any]:
         return {
@@ -169,9 +201,17 @@ class _Crawl:
             "queue": list(self.queue),
             "seen": sorted(self.seen),
             "done": sorted(self.done),
+            "kept": sorted(self.kept),
             "robots": self.robots,
             "pages": self.page_count,
             "requests": self.requests,
+            "sitemaps": {
+                "state": self.sitemap_state,
+                "queue": [list(item) for item in self.sitemap_queue],
+                "seen": sorted(self.sitemap_seen),
+                "found": [[u, t] for u, t in self.sitemap_found.items()],
+                "files": self.sitemap_files,
+            },
         }
 
     def enqueue(self, url: str) -> None:
@@ -188,8 +228,8 @@ class _Crawl:
             return entry
         try:
             response = self.fetcher.fetch_robots(origin + "/robots.txt")
-            body = decode_body(response.body, response.content_type) if response.body else ""
-            entry = RobotsPolicy.from_response(response.status, body).to_dict()
+            # RFC 9309: the file is UTF-8 whatever the Content-Type says; 500 KiB are read
+            entry = RobotsPolicy.from_response(response.status, response.body).to_dict()
         except SourceFailure as failure:
             if failure.code in (Code.FILE_TOO_LARGE, Code.UNSUPPORTED_TYPE):
                 entry = RobotsPolicy.from_response(None, None).to_dict()
@@ -217,12 +257,106 @@ class _Crawl:
             raise SourceFailure(policy, "redirect target refused")
         return policy.allowed(url)
 
+    # -- sitemaps -----------------------------------------------------------------------
+
+    def wanted(self, url: str) -> bool:
+        """Whether a discovered URL (link, sitemap entry, canonical) may be queued."""
+        return in_origins(url, self.origins) and self.paths.allows(url)
+
+    def list_sitemaps(self) -> bool:
+        """Queue the sitemaps of every allowed origin (False: out of time first)."""
+        for configured in self.origins:
+            origin = origin_of(configured)
+            if origin is None:
+                continue
+            if origin not in self.robots and self.out_of_time():
+                return False
+            entry = self.robots_entry(origin)
+            if "error" in entry:
+                continue
+            for listed in RobotsPolicy.from_dict(entry).sitemaps:
+                self.add_sitemap(listed, "listed")
+            self.add_sitemap(origin + "/sitemap.xml", "guessed")
+        return True
+
+    def add_sitemap(self, raw: str, how: str) -> None:
+        try:
+            url = normalize(raw)
+        except ValueError:
+            return
+        if url in self.sitemap_seen or not in_origins(url, self.origins):
+            return
+        self.sitemap_seen.add(url)
+        self.sitemap_queue.append((url, how))
+
+    def read_sitemaps(self) -> bool:
+        """Fetch the queued sitemaps and seed the page queue from them (False: stopped at
+        the deadline; the cursor carries what is left)."""
+        if self.sitemap_state == "todo":
+            if not self.list_sitemaps():
+                return False
+            self.sitemap_state = "running"
+        while self.sitemap_queue and self.sitemap_files < MAX_SITEMAP_FILES:
+            if self.out_of_time():
+                return False
+            url, how = self.sitemap_queue[0]
+            policy = self.policy(url)
+            if isinstance(policy, str) or (how != "listed" and not policy.allowed(url)):
+                self.sitemap_queue.popleft()
+                continue
+            delay = policy.crawl_delay
+            if delay > 0:
+                if self.out_of_time(delay):
+                    return False
+                self.sleep(delay)
+            self.sitemap_queue.popleft()
+            self.sitemap_files += 1
+            self.read_sitemap(url, how)
+        self.sitemap_state = "done"
+        self.sitemap_queue.clear()
+        for url, _ in newest_first(list(self.sitemap_found.items())):
+            self.enqueue(url)
+        self.sitemap_found.clear()
+        return True
+
+    def read_sitemap(self, url: str, how: str) -> None:
+        try:
+            response = self.fetcher.fetch_robots(url, origins=self.origins)
+            if not 200 <= response.status < 300:
+                raise SourceFailure(_status_code(response.status), "the sitemap could not be fetched")
+            sitemap = parse_sitemap(response.body)
+        except SourceFailure as failure:
+            if how != "guessed":
+                self.result.failures.append((url, failure.code))
+            return
+        if sitemap.index:
+            if how != "child":  # an index lists sitemaps, not further indexes
+                for child in sitemap.children:
+                    self.add_sitemap(child, "child")
+            return
+        for loc, lastmod in sitemap.urls:
+            try:
+                page = normalize(loc)
+            except ValueError:
+                continue
+            if not self.wanted(page):
+                continue
+            known = self.sitemap_found.get(page)
+            if page not in self.sitemap_found or (lastmod is not None and (known is None or lastmod > known)):
+                self.sitemap_found[page] = lastmod
+        if len(self.sitemap_found) > self.max_queue:  # keep the newest the queue can hold
+            kept = newest_first(list(self.sitemap_found.items()))[: self.max_queue]
+            self.sitemap_found = dict(kept)
+
     # -- the loop -----------------------------------------------------------------------
 
     def out_of_time(self, extra: float = 0.0) -> bool:
         return self.deadline is not None and self.clock() + extra >= self.deadline
 
     def run(self) -> CrawlResult:
+        if self.sitemap_state != "done" and not self.read_sitemaps():
+            self.result.cursor = self.cursor()
+            return self.result
         while self.queue:
             if self.page_count >= self.max_pages or self.requests >= self.max_requests:
                 break
@@ -274,6 +408,16 @@ class _Crawl:
                 return  # a redirect to a page this crawl already has
             self.done.add(final)
             self.seen.add(final)
+        kind = response.media_type
+        links: list[str] = []
+        if kind in HTML_TYPES:
+            links, canonical = page_links(decode_body(response.body, response.content_type), final)
+            if canonical is not None and canonical != final and self.may_fold_into(canonical):
+                if canonical in self.kept:
+                    return  # a duplicate of a page this crawl already has
+                self.done.add(canonical)
+                self.seen.add(canonical)
+                final = canonical
         try:
             title, text = self.to_text(response.body, response.content_type)
         except SourceFailure as failure:
@@ -282,13 +426,20 @@ class _Crawl:
         except (ValueError, LookupError, UnicodeError):
             self.result.failures.append((url, Code.MALFORMED_FILE))
             return
-        kind = response.media_type
         self.result.pages.append(Page(final, title, text, kind))
+        self.kept.add(final)
         self.page_count += 1
-        if kind in HTML_TYPES:
-            for link in extract_links(decode_body(response.body, response.content_type), final):
-                if in_origins(link, self.origins):
-                    self.enqueue(link)
+        for link in links:
+            if self.wanted(link):
+                self.enqueue(link)
+
+    def may_fold_into(self, canonical: str) -> bool:
+        """Whether a page may be kept under its canonical URL: inside the origins, passing
+        the patterns, and allowed by robots.txt."""
+        if not self.wanted(canonical):
+            return False
+        policy = self.policy(canonical)
+        return not isinstance(policy, str) and policy.allowed(canonical)
 
 
 def crawl(
@@ -302,11 +453,14 @@ def crawl(
     cursor: dict[str, Any] | None = None,
     to_text: ToText = html_to_text,
     clock: Callable[[], float] = time.monotonic,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
 ) -> CrawlResult:
     """Crawl ``start_urls`` breadth-first inside ``origins`` (see the module docstring).
 
     ``to_text(body, content_type)`` returns ``(title, text)``; plug the extraction module in
     here. ``cursor`` resumes a crawl that an earlier call stopped at its ``deadline``.
+    ``include``/``exclude`` are the source's path patterns (validated beforehand).
     """
     state = _Crawl(
         origins,
@@ -316,6 +470,7 @@ def crawl(
         deadline=deadline,
         clock=clock,
         to_text=to_text,
+        paths=PathFilter(include, exclude),
     )
     if cursor is not None:
         state.restore(cursor)

@@ -1,22 +1,41 @@
 """robots.txt evaluation (RFC 9309) on top of Protego.
 
-Protego does the path matching (longest match wins, ``allow`` wins ties, ``*`` and ``$``,
-percent-encoding normalisation) and reads ``Crawl-delay``. Two of its behaviours differ
-from RFC 9309 and are corrected here:
+Protego does the path matching (longest match wins, ``allow`` wins ties, ``*`` and ``$``)
+and reads ``Crawl-delay``. It normalises percent-encoding on both sides as RFC 9309 section
+2.2.2 asks: unreserved characters are compared decoded (``/%7Efoo`` is ``/~foo``), non-ASCII
+characters UTF-8 percent-encoded (``/ツ`` is ``/%E3%83%84``), and ``/`` stays apart from its
+escape (``/foo%2Fbar`` is not ``/foo/bar``), in the query too. Any other reserved character
+compares equal to its escape (``%3F`` and ``?``, ``%3A`` and ``:``). This module decides
+which lines Protego sees:
 
-* **Group selection.** Protego picks the group whose user-agent value occurs at a token
-  boundary *inside* the crawler's name, preferring the longest such value, so a group for
-  ``Knowledge`` (or for ``1.0`` when the full ``KnowledgeBot/1.0`` string is passed) would
-  apply to us. RFC 9309 matches the product token case-insensitively. This module splits the
-  file into groups itself, keeps the rules of every group naming ``KnowledgeBot`` (all of
-  them, merged, as the RFC requires) or else of every ``*`` group, and hands only those rules
-  to Protego under a single ``User-agent: *`` line.
-* **The index.html extension.** Protego treats ``Allow: /dir/index.html`` as also allowing
-  ``/dir/`` (a search-engine convention, not part of the RFC). For such URLs the decision is
-  taken again without those allow lines.
+* **Groups.** The file is split into groups here: consecutive ``User-agent`` lines open one
+  group, which runs until a ``User-agent`` line follows one of its rules. Other records
+  (``Sitemap``, ``Crawl-delay``, unknown lines) inside a group do not end it. The rules of
+  every group naming ``KnowledgeBot`` (case-insensitive product token; merged, as the RFC
+  requires) apply, or else those of every ``*`` group, and only those are handed to
+  Protego under a single ``User-agent: *`` line. Rules before the first ``User-agent`` line
+  belong to no group and are ignored.
+* **Limits.** Only the first 500 KiB of the file are read (the minimum RFC 9309 asks
+  parsers to read); a line cut by that limit is dropped rather than read half. A UTF-8
+  byte-order mark is ignored.
+* **Responses** (:meth:`RobotsPolicy.from_response`): 2xx uses the rules, 3xx/4xx allow
+  everything, 5xx (and no answer at all) disallow everything. Nothing is kept past one
+  crawl, so the next refresh asks again. Redirects are followed by the fetcher, across
+  hosts, up to :data:`MAX_REDIRECTS` hops.
 
-A UTF-8 byte-order mark is ignored, and only the first 500 KiB of a file are parsed
-(the minimum RFC 9309 asks parsers to read).
+Google's reference parser, which its authors maintain next to the RFC, agrees on every
+case above. Where it goes its own way:
+
+* followed: misspelt keys (``Disalow``, ``useragent``), a missing colon
+  (``Disallow /x``), a ``User-agent`` value read up to its first character that cannot be
+  in a product token (``KnowledgeBot/2.0`` names us);
+* not followed: ``Allow: /dir/index.html`` also allowing ``/dir/`` (its "index.html is
+  the directory" rule; the decision is taken again without those allow lines); its
+  matching of URLs exactly as given (it expects callers to percent-encode, and does not
+  decode ``%62%61%7A`` to ``baz``): here both sides are normalised as the RFC's table says;
+  its cut of lines longer than 16,664 bytes (lines are read whole within the 500 KiB).
+* ``Crawl-delay`` is in neither the RFC nor Google's parser; it is honoured, capped at
+  :data:`MAX_CRAWL_DELAY` seconds.
 """
 
 from __future__ import annotations
@@ -29,14 +48,23 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
+from knowledge.crawl.sitemaps import robots_sitemaps
+
 PRODUCT_TOKEN = "KnowledgeBot"
 MAX_CRAWL_DELAY = 10.0
-MAX_ROBOTS_CHARS = 500 * 1024
+MAX_ROBOTS_BYTES = 500 * 1024
+#: Redirect hops followed for robots.txt (RFC 9309 section 2.3.1.2: at least five).
+MAX_REDIRECTS = 5
 
 # "User-agent", also with the spellings Protego tolerates ("User agent", "useragent"),
 # followed by a colon or by whitespace.
 _USER_AGENT_LINE = re.compile(r"^\s*user(?:-|\s+)?agent\s*(?::|\s)\s*(.*)$", re.IGNORECASE)
 _TOKEN = re.compile(r"^[A-Za-z_-]+")
+# The key of a line ("Disallow" in "Disallow: /x" or, colon forgotten, "Disallow /x").
+_KEY = re.compile(r"^\s*([^:\s]+)\s*(?::|\s)")
+# Allow/disallow lines, with the misspellings Protego reads as such. Only these end the
+# run of User-agent lines that opens a group.
+_RULE_KEYS = frozenset({"allow", "disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw"})
 _ALLOW_INDEX_HTML = re.compile(r"^\s*allow\s*:?\s*\S*/index\.html\s*$", re.IGNORECASE)
 
 
@@ -48,17 +76,31 @@ def _strip_comment(line: str) -> str:
 def _agent_key(value: str) -> str:
     """The product token a ``User-agent`` value names ('KnowledgeBot/1.0' -> 'knowledgebot')."""
     value = value.strip()
-    if value == "*":
+    if value == "*" or (value.startswith("*") and value[1].isspace()):
         return "*"
     match = _TOKEN.match(value)
     return match.group(0).lower() if match else ""
 
 
+def _is_rule(line: str) -> bool:
+    key = _KEY.match(line)
+    return key is not None and key.group(1).lower() in _RULE_KEYS
+
+
+def limited(body: str | bytes) -> str:
+    """The part of a robots.txt that is read: its first 500 KiB, whole lines only."""
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    if len(data) > MAX_ROBOTS_BYTES:
+        data = data[:MAX_ROBOTS_BYTES]
+        end = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        data = data[: end + 1] if end >= 0 else b""
+    text = data.decode("utf-8", errors="replace")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 def _select_rules(robots_txt: str, product_token: str) -> list[str] | None:
     """The rule lines that apply to ``product_token`` (None: no group applies)."""
-    if robots_txt.startswith("\ufeff"):
-        robots_txt = robots_txt[1:]
-    robots_txt = robots_txt[:MAX_ROBOTS_CHARS]
+    robots_txt = limited(robots_txt)
     wanted = product_token.lower()
     groups: list[tuple[set[str], list[str]]] = []
     agents: set[str] = set()
@@ -77,7 +119,8 @@ def _select_rules(robots_txt: str, product_token: str) -> list[str] | None:
                 in_agents = True
             agents.add(_agent_key(agent.group(1)))
             continue
-        in_agents = False
+        if _is_rule(line):
+            in_agents = False  # the next User-agent line opens another group
         if agents:  # rules before the first user-agent line belong to no group
             rules.append(line)
     if agents:
@@ -138,33 +181,36 @@ class RobotsPolicy:
     """What the crawler may do on one origin, from its robots.txt response.
 
     ``from_response``: 2xx -> the file's rules; 3xx/4xx (no usable file) -> everything
-    allowed; 5xx or unreachable (``status`` None) -> everything disallowed.
+    allowed; 5xx or unreachable (``status`` None) -> everything disallowed. ``body`` may be
+    the raw bytes (UTF-8) or text; only its first 500 KiB are read.
     """
 
     mode: str  # "rules", "allow_all" or "deny_all"
     body: str = ""
     _rules: _Rules | None = field(default=None, repr=False, compare=False)
+    #: the URLs of the file's ``Sitemap:`` lines (at most ten)
+    sitemaps: tuple[str, ...] = ()
 
     @classmethod
-    def from_response(cls, status: int | None, body: str | None) -> RobotsPolicy:
+    def from_response(cls, status: int | None, body: str | bytes | None) -> RobotsPolicy:
         if status is not None and 200 <= status < 300:
-            text = (body or "")[:MAX_ROBOTS_CHARS]
-            return cls("rules", text, _Rules(text))
+            text = limited(body or "")
+            return cls("rules", text, _Rules(text), tuple(robots_sitemaps(text)))
         if status is not None and 300 <= status < 500:
             return cls("allow_all")
         return cls("deny_all")
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> dict[str, Any]:
         """A small JSON-safe form (only the rules that apply to this crawler are kept)."""
         compact = self._rules.compact if self._rules is not None else ""
-        return {"mode": self.mode, "rules": compact}
+        return {"mode": self.mode, "rules": compact, "sitemaps": list(self.sitemaps)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RobotsPolicy:
         mode = data.get("mode")
         if mode == "rules":
             text = str(data.get("rules") or "")
-            return cls("rules", text, _Rules(text))
+            return cls("rules", text, _Rules(text), tuple(str(u) for u in data.get("sitemaps") or ()))
         if mode == "allow_all":
             return cls("allow_all")
         return cls("deny_all")

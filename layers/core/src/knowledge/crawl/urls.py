@@ -4,10 +4,17 @@
 goes, tracking parameters (``utm_*``, ``gclid``, ``fbclid``) go, and the rest is
 canonicalised with w3lib (lower-case scheme and host, IDNA host, default port dropped,
 ``.``/``..`` segments resolved, percent-encoding normalised, query arguments sorted).
+
+``PathFilter`` applies a website's ``include``/``exclude`` path patterns, written like
+robots.txt paths: a pattern starts with ``/`` and matches a path (with its query) that
+starts with it, ``*`` stands for any run of characters and a final ``$`` anchors the end.
+Both sides are compared percent-decoded, so ``/caf%C3%A9`` and ``/café`` are one pattern.
+Patterns are validated when the source is created (``lifecycle.validation``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
@@ -101,6 +108,25 @@ def in_origins(url: str, origins: Sequence[str]) -> bool:
 def extract_links(html: str, base_url: str) -> list[str]:
     """The https targets of ``<a href>`` links, resolved against ``<base href>`` (if any)
     or ``base_url``, normalised, deduplicated, in document order."""
+    return page_links(html, base_url)[0]
+
+
+def _absolute(href: str, base: str) -> str | None:
+    href = _clean_href(href)
+    if not href:
+        return None
+    try:
+        absolute = urljoin(base, href)
+        if urlsplit(absolute).scheme.lower() != "https":
+            return None
+        return normalize(absolute)
+    except ValueError:
+        return None
+
+
+def page_links(html: str, base_url: str) -> tuple[list[str], str | None]:
+    """:func:`extract_links` and the page's ``<link rel="canonical">`` target (the first
+    one, https only, normalised; None when there is none)."""
     soup = BeautifulSoup(html, "lxml")
     base = base_url
     base_tag = soup.find("base", href=True)
@@ -112,22 +138,42 @@ def extract_links(html: str, base_url: str) -> list[str]:
     seen: set[str] = set()
     for anchor in soup.find_all("a", href=True):
         href = anchor.get("href")
-        if not isinstance(href, str):
-            continue
-        href = _clean_href(href)
-        if not href:
-            continue
-        try:
-            absolute = urljoin(base, href)
-            if urlsplit(absolute).scheme.lower() != "https":
-                continue
-            link = normalize(absolute)
-        except ValueError:
-            continue
-        if link not in seen:
+        link = _absolute(href, base) if isinstance(href, str) else None
+        if link is not None and link not in seen:
             seen.add(link)
             links.append(link)
-    return links
+    canonical = None
+    for tag in soup.find_all("link", href=True):
+        rel = tag.get("rel")
+        tokens = rel if isinstance(rel, list) else str(rel or "").split()
+        if "canonical" in (t.lower() for t in tokens):
+            href = tag.get("href")
+            canonical = _absolute(href, base) if isinstance(href, str) else None
+            break
+    return links, canonical
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    anchored = pattern.endswith("$")
+    body = unquote(pattern[:-1] if anchored else pattern)
+    regex = ".*".join(re.escape(part) for part in body.split("*"))
+    return re.compile(regex + (r"\Z" if anchored else ""), re.DOTALL)
+
+
+class PathFilter:
+    """A website's include/exclude patterns (see the module docstring). A URL passes when
+    it matches an include pattern (or there are none) and no exclude pattern."""
+
+    def __init__(self, include: Sequence[str] = (), exclude: Sequence[str] = ()):
+        self._include = [_compile(p) for p in include]
+        self._exclude = [_compile(p) for p in exclude]
+
+    def allows(self, url: str) -> bool:
+        parts = urlsplit(url)
+        target = unquote((parts.path or "/") + (f"?{parts.query}" if parts.query else ""))
+        if self._include and not any(p.match(target) for p in self._include):
+            return False
+        return not any(p.match(target) for p in self._exclude)
 
 
 def _clean_href(href: str) -> str:

@@ -36,6 +36,8 @@ from ..api.models import (
     MAX_CONFIG_BYTES,
     MAX_NAME_CHARS,
     MAX_ORIGINS,
+    MAX_PATH_PATTERNS,
+    MAX_PATTERN_CHARS,
     MAX_PRIORITY,
     MAX_REFRESH_SECONDS,
     MAX_START_URLS,
@@ -54,7 +56,8 @@ from ..model import VISIBILITIES
 __all__ = [
     "CONFIG_TOO_LARGE", "INVALID_BODY", "INVALID_CONFIG", "INVALID_CONTENT_TYPE", "INVALID_NAME", "INVALID_ORIGIN",
     "INVALID_PRIORITY", "INVALID_REFRESH_INTERVAL", "INVALID_START_URL", "INVALID_TYPE", "INVALID_VISIBILITY",
-    "MAX_CONFIG_BYTES", "MAX_NAME_CHARS", "MAX_ORIGINS", "MAX_PRIORITY", "MAX_REFRESH_SECONDS", "MAX_START_URLS",
+    "MAX_CONFIG_BYTES", "MAX_NAME_CHARS", "MAX_ORIGINS",
+    "MAX_PATH_PATTERNS", "MAX_PATTERN_CHARS", "MAX_PRIORITY", "MAX_REFRESH_SECONDS", "MAX_START_URLS",
     "MIN_PRIORITY", "MIN_REFRESH_SECONDS", "UNKNOWN_FIELD", "SourceSpec", "parse_create", "parse_patch",
 ]
 
@@ -200,6 +203,9 @@ def _website(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
     origins = list(dict.fromkeys(normalize_origin(o) for o in config["origins"]))
     urls = list(dict.fromkeys(validate_start_url(u, origins) for u in config["startUrls"]))
     out: dict[str, Any] = {"origins": origins, "startUrls": urls}
+    for key in ("include", "exclude"):
+        if config.get(key) is not None:
+            out[key] = validate_path_patterns(key, config[key])
     refresh: int | None = None
     if config.get("refreshEverySeconds") is not None:
         refresh = validate_refresh_interval(config["refreshEverySeconds"])
@@ -234,6 +240,32 @@ _CHECKERS = {
 
 
 # -- websites ---------------------------------------------------------------------------
+
+
+def validate_path_patterns(key: str, value: Any) -> list[str]:
+    """``include``/``exclude``: at most 50 URL path patterns of at most 200 characters,
+    each starting with ``/`` (``*`` any run of characters, a final ``$`` the end)."""
+    if not isinstance(value, list) or len(value) > MAX_PATH_PATTERNS:
+        raise _bad(INVALID_CONFIG, f"config.{key} must be a list of at most {MAX_PATH_PATTERNS} path patterns",
+                   field=key)
+    for number, pattern in enumerate(value):
+        problem = _pattern_error(pattern)
+        if problem is not None:
+            raise _bad(INVALID_CONFIG, f"config.{key}[{number}] {problem}", field=key, entry=number)
+    return list(dict.fromkeys(value))
+
+
+def _pattern_error(pattern: object) -> str | None:
+    # kept here rather than imported from the crawler, which loads bs4 and Protego
+    if not isinstance(pattern, str):
+        return "must be a string"
+    if not pattern.startswith("/"):
+        return "must start with /"
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return f"is longer than {MAX_PATTERN_CHARS} characters"
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in pattern) or "#" in pattern:
+        return "must not contain spaces, control characters or #"
+    return None
 
 
 def _host(hostname: str) -> str | None:

@@ -42,6 +42,7 @@ from urllib.parse import urlsplit
 from ..crawl.crawler import PageFetcher, crawl
 from ..crawl.fetcher import Fetcher
 from ..crawl.outbound import OutboundPolicy
+from ..crawl.robots import MAX_REDIRECTS as ROBOTS_MAX_REDIRECTS
 from ..crawl.robots import RobotsPolicy
 from ..crawl.urls import origin_of
 from ..errors import Code, NotFound, SourceFailure
@@ -65,9 +66,10 @@ _STEP_BLOB = re.compile(r"^(\d+)\.json$")
 
 def default_fetcher(policy: OutboundPolicy) -> PageFetcher:
     """The fetcher used when none is passed: the real guarded HTTPS fetcher (15 s timeout,
-    8 MB bodies, 3 redirects) under the composition root's ``policy`` (loopback only on the
-    port of ``kb serve --dev-allow-loopback``). Monkeypatch this factory to serve a test site."""
-    return Fetcher(policy)
+    8 MB bodies, 5 redirects as RFC 9309 asks for robots.txt) under the composition root's
+    ``policy`` (loopback only on the port of ``kb serve --dev-allow-loopback``). Monkeypatch
+    this factory to serve a test site."""
+    return Fetcher(policy, max_redirects=ROBOTS_MAX_REDIRECTS)
 
 
 @dataclass
@@ -127,8 +129,11 @@ def _first_sleep_shortened(sleep: Callable[[float], None], ended_at: float | Non
 
 
 def _next_delay(state: dict[str, Any]) -> float:
-    """Crawl-delay of the origin of the next queued URL (0 when unknown)."""
-    queue = state.get("queue") or []
+    """Crawl-delay of the origin of the next URL to fetch, a sitemap's or a page's (0 when
+    unknown)."""
+    sitemaps = state.get("sitemaps") or {}
+    pending = sitemaps.get("queue") or [] if sitemaps.get("state") == "running" else []
+    queue = [item[0] for item in pending] or state.get("queue") or []
     if not queue:
         return 0.0
     origin = origin_of(str(queue[0]))
@@ -179,6 +184,8 @@ def crawl_step(
         deadline=deadline,
         cursor=state,
         to_text=page_text,
+        include=[str(p) for p in source.config.get("include") or []],
+        exclude=[str(p) for p in source.config.get("exclude") or []],
     )
     staged = {
         "pages": [{"url": p.url, "title": p.title, "text": p.text} for p in result.pages],
