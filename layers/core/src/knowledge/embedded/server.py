@@ -16,6 +16,7 @@ from ..api.routes import dispatch
 from ..ports import Services
 from ..refresh.pipeline import drop_orphans
 from ..refresh.reaper import reap_expired_leases
+from .console import console_response, is_console_path
 from .worker import InProcessWorkflow
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,9 @@ def make_handler(services: Services) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 return
             body = self.rfile.read(length) if length else b""
+            if self.command in ("GET", "HEAD") and is_console_path(parts.path):
+                self._send_file(*console_response(parts.path))
+                return
             request = Request(
                 method=self.command,
                 path=parts.path,
@@ -53,6 +57,14 @@ def make_handler(services: Services) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(payload)))
             for name, value in response.headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(payload)
+
+        def _send_file(self, status: int, headers: dict[str, str], payload: bytes) -> None:
+            self.send_response(status)
+            for name, value in {**headers, "Content-Length": str(len(payload))}.items():
                 self.send_header(name, value)
             self.end_headers()
             if self.command != "HEAD":
