@@ -105,7 +105,9 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
         announce(`Deleted “${s.name}”.`);
         heading.current?.focus();
       } else {
-        await api.action(creds, s.id, verb);
+        const after = await api.action(creds, s.id, verb);
+        // announced here; the next poll must not announce the same change again
+        statuses.current?.set(s.id, after.status);
         const done = { refresh: "queued for a refresh", cancel: "cancelled", disable: "disabled", enable: "enabled and queued" };
         announce(`“${s.name}” ${done[verb]}.`);
       }
@@ -204,14 +206,14 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
                       <span class="sub">{s.visibility}</span>
                     </th>
                     <td>{label(s.type)}</td>
-                    <td>
+                    <td class="state">
                       <span class={`status status-${s.status}`}>{s.status.replace("_", " ")}</span>
                       <span class="sub">{progress(s)}</span>
                     </td>
                     <td class="num">{s.passages.toLocaleString()}</td>
                     <td class="num">{s.weight !== 1 ? `×${s.weight}` : ""}</td>
                     <td class="num">{s.priority}</td>
-                    <td>{s.lastIndexedAt ? <DateTime iso={s.lastIndexedAt} /> : "never"}</td>
+                    <td class="when">{s.lastIndexedAt ? <DateTime iso={s.lastIndexedAt} /> : "never"}</td>
                     <td class="problem">
                       {err && (
                         <>

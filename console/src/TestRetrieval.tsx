@@ -21,7 +21,7 @@ const SIGNAL_LABELS: Record<string, string> = {
 
 function fmt(value: number | string | null): string {
   if (value === null || value === undefined) return "—";
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(3);
+  if (typeof value === "number") return String(Number(value.toFixed(4)));
   return value;
 }
 
@@ -242,7 +242,7 @@ export function TestRetrieval({ creds, announce, onApiError }: Props) {
           </dl>
           {result.excerpts.length > 0 && (
             <>
-              <h2 id="excerpts-heading">Excerpts the agent would be given</h2>
+              <h2 id="excerpts-heading">Excerpts found, best first</h2>
               <ol class="excerpts" aria-labelledby="excerpts-heading">
                 {result.excerpts.map((e) => (
                   <ExcerptCard e={e} />

@@ -115,7 +115,7 @@ function App() {
           </div>
         )}
       </header>
-      <div class="status" role="status" aria-live="polite">
+      <div class="live-status" role="status" aria-live="polite">
         {status}
       </div>
       {!creds ? (
