@@ -419,6 +419,42 @@ def test_a_gated_answer_is_explained(tab, server):
     shot(pg, "11-test-gated")
 
 
+def test_the_console_is_usable_from_the_keyboard_alone(tab, server):
+    pg, _ = tab
+    _, tokens, _ = server
+    pg.goto("/")
+    expect(pg.get_by_role("heading", level=1)).to_be_focused()
+    pg.keyboard.press("Tab")
+    expect(pg.get_by_label("Bot")).to_be_focused()
+    pg.keyboard.press("Tab")
+    expect(pg.get_by_label("Token")).to_be_focused()
+    pg.keyboard.type(tokens["ro"])
+    pg.keyboard.press("Enter")
+    expect(pg.get_by_role("heading", level=1, name="Sources")).to_be_focused()
+    # back through the header: sign out, then the screens
+    pg.keyboard.press("Shift+Tab")
+    expect(pg.get_by_role("button", name="Sign out")).to_be_focused()
+    pg.keyboard.press("Shift+Tab")
+    expect(pg.get_by_role("link", name="Test retrieval")).to_be_focused()
+    pg.keyboard.press("Enter")
+    expect(pg.get_by_role("heading", level=1, name="Test retrieval")).to_be_focused()
+    pg.keyboard.press("Tab")
+    expect(pg.get_by_label("Question")).to_be_focused()
+    pg.keyboard.type("how many confirmations does a monero payout need")
+    pg.keyboard.press("Tab")
+    expect(pg.get_by_role("radio", name="Customer")).to_be_focused()
+    pg.keyboard.press("ArrowDown")
+    expect(pg.get_by_role("radio", name="Public")).to_be_checked()
+    pg.keyboard.press("Tab")
+    expect(pg.get_by_label("Agent (optional)")).to_be_focused()
+    pg.keyboard.press("Tab")
+    expect(pg.get_by_role("button", name="Test", exact=True)).to_be_focused()
+    pg.keyboard.press("Enter")
+    expect(pg.get_by_role("status")).to_contain_text("Answered")
+    expect(pg.locator("li.excerpt").first.get_by_role("heading")).to_contain_text("Withdraw Monero")
+    expect(pg.get_by_role("definition").filter(has_text="public")).to_have_count(1)
+
+
 # -- the page itself ----------------------------------------------------------------------
 
 
