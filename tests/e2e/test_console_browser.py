@@ -455,6 +455,20 @@ def test_the_console_is_usable_from_the_keyboard_alone(tab, server):
     expect(pg.get_by_role("definition").filter(has_text="public")).to_have_count(1)
 
 
+def test_a_rate_limited_test_says_when_to_try_again(tab, server):
+    pg, _ = tab
+    _, tokens, _ = server
+    limited = {"error": {"code": "rate_limited", "message": "too many retrieval tests", "retryAfter": 1.4}}
+    pg.route("**/retrieval-test", lambda route: route.fulfill(status=429, json=limited, headers={"Retry-After": "2"}))
+    sign_in(pg, tokens["rw"])
+    pg.get_by_role("link", name="Test retrieval").click()
+    ask(pg, "how do I withdraw monero", "Customer")
+    alert = pg.get_by_role("alert")
+    expect(alert).to_have_text("Too many tests in a short time; try again in 2 seconds.")
+    expect(alert).to_be_focused()
+    expect(pg.locator(".verdict")).to_have_count(0)
+
+
 # -- the page itself ----------------------------------------------------------------------
 
 
