@@ -75,14 +75,20 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
     let timer: number | undefined;
     const tick = async () => {
       window.clearTimeout(timer);
-      const moving = await load();
+      // a hidden tab asks nothing; it catches up as soon as it is shown again
+      const moving = document.hidden ? false : await load();
       if (!stopped) timer = window.setTimeout(tick, moving ? FAST_POLL_MS : SLOW_POLL_MS);
     };
+    const onVisible = () => {
+      if (!document.hidden) void tick();
+    };
     poke.current = () => void tick();
+    document.addEventListener("visibilitychange", onVisible);
     void tick();
     return () => {
       stopped = true;
       window.clearTimeout(timer);
+      document.removeEventListener("visibilitychange", onVisible);
     };
   }, [load]);
 
