@@ -282,6 +282,29 @@ def test_a_file_is_uploaded_with_progress_and_indexed(tab, server, tmp_path):
     assert created["config"]["contentType"] == "text/markdown" and created["passages"] >= 1
 
 
+def test_a_failed_source_shows_its_code_in_words_and_what_to_do(tab, server, tmp_path):
+    pg, _ = tab
+    base, tokens, _ = server
+    sign_in(pg, tokens["rw"])
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"this is not a PDF at all")
+    pg.get_by_label("Type").select_option("file")
+    pg.get_by_label("Name").fill("Broken manual")
+    pg.get_by_label("File", exact=True).set_input_files(str(broken))
+    pg.get_by_role("button", name="Create and upload").click()
+    failed = row(pg, "Broken manual")
+    expect(failed).to_have_attribute("data-status", "failed", timeout=30_000)
+    _, sources, _ = call(base, "GET", f"{KB_PATH}/sources", tokens["rw"])
+    code = next(s["errorCode"] for s in sources["sources"] if s["name"] == "Broken manual")
+    assert code == "malformed_file"
+    problem = failed.locator("td.problem")
+    expect(problem).to_contain_text("malformed_file")
+    expect(problem).to_contain_text("The file is damaged or is not what its type says.")
+    expect(problem).to_contain_text("What to do: Open it in its own program, save it again")
+    shot(pg, "12-sources-failed")
+    axe(pg, "sources with a failed source")
+
+
 def test_disable_enable_and_delete_with_the_agents_that_hold_a_source(tab, server):
     pg, _ = tab
     base, tokens, ids = server
