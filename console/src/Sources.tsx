@@ -40,6 +40,7 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
   const [notes, setNotes] = useState<Record<string, RowNote>>({});
   const [confirming, setConfirming] = useState<string | null>(null);
   const [busyRow, setBusyRow] = useState<string | null>(null);
+  const [force, setForce] = useState(false);
   const statuses = useRef<Map<string, string> | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const confirmButton = useRef<HTMLButtonElement>(null);
@@ -111,10 +112,10 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
         announce(`Deleted “${s.name}”.`);
         heading.current?.focus();
       } else {
-        const after = await api.action(creds, s.id, verb);
+        const after = await api.action(creds, s.id, verb, verb === "refresh" && force);
         // announced here; the next poll must not announce the same change again
         statuses.current?.set(s.id, after.status);
-        const done = { refresh: "queued for a refresh", cancel: "cancelled", disable: "disabled", enable: "enabled and queued" };
+        const done = { refresh: force ? "queued for a forced refresh" : "queued for a refresh", cancel: "cancelled", disable: "disabled", enable: "enabled and queued" };
         announce(`“${s.name}” ${done[verb]}.`);
       }
     } catch (e) {
@@ -182,6 +183,12 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
           Reload list
         </button>
         <span class="hint">The list updates by itself while sources are indexing.</span>
+        {write && (
+          <span class="force">
+            <input id="force-refresh" type="checkbox" checked={force} onChange={(e) => setForce(e.currentTarget.checked)} />
+            <label for="force-refresh">Force: Refresh indexes again even when nothing changed</label>
+          </span>
+        )}
       </div>
       {sources && sources.length === 0 && <p>No sources yet. Add one below, or ingest a pack with kb ingest.</p>}
       {sources && sources.length > 0 && (

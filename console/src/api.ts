@@ -120,8 +120,8 @@ export const api = {
   index: (c: Credentials) => call<IndexSummary>(c, "GET", "/index"),
   sources: (c: Credentials) => call<{ sources: Source[] }>(c, "GET", "/sources").then((r) => r.sources),
   create: (c: Credentials, body: Record<string, unknown>) => call<Source>(c, "POST", "/sources", body),
-  action: (c: Credentials, id: string, verb: "refresh" | "cancel" | "disable" | "enable") =>
-    call<Source>(c, "POST", `/sources/${encodeURIComponent(id)}/${verb}`, verb === "refresh" ? {} : undefined),
+  action: (c: Credentials, id: string, verb: "refresh" | "cancel" | "disable" | "enable", force = false) =>
+    call<Source>(c, "POST", `/sources/${encodeURIComponent(id)}/${verb}`, verb === "refresh" ? { force } : undefined),
   remove: (c: Credentials, id: string) => call<void>(c, "DELETE", `/sources/${encodeURIComponent(id)}`),
   test: (c: Credentials, q: string, audience: string, agentId: string | null) =>
     call<Retrieval>(c, "POST", "/retrieval-test", { q, audience, agentId }),

@@ -232,6 +232,19 @@ def test_an_article_is_created_and_reaches_ready_without_a_reload(tab, server):
     expect(article.locator("td").nth(2)).to_have_text(str(created["passages"]))
     shot(pg, "03-sources-article-ready")
 
+    # Refresh asks for an unforced refresh unless Force is ticked
+    with pg.expect_request("**/refresh") as plain:
+        article.get_by_role("button", name="Refresh Staking pools").click()
+    assert plain.value.post_data_json == {"force": False}
+    expect(article).to_have_attribute("data-status", "ready", timeout=30_000)
+    pg.get_by_label("Force: Refresh indexes again even when nothing changed").check()
+    with pg.expect_request("**/refresh") as forced:
+        article.get_by_role("button", name="Refresh Staking pools").click()
+    assert forced.value.post_data_json == {"force": True}
+    assert forced.value.headers["authorization"] == f"Bearer {tokens['rw']}"
+    expect(pg.get_by_role("status")).to_contain_text("“Staking pools” queued for a forced refresh")
+    expect(article).to_have_attribute("data-status", "ready", timeout=30_000)
+
 
 def test_the_form_shows_the_apis_validation_message_on_the_field(tab, server):
     pg, _ = tab
