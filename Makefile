@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8080
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 
-.PHONY: run test install dev lint typecheck check packs assets bench bench-quick bench-quality bench-coldstart synth clean local-embeddings
+.PHONY: run test install dev console lint typecheck check packs assets bench bench-quick bench-quality bench-coldstart synth clean local-embeddings
 
 $(VENV)/.base:
 	$(PYTHON) -m venv $(VENV)
@@ -27,20 +27,31 @@ $(VENV)/.dev: pyproject.toml | $(VENV)/.base
 install: $(VENV)/.runtime
 dev: $(VENV)/.dev
 
+## the operator console (console/dist, served by kb serve at /): npm ci, then a Vite build
+CONSOLE_SRC := $(wildcard console/src/* console/public/*) console/index.html console/vite.config.ts console/tsconfig.json
+
+console/node_modules/.package-lock.json: console/package.json console/package-lock.json
+	cd console && npm ci --no-audit --no-fund
+
+console/dist/index.html: console/node_modules/.package-lock.json $(CONSOLE_SRC)
+	cd console && npm run build
+
+console: console/dist/index.html
+
 ## build the bundled example packs into $(DATA)/packs, index them, answer a sample question, serve
-run: $(VENV)/.runtime
+run: $(VENV)/.runtime console
 	$(PY) examples/build_packs.py examples/packs-built
 	$(KB) --data $(DATA) ingest examples/packs-built
 	@echo
 	@echo 'Sample question: "How long until my XMR withdrawal arrives?"'
 	$(KB) --data $(DATA) search "How long until my XMR withdrawal arrives?"
 	@echo
-	@echo "API token (bot 'default', read+write) for curl -H 'Authorization: Bearer <token>':"
+	@echo "API token (bot 'default', read+write) for the console at http://$(HOST):$(PORT)/ and for curl -H 'Authorization: Bearer <token>':"
 	@$(KB) --data $(DATA) token create --bot default --scopes knowledge:read,knowledge:write | tail -n 1
 	$(KB) --data $(DATA) serve --host $(HOST) --port $(PORT)
 
 ## the whole suite (unit, contract, functional, infra, e2e)
-test: $(VENV)/.dev
+test: $(VENV)/.dev console
 	$(PY) -m pytest
 
 lint: $(VENV)/.dev
@@ -82,4 +93,4 @@ local-embeddings: $(VENV)/.runtime
 	$(PIP) install -q -e '.[local-embeddings]'
 
 clean:
-	rm -rf $(VENV) $(DATA) examples/packs-built build cdk.out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(DATA) examples/packs-built build cdk.out console/node_modules console/dist test-output .pytest_cache .mypy_cache .ruff_cache

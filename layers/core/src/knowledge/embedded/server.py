@@ -45,6 +45,7 @@ from ..model import valid_bot_id
 from ..ports import Services
 from ..refresh.pipeline import drop_orphans
 from ..refresh.reaper import reap_expired_leases
+from .console import console_response, is_console_path
 from .worker import InProcessWorkflow
 
 log = logging.getLogger(__name__)
@@ -191,6 +192,10 @@ class KbApp:
         # the path as sent (percent-escapes kept), like API Gateway's resource matching
         path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1") or "/"
         loop = asyncio.get_running_loop()
+        if method in ("GET", "HEAD") and is_console_path(path):  # the operator console's files
+            status, file_headers, payload = await loop.run_in_executor(self.executor, console_response, path)
+            await self._send_file(send, status, file_headers, payload)
+            return
 
         chunked = "chunked" in headers.get("transfer-encoding", "").lower()
         try:
@@ -243,6 +248,13 @@ class KbApp:
         await send({"type": "http.response.start", "status": response.status, "headers": headers})
         # uvicorn sends no body for HEAD, with the Content-Length the GET would have
         await send({"type": "http.response.body", "body": b"" if response.status in (204, 304) else payload})
+
+    async def _send_file(self, send: Send, status: int, headers: dict[str, str], payload: bytes) -> None:
+        """A console file (or its 404 page), headers as ``console_response`` wrote them."""
+        raw = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
+        raw.append((b"Content-Length", str(len(payload)).encode()))
+        await send({"type": "http.response.start", "status": status, "headers": raw})
+        await send({"type": "http.response.body", "body": payload})  # uvicorn drops it for HEAD
 
 
 # -- the server ----------------------------------------------------------------------------------

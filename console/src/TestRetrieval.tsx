@@ -1,0 +1,257 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+
+import { ApiError, type Credentials, type Excerpt, type Retrieval, api } from "./api";
+import { AUDIENCES, REASONS, verdict } from "./explain";
+
+type Props = {
+  creds: Credentials;
+  announce: (text: string) => void;
+  onApiError: (e: ApiError) => boolean;
+};
+
+const SIGNAL_LABELS: Record<string, string> = {
+  lexicalRank: "Keyword rank",
+  semanticRank: "Meaning rank",
+  rrf: "Fused score (RRF)",
+  weight: "Weight",
+  rescueSimilarity: "Rescue similarity",
+  rerank: "Rerank score",
+  rerankRank: "Rerank rank",
+};
+
+function fmt(value: number | string | null): string {
+  if (value === null || value === undefined) return "—";
+  if (typeof value === "number") return String(Number(value.toFixed(4)));
+  return value;
+}
+
+/** Confidence as a bar, with the floor drawn across it. */
+function ConfidenceMeter({ confidence, floor }: { confidence: number; floor: number }) {
+  const c = Math.max(0, Math.min(1, confidence));
+  const f = Math.max(0, Math.min(1, floor));
+  const above = confidence >= floor;
+  const text = `Confidence ${confidence.toFixed(2)} against a floor of ${floor.toFixed(2)}: ${
+    above ? "at or above the floor" : "below the floor"
+  }.`;
+  return (
+    <figure class="meter">
+      <svg viewBox="0 0 300 34" width="300" height="34" role="img" aria-label={text}>
+        <rect x="0" y="6" width="300" height="16" rx="3" class="meter-track" />
+        <rect x="0" y="6" width={300 * c} height="16" rx="3" class={above ? "meter-fill ok" : "meter-fill low"} />
+        <line x1={300 * f} x2={300 * f} y1="1" y2="27" class="meter-floor" />
+        <text x={Math.min(292, Math.max(8, 300 * f))} y="33" class="meter-label" text-anchor="middle">
+          floor
+        </text>
+      </svg>
+      <figcaption>{text}</figcaption>
+    </figure>
+  );
+}
+
+function ExcerptCard({ e }: { e: Excerpt }) {
+  const where = e.url ?? e.path;
+  const signals = e.signals ? Object.entries(e.signals) : [];
+  return (
+    <li class="excerpt">
+      <article aria-labelledby={`excerpt-${e.rank}-title`}>
+        {e.breadcrumb && <p class="breadcrumb">{e.breadcrumb}</p>}
+        <h3 id={`excerpt-${e.rank}-title`}>
+          <span class="rank">#{e.rank}</span> {e.title || "(untitled)"}
+        </h3>
+        {where && (
+          <p class="where">
+            {e.url ? (
+              <a href={e.url} rel="noopener noreferrer" target="_blank">
+                {e.url}
+              </a>
+            ) : (
+              <code>{e.path}</code>
+            )}
+          </p>
+        )}
+        <dl class="facts">
+          <div>
+            <dt>Score</dt>
+            <dd>{e.score.toFixed(3)}</dd>
+          </div>
+          <div>
+            <dt>Reason</dt>
+            <dd>
+              {e.reason}
+              {REASONS[e.reason] ? ` (${REASONS[e.reason]})` : ""}
+            </dd>
+          </div>
+          <div>
+            <dt>Source</dt>
+            <dd>{e.sourceType}</dd>
+          </div>
+          {signals.map(([k, v]) => (
+            <div>
+              <dt>{SIGNAL_LABELS[k] ?? k}</dt>
+              <dd>{fmt(v)}</dd>
+            </div>
+          ))}
+        </dl>
+        <blockquote class="text">{e.text}</blockquote>
+      </article>
+    </li>
+  );
+}
+
+export function TestRetrieval({ creds, announce, onApiError }: Props) {
+  const [q, setQ] = useState("");
+  const [audience, setAudience] = useState("customer");
+  const [agent, setAgent] = useState("");
+  const [result, setResult] = useState<Retrieval | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const errorBox = useRef<HTMLDivElement>(null);
+
+  useEffect(() => heading.current?.focus(), []);
+
+  async function submit(ev: Event) {
+    ev.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await api.test(creds, q, audience, agent.trim() || null);
+      setResult(r);
+      announce(verdict(r).sentence);
+    } catch (e) {
+      setResult(null);
+      if (e instanceof ApiError && onApiError(e)) return;
+      let text = e instanceof Error ? e.message : String(e);
+      if (e instanceof ApiError && e.status === 429) {
+        const wait = Number(e.details.retryAfter ?? 1);
+        text = `Too many tests in a short time; try again in ${Math.ceil(wait)} second${Math.ceil(wait) === 1 ? "" : "s"}.`;
+      } else if (e instanceof ApiError) {
+        text = `${e.message} (${e.code})`;
+      }
+      setError(text);
+      queueMicrotask(() => errorBox.current?.focus());
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const v = result ? verdict(result) : null;
+
+  return (
+    <main id="main">
+      <h1 tabIndex={-1} ref={heading}>
+        Test retrieval
+      </h1>
+      <p>Ask a question the way an agent would: see what it would be given, and whether it would answer.</p>
+      <form onSubmit={submit} noValidate class="card">
+        {error && (
+          <div id="test-error" class="error" role="alert" tabIndex={-1} ref={errorBox}>
+            {error}
+          </div>
+        )}
+        <div class="field">
+          <label for="test-q">Question</label>
+          <textarea
+            id="test-q"
+            name="q"
+            rows={3}
+            value={q}
+            onInput={(e) => setQ(e.currentTarget.value)}
+            aria-required="true"
+            aria-describedby={error ? "test-error" : undefined}
+          />
+        </div>
+        <fieldset class="audiences">
+          <legend>Ask as</legend>
+          {AUDIENCES.map((a) => (
+            <div class="radio">
+              <input
+                type="radio"
+                id={`test-audience-${a.value}`}
+                name="audience"
+                value={a.value}
+                checked={audience === a.value}
+                onChange={() => setAudience(a.value)}
+                aria-describedby={`test-audience-${a.value}-hint`}
+              />
+              <label for={`test-audience-${a.value}`}>{a.label}</label>
+              <span id={`test-audience-${a.value}-hint`} class="hint">
+                {a.hint}
+              </span>
+            </div>
+          ))}
+        </fieldset>
+        <div class="field">
+          <label for="test-agent">Agent (optional)</label>
+          <input
+            id="test-agent"
+            name="agent"
+            value={agent}
+            onInput={(e) => setAgent(e.currentTarget.value)}
+            aria-describedby="test-agent-hint"
+            autocomplete="off"
+          />
+          <p id="test-agent-hint" class="hint">
+            Search only the sources this agent selects.
+          </p>
+        </div>
+        <button type="submit" disabled={busy}>
+          {busy ? "Searching…" : "Test"}
+        </button>
+      </form>
+
+      {result && v && (
+        <section aria-labelledby="result-heading" class="result">
+          <h2 id="result-heading">Result</h2>
+          <p class={`verdict verdict-${v.shape}`} data-shape={v.shape}>
+            {v.sentence}
+          </p>
+          <ConfidenceMeter confidence={result.confidence} floor={result.floor} />
+          <dl class="summary">
+            <div>
+              <dt>Would answer</dt>
+              <dd>{result.wouldAnswer ? "yes" : "no"}</dd>
+            </div>
+            <div>
+              <dt>Audience</dt>
+              <dd>{result.audience}</dd>
+            </div>
+            <div>
+              <dt>Operator-grounded</dt>
+              <dd>{result.operatorGrounded ? "yes" : "no"}</dd>
+            </div>
+            <div>
+              <dt>Passages searched</dt>
+              <dd>{result.corpusSize.toLocaleString()}</dd>
+            </div>
+            {"topic" in result && (
+              <div>
+                <dt>Topic</dt>
+                <dd>{result.topic ? result.topic.replace(/_/g, " ") : "none"}</dd>
+              </div>
+            )}
+            {result.gate && (
+              <div>
+                <dt>Gate</dt>
+                <dd>
+                  {result.gate.passed ? "passed" : "closed"}
+                  {result.gate.reason ? `: ${result.gate.reason}` : ""}
+                </dd>
+              </div>
+            )}
+          </dl>
+          {result.excerpts.length > 0 && (
+            <>
+              <h2 id="excerpts-heading">Excerpts found, best first</h2>
+              <ol class="excerpts" aria-labelledby="excerpts-heading">
+                {result.excerpts.map((e) => (
+                  <ExcerptCard e={e} />
+                ))}
+              </ol>
+            </>
+          )}
+        </section>
+      )}
+    </main>
+  );
+}
