@@ -273,7 +273,7 @@ def test_the_form_shows_the_apis_validation_message_on_the_field(tab, server):
     pg.get_by_label("Key").fill("fee")
     pg.get_by_label("Value").fill("1%")
     pg.get_by_role("button", name="Create source").click()
-    expect(pg.get_by_role("alert")).to_contain_text("name is longer than 120 characters")
+    expect(pg.get_by_role("alert")).to_contain_text("name must be at most 120 characters")
     expect(pg.get_by_label("Name")).to_have_attribute("aria-invalid", "true")
     assert row(pg, "x" * 121).count() == 0
 
