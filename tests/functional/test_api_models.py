@@ -11,9 +11,8 @@ import pytest
 from knowledge.api.auth import create_token
 from knowledge.api.http import Request
 from knowledge.api.models import REQUEST_MODELS, SourceCreate
-from knowledge.api.openapi import openapi_document
 from knowledge.api.ratelimit import TokenBucket
-from knowledge.api.routes import ROUTES, dispatch
+from knowledge.api.routes import ROUTES, dispatch, openapi_document
 from knowledge.model import Agent
 
 KB = "/api/bots/default/knowledge"

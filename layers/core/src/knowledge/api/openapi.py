@@ -5,7 +5,7 @@ document come from the same declarations, for the server, the docs and fuzzers."
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic.json_schema import models_json_schema
@@ -121,12 +121,11 @@ def _operation(route: Any) -> dict[str, Any]:
     return op
 
 
-@lru_cache(maxsize=1)
-def _document() -> dict[str, Any]:
-    from .routes import ROUTES
-
+def build_document(routes: Sequence[Any]) -> dict[str, Any]:
+    """The OpenAPI document of ``routes`` (the route table passes itself in: this module
+    knows the models, not the table)."""
     paths: dict[str, dict[str, Any]] = {}
-    for route in ROUTES:
+    for route in routes:
         paths.setdefault(route.template, {})[route.method.lower()] = _operation(route)
     return {
         "openapi": "3.1.0",
@@ -144,8 +143,3 @@ def _document() -> dict[str, Any]:
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }
-
-
-def openapi_document() -> dict[str, Any]:
-    """The document (built once per process; callers must not mutate it)."""
-    return _document()

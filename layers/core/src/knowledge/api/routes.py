@@ -13,6 +13,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -253,9 +254,15 @@ def patch_settings(ctx: Context) -> Response:
 
 
 def get_openapi(ctx: Context) -> Response:
-    from .openapi import openapi_document
-
     return Response(200, openapi_document())
+
+
+@lru_cache(maxsize=1)
+def openapi_document() -> dict[str, Any]:
+    """This route table's OpenAPI document (built once per process; callers must not mutate it)."""
+    from .openapi import build_document
+
+    return build_document(ROUTES)
 
 
 S = f"{KB}/sources/{{sourceID}}"

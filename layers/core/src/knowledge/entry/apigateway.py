@@ -13,8 +13,8 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
-from ...api.http import MAX_BODY_BYTES, Request, Response
-from ...errors import Code
+from ..api.http import MAX_BODY_BYTES, Request, Response
+from ..errors import Code
 
 JSON_TYPE = "application/json; charset=utf-8"
 
@@ -77,7 +77,7 @@ def mcp_event_response(services: Any, event: Mapping[str, Any], context: Any) ->
     from mangum import Mangum
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from ...embedded.mcp_server import build_mcp_server
+    from ..embedded.mcp_server import build_mcp_server
 
     headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items() if v is not None}
     scheme, _, value = headers.get("authorization", "").partition(" ")
