@@ -148,25 +148,26 @@ def cluster_gaps(gaps: Sequence[GapRecord], vectors: Sequence[Sequence[float]] |
     ordered = sorted(range(len(gaps)), key=lambda i: (gaps[i].created_at, gaps[i].id))
     texts = [gaps[i].question for i in ordered]
     vecs = [vectors[i] for i in ordered] if vectors is not None else None
-    out = []
+    out: list[tuple[int, float, dict[str, Any]]] = []
     for members in cluster_indices(texts, vecs, threshold=threshold):
         items = [gaps[ordered[m]] for m in members]
         phrasing = Counter(" ".join(g.question.split()) for g in items)
         representative = max(phrasing, key=lambda q: (phrasing[q], -len(q)))
         examples = list(dict.fromkeys(" ".join(g.question.split()) for g in reversed(items)))[:MAX_EXAMPLES]
         topics = Counter(g.topic for g in items if g.topic)
-        out.append({
+        last_seen = max(g.created_at for g in items)
+        out.append((len(items), last_seen, {
             "representative": representative,
             "count": len(items),
             "firstSeen": min(g.created_at for g in items),
-            "lastSeen": max(g.created_at for g in items),
+            "lastSeen": last_seen,
             "examples": examples,
             "outcomes": dict(sorted(Counter(g.outcome for g in items).items())),
             "topic": topics.most_common(1)[0][0] if topics else None,
             "audiences": sorted({g.audience for g in items}),
-        })
-    out.sort(key=lambda c: (-c["count"], -c["lastSeen"]))
-    return out
+        }))
+    out.sort(key=lambda t: (-t[0], -t[1]))
+    return [c for *_, c in out]
 
 
 # -- recording ------------------------------------------------------------------------------
