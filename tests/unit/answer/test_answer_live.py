@@ -216,3 +216,17 @@ def test_source_passages_use_the_config() -> None:
     (p,) = live.source_passages(Reader({"m": rows}), source(config={"fullList": "https://x.test/all"}), "fees",
                                 "fees")
     assert "https://x.test/all" in p.text
+
+
+def test_areas_only_when_named() -> None:
+    tables = {"methods": [BTC, SEPA, CARD, {**CARD, "name": "Bank", "processingTime": "same day"}]}
+    (deposit,) = run("How long does a card deposit take?", "processing_time", tables)
+    assert deposit.area == "deposit" and "same day" in deposit.text and "30 minutes" not in deposit.text
+    # a deposit area without timings grounds nothing, and the withdrawal timings are not offered instead
+    assert run("How long does a deposit take?", "processing_time", {"methods": [BTC, CARD]}) == []
+    both = run("fees for deposits and withdrawals", "fees", tables)
+    assert {p.area for p in both} == {"withdrawal", "deposit"}
+    unnamed = run("what fees do you charge", "fees", tables)
+    assert {p.area for p in unnamed} == {"withdrawal", "deposit"}
+    assert live.named_areas("I deposited twice", [LiveRow(area="deposit", name="x")]) == {"deposit"}
+    assert live.named_areas("what about plans", [LiveRow(area="Bank transfer", name="x")]) == set()

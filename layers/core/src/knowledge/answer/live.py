@@ -12,7 +12,9 @@ The composition rules, each a function below:
   carry a value for it (:func:`topic_rows`), so a processing-time question is grounded only by
   rows with a non-empty ``processingTime``;
 - codes only when named (:func:`named_codes`): an uppercase 2-6 letter code in the question
-  that the rows have narrows to those rows; an unknown code narrows nothing;
+  that the rows have narrows to those rows; an unknown code narrows nothing; areas likewise
+  (:func:`named_areas`): "how long does a card deposit take" reads the deposit rows only, so
+  withdrawal timings never ground it;
 - one passage per area of a table, at most ``MAX_ROWS_PER_AREA`` rows; when there are more the
   passage says it is a partial list and where the full list is (:func:`compose_area`);
 - derives nothing: values are quoted as stored (a percentage stays a percentage, a minimum a
@@ -159,6 +161,22 @@ def narrow_to_codes(rows: Sequence[LiveRow], codes: set[str]) -> list[LiveRow]:
     return [r for r in rows if r.code in codes] if codes else list(rows)
 
 
+def _area_stem(word: str) -> str:
+    return word[: max(4, len(word) - 3)]
+
+
+def named_areas(question: str, rows: Sequence[LiveRow]) -> set[str]:
+    """Areas the question names ("deposit" for deposits, deposited...) among those the rows
+    have; like codes, an area is narrowed to only when named."""
+    words = re.findall(r"[a-z0-9]+", question.lower())
+    found = set()
+    for area in {r.area.strip().lower() for r in rows}:
+        parts = re.findall(r"[a-z0-9]+", area)
+        if parts and all(any(w.startswith(_area_stem(p)) for w in words) for p in parts):
+            found.add(area)
+    return found
+
+
 def _number(value: int | float) -> str:
     """A number as written, without float noise or exponent (0.0005 stays 0.0005)."""
     text = format(Decimal(repr(value)) if isinstance(value, float) else Decimal(value), "f")
@@ -245,13 +263,16 @@ def compose(question: str, topic: str | None, tables: Mapping[str, object] | Non
         return []
     everything = [r for rows in parsed.values() for r in enabled_rows(rows)]
     codes = named_codes(question, everything)
+    areas_named = named_areas(question, everything)
     url = full_list if full_list and full_list.startswith("https://") else None
     out: list[LivePassage] = []
     for name in sorted(parsed):
         rows = narrow_to_codes(topic_rows(enabled_rows(parsed[name]), topic), codes)
         areas: dict[str, list[LiveRow]] = {}
         for row in rows:
-            areas.setdefault(row.area.strip().lower(), []).append(row)
+            area = row.area.strip().lower()
+            if not areas_named or area in areas_named:
+                areas.setdefault(area, []).append(row)
         for area, area_rows in areas.items():
             text = compose_area(area, area_rows, topic, full_list=full_list)
             out.append(LivePassage(source_id=source_id, document_id=document_id(source_id, name),
