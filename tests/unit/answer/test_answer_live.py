@@ -230,3 +230,9 @@ def test_areas_only_when_named() -> None:
     assert {p.area for p in unnamed} == {"withdrawal", "deposit"}
     assert live.named_areas("I deposited twice", [LiveRow(area="deposit", name="x")]) == {"deposit"}
     assert live.named_areas("what about plans", [LiveRow(area="Bank transfer", name="x")]) == set()
+
+
+def test_the_weight_and_type_the_service_fuses_with_are_the_live_ones() -> None:
+    from knowledge.answer import service
+
+    assert (service.LIVE_WEIGHT, service.SOURCE_TYPE) == (live.LIVE_WEIGHT, live.SOURCE_TYPE)

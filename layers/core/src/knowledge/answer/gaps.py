@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .records import GAP_OUTCOMES, GAP_RETENTION_SECONDS, GapRecord
-from .redact import redact
 
 #: lexical similarity needed to merge (tuned on half of bench/answer/paraphrases.jsonl)
 LEXICAL_THRESHOLD = 0.45
@@ -190,6 +189,8 @@ def new_gap(bot: str, audience: str, question: str, outcome: str, topic: str | N
     """A gap record; the question is redacted here, so nothing unredacted is ever stored."""
     if outcome not in GAP_OUTCOMES:
         raise ValueError(f"unknown gap outcome {outcome!r}")
+    from .redact import redact  # phonenumbers and stdnum load on the first gap, not at start-up
+
     text = " ".join(redact(question).text.split())[:1000]
     gap_id = f"{int(now * 1000):012x}{secrets.token_hex(8)}"
     return GapRecord(id=gap_id, bot=bot, audience=audience, question=text, outcome=outcome, topic=topic,

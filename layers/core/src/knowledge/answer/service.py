@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, InvalidInput, NotFound
 from ..model import AUDIENCE_VISIBILITY
@@ -14,8 +14,17 @@ from ..ports import Services
 from ..retrieve.ranking import RRF_K
 from . import gaps as gaps_mod
 from .gate import gate, gate_enabled
-from .live import LIVE_WEIGHT, SOURCE_TYPE, LiveReader, StoredLiveReader, source_passages, validate_table
 from .topics import DEFAULT_CLASSIFIER, TopicClassifier
+
+if TYPE_CHECKING:
+    from .live import LiveReader
+
+# ``live`` (pydantic) and ``redact`` (phonenumbers, stdnum) are imported where first needed:
+# most questions have no topic and answer, and a cold start should not pay for them.
+
+#: the live source type and the weight live passages are fused in with (``live`` holds the same)
+SOURCE_TYPE = "live"
+LIVE_WEIGHT = 1.3
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +74,7 @@ class AnswerTime:
     settings: dict[str, Any]
     classifier: TopicClassifier
     topic: str | None
-    reader: LiveReader
+    reader: LiveReader | None
     live: list[dict[str, Any]] = field(default_factory=list)
 
     def add_live(self, excerpts: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
@@ -108,8 +117,7 @@ def prepare(services: Services, bot: str, question: str, audience: str, *, bot_s
     settings = answer_settings(bot_settings if bot_settings is not None else services.state.get_bot(bot))
     classifier = classifier_for(settings)
     return AnswerTime(services=services, bot=bot, question=question, audience=audience, settings=settings,
-                      classifier=classifier, topic=classifier.classify(question),
-                      reader=reader or StoredLiveReader(services.state))
+                      classifier=classifier, topic=classifier.classify(question), reader=reader)
 
 
 def live_excerpts(services: Services, bot: str, question: str, topic: str | None, audience: str, *,
@@ -118,6 +126,8 @@ def live_excerpts(services: Services, bot: str, question: str, topic: str | None
     none unless the question has a topic. Only sources the audience may see are read."""
     if topic is None:
         return []
+    from .live import StoredLiveReader, source_passages
+
     visible = AUDIENCE_VISIBILITY.get(audience, ())
     reader = reader or StoredLiveReader(services.state)
     passages = []
@@ -132,6 +142,8 @@ def replace_live_table(services: Services, bot: str, table: str, body: object,
     """``PUT live/{table}``: validate the rows and replace the table at once (the next
     question reads it; nothing is reindexed). The bot's live source is the one named, or its
     only one."""
+    from .live import validate_table
+
     rows = validate_table(table, body)
     live = [s for s in services.state.list_sources(bot) if s.type == SOURCE_TYPE]
     if source_id is not None:
