@@ -63,7 +63,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from ...answer.records import GapRecord
 from ...errors import BackendError, Code, Conflict, InvalidInput, NotFound
-from ...model import Agent, BotSettings, Document, LiveSource, RetrievalRecord, Source, Token, key64
+from ...model import AUDIENCES, Agent, BotSettings, Document, LiveSource, RetrievalRecord, Source, Token, key64
 from ...schedule import NEVER_DUE, QUEUED
 from ...store_rules import check_update, commit_changes, retired_generation
 
@@ -1051,14 +1051,15 @@ class DynamoDbStateStore:
         self._call("put_item", TableName=self.table, Item=_item(attrs))
 
     def list_gaps(self, bot: str, audience: str | None, *, since: float, now: float) -> list[GapRecord]:
-        if audience is None:
-            items: Iterator[dict[str, Any]] = self._query_prefix(_bot_pk(bot), "GAP#", kind="gap")
-        else:
+        """One key-range query per audience (``since`` bounds the sort key), expired items
+        filtered until the TTL deletes them."""
+        items: list[dict[str, Any]] = []
+        for aud in (audience,) if audience is not None else AUDIENCES:
             expr = _Expr()
             key = (f"{expr.n(PARTITION_KEY)} = {expr.v(_bot_pk(bot))} AND {expr.n(SORT_KEY)} BETWEEN "
-                   f"{expr.v(self._gap_sk(audience, since))} AND {expr.v(f'GAP#{audience}#~')}")
-            items = self._pages("query", **expr._placeholders({"KeyConditionExpression": key,
-                                                                 "ConsistentRead": True}))
+                   f"{expr.v(self._gap_sk(aud, since))} AND {expr.v(f'GAP#{aud}#~')}")
+            items.extend(self._pages("query", **expr._placeholders({"KeyConditionExpression": key,
+                                                                      "ConsistentRead": True})))
         gaps = [
             GapRecord(id=str(i["id"]), bot=str(i["bot"]), audience=str(i["audience"]), question=str(i["question"]),
                       outcome=str(i["outcome"]), topic=None if i.get("topic") is None else str(i["topic"]),
