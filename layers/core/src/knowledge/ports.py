@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from .answer.records import GapRecord
 from .errors import BackendError
 from .model import (
     Agent,
@@ -121,6 +122,20 @@ class StateStore(Protocol):
     # retrievals
     def put_retrieval(self, record: RetrievalRecord) -> None: ...
     def get_retrieval(self, bot: str, retrieval_id: str) -> RetrievalRecord | None: ...
+
+    # answer time (knowledge.answer): live tables and gaps
+    def put_live_table(self, bot: str, source_id: str, table: str, rows: list[dict[str, Any]]) -> None:
+        """Replace one table of a live source in one write: a reader sees all the old rows or
+        all the new ones, never a mix."""
+        ...
+    def get_live_tables(self, bot: str, source_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Every table of a live source, by name (empty when none was ever written)."""
+        ...
+    def put_gap(self, gap: GapRecord) -> None: ...
+    def list_gaps(self, bot: str, audience: str | None, *, since: float, now: float) -> list[GapRecord]:
+        """The bot's gaps (of one audience, or all when None) created at or after ``since``
+        that have not expired at ``now``, oldest first."""
+        ...
 
 
 class BlobStore(Protocol):

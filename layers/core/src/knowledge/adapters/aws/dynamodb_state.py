@@ -10,6 +10,8 @@ One table, string keys ``PK`` / ``SK`` (DESIGN.md §9)::
                        SK = AGENT#<id>                   an agent
                        SK = RETRIEVAL#<id>               a served retrieval (TTL on ``expiresAt``)
                        SK = TOKEN#<id>                   names a token of the bot (for listing)
+                       SK = LIVE#<source>#<table>        a live table's rows (answer time)
+                       SK = GAP#<audience>#<ms>#<id>     an unanswered question (TTL on ``expiresAt``)
     PK = TOKEN#<sha256> SK = TOKEN                       a hashed bot token
 
 The sparse global secondary index ``due`` (``dueShard`` string, ``dueAt`` number) holds only
@@ -60,8 +62,9 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from ...answer.records import GapRecord
 from ...errors import BackendError, Code, Conflict, InvalidInput, NotFound
-from ...model import Agent, BotSettings, Document, LiveSource, RetrievalRecord, Source, Token, key64
+from ...model import AUDIENCES, Agent, BotSettings, Document, LiveSource, RetrievalRecord, Source, Token, key64
 from ...schedule import NEVER_DUE, QUEUED
 from ...store_rules import check_update, commit_changes, retired_generation
 
@@ -1059,3 +1062,49 @@ class DynamoDbStateStore:
             created_at=float(item["createdAt"]),
             expires_at=float(item[TTL_ATTRIBUTE]),
         )
+
+    # -- answer time: live tables and gaps (knowledge.answer) ------------------------------
+
+    def put_live_table(self, bot: str, source_id: str, table: str, rows: list[dict[str, Any]]) -> None:
+        """One item per table (rows as JSON, which round-trips numbers exactly): one put
+        replaces the whole table."""
+        attrs = {PARTITION_KEY: _bot_pk(bot), SORT_KEY: f"LIVE#{source_id}#{table}", _KIND: "live_table",
+                 "sourceId": source_id, "name": table, "rows": json.dumps(rows, ensure_ascii=False)}
+        self._call("put_item", TableName=self.table, Item=_item(attrs))
+
+    def get_live_tables(self, bot: str, source_id: str) -> dict[str, list[dict[str, Any]]]:
+        items = self._query_prefix(_bot_pk(bot), f"LIVE#{source_id}#", kind="live_table")
+        tables = {str(i["name"]): json.loads(str(i["rows"])) for i in items if i.get("sourceId") == source_id}
+        return dict(sorted(tables.items()))
+
+    @staticmethod
+    def _gap_sk(audience: str, created_at: float, gap_id: str = "") -> str:
+        return f"GAP#{audience}#{max(0, int(created_at * 1000)):015d}#{gap_id}"
+
+    def put_gap(self, gap: GapRecord) -> None:
+        """DynamoDB's TTL deletes the gap some time after ``expiresAt``; reads filter until then."""
+        attrs = {PARTITION_KEY: _bot_pk(gap.bot), SORT_KEY: self._gap_sk(gap.audience, gap.created_at, gap.id),
+                 _KIND: "gap", "id": gap.id, "bot": gap.bot, "audience": gap.audience, "question": gap.question,
+                 "outcome": gap.outcome, "topic": gap.topic, "createdAt": float(gap.created_at),
+                 TTL_ATTRIBUTE: float(gap.expires_at)}
+        self._call("put_item", TableName=self.table, Item=_item(attrs))
+
+    def list_gaps(self, bot: str, audience: str | None, *, since: float, now: float) -> list[GapRecord]:
+        """One key-range query per audience (``since`` bounds the sort key), expired items
+        filtered until the TTL deletes them."""
+        items: list[dict[str, Any]] = []
+        for aud in (audience,) if audience is not None else AUDIENCES:
+            expr = _Expr()
+            key = (f"{expr.n(PARTITION_KEY)} = {expr.v(_bot_pk(bot))} AND {expr.n(SORT_KEY)} BETWEEN "
+                   f"{expr.v(self._gap_sk(aud, since))} AND {expr.v(f'GAP#{aud}#~')}")
+            items.extend(self._pages("query", **expr._placeholders({"KeyConditionExpression": key,
+                                                                      "ConsistentRead": True})))
+        gaps = [
+            GapRecord(id=str(i["id"]), bot=str(i["bot"]), audience=str(i["audience"]), question=str(i["question"]),
+                      outcome=str(i["outcome"]), topic=None if i.get("topic") is None else str(i["topic"]),
+                      created_at=float(i["createdAt"]), expires_at=float(i[TTL_ATTRIBUTE]))
+            for i in items
+            if i.get(_KIND) == "gap"
+        ]
+        return sorted((g for g in gaps if g.created_at >= since and g.expires_at > now),
+                      key=lambda g: (g.created_at, g.id))

@@ -22,6 +22,7 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...answer.records import GapRecord
 from ...errors import BackendError, Conflict, NotFound
 from ...model import (
     TOKEN_ID_CHARS,
@@ -157,6 +158,33 @@ def _with_secrets(settings: BotSettings, secrets: dict[str, str]) -> BotSettings
         settings.upstream = {**settings.upstream, "token": secrets["upstreamToken"]}
     return settings
 
+
+#: answer time (knowledge.answer): live tables in the main file, gaps beside the retrieval
+#: records (recording a gap is not a change of state, so it leaves the per-thread caches valid)
+ANSWER_SCHEMA = """
+CREATE TABLE IF NOT EXISTS live_tables (
+    bot TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    rows TEXT NOT NULL,
+    PRIMARY KEY (bot, source_id, name)
+);
+"""
+GAPS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS gaps (
+    bot TEXT NOT NULL,
+    id TEXT NOT NULL,
+    audience TEXT NOT NULL,
+    question TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    topic TEXT,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    PRIMARY KEY (bot, id)
+);
+CREATE INDEX IF NOT EXISTS gaps_time ON gaps (bot, created_at);
+CREATE INDEX IF NOT EXISTS gaps_expiry ON gaps (expires_at);
+"""
 
 _SOURCE_FIELDS = [f.name for f in fields(Source)]
 _JSON_FIELDS = {"config", "visibility_counts"}
@@ -327,6 +355,8 @@ class SqliteStateStore:
             main = Path(self.path)
             self.records_path = str(main.with_name(f"{main.stem}-retrievals{main.suffix}"))
         self._records_conn().executescript(RECORDS_SCHEMA)
+        self._conn().executescript(ANSWER_SCHEMA)
+        self._records_conn().executescript(GAPS_SCHEMA)
         self._adopt_older_records()
         self._records = _RecordWriter(self._insert_retrievals)
 
@@ -897,3 +927,51 @@ class SqliteStateStore:
             created_at=r["created_at"],
             expires_at=r["expires_at"],
         )
+
+    # -- answer time: live tables and gaps (knowledge.answer) ------------------------------
+
+    def put_live_table(self, bot: str, source_id: str, table: str, rows: list[dict[str, Any]]) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO live_tables (bot, source_id, name, rows) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (bot, source_id, name) DO UPDATE SET rows = excluded.rows",
+                (bot, source_id, table, json.dumps(rows, ensure_ascii=False)),
+            )
+
+    def get_live_tables(self, bot: str, source_id: str) -> dict[str, list[dict[str, Any]]]:
+        rows = self._read("SELECT name, rows FROM live_tables WHERE bot = ? AND source_id = ? ORDER BY name",
+                          (bot, source_id))
+        return {r["name"]: json.loads(r["rows"]) for r in rows}
+
+    def put_gap(self, gap: GapRecord) -> None:
+        db = self._records_conn()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute(
+                    "INSERT OR REPLACE INTO gaps (bot, id, audience, question, outcome, topic, created_at, "
+                    "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (gap.bot, gap.id, gap.audience, gap.question, gap.outcome, gap.topic, gap.created_at,
+                     gap.expires_at),
+                )
+                db.execute("DELETE FROM gaps WHERE expires_at <= ?", (gap.created_at,))
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise BackendError("state store write failed") from exc
+
+    def list_gaps(self, bot: str, audience: str | None, *, since: float, now: float) -> list[GapRecord]:
+        sql = "SELECT * FROM gaps WHERE bot = ? AND created_at >= ? AND expires_at > ?"
+        params: list[object] = [bot, since, now]
+        if audience is not None:
+            sql += " AND audience = ?"
+            params.append(audience)
+        try:
+            rows = self._records_conn().execute(sql + " ORDER BY created_at, id", params).fetchall()
+        except sqlite3.Error as exc:
+            raise BackendError("state store read failed") from exc
+        return [GapRecord(id=r["id"], bot=r["bot"], audience=r["audience"], question=r["question"],
+                          outcome=r["outcome"], topic=r["topic"], created_at=r["created_at"],
+                          expires_at=r["expires_at"]) for r in rows]

@@ -1,0 +1,97 @@
+"""Recall and over-redaction of ticket redaction on a labelled corpus.
+
+    python bench/answer_redact.py [--split tune|heldout|all] [--show]
+
+``bench/answer/tickets.txt`` holds tickets (a ``# title`` line, then ``C:``/``A:`` turns) with
+every personal datum marked ``[[kind|value]]``. Tickets alternate between the tuning half
+(0, 2, 4...) and the held-out half (1, 3, 5...); the detectors were tuned on the first only.
+
+Recall: the share of labelled data whose every character was redacted. Kept: the share of
+the other words (``\\w+`` outside any label) that no redaction touched."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections import Counter
+from pathlib import Path
+
+from knowledge.answer.redact import redact
+
+HERE = Path(__file__).parent
+_MARK = re.compile(r"\[\[([a-z_]+)\|(.+?)\]\]")
+
+
+def parse(path: Path) -> list[list[tuple[str, list[tuple[int, int, str]]]]]:
+    """Tickets as lists of (text, labelled spans) per turn (the title is a turn too)."""
+    tickets: list[list[tuple[str, list[tuple[int, int, str]]]]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):  # "#!" lines are comments
+            tickets.append([])
+            body = line[2:]
+        elif line[:3] in ("C: ", "A: ") and tickets:
+            body = line[3:]
+        else:
+            continue
+        text, spans, last = [], [], 0
+        pos = 0
+        for m in _MARK.finditer(body):
+            text.append(body[last : m.start()])
+            pos += m.start() - last
+            spans.append((pos, pos + len(m.group(2)), m.group(1)))
+            text.append(m.group(2))
+            pos += len(m.group(2))
+            last = m.end()
+        text.append(body[last:])
+        tickets[-1].append(("".join(text), spans))
+    return tickets
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", choices=("tune", "heldout", "all"), default="heldout")
+    parser.add_argument("--show", action="store_true")
+    parser.add_argument("--path", default=str(HERE / "answer" / "tickets.txt"))
+    args = parser.parse_args()
+    tickets = parse(Path(args.path))
+    chosen = [t for i, t in enumerate(tickets)
+              if args.split == "all" or (i % 2 == 0) == (args.split == "tune")]
+    labels = found = words = kept = 0
+    per_kind: Counter[str] = Counter()
+    per_kind_found: Counter[str] = Counter()
+    misses, over = [], []
+    for ticket in chosen:
+        for text, spans in ticket:
+            result = redact(text)
+            covered = [False] * len(text)
+            for s in result.spans:
+                for i in range(s.start, s.end):
+                    covered[i] = True
+            for start, end, kind in spans:
+                labels += 1
+                per_kind[kind] += 1
+                if all(covered[start:end]):
+                    found += 1
+                    per_kind_found[kind] += 1
+                else:
+                    misses.append((kind, text[start:end]))
+            for m in re.finditer(r"\w+", text):
+                if any(m.start() < e and m.end() > s for s, e, _ in spans):
+                    continue
+                words += 1
+                if any(covered[m.start() : m.end()]):
+                    over.append(m.group())
+                else:
+                    kept += 1
+    print(f"split {args.split}: {len(chosen)} tickets, {labels} labelled data, {words} other words")
+    print(f"recall {found / labels:.4f} ({found}/{labels}); other words kept {kept / words:.4f} ({kept}/{words})")
+    for kind in sorted(per_kind):
+        print(f"  {kind:<16} {per_kind_found[kind]}/{per_kind[kind]}")
+    if args.show:
+        for kind, value in misses:
+            print(f"  missed {kind}: {value}")
+        print(f"  over-redacted words: {over}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Teach from a ticket: a resolved conversation becomes a *draft* article (never searchable
+until an operator publishes it), shaped as a question and an answer. Every text is redacted
+(``knowledge.answer.redact``) before anything else reads it; only the redacted text and the
+counts of what was removed leave this module."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidInput
+from ..lifecycle.validation import MAX_NAME_CHARS, UNKNOWN_FIELD
+from .redact import KINDS, redact
+
+ROLES = ("customer", "agent")
+MAX_MESSAGES = 200
+MAX_MESSAGE_CHARS = 16_000
+
+#: stable code (HTTP 400)
+INVALID_TICKET = "invalid_ticket"
+
+
+@dataclass(frozen=True)
+class TicketDraft:
+    title: str
+    body: str
+    #: what was removed, per kind (only kinds that occurred)
+    redacted: dict[str, int]
+
+    def source_body(self) -> dict[str, Any]:
+        """The ``POST sources`` body that creates the draft article (state ``draft``: its
+        passages are searchable by no one until the article is published)."""
+        return {"type": "article", "name": self.title[:MAX_NAME_CHARS], "visibility": "agent",
+                "config": {"title": self.title, "body": self.body, "state": "draft"}}
+
+
+def _bad(message: str, code: str = INVALID_TICKET, **details: Any) -> InvalidInput:
+    return InvalidInput(message, code=code, details=details or None)
+
+
+def _validated(messages: object, title: object) -> tuple[list[tuple[str, str]], str]:
+    if not isinstance(messages, list) or not 1 <= len(messages) <= MAX_MESSAGES:
+        raise _bad(f"messages must be a list of 1 to {MAX_MESSAGES} messages")
+    if not isinstance(title, str) or not title.strip() or len(title) > MAX_NAME_CHARS:
+        raise _bad(f"title must be text of 1 to {MAX_NAME_CHARS} characters")
+    out = []
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise _bad(f"message {i} must be an object", index=i)
+        unknown = sorted(str(k) for k in message if k not in ("role", "text"))
+        if unknown:
+            raise _bad(f"message {i}: unknown field(s): {', '.join(unknown)[:200]}", UNKNOWN_FIELD, index=i,
+                       fields=unknown[:20])
+        role, text = message.get("role"), message.get("text")
+        if role not in ROLES:
+            raise _bad(f"message {i}: role must be customer or agent", index=i)
+        if not isinstance(text, str) or len(text) > MAX_MESSAGE_CHARS:
+            raise _bad(f"message {i}: text must be at most {MAX_MESSAGE_CHARS} characters", index=i)
+        out.append((str(role), text))
+    if not any(r == "customer" and t.strip() for r, t in out) or not any(r == "agent" and t.strip() for r, t in out):
+        raise _bad("a ticket needs at least one customer message and one agent message")
+    return out, title
+
+
+def draft_from_ticket(messages: object, title: object) -> TicketDraft:
+    """Redact every message and the title, then shape the conversation: customer turns make
+    the question, agent turns the answer, each in the order they were written."""
+    checked, raw_title = _validated(messages, title)
+    counts: Counter[str] = Counter()
+
+    def clean(text: str) -> str:
+        result = redact(text)
+        counts.update(result.counts)
+        return result.text.strip()
+
+    clean_title = " ".join(clean(raw_title).split())
+    question = [clean(t) for r, t in checked if r == "customer" and t.strip()]
+    answer = [clean(t) for r, t in checked if r == "agent" and t.strip()]
+    body = "## Question\n\n" + "\n\n".join(question) + "\n\n## Answer\n\n" + "\n\n".join(answer) + "\n"
+    return TicketDraft(title=clean_title, body=body, redacted={k: counts[k] for k in KINDS if counts[k]})

@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from knowledge.answer.redact import find_spans, redact
+from knowledge.answer.tickets import draft_from_ticket
+from knowledge.errors import InvalidInput
+from knowledge.lifecycle.validation import parse_create
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("write to anna.meyer+kb@mail.example.com today", "anna.meyer+kb@mail.example.com", "email"),
+        ("call +44 20 7946 0958 please", "+44 20 7946 0958", "phone"),
+        ("my number is (415) 555-0198", "(415) 555-0198", "phone"),
+        ("card 4111 1111 1111 1111 declined", "4111 1111 1111 1111", "card"),
+        ("card 4000-0566-5566-5556 declined", "4000-0566-5566-5556", "card"),
+        ("iban DE89 3704 0044 0532 0130 00, thanks", "DE89 3704 0044 0532 0130 00", "iban"),
+        ("to NL91ABNA0417164300 please", "NL91ABNA0417164300", "iban"),
+        ("account number 12345678 at my bank", "12345678", "account_number"),
+        ("routing 021000021", "021000021", "account_number"),
+        ("to 1BoatSLRHtKNngkdXEeobR76b53LETtpyT now", "1BoatSLRHtKNngkdXEeobR76b53LETtpyT", "crypto_wallet"),
+        ("to bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+         "crypto_wallet"),
+        ("from 0x742d35Cc6634C0532925a3b844Bc454e4438f44e", "0x742d35Cc6634C0532925a3b844Bc454e4438f44e",
+         "crypto_wallet"),
+        ("key sk_live_51HqLyjWDarjtT1zdp7dcXGAB leaked", "sk_live_51HqLyjWDarjtT1zdp7dcXGAB", "secret"),
+        ("AKIAIOSFODNN7EXAMPLE in the repo", "AKIAIOSFODNN7EXAMPLE", "secret"),
+        ("token ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ", "ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ", "secret"),
+        ("our api_key=Zx81LmQ0pR7sT2vW9yB4nC6d fails", "Zx81LmQ0pR7sT2vW9yB4nC6d", "secret"),
+        ("login from 203.0.113.45.", "203.0.113.45", "ip_address"),
+        ("login from 2001:db8:85a3::8a2e:370:7334", "2001:db8:85a3::8a2e:370:7334", "ip_address"),
+        ("send it to 221B Baker Street, London NW1 6XE instead", "221B Baker Street, London NW1 6XE", "street_address"),
+        ("an Hauptstraße 5, 10115 Berlin bitte", "Hauptstraße 5, 10115 Berlin", "street_address"),
+        ("My balance is $1,234.56 now", "$1,234.56", "amount"),
+        ("I withdrew 0.25 BTC yesterday", "0.25 BTC", "amount"),
+        ("the withdrawal of €500 is pending", "€500", "amount"),
+    ],
+)
+def test_each_kind_is_found_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert value not in result.text
+    assert f"[{kind}]" in result.text
+    assert result.counts[kind] == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The minimum card deposit is $10 and the fee is 2.9%.",
+        "The Business plan is $49 a month, or $490 a year.",
+        "Error 502 means the bank rejected it; try again in 3 business days.",
+        "Version 2.4.1 fixed it on 12 March.",
+        "Card 4111 1111 1111 1112 is not a valid card number",  # fails Luhn
+        "IBAN DE00 3704 0044 0532 0130 00 has bad check digits",
+        "address 999.1.2.3 is no IP",
+        "Our offices are closed; support is available by chat around the clock.",
+    ],
+)
+def test_ordinary_text_is_kept(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.counts == {}
+
+
+def test_spans_never_overlap_and_the_earlier_kind_wins() -> None:
+    text = "email me at a@b.co, card 4111111111111111, wallet 3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy"
+    spans = find_spans(text)
+    assert [s.kind for s in spans] == ["email", "card", "crypto_wallet"]
+    assert all(a.end <= b.start for a, b in itertools.pairwise(spans))
+
+
+def test_ticket_becomes_a_redacted_question_and_answer() -> None:
+    draft = draft_from_ticket(
+        [{"role": "customer", "text": "My card 4111 1111 1111 1111 was declined, mail me at x.y@example.com"},
+         {"role": "agent", "text": "Declines come from the issuing bank. Try another card."},
+         {"role": "customer", "text": "Thanks! My balance is $1,234 now."},
+         {"role": "agent", "text": "The minimum card deposit is $10."}],
+        "Card declined for x.y@example.com",
+    )
+    assert draft.title == "Card declined for [email]"
+    assert draft.body == (
+        "## Question\n\nMy card [card] was declined, mail me at [email]\n\nThanks! My balance is [amount] now."
+        "\n\n## Answer\n\nDeclines come from the issuing bank. Try another card.\n\nThe minimum card deposit is $10.\n"
+    )
+    assert draft.redacted == {"email": 2, "card": 1, "amount": 1}
+    body = draft.source_body()
+    assert body["config"]["state"] == "draft" and body["type"] == "article"
+    spec = parse_create(body)  # the project's own source validation accepts it as a draft
+    assert spec.visibility == "agent"
+
+
+@pytest.mark.parametrize(
+    ("messages", "title", "code"),
+    [
+        ([], "t", "invalid_ticket"),
+        ("text", "t", "invalid_ticket"),
+        ([{"role": "customer", "text": "q"}, {"role": "agent", "text": "a"}], "", "invalid_ticket"),
+        ([{"role": "customer", "text": "q"}, {"role": "agent", "text": "a"}], "t" * 121, "invalid_ticket"),
+        ([{"role": "customer", "text": "q"}, {"role": "agent", "text": "a", "name": "Bob"}], "t", "unknown_field"),
+        ([{"role": "customer", "text": "q"}, {"role": "bot", "text": "a"}], "t", "invalid_ticket"),
+        ([{"role": "customer", "text": "q"}, {"role": "agent", "text": 5}], "t", "invalid_ticket"),
+        ([{"role": "customer", "text": "q"}, {"role": "agent", "text": "x" * 16_001}], "t", "invalid_ticket"),
+        ([{"role": "customer", "text": "only a question"}], "t", "invalid_ticket"),
+        ([{"role": "customer", "text": "q"}, "a"], "t", "invalid_ticket"),
+    ],
+)
+def test_malformed_tickets_have_stable_codes(messages: object, title: object, code: str) -> None:
+    with pytest.raises(InvalidInput) as err:
+        draft_from_ticket(messages, title)
+    assert err.value.code == code
