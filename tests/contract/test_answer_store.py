@@ -3,7 +3,7 @@ audience and time, and gone once expired. Runs against SQLite and DynamoDB (moto
 
 from __future__ import annotations
 
-from knowledge.answer.records import GapRecord
+from knowledge.model import GapRecord
 
 NOW = 1_800_000_000.0
 DAY = 24 * 3600.0

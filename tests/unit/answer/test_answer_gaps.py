@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge.answer.gaps import cluster_gaps, cluster_indices, content_words, new_gap, outcome_of, retention_of
-from knowledge.answer.records import GapRecord
+from knowledge.model import GapRecord
 
 NOW = 1_800_000_000.0
 DAY = 86_400.0

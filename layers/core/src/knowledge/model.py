@@ -282,3 +282,25 @@ def stable_id(*parts: str, length: int = 16) -> str:
     """Deterministic short id from parts (same input -> same id on every backend)."""
     h = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
     return h[:length]
+
+
+# -- answer time: what the state stores keep ---------------------------------------------
+
+#: How a retrieval can end without an answer.
+GAP_OUTCOMES: tuple[str, ...] = ("nothing_found", "below_floor", "gated")
+#: Gaps are kept this long unless a bot says otherwise.
+GAP_RETENTION_SECONDS = 90 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class GapRecord:
+    """One question that nothing answered. ``question`` is already redacted."""
+
+    id: str
+    bot: str
+    audience: str
+    question: str
+    outcome: str
+    topic: str | None
+    created_at: float
+    expires_at: float

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from .answer.records import GapRecord
 from .errors import BackendError
 from .model import (
     Agent,
     BotSettings,
     Document,
+    GapRecord,
     Hit,
     LiveSource,
     Passage,

@@ -8,7 +8,7 @@ Modules:
 - ``live``: live data tables (row model, composition rules, the ``LiveReader`` interface).
 - ``gate``: the topic gate (an operator-authored excerpt on the topic must be served).
 - ``redact``: removal of personal and secret data; ``tickets``: a ticket as a draft article.
-- ``gaps``: gap records and their clustering; ``records``: what the state stores keep.
+- ``gaps``: gap records and their clustering (the record itself, ``GapRecord``, is in ``knowledge.model``).
 - ``service``: the use cases below.
 
 Where each is called (one call per site; ``at`` is the object ``prepare`` returns):

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .records import GAP_OUTCOMES, GAP_RETENTION_SECONDS, GapRecord
+from ..model import GAP_OUTCOMES, GAP_RETENTION_SECONDS, GapRecord
 
 #: lexical similarity needed to merge (tuned on half of bench/answer/paraphrases.jsonl)
 LEXICAL_THRESHOLD = 0.45

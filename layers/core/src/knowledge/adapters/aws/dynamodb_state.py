@@ -62,9 +62,19 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ...answer.records import GapRecord
 from ...errors import BackendError, Code, Conflict, InvalidInput, NotFound
-from ...model import AUDIENCES, Agent, BotSettings, Document, LiveSource, RetrievalRecord, Source, Token, key64
+from ...model import (
+    AUDIENCES,
+    Agent,
+    BotSettings,
+    Document,
+    GapRecord,
+    LiveSource,
+    RetrievalRecord,
+    Source,
+    Token,
+    key64,
+)
 from ...schedule import NEVER_DUE, QUEUED
 from ...store_rules import check_update, commit_changes, retired_generation
 

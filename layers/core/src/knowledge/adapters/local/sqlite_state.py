@@ -22,7 +22,6 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...answer.records import GapRecord
 from ...errors import BackendError, Conflict, NotFound
 from ...model import (
     TOKEN_ID_CHARS,
@@ -30,6 +29,7 @@ from ...model import (
     Agent,
     BotSettings,
     Document,
+    GapRecord,
     LiveSource,
     RetrievalRecord,
     Source,
