@@ -34,6 +34,7 @@ CTX_SEARCH_DOMAIN = "kb:searchDomainName"
 CTX_RETAIN_DATA = "kb:retainData"
 CTX_STAGING_DAYS = "kb:stagingExpiryDays"
 CTX_LOG_RETENTION_DAYS = "kb:logRetentionDays"
+CTX_ALLOW_PLACEHOLDER_ASSETS = "kb:allowPlaceholderAssets"
 
 EMBEDDERS = ("none", "bedrock", "openai", "hashing")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -108,6 +109,8 @@ class StackConfig:
     retain_data: bool = True
     staging_expiry_days: int = 3
     log_retention_days: int = 30
+    #: synthesise from ``--core-only`` assets (tests, ``make synth``); never for a deploy
+    allow_placeholder_assets: bool = False
 
     @property
     def search(self) -> SearchProfile:
@@ -160,6 +163,7 @@ class StackConfig:
             log_retention_days=_int(
                 get(CTX_LOG_RETENTION_DAYS), d.log_retention_days, CTX_LOG_RETENTION_DAYS, 1, 3653
             ),
+            allow_placeholder_assets=_bool(get(CTX_ALLOW_PLACEHOLDER_ASSETS), d.allow_placeholder_assets),
         )
 
 

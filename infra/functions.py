@@ -27,6 +27,8 @@ from infra.config import StackConfig, log_retention
 from infra.storage import PACKS_PREFIX, RESCUE_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
 
 PLACEHOLDER_MARKER = "README.kb-layer"
+#: written into a placeholder handler by ``build_lambda_assets.py --allow-missing-functions``
+PLACEHOLDER_HANDLER_TEXT = "was missing when the assets were built"
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
 
@@ -62,6 +64,48 @@ TABLE_READ = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dy
 TABLE_WRITE = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem")
 SEARCH_READ = ("es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost")
 SEARCH_WRITE = (*SEARCH_READ, "es:ESHttpPut", "es:ESHttpDelete", "es:ESHttpPatch")
+
+
+class AssetsError(RuntimeError):
+    """The Lambda assets are missing, empty or placeholders where a deployable build is needed."""
+
+
+def check_assets(assets: Path, *, allow_placeholders: bool) -> bool:
+    """Refuse assets that would deploy broken functions; True when placeholders were allowed.
+
+    Missing folders always fail. An empty third-party layer, the ``--core-only`` placeholder
+    layer or a placeholder handler fail too unless ``allow_placeholders`` (context
+    ``kb:allowPlaceholderAssets``: the test suite and ``make synth``)."""
+    hint = "run `make assets` first"
+    if not assets.is_dir():
+        raise AssetsError(f"no Lambda assets at {assets} ({hint})")
+    missing = [
+        str(path)
+        for path in [
+            assets / "layers" / "core" / "python" / "knowledge" / "__init__.py",
+            assets / "layers" / "third_party" / "python",
+            *(assets / "functions" / name / "handler.py" for name in FUNCTION_NAMES),
+        ]
+        if not path.exists()
+    ]
+    if missing:
+        raise AssetsError(f"Lambda assets missing ({hint}): {', '.join(missing)}")
+    third = assets / "layers" / "third_party" / "python"
+    placeholders: list[str] = []
+    if (third / PLACEHOLDER_MARKER).exists():
+        placeholders.append("the third-party layer is the --core-only placeholder")
+    elif not any(third.iterdir()):
+        raise AssetsError(f"the third-party Lambda layer {third} is empty ({hint})")
+    for name in FUNCTION_NAMES:
+        handler = assets / "functions" / name / "handler.py"
+        if PLACEHOLDER_HANDLER_TEXT in handler.read_text(encoding="utf-8", errors="replace"):
+            placeholders.append(f"functions/{name} is a placeholder")
+    if placeholders and not allow_placeholders:
+        raise AssetsError(
+            f"Lambda assets in {assets} are not deployable: {'; '.join(placeholders)} ({hint}, "
+            "or pass -c kb:allowPlaceholderAssets=true to synthesise without deploying)"
+        )
+    return bool(placeholders)
 
 
 class FunctionRoles(Construct):
@@ -114,7 +158,12 @@ class KnowledgeFunctions(Construct):
         self.config = config
         self.roles = roles
         assets = config.assets_dir
-        self._check_assets(assets)
+        if check_assets(assets, allow_placeholders=config.allow_placeholder_assets):
+            Annotations.of(self).add_warning_v2(
+                "kb:placeholderLayer",
+                "The Lambda assets are --core-only placeholders: fine for synth and tests, "
+                "but run `make assets` before `cdk deploy`.",
+            )
         self.state_machine_arn, executions_arn = state_machine_arns(self, state_machine_name)
 
         self.core_layer = lambda_.LayerVersion(
@@ -266,28 +315,6 @@ class KnowledgeFunctions(Construct):
         self.roles[name].add_to_principal_policy(
             iam.PolicyStatement(actions=list(actions), resources=resources)
         )
-
-    def _check_assets(self, assets: Path) -> None:
-        missing = [
-            str(path)
-            for path in [
-                assets / "layers" / "core" / "python" / "knowledge",
-                assets / "layers" / "third_party" / "python",
-                *(assets / "functions" / name / "handler.py" for name in FUNCTION_NAMES),
-            ]
-            if not path.exists()
-        ]
-        if missing:
-            raise FileNotFoundError(
-                "Lambda assets are missing (run `python scripts/build_lambda_assets.py` first): "
-                + ", ".join(missing)
-            )
-        if (assets / "layers" / "third_party" / "python" / PLACEHOLDER_MARKER).exists():
-            Annotations.of(self).add_warning_v2(
-                "kb:placeholderLayer",
-                "The third-party layer is the --core-only placeholder: fine for synth and tests, "
-                "but run `make assets` before `cdk deploy`.",
-            )
 
     def _nag(self) -> None:
         for spec in FUNCTION_SPECS:

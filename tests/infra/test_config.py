@@ -90,5 +90,7 @@ def test_missing_assets_fail_with_instructions(tmp_path: Path) -> None:
     from infra.stack import KnowledgeStack
 
     app = cdk.App(context={"kb:assetsDir": str(tmp_path / "empty")})
-    with pytest.raises(FileNotFoundError, match=r"build_lambda_assets\.py"):
+    from infra.functions import AssetsError
+
+    with pytest.raises(AssetsError, match=r"no Lambda assets at .*run `make assets` first"):
         KnowledgeStack(app, "NoAssets")
