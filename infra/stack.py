@@ -91,6 +91,11 @@ class KnowledgeStack(Stack):
             domain=self.search.domain,
             state_machine=self.workflow.state_machine,
             functions=fns,
+            table=self.state.table,
+            failure_queues={
+                "EventDeadLetters": self.schedules.dead_letters,
+                "AsyncFailures": self.schedules.async_failures,
+            },
             alarm_email=cfg.alarm_email,
         )
 

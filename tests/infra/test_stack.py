@@ -64,6 +64,7 @@ ALLOWED_SUPPRESSIONS = {
     "AwsSolutions-APIG3",
     "AwsSolutions-APIG4",
     "AwsSolutions-COG4",
+    "AwsSolutions-SQS3",
 }
 
 
@@ -639,6 +640,132 @@ def test_alarms_cover_refreshes_leases_api_and_search(minimum: Synthesised) -> N
     for alarm in alarms:
         assert alarm["Properties"]["AlarmActions"] == [{"Ref": topic_id}]
     assert len(minimum.of_type("AWS::CloudWatch::Dashboard")) == 1
+
+
+def _alarm_metrics(alarm: dict[str, Any]) -> list[tuple[str | None, str | None, list[Any]]]:
+    """(namespace, metric name, dimensions) of an alarm's metric or of each metric of its math."""
+    props = alarm["Properties"]
+    if "MetricName" in props:
+        return [(props.get("Namespace"), props["MetricName"], props.get("Dimensions", []))]
+    out = []
+    for query in props.get("Metrics", []):
+        stat = query.get("MetricStat")
+        if stat:
+            metric = stat["Metric"]
+            out.append((metric.get("Namespace"), metric["MetricName"], metric.get("Dimensions", [])))
+    return out
+
+
+def _alarms_on(s: Synthesised, namespace: str, metric: str) -> list[dict[str, Any]]:
+    return [a for a in s.of_type("AWS::CloudWatch::Alarm").values()
+            if any(ns == namespace and name == metric for ns, name, _ in _alarm_metrics(a))]
+
+
+#: services that invoke Lambda asynchronously: Lambda retries, then drops the event unless a
+#: destination (or DLQ) is configured
+ASYNC_INVOKERS = {"events.amazonaws.com", "s3.amazonaws.com", "sns.amazonaws.com", "scheduler.amazonaws.com"}
+
+
+def _queue_of(arn: Any) -> str:
+    assert isinstance(arn, dict) and "Fn::GetAtt" in arn and arn["Fn::GetAtt"][1] == "Arn", arn
+    return str(arn["Fn::GetAtt"][0])
+
+
+def _function_of(ref: Any) -> str:
+    """Logical id of a function named by ``Ref`` or ``Fn::GetAtt [id, Arn]``."""
+    return str(ref["Ref"] if "Ref" in ref else ref["Fn::GetAtt"][0])
+
+
+def _alarmed_queues(s: Synthesised) -> set[str]:
+    queues = set()
+    for alarm in _alarms_on(s, "AWS/SQS", "ApproximateNumberOfMessagesVisible"):
+        [(_, _, dims)] = _alarm_metrics(alarm)
+        [dim] = [d for d in dims if d["Name"] == "QueueName"]
+        queues.add(dim["Value"]["Fn::GetAtt"][0])
+    return queues
+
+
+def test_every_async_target_has_a_dead_letter_queue_or_destination_with_an_alarm(minimum: Synthesised) -> None:
+    alarmed = _alarmed_queues(minimum)
+    rules = minimum.of_type("AWS::Events::Rule")
+    assert rules
+    for rule_id, rule in rules.items():
+        for target in _rule_targets(rule):
+            assert "DeadLetterConfig" in target, (rule_id, target["Id"])
+            assert _queue_of(target["DeadLetterConfig"]["Arn"]) in alarmed, rule_id
+            assert "MaximumEventAgeInSeconds" in target["RetryPolicy"], rule_id
+    configs = {
+        _function_of(c["Properties"]["FunctionName"]): c["Properties"]
+        for c in minimum.of_type("AWS::Lambda::EventInvokeConfig").values()
+    }
+    async_functions = {
+        _function_of(p["Properties"]["FunctionName"])
+        for p in minimum.of_type("AWS::Lambda::Permission").values()
+        if p["Properties"]["Principal"] in ASYNC_INVOKERS
+    }
+    assert len(async_functions) >= 2  # the scheduler (tick, nightly) and ingest (pack drops)
+    for fn in async_functions:
+        assert fn in configs, f"{fn} is invoked asynchronously without an on-failure destination"
+        destination = configs[fn]["DestinationConfig"]["OnFailure"]["Destination"]
+        assert _queue_of(destination) in alarmed, fn
+    for queue in minimum.of_type("AWS::SQS::Queue").values():
+        assert queue["Properties"].get("SqsManagedSseEnabled") or queue["Properties"].get("KmsMasterKeyId")
+
+
+def test_alarm_topic_uses_a_customer_managed_key_cloudwatch_may_use(minimum: Synthesised) -> None:
+    [topic] = minimum.of_type("AWS::SNS::Topic").values()
+    key_ref = topic["Properties"]["KmsMasterKeyId"]
+    assert "alias/aws/sns" not in json.dumps(key_ref)
+    key = minimum.resources[key_ref["Fn::GetAtt"][0]]
+    assert key["Type"] == "AWS::KMS::Key" and key["Properties"]["EnableKeyRotation"] is True
+    grants = [st for st in key["Properties"]["KeyPolicy"]["Statement"]
+              if st.get("Principal") == {"Service": "cloudwatch.amazonaws.com"}]
+    assert grants and grants[0]["Effect"] == "Allow"
+    assert {"kms:Decrypt", "kms:GenerateDataKey*"} <= set(grants[0]["Action"])
+
+
+@pytest.mark.parametrize(
+    ("namespace", "metric"),
+    [
+        ("AWS/States", "ExecutionsFailed"),
+        ("AWS/States", "ExecutionsTimedOut"),
+        ("AWS/States", "ExecutionThrottled"),
+        ("AWS/DynamoDB", "ReadThrottleEvents"),
+        ("AWS/DynamoDB", "WriteThrottleEvents"),
+        ("AWS/ES", "ClusterStatus.red"),
+        ("AWS/ES", "ClusterStatus.yellow"),
+        ("AWS/ES", "JVMMemoryPressure"),
+        ("AWS/ES", "FreeStorageSpace"),
+        ("AWS/ES", "ClusterIndexWritesBlocked"),
+    ],
+)
+def test_workflow_table_and_search_health_are_alarmed(minimum: Synthesised, namespace: str, metric: str) -> None:
+    assert _alarms_on(minimum, namespace, metric), (namespace, metric)
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_every_function_has_error_and_throttle_alarms(minimum: Synthesised, name: str) -> None:
+    ref = {"Name": "FunctionName", "Value": {"Ref": function_id(minimum, name)}}
+    for metric in ("Errors", "Throttles"):
+        assert [a for a in _alarms_on(minimum, "AWS/Lambda", metric) if ref in _alarm_metrics(a)[0][2]], (name, metric)
+
+
+def test_a_silent_scheduler_is_an_alarm(minimum: Synthesised) -> None:
+    ref = {"Name": "FunctionName", "Value": {"Ref": function_id(minimum, "scheduler")}}
+    [stopped] = [a for a in _alarms_on(minimum, "AWS/Lambda", "Invocations") if ref in _alarm_metrics(a)[0][2]]
+    props = stopped["Properties"]
+    assert props["ComparisonOperator"] == "LessThanThreshold" and props["TreatMissingData"] == "breaching"
+
+
+def test_every_alarm_has_a_runbook_line(minimum: Synthesised) -> None:
+    from tests.infra.conftest import REPO
+
+    readme = (REPO / "infra" / "README.md").read_text()
+    for alarm in minimum.of_type("AWS::CloudWatch::Alarm").values():
+        name = alarm["Properties"]["AlarmName"]
+        assert isinstance(name, str) and name.startswith(f"{minimum.stack.stack_name}-")
+        short = name[len(minimum.stack.stack_name) + 1 :]
+        assert re.search(rf"^\| `{short}` \|[^|]+\|[^|]+\|$", readme, re.M), f"no runbook line for {short}"
 
 
 def test_outputs(minimum: Synthesised) -> None:
