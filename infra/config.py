@@ -35,6 +35,16 @@ CTX_RETAIN_DATA = "kb:retainData"
 CTX_STAGING_DAYS = "kb:stagingExpiryDays"
 CTX_LOG_RETENTION_DAYS = "kb:logRetentionDays"
 CTX_ALLOW_PLACEHOLDER_ASSETS = "kb:allowPlaceholderAssets"
+CTX_WAF = "kb:waf"
+CTX_RETRIEVE_CONCURRENCY = "kb:retrieveConcurrency"
+CTX_REINDEX_CONCURRENCY = "kb:reindexConcurrency"
+CTX_SEARCH_SHARDS = "kb:searchShards"
+CTX_SEARCH_REPLICAS = "kb:searchReplicas"
+CTX_EMBEDDING_DIMENSION = "kb:embeddingDimension"
+
+#: reserved concurrency of ``retrieve`` per profile: answering keeps this much of the account's
+#: Lambda concurrency whatever refreshes do, and cannot take more (0 = none reserved)
+RETRIEVE_CONCURRENCY = {"minimum": 10, "production": 100}
 
 EMBEDDERS = ("none", "bedrock", "openai", "hashing")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -111,6 +121,18 @@ class StackConfig:
     log_retention_days: int = 30
     #: synthesise from ``--core-only`` assets (tests, ``make synth``); never for a deploy
     allow_placeholder_assets: bool = False
+    #: the WAF web ACL with per-token and per-IP rate rules (None: on in production only)
+    waf: bool | None = None
+    #: reserved concurrency of the answering function (None: per profile, 0: none)
+    retrieve_concurrency: int | None = None
+
+    @property
+    def waf_enabled(self) -> bool:
+        return self.profile == "production" if self.waf is None else self.waf
+
+    @property
+    def retrieve_reserved(self) -> int:
+        return RETRIEVE_CONCURRENCY[self.profile] if self.retrieve_concurrency is None else self.retrieve_concurrency
 
     @property
     def search(self) -> SearchProfile:
@@ -164,6 +186,9 @@ class StackConfig:
                 get(CTX_LOG_RETENTION_DAYS), d.log_retention_days, CTX_LOG_RETENTION_DAYS, 1, 3653
             ),
             allow_placeholder_assets=_bool(get(CTX_ALLOW_PLACEHOLDER_ASSETS), d.allow_placeholder_assets),
+            waf=None if get(CTX_WAF) in (None, "") else _bool(get(CTX_WAF), False),
+            retrieve_concurrency=(None if get(CTX_RETRIEVE_CONCURRENCY) in (None, "") else
+                                  _int(get(CTX_RETRIEVE_CONCURRENCY), 0, CTX_RETRIEVE_CONCURRENCY, 0, 10_000)),
         )
 
 

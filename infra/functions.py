@@ -231,6 +231,10 @@ class KnowledgeFunctions(Construct):
                 environment={**common_env, **extra_env.get(spec.name, {})},
                 tracing=lambda_.Tracing.ACTIVE,
                 log_group=log_group,
+                # answering keeps its share of the account's concurrency whatever refreshes
+                # and reindexes do, and cannot starve them either
+                reserved_concurrent_executions=(config.retrieve_reserved or None) if spec.name == "retrieve"
+                else None,
             )
             self.functions[spec.name] = fn
             self.log_groups[spec.name] = log_group

@@ -15,6 +15,7 @@ from infra.schedules import KnowledgeSchedules
 from infra.search import KnowledgeSearch
 from infra.state import KnowledgeState
 from infra.storage import KnowledgeStorage
+from infra.waf import KnowledgeWaf, WafLimits
 from infra.workflow import RefreshWorkflow
 
 
@@ -81,6 +82,11 @@ class KnowledgeStack(Stack):
             rate_limit=cfg.api_rate_limit,
             burst_limit=cfg.api_burst_limit,
             log_retention=retention,
+            waf=cfg.waf_enabled,
+        )
+        self.waf = (
+            KnowledgeWaf(self, "Waf", stage=self.api.api.deployment_stage, limits=WafLimits())
+            if cfg.waf_enabled else None
         )
         self.monitoring = KnowledgeMonitoring(
             self,

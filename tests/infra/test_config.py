@@ -94,3 +94,14 @@ def test_missing_assets_fail_with_instructions(tmp_path: Path) -> None:
 
     with pytest.raises(AssetsError, match=r"no Lambda assets at .*run `make assets` first"):
         KnowledgeStack(app, "NoAssets")
+
+
+def test_waf_and_reserved_answering_concurrency_follow_the_profile() -> None:
+    minimum, production = config_from({}), config_from({"kb:profile": "production"})
+    assert (minimum.waf_enabled, production.waf_enabled) == (False, True)
+    assert 0 < minimum.retrieve_reserved < production.retrieve_reserved
+    assert config_from({"kb:waf": "true"}).waf_enabled is True
+    assert config_from({"kb:profile": "production", "kb:waf": "false"}).waf_enabled is False
+    assert config_from({"kb:retrieveConcurrency": "0"}).retrieve_reserved == 0
+    with pytest.raises(ConfigError, match="kb:retrieveConcurrency"):
+        config_from({"kb:retrieveConcurrency": "-1"})

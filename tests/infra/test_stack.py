@@ -619,6 +619,44 @@ def test_gateway_errors_use_the_project_error_body(minimum: Synthesised) -> None
     assert responses["THROTTLED"]["StatusCode"] == "429"
 
 
+# --- load isolation -----------------------------------------------------------------------------
+
+
+def test_answering_has_reserved_concurrency_and_nothing_else_does(minimum: Synthesised) -> None:
+    for name in FUNCTIONS:
+        reserved = minimum.resources[function_id(minimum, name)]["Properties"].get("ReservedConcurrentExecutions")
+        if name == "retrieve":
+            assert isinstance(reserved, int) and reserved >= 1
+        else:
+            assert reserved is None, name
+
+
+def test_waf_limits_each_token_retrieval_test_and_address_on_the_stage(minimum: Synthesised) -> None:
+    [(acl_id, acl)] = minimum.of_type("AWS::WAFv2::WebACL").items()
+    props = acl["Properties"]
+    assert props["Scope"] == "REGIONAL" and "Allow" in props["DefaultAction"]
+    rules = {r["Name"]: r for r in props["Rules"]}
+    by_token = rules["PerToken"]["Statement"]["RateBasedStatement"]
+    assert by_token["AggregateKeyType"] == "CUSTOM_KEYS"
+    assert by_token["CustomKeys"][0]["Header"]["Name"] == "authorization"
+    test_rule = rules["RetrievalTestPerToken"]["Statement"]["RateBasedStatement"]
+    assert test_rule["CustomKeys"] == by_token["CustomKeys"] and test_rule["Limit"] < by_token["Limit"]
+    match = test_rule["ScopeDownStatement"]["ByteMatchStatement"]
+    assert match["SearchString"] == "/knowledge/retrieval-test" and match["PositionalConstraint"] == "ENDS_WITH"
+    assert rules["RetrievalTestPerToken"]["Priority"] < rules["PerToken"]["Priority"]
+    assert rules["PerIp"]["Statement"]["RateBasedStatement"]["AggregateKeyType"] == "IP"
+    for rule in rules.values():
+        block = rule["Action"]["Block"]["CustomResponse"]
+        assert block["ResponseCode"] == 429
+        body = props["CustomResponseBodies"][block["CustomResponseBodyKey"]]["Content"]
+        assert json.loads(body)["error"]["code"] == "rate_limited"
+    [association] = minimum.of_type("AWS::WAFv2::WebACLAssociation").values()
+    assert association["Properties"]["WebACLArn"] == {"Fn::GetAtt": [acl_id, "Arn"]}
+    [stage_id] = minimum.of_type("AWS::ApiGateway::Stage")
+    arn = json.dumps(association["Properties"]["ResourceArn"])
+    assert '"/stages/", {"Ref": "' + stage_id + '"}' in arn  # the stage itself, after it exists
+
+
 # --- monitoring ---------------------------------------------------------------------------------
 
 
