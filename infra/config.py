@@ -47,6 +47,12 @@ CTX_EMBEDDING_DIMENSION = "kb:embeddingDimension"
 RETRIEVE_CONCURRENCY = {"minimum": 10, "production": 100}
 
 EMBEDDERS = ("none", "bedrock", "openai", "hashing")
+#: the ``knn_vector`` dimension each embedder produces unless told otherwise: the index is
+#: created with it (``KB_SEARCH_DIMENSION``), so the two never disagree
+DEFAULT_DIMENSIONS = {"bedrock": 1024, "openai": 1536, "hashing": 256, "none": 1024}
+#: dimensions a model can produce; another one is refused here, not at the first refresh
+ALLOWED_DIMENSIONS = {"bedrock": (256, 512, 1024)}
+MAX_DIMENSION = 16_000  # OpenSearch k-NN
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
@@ -125,6 +131,12 @@ class StackConfig:
     waf: bool | None = None
     #: reserved concurrency of the answering function (None: per profile, 0: none)
     retrieve_concurrency: int | None = None
+    #: dimension of the index's vectors (None: the embedder's default)
+    embedding_dimension: int | None = None
+
+    @property
+    def dimension(self) -> int:
+        return self.embedding_dimension or DEFAULT_DIMENSIONS[self.embedder]
 
     @property
     def waf_enabled(self) -> bool:
@@ -161,6 +173,13 @@ class StackConfig:
         prefix = str(get(CTX_INDEX_PREFIX) or d.index_prefix)
         if not prefix.replace("-", "").isalnum() or prefix != prefix.lower():
             raise ConfigError(f"{CTX_INDEX_PREFIX} must be lowercase letters, digits and '-'")
+        dimension = get(CTX_EMBEDDING_DIMENSION)
+        dimension_value = (_int(dimension, 0, CTX_EMBEDDING_DIMENSION, 1, MAX_DIMENSION)
+                           if dimension not in (None, "") else None)
+        allowed = ALLOWED_DIMENSIONS.get(embedder)
+        if dimension_value is not None and allowed and dimension_value not in allowed:
+            raise ConfigError(f"{CTX_EMBEDDING_DIMENSION}={dimension_value} does not fit the {embedder} "
+                              f"embedder, which produces {', '.join(map(str, allowed))} dimensions")
         hour = _int(get(CTX_NIGHTLY_HOUR), d.nightly_reindex_hour_utc, CTX_NIGHTLY_HOUR, 0, 23)
         email = get(CTX_ALARM_EMAIL)
         volume = get(CTX_SEARCH_VOLUME_GB)
@@ -186,6 +205,7 @@ class StackConfig:
                 get(CTX_LOG_RETENTION_DAYS), d.log_retention_days, CTX_LOG_RETENTION_DAYS, 1, 3653
             ),
             allow_placeholder_assets=_bool(get(CTX_ALLOW_PLACEHOLDER_ASSETS), d.allow_placeholder_assets),
+            embedding_dimension=dimension_value,
             waf=None if get(CTX_WAF) in (None, "") else _bool(get(CTX_WAF), False),
             retrieve_concurrency=(None if get(CTX_RETRIEVE_CONCURRENCY) in (None, "") else
                                   _int(get(CTX_RETRIEVE_CONCURRENCY), 0, CTX_RETRIEVE_CONCURRENCY, 0, 10_000)),

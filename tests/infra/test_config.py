@@ -105,3 +105,14 @@ def test_waf_and_reserved_answering_concurrency_follow_the_profile() -> None:
     assert config_from({"kb:retrieveConcurrency": "0"}).retrieve_reserved == 0
     with pytest.raises(ConfigError, match="kb:retrieveConcurrency"):
         config_from({"kb:retrieveConcurrency": "-1"})
+
+
+def test_the_index_dimension_follows_the_embedder_and_a_mismatch_is_refused() -> None:
+    assert config_from({}).dimension == 1024  # Titan v2
+    assert config_from({"kb:embedder": "openai"}).dimension == 1536  # text-embedding-3-small
+    assert config_from({"kb:embedder": "bedrock", "kb:embeddingDimension": "512"}).dimension == 512
+    assert config_from({"kb:embedder": "openai", "kb:embeddingDimension": "3072"}).dimension == 3072
+    with pytest.raises(ConfigError, match=r"kb:embeddingDimension=1536 does not fit the bedrock embedder"):
+        config_from({"kb:embedder": "bedrock", "kb:embeddingDimension": "1536"})
+    with pytest.raises(ConfigError, match=r"kb:embeddingDimension must be within"):
+        config_from({"kb:embedder": "openai", "kb:embeddingDimension": "20000"})

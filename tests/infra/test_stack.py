@@ -622,6 +622,12 @@ def test_gateway_errors_use_the_project_error_body(minimum: Synthesised) -> None
 # --- load isolation -----------------------------------------------------------------------------
 
 
+def test_every_function_creates_the_index_with_the_embedders_dimension(minimum: Synthesised) -> None:
+    for name in FUNCTIONS:
+        variables = minimum.resources[function_id(minimum, name)]["Properties"]["Environment"]["Variables"]
+        assert variables[settings.ENV_SEARCH_DIMENSION] == str(minimum.stack.config.dimension) == "1024"
+
+
 def test_answering_has_reserved_concurrency_and_nothing_else_does(minimum: Synthesised) -> None:
     for name in FUNCTIONS:
         reserved = minimum.resources[function_id(minimum, name)]["Properties"].get("ReservedConcurrentExecutions")
