@@ -131,6 +131,8 @@ class StackConfig:
     waf: bool | None = None
     #: reserved concurrency of the answering function (None: per profile, 0: none)
     retrieve_concurrency: int | None = None
+    #: refresh executions running at once before the nightly reindex queue waits
+    reindex_concurrency: int = 20
     #: dimension of the index's vectors (None: the embedder's default)
     embedding_dimension: int | None = None
 
@@ -206,6 +208,8 @@ class StackConfig:
             ),
             allow_placeholder_assets=_bool(get(CTX_ALLOW_PLACEHOLDER_ASSETS), d.allow_placeholder_assets),
             embedding_dimension=dimension_value,
+            reindex_concurrency=_int(get(CTX_REINDEX_CONCURRENCY), d.reindex_concurrency, CTX_REINDEX_CONCURRENCY,
+                                     1, 1000),
             waf=None if get(CTX_WAF) in (None, "") else _bool(get(CTX_WAF), False),
             retrieve_concurrency=(None if get(CTX_RETRIEVE_CONCURRENCY) in (None, "") else
                                   _int(get(CTX_RETRIEVE_CONCURRENCY), 0, CTX_RETRIEVE_CONCURRENCY, 0, 10_000)),

@@ -19,6 +19,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_opensearchservice as opensearch
 from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_sqs as sqs
 from cdk_nag import NagSuppressions
 from constructs import Construct
 
@@ -153,6 +154,7 @@ class KnowledgeFunctions(Construct):
         bucket: s3.IBucket,
         domain: opensearch.Domain,
         state_machine_name: str,
+        reindex_queue: sqs.IQueue,
     ) -> None:
         super().__init__(scope, construct_id)
         self.config = config
@@ -201,6 +203,10 @@ class KnowledgeFunctions(Construct):
             env.ENV_LOG_LEVEL: config.log_level,
         }
         extra_env = {
+            "scheduler": {
+                env.ENV_REINDEX_QUEUE: reindex_queue.queue_url,
+                env.ENV_MAX_RUNNING_REFRESHES: str(config.reindex_concurrency),
+            },
             "ingest": {
                 env.ENV_SEARCH_READ_ROLES: ",".join(
                     [roles["retrieve"].role_arn, roles["admin_api"].role_arn, roles["scheduler"].role_arn]
@@ -302,7 +308,10 @@ class KnowledgeFunctions(Construct):
              "dynamodb:PutItem"],
             table_arns,
         )
-        self._allow("scheduler", ["states:StartExecution"], [self.state_machine_arn])
+        self._allow("scheduler", ["states:StartExecution", "states:ListExecutions"], [self.state_machine_arn])
+        # the nightly reindex's bounded queue: filled by the nightly run, drained by every run
+        self._allow("scheduler", ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage",
+                                  "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"], [reindex_queue.queue_arn])
         # the tick's rescue rebuild: reads the bot's whole corpus (searches are POST _search
         # only), writes the model under rescue/ and its version into the bot's settings item
         # (PutItem, granted above). A small claim object beside the model keeps overlapping

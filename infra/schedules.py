@@ -42,6 +42,42 @@ def _failure_queue(scope: Construct, construct_id: str) -> sqs.Queue:
     )
 
 
+#: a reindex message that failed to start this many times goes to the dead-letter queue
+REINDEX_MAX_RECEIVES = 5
+
+
+class ReindexQueue(Construct):
+    """The bounded queue of the nightly reindex (``knowledge.adapters.aws.reindex_queue``):
+    the scheduler queues one message per source and starts refreshes from it only while fewer
+    than ``kb:reindexConcurrency`` executions run; a message that keeps failing moves to
+    ``ReindexDeadLetters`` (alarmed)."""
+
+    def __init__(self, scope: Construct, construct_id: str) -> None:
+        super().__init__(scope, construct_id)
+        self.dead_letters = _failure_queue(self, "ReindexDeadLetters")
+        NagSuppressions.add_resource_suppressions(
+            self.dead_letters,
+            [
+                {
+                    "id": "AwsSolutions-SQS3",
+                    "reason": "This queue is itself the dead-letter queue of the reindex queue, watched "
+                    "by an alarm; nothing consumes it.",
+                }
+            ],
+        )
+        self.queue = sqs.Queue(
+            self,
+            "Queue",
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+            # a message received but not started (Step Functions throttled) is retried after this
+            visibility_timeout=Duration.minutes(5),
+            retention_period=Duration.days(1),
+            dead_letter_queue=sqs.DeadLetterQueue(queue=self.dead_letters, max_receive_count=REINDEX_MAX_RECEIVES),
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+
+
 class KnowledgeSchedules(Construct):
     """* every minute -> scheduler ``{"action": "tick"}``: start due refreshes, reap expired leases;
     * nightly -> scheduler ``{"action": "reindex_all"}``;

@@ -11,7 +11,7 @@ from infra.api import KnowledgeApi
 from infra.config import StackConfig, default_domain_name, log_retention
 from infra.functions import FunctionRoles, KnowledgeFunctions
 from infra.monitoring import KnowledgeMonitoring
-from infra.schedules import KnowledgeSchedules
+from infra.schedules import KnowledgeSchedules, ReindexQueue
 from infra.search import KnowledgeSearch
 from infra.state import KnowledgeState
 from infra.storage import KnowledgeStorage
@@ -45,6 +45,7 @@ class KnowledgeStack(Stack):
             retain=cfg.retain_data,
             log_retention=retention,
         )
+        self.reindex = ReindexQueue(self, "Reindex")
         self.functions = KnowledgeFunctions(
             self,
             "Functions",
@@ -55,6 +56,7 @@ class KnowledgeStack(Stack):
             bucket=self.storage.bucket,
             domain=self.search.domain,
             state_machine_name=state_machine_name,
+            reindex_queue=self.reindex.queue,
         )
         fns = self.functions.functions
         self.workflow = RefreshWorkflow(
@@ -101,6 +103,7 @@ class KnowledgeStack(Stack):
             failure_queues={
                 "EventDeadLetters": self.schedules.dead_letters,
                 "AsyncFailures": self.schedules.async_failures,
+                "ReindexDeadLetters": self.reindex.dead_letters,
             },
             alarm_email=cfg.alarm_email,
         )

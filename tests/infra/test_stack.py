@@ -628,6 +628,24 @@ def test_every_function_creates_the_index_with_the_embedders_dimension(minimum: 
         assert variables[settings.ENV_SEARCH_DIMENSION] == str(minimum.stack.config.dimension) == "1024"
 
 
+def test_the_nightly_reindex_goes_through_a_bounded_queue_with_a_dead_letter_queue(minimum: Synthesised) -> None:
+    variables = minimum.resources[function_id(minimum, "scheduler")]["Properties"]["Environment"]["Variables"]
+    queue_ref = variables[settings.ENV_REINDEX_QUEUE]
+    assert int(variables[settings.ENV_MAX_RUNNING_REFRESHES]) >= 1
+    queue = minimum.resources[queue_ref["Ref"]]
+    assert queue["Type"] == "AWS::SQS::Queue"
+    redrive = queue["Properties"]["RedrivePolicy"]
+    assert redrive["maxReceiveCount"] >= 1
+    assert _queue_of(redrive["deadLetterTargetArn"]) in _alarmed_queues(minimum)
+    pairs = actions_on(role_statements(minimum, "scheduler"))
+    queue_arn = json.dumps({"Fn::GetAtt": [queue_ref["Ref"], "Arn"]})
+    assert {a for a, r in pairs if r == queue_arn} >= {"sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage"}
+    assert ("states:ListExecutions", json.dumps(variables[settings.ENV_STATE_MACHINE])) in pairs
+    for name in FUNCTIONS:
+        if name != "scheduler":
+            assert not [a for a, r in actions_on(role_statements(minimum, name)) if r == queue_arn], name
+
+
 def test_answering_has_reserved_concurrency_and_nothing_else_does(minimum: Synthesised) -> None:
     for name in FUNCTIONS:
         reserved = minimum.resources[function_id(minimum, name)]["Properties"].get("ReservedConcurrentExecutions")
