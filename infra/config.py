@@ -71,9 +71,12 @@ class SearchProfile:
     master_instance_type: str | None
     availability_zones: int
     index_replicas: int
+    #: primary shards per index: one per data node, so every node serves searches
+    index_shards: int = 1
 
 
-def search_profile(profile: Profile, instance_type: str | None, volume_gb: int | None) -> SearchProfile:
+def search_profile(profile: Profile, instance_type: str | None, volume_gb: int | None,
+                   shards: int | None = None, replicas: int | None = None) -> SearchProfile:
     if profile == "minimum":
         base = SearchProfile(
             data_nodes=1,
@@ -101,7 +104,8 @@ def search_profile(profile: Profile, instance_type: str | None, volume_gb: int |
         master_nodes=base.master_nodes,
         master_instance_type=base.master_instance_type,
         availability_zones=base.availability_zones,
-        index_replicas=base.index_replicas,
+        index_replicas=base.index_replicas if replicas is None else replicas,
+        index_shards=shards or base.data_nodes,
     )
 
 
@@ -148,9 +152,14 @@ class StackConfig:
     def retrieve_reserved(self) -> int:
         return RETRIEVE_CONCURRENCY[self.profile] if self.retrieve_concurrency is None else self.retrieve_concurrency
 
+    #: shards / replicas per index (None: per profile)
+    search_shards: int | None = None
+    search_replicas: int | None = None
+
     @property
     def search(self) -> SearchProfile:
-        return search_profile(self.profile, self.search_instance_type, self.search_volume_gb)
+        return search_profile(self.profile, self.search_instance_type, self.search_volume_gb,
+                              self.search_shards, self.search_replicas)
 
     @classmethod
     def from_node(cls, node: Node) -> StackConfig:
@@ -185,7 +194,7 @@ class StackConfig:
         hour = _int(get(CTX_NIGHTLY_HOUR), d.nightly_reindex_hour_utc, CTX_NIGHTLY_HOUR, 0, 23)
         email = get(CTX_ALARM_EMAIL)
         volume = get(CTX_SEARCH_VOLUME_GB)
-        return cls(
+        config = cls(
             profile=profile,  # narrowed by the PROFILES check above
             assets_dir=assets,
             index_prefix=prefix,
@@ -208,12 +217,21 @@ class StackConfig:
             ),
             allow_placeholder_assets=_bool(get(CTX_ALLOW_PLACEHOLDER_ASSETS), d.allow_placeholder_assets),
             embedding_dimension=dimension_value,
+            search_shards=(None if get(CTX_SEARCH_SHARDS) in (None, "") else
+                           _int(get(CTX_SEARCH_SHARDS), 1, CTX_SEARCH_SHARDS, 1, 1024)),
+            search_replicas=(None if get(CTX_SEARCH_REPLICAS) in (None, "") else
+                             _int(get(CTX_SEARCH_REPLICAS), 0, CTX_SEARCH_REPLICAS, 0, 15)),
             reindex_concurrency=_int(get(CTX_REINDEX_CONCURRENCY), d.reindex_concurrency, CTX_REINDEX_CONCURRENCY,
                                      1, 1000),
             waf=None if get(CTX_WAF) in (None, "") else _bool(get(CTX_WAF), False),
             retrieve_concurrency=(None if get(CTX_RETRIEVE_CONCURRENCY) in (None, "") else
                                   _int(get(CTX_RETRIEVE_CONCURRENCY), 0, CTX_RETRIEVE_CONCURRENCY, 0, 10_000)),
         )
+        search = config.search
+        if search.index_replicas >= search.data_nodes:
+            raise ConfigError(f"{CTX_SEARCH_REPLICAS}={search.index_replicas} needs more than {search.data_nodes} "
+                              "data node(s): a replica never sits beside its primary, the cluster would stay yellow")
+        return config
 
 
 def default_domain_name(stack_name: str) -> str:

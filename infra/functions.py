@@ -193,6 +193,7 @@ class KnowledgeFunctions(Construct):
             env.ENV_SEARCH_ENDPOINT: f"https://{domain.domain_endpoint}",
             env.ENV_INDEX_PREFIX: config.index_prefix,
             env.ENV_SEARCH_REPLICAS: str(config.search.index_replicas),
+            env.ENV_SEARCH_SHARDS: str(config.search.index_shards),
             # the index and the deployment's embedder share this dimension (infra.config)
             env.ENV_SEARCH_DIMENSION: str(config.dimension),
             env.ENV_STATE_MACHINE: self.state_machine_arn,

@@ -116,3 +116,26 @@ def test_the_index_dimension_follows_the_embedder_and_a_mismatch_is_refused() ->
         config_from({"kb:embedder": "bedrock", "kb:embeddingDimension": "1536"})
     with pytest.raises(ConfigError, match=r"kb:embeddingDimension must be within"):
         config_from({"kb:embedder": "openai", "kb:embeddingDimension": "20000"})
+
+
+def test_shards_and_replicas_are_parameters_with_per_profile_defaults() -> None:
+    minimum, production = config_from({}).search, config_from({"kb:profile": "production"}).search
+    assert (minimum.index_shards, minimum.index_replicas) == (1, 0)
+    assert (production.index_shards, production.index_replicas) == (production.data_nodes, 1)
+    tuned = config_from({"kb:profile": "production", "kb:searchShards": "6", "kb:searchReplicas": "2"}).search
+    assert (tuned.index_shards, tuned.index_replicas) == (6, 2)
+    with pytest.raises(ConfigError, match=r"kb:searchReplicas=1 needs more than 1 data node"):
+        config_from({"kb:searchReplicas": "1"})
+    with pytest.raises(ConfigError, match=r"kb:searchShards must be within"):
+        config_from({"kb:searchShards": "0"})
+
+
+def test_the_functions_read_the_shard_count_the_stack_sets() -> None:
+    from knowledge.wiring import AwsSettings
+
+    base = {settings.ENV_TABLE: "t", settings.ENV_BUCKET: "b", settings.ENV_SEARCH_ENDPOINT: "https://s.invalid"}
+    assert AwsSettings.from_env(base).shards == 1
+    assert AwsSettings.from_env({**base, settings.ENV_SEARCH_SHARDS: "3"}).shards == 3
+    for bad in ("0", "many"):
+        with pytest.raises(ValueError, match=settings.ENV_SEARCH_SHARDS):
+            AwsSettings.from_env({**base, settings.ENV_SEARCH_SHARDS: bad})

@@ -622,10 +622,11 @@ def test_gateway_errors_use_the_project_error_body(minimum: Synthesised) -> None
 # --- load isolation -----------------------------------------------------------------------------
 
 
-def test_every_function_creates_the_index_with_the_embedders_dimension(minimum: Synthesised) -> None:
+def test_every_function_creates_the_index_with_the_embedders_dimension_and_shards(minimum: Synthesised) -> None:
     for name in FUNCTIONS:
         variables = minimum.resources[function_id(minimum, name)]["Properties"]["Environment"]["Variables"]
         assert variables[settings.ENV_SEARCH_DIMENSION] == str(minimum.stack.config.dimension) == "1024"
+        assert (variables[settings.ENV_SEARCH_SHARDS], variables[settings.ENV_SEARCH_REPLICAS]) == ("1", "0")
 
 
 def test_the_nightly_reindex_goes_through_a_bounded_queue_with_a_dead_letter_queue(minimum: Synthesised) -> None:

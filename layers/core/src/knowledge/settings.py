@@ -21,6 +21,8 @@ ENV_DUE_INDEX = "KB_DUE_INDEX_NAME"
 ENV_BEDROCK_MODEL = "KB_BEDROCK_MODEL_ID"
 #: replicas per search index: 0 on the single-node minimum profile (else the cluster stays yellow)
 ENV_SEARCH_REPLICAS = "KB_SEARCH_REPLICAS"
+#: primary shards per search index (a bot's passages and searches stay on one: routing by bot)
+ENV_SEARCH_SHARDS = "KB_SEARCH_SHARDS"
 #: comma-separated IAM role ARNs the index owner maps to a read-only OpenSearch role
 ENV_SEARCH_READ_ROLES = "KB_SEARCH_READ_ROLE_ARNS"
 #: dimension of the ``knn_vector`` field (the default embedder's; Titan v2 gives 1024)
