@@ -25,6 +25,7 @@ from constructs import Construct
 
 from infra import env_names as env
 from infra.config import StackConfig, log_retention
+from infra.state import LEASE_INDEX
 from infra.storage import PACKS_PREFIX, RESCUE_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
 
 PLACEHOLDER_MARKER = "README.kb-layer"
@@ -303,11 +304,12 @@ class KnowledgeFunctions(Construct):
         # scheduler: due-index query, lease reaping, listing sources for the nightly reindex,
         # which first syncs every bot's pack sources with packs/ (a listing, new source rows;
         # withdrawing an out-of-scope pack retires its generation, a Put in a transaction)
+        # (Scan stays for the one-time back-fill of the bots registry of an older table)
         self._allow(
             "scheduler",
             ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:UpdateItem",
-             "dynamodb:PutItem"],
-            table_arns,
+             "dynamodb:PutItem", "dynamodb:BatchWriteItem"],
+            [*table_arns, f"{table.table_arn}/index/{LEASE_INDEX}"],
         )
         self._allow("scheduler", ["states:StartExecution", "states:ListExecutions"], [self.state_machine_arn])
         # the nightly reindex's bounded queue: filled by the nightly run, drained by every run

@@ -182,13 +182,23 @@ def test_table_keys_pitr_ttl_and_due_index(minimum: Synthesised) -> None:
     assert props["BillingMode"] == "PAY_PER_REQUEST"
     assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
     assert props["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
-    [gsi] = props["GlobalSecondaryIndexes"]
-    assert gsi["IndexName"] == "due"
-    assert gsi["KeySchema"] == [
+    gsis = {g["IndexName"]: g for g in props["GlobalSecondaryIndexes"]}
+    assert set(gsis) == {"due", "leases"}
+    assert gsis["due"]["KeySchema"] == [
         {"AttributeName": "dueShard", "KeyType": "HASH"},
         {"AttributeName": "dueAt", "KeyType": "RANGE"},
     ]
     assert types["dueShard"] == "S" and types["dueAt"] == "N"
+    # the reaper's index: exactly the items carrying a lease expiry, i.e. leased sources
+    assert gsis["leases"]["KeySchema"] == [
+        {"AttributeName": "kind", "KeyType": "HASH"},
+        {"AttributeName": "leaseExpiresAt", "KeyType": "RANGE"},
+    ]
+    assert types["kind"] == "S" and types["leaseExpiresAt"] == "N"
+    from knowledge.adapters.aws import dynamodb_state
+
+    assert (dynamodb_state.DUE_INDEX, dynamodb_state.LEASE_INDEX) == ("due", "leases")
+    assert (dynamodb_state.LEASE_PARTITION_KEY, dynamodb_state.LEASE_SORT_KEY) == ("kind", "leaseExpiresAt")
 
 
 # --- search -------------------------------------------------------------------------------------
@@ -645,6 +655,12 @@ def test_the_nightly_reindex_goes_through_a_bounded_queue_with_a_dead_letter_que
     for name in FUNCTIONS:
         if name != "scheduler":
             assert not [a for a, r in actions_on(role_statements(minimum, name)) if r == queue_arn], name
+
+
+def test_the_scheduler_may_query_the_lease_index(minimum: Synthesised) -> None:
+    [table_id] = minimum.of_type("AWS::DynamoDB::Table")
+    queries = [r for a, r in actions_on(role_statements(minimum, "scheduler")) if a == "dynamodb:Query"]
+    assert any('"/index/leases"' in r and table_id in r for r in queries), queries
 
 
 def test_answering_has_reserved_concurrency_and_nothing_else_does(minimum: Synthesised) -> None:
