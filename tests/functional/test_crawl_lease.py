@@ -1,10 +1,11 @@
 # The fixtures are imported from other test modules, so test arguments shadow them by design.
 # ruff: noqa: F811
-"""A crawl turn keeps its lease for as long as it runs (DESIGN.md §6).
+"""Long stages keep their lease for as long as they run (DESIGN.md §6).
 
-A turn may run for most of the crawl function's time budget (its timeout less a safety
-margin), far longer than the 2-minute lease. The turn heartbeats before every request, so
-the minute tick's reaper never finds the lease expired and the turn's pages are kept.
+A crawl turn may run for most of the crawl function's time budget (its timeout less a safety
+margin), far longer than the 2-minute lease, and so may a batch whose embedder is slow. Both
+heartbeat (before every request, after every embedder call), so the minute tick's reaper never
+finds the lease expired and the work is kept.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import knowledge.sources.website as website
 from knowledge.model import Source
 from knowledge.refresh import stages
 from knowledge.settings import LEASE_SECONDS
-from tests.conftest import FakeClock
+from tests.conftest import FakeClock, page
 from tests.e2e.sites import make_fetcher, resolver, site, tls  # noqa: F401 - fixtures
-from tests.functional.test_handlers import BOT, Aws, aws, invoke  # noqa: F401 - fixtures
+from tests.functional.test_handlers import BOT, Aws, aws, invoke, pack_source  # noqa: F401 - fixtures
 from tests.lambda_support import FakeContext
 
 #: the fake clock moves this much per request: a slow site with a Crawl-delay
@@ -124,3 +125,45 @@ def test_a_turn_cancelled_mid_way_stops_at_its_next_heartbeat(aws: Aws, site: An
     # apart): the second noticed the cancel, so one more page was asked for and none after
     assert len(requests) == 4
     assert aws.services.state.get_source(BOT, "site").lease_owner == "exec-a"  # commit lets go
+
+
+class SlowEmbedder:
+    """An embedder whose every call takes 50 s of the services' clock; the reaper looks after
+    each call."""
+
+    name = "slow:1024"
+    dimensions = 1024
+
+    def __init__(self, clock: FakeClock, aws: Aws, reaped: list[Any]):
+        self.clock, self.aws, self.reaped, self.calls = clock, aws, reaped, 0
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        self.calls += 1
+        self.clock.advance(50.0)
+        self.reaped.extend(stages.release_expired_leases(self.aws.services))
+        return [[1.0] + [0.0] * (self.dimensions - 1) for _ in texts]
+
+
+def test_a_batch_whose_embedding_outlasts_the_lease_keeps_it(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    monkeypatch.setattr(aws.services, "clock", clock)
+    pages = [page(f"help/p{n}.md", f"# Page {n}\n\nHow to do thing number {n}.") for n in range(12)]
+    source_id = pack_source(aws, "slow", pages)
+    reaped: list[Any] = []
+    embedder = SlowEmbedder(clock, aws, reaped)
+    monkeypatch.setattr(aws.services, "embedder_for", lambda bot: embedder)
+    monkeypatch.setattr(stages, "EMBED_CALL", 3)  # 12 passages: 4 embedder calls, 200 s of the clock
+    ids = {"botId": BOT, "sourceId": source_id, "executionName": "exec-batch"}
+    job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
+    listing = invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
+    [batch] = listing["batches"]
+    began = clock.now()
+
+    result = invoke(aws, "ingest", {"action": "process_batch", **ids, "job": job, "batch": batch})
+
+    assert embedder.calls == 4 and clock.now() - began > 1.5 * LEASE_SECONDS
+    assert reaped == []
+    assert "stopped" not in result and result["passages"] == 12
+    row = aws.services.state.get_source(BOT, source_id)
+    assert row.lease_owner == "exec-batch" and row.lease_expires_at >= clock.now() + LEASE_SECONDS - 1
+    assert invoke(aws, "ingest", {"action": "commit", **ids, "job": job})["status"] == "indexed"
