@@ -362,7 +362,7 @@ def _check(services: Services, bot: str, source_id: str, owner: str, *,
 class LeaseKeeper:
     """Heartbeats one run's lease through a long stage: ``beat()`` extends it once
     ``HEARTBEAT_SECONDS`` (a third of the lease) passed on the services' clock since the last
-    extension, or every ``every_calls`` calls (a cancel checkpoint), and raises ``_Stop`` with
+    extension, or every ``every_calls`` calls or when forced (a cancel checkpoint), and raises ``_Stop`` with
     ``"cancelled"`` or ``"lost"`` when the run must end. Without it a stage longer than the
     lease (a crawl turn runs up to 150 s; the lease lasts 120 s) would be reaped mid-run."""
 
@@ -374,9 +374,9 @@ class LeaseKeeper:
         self.last = services.clock.now()
         self.beats = 0
 
-    def beat(self) -> None:
+    def beat(self, *, force: bool = False) -> None:
         self.calls += 1
-        forced = self.every_calls is not None and self.calls % self.every_calls == 0
+        forced = force or (self.every_calls is not None and self.calls % self.every_calls == 0)
         if not forced and self.services.clock.now() - self.last < HEARTBEAT_SECONDS:
             return
         status, _ = _check(self.services, self.bot, self.source_id, self.owner)
@@ -549,7 +549,7 @@ def process_batch(services: Services, bot: str, source_id: str, owner: str, job:
     try:
         if embedder is not None and passages:
             embed_passages(embedder, passages, keeper.beat)
-        keeper.beat()  # chunking and embedding may have taken a while: before the write
+        keeper.beat(force=True)  # the checkpoint before the write: a cancel seen here writes nothing
     except _Stop as stop:
         return {"batch": number, "stopped": str(stop)}
     if passages:
