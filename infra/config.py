@@ -38,6 +38,7 @@ CTX_ALLOW_PLACEHOLDER_ASSETS = "kb:allowPlaceholderAssets"
 CTX_WAF = "kb:waf"
 CTX_RETRIEVE_CONCURRENCY = "kb:retrieveConcurrency"
 CTX_REINDEX_CONCURRENCY = "kb:reindexConcurrency"
+CTX_RETRIEVE_PROVISIONED = "kb:retrieveProvisioned"
 CTX_SEARCH_SHARDS = "kb:searchShards"
 CTX_SEARCH_REPLICAS = "kb:searchReplicas"
 CTX_EMBEDDING_DIMENSION = "kb:embeddingDimension"
@@ -137,6 +138,8 @@ class StackConfig:
     retrieve_concurrency: int | None = None
     #: refresh executions running at once before the nightly reindex queue waits
     reindex_concurrency: int = 20
+    #: provisioned concurrency of the answering function's ``live`` alias (0: none, no alias)
+    retrieve_provisioned: int = 0
     #: dimension of the index's vectors (None: the embedder's default)
     embedding_dimension: int | None = None
 
@@ -221,12 +224,18 @@ class StackConfig:
                            _int(get(CTX_SEARCH_SHARDS), 1, CTX_SEARCH_SHARDS, 1, 1024)),
             search_replicas=(None if get(CTX_SEARCH_REPLICAS) in (None, "") else
                              _int(get(CTX_SEARCH_REPLICAS), 0, CTX_SEARCH_REPLICAS, 0, 15)),
+            retrieve_provisioned=_int(get(CTX_RETRIEVE_PROVISIONED), d.retrieve_provisioned,
+                                      CTX_RETRIEVE_PROVISIONED, 0, 10_000),
             reindex_concurrency=_int(get(CTX_REINDEX_CONCURRENCY), d.reindex_concurrency, CTX_REINDEX_CONCURRENCY,
                                      1, 1000),
             waf=None if get(CTX_WAF) in (None, "") else _bool(get(CTX_WAF), False),
             retrieve_concurrency=(None if get(CTX_RETRIEVE_CONCURRENCY) in (None, "") else
                                   _int(get(CTX_RETRIEVE_CONCURRENCY), 0, CTX_RETRIEVE_CONCURRENCY, 0, 10_000)),
         )
+        if config.retrieve_provisioned and config.retrieve_reserved and \
+                config.retrieve_provisioned > config.retrieve_reserved:
+            raise ConfigError(f"{CTX_RETRIEVE_PROVISIONED}={config.retrieve_provisioned} exceeds the reserved "
+                              f"concurrency of retrieve ({config.retrieve_reserved}, {CTX_RETRIEVE_CONCURRENCY})")
         search = config.search
         if search.index_replicas >= search.data_nodes:
             raise ConfigError(f"{CTX_SEARCH_REPLICAS}={search.index_replicas} needs more than {search.data_nodes} "

@@ -249,6 +249,18 @@ class KnowledgeFunctions(Construct):
             self.functions[spec.name] = fn
             self.log_groups[spec.name] = log_group
 
+        #: what API Gateway invokes for questions: the function, or its ``live`` alias with
+        #: provisioned concurrency (kb:retrieveProvisioned) so no question waits for a cold start
+        self.retrieve_target: lambda_.IFunction = self.functions["retrieve"]
+        if config.retrieve_provisioned:
+            self.retrieve_target = lambda_.Alias(
+                self,
+                "RetrieveLive",
+                alias_name="live",
+                version=self.functions["retrieve"].current_version,
+                provisioned_concurrent_executions=config.retrieve_provisioned,
+            )
+
         table_arns = [table.table_arn, f"{table.table_arn}/index/{due_index_name}"]
         domain_arns = [domain.domain_arn, f"{domain.domain_arn}/*"]
         bucket_arn = bucket.bucket_arn

@@ -79,7 +79,7 @@ class KnowledgeStack(Stack):
             self,
             "Api",
             admin_api=fns["admin_api"],
-            retrieve=fns["retrieve"],
+            retrieve=self.functions.retrieve_target,
             authorizer=fns["authorizer"],
             rate_limit=cfg.api_rate_limit,
             burst_limit=cfg.api_burst_limit,

@@ -139,3 +139,28 @@ def test_the_functions_read_the_shard_count_the_stack_sets() -> None:
     for bad in ("0", "many"):
         with pytest.raises(ValueError, match=settings.ENV_SEARCH_SHARDS):
             AwsSettings.from_env({**base, settings.ENV_SEARCH_SHARDS: bad})
+
+
+def test_provisioned_answering_is_an_option_within_the_reserved_concurrency() -> None:
+    assert config_from({}).retrieve_provisioned == 0
+    assert config_from({"kb:retrieveProvisioned": "5"}).retrieve_provisioned == 5
+    with pytest.raises(ConfigError, match=r"kb:retrieveProvisioned=11 exceeds the reserved concurrency"):
+        config_from({"kb:retrieveProvisioned": "11"})  # minimum profile reserves 10
+
+
+def test_with_provisioned_concurrency_questions_go_to_the_live_alias(synthesis: Any) -> None:
+    import json
+
+    from aws_cdk.assertions import Template
+
+    from infra.stack import KnowledgeStack
+
+    app = cdk.App(context={"kb:assetsDir": str(synthesis.assets), "kb:allowPlaceholderAssets": True,
+                           "kb:retrieveProvisioned": 4})
+    resources = Template.from_stack(KnowledgeStack(app, "Provisioned")).to_json()["Resources"]
+    [(alias_id, alias)] = [(k, v) for k, v in resources.items() if v["Type"] == "AWS::Lambda::Alias"]
+    assert alias["Properties"]["Name"] == "live"
+    assert alias["Properties"]["ProvisionedConcurrencyConfig"] == {"ProvisionedConcurrentExecutions": 4}
+    uris = [json.dumps(m["Properties"]["Integration"]["Uri"]) for m in resources.values()
+            if m["Type"] == "AWS::ApiGateway::Method" and m["Properties"].get("Integration")]
+    assert sum(alias_id in uri for uri in uris) == 2  # POST retrieve and POST retrieval-test
