@@ -450,6 +450,16 @@ def test_workflow_shape(minimum: Synthesised) -> None:
     assert map_state["ItemsPath"] == "$.listing.batches"
     inner = list(map_state["ItemProcessor"]["States"].values())
     assert [s["Parameters"]["action"] for s in inner] == ["process_batch"]
+    # batches run as child executions: a source's thousands of batches do not fill the
+    # parent's 25,000-event history
+    assert map_state["ItemProcessor"]["ProcessorConfig"] == {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}
+    [machine] = minimum.of_type("AWS::StepFunctions::StateMachine").values()
+    role_id = machine["Properties"]["RoleArn"]["Fn::GetAtt"][0]
+    statements = [st for p in minimum.of_type("AWS::IAM::Policy").values()
+                  if {"Ref": role_id} in p["Properties"]["Roles"]
+                  for st in p["Properties"]["PolicyDocument"]["Statement"]]
+    assert any("states:StartExecution" in (st["Action"] if isinstance(st["Action"], list) else [st["Action"]])
+               for st in statements)
 
     actions = {s["Parameters"].get("action") for s in states.values() if s["Type"] == "Task"}
     assert actions == {"take_lease", "list_documents", "process_batch", "commit", "fail", None}
