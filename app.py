@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """CDK entry point: ``cdk synth`` / ``cdk deploy`` (see infra/README.md).
 
+``cdk.json`` runs it through ``scripts/cdk-app.sh``, which picks the project's interpreter
+(``KB_PYTHON``, else ``.venv/bin/python``, else the active virtualenv's).
+
 Offline and environment-agnostic: no lookups, no network. Lambda assets must exist first
-(``python scripts/build_lambda_assets.py``; ``--core-only`` is enough to synthesise).
+(``make assets``); ``--core-only`` assets synthesise only with
+``-c kb:allowPlaceholderAssets=true``. A configuration or asset problem ends the run with one
+line on stderr and exit status 1.
 """
 
 from __future__ import annotations
@@ -17,8 +22,13 @@ for _path in (_REPO / "layers" / "core" / "src", _REPO):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-import aws_cdk as cdk  # noqa: E402
-from cdk_nag import AwsSolutionsChecks  # noqa: E402
+try:
+    import aws_cdk as cdk
+    from cdk_nag import AwsSolutionsChecks
+except ImportError as _missing:  # the interpreter is not the project's (see scripts/cdk-app.sh)
+    print(f"kb: {sys.executable} lacks the CDK libraries ({_missing.name}): run `make assets` "
+          "(installs .venv with them) or set KB_PYTHON", file=sys.stderr)
+    raise SystemExit(1) from None
 
 from infra.stack import KnowledgeStack  # noqa: E402
 
@@ -35,10 +45,18 @@ def build_app(app: cdk.App | None = None) -> tuple[cdk.App, KnowledgeStack]:
     return app, stack
 
 
-def main() -> None:
-    app, _ = build_app()
+def main() -> int:
+    from infra.config import ConfigError
+    from infra.functions import AssetsError
+
+    try:
+        app, _ = build_app()
+    except (ConfigError, AssetsError) as exc:
+        print(f"kb: {exc}", file=sys.stderr)
+        return 1
     app.synth()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

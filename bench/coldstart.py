@@ -31,7 +31,12 @@ the worst case of a first invocation that needs all of them, and the last column
 Each function only defers what most of its invocations never touch (its ``EAGER`` tuple;
 ``tests/functional/test_handlers.py`` checks the usual invocations leave the rest uncreated).
 
-    python bench/coldstart.py [--runs 5] [--importtime ingest] [--outside-lambda] [--instructions]
+    python bench/coldstart.py [--runs 5] [--importtime ingest] [--outside-lambda] [--instructions] [--json]
+
+``--json`` prints one JSON document instead of the table: per handler the median import and
+CPU milliseconds, their ratio to the reference row of the same run (``importRatio``,
+``cpuRatio``) and whether the import is within ``MAX_RATIO`` (1.5) of it; the exit status is 1
+when a handler is not.
 
 ``--importtime NAME`` also prints the slowest modules of one handler (``python -X importtime``).
 ``--instructions`` also counts the CPU instructions of each import (valgrind's cachegrind, when
@@ -237,6 +242,26 @@ def print_sizes(unzipped: dict[str, int], zipped: dict[str, int]) -> None:
     print(f"{'largest function+layers':24} {_kb(deployed(unzipped))} {_kb(deployed(zipped))}")
 
 
+#: a handler's import may cost at most this multiple of the same-run reference (``--json``)
+MAX_RATIO = 1.5
+
+
+def json_report(rows: list[dict[str, object]], floor: Figures, lambda_env: bool) -> dict[str, object]:
+    """The ``--json`` document: the reference row, then each handler against it."""
+    ref_import, ref_cpu = statistics.median(floor.imports), statistics.median(floor.cpu)
+    for row in rows:
+        row["importRatio"] = round(float(row["importMs"]) / ref_import, 2)  # type: ignore[arg-type]
+        row["cpuRatio"] = round(float(row["cpuMs"]) / ref_cpu, 2)  # type: ignore[arg-type]
+        row["withinRatio"] = float(row["importRatio"]) <= MAX_RATIO  # type: ignore[arg-type]
+    return {
+        "insideLambdaEnvironment": lambda_env,
+        "maxRatio": MAX_RATIO,
+        "reference": {"name": FLOOR, "importMs": round(ref_import, 1), "cpuMs": round(ref_cpu, 1)},
+        "handlers": rows,
+        "allWithinRatio": all(bool(row["withinRatio"]) for row in rows),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--runs", type=int, default=5, help="measured runs per handler (median reported)")
@@ -245,8 +270,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="also count each import's CPU instructions (valgrind; steady on a shared machine)")
     parser.add_argument("--outside-lambda", action="store_true",
                         help="leave out the variables the Lambda runtime sets (tracing off, X-Ray sampling poller on)")
+    parser.add_argument("--json", action="store_true",
+                        help=f"print one JSON document (ratios to the reference; exit 1 above {MAX_RATIO}x)")
     args = parser.parse_args(argv)
     lambda_env = not args.outside_lambda
+    if args.json:
+        rows: list[dict[str, object]] = []
+        for name in FUNCTIONS:
+            figures = measure(name, max(1, args.runs), lambda_env=lambda_env)
+            rows.append({"name": name, "importMs": round(statistics.median(figures.imports), 1),
+                         "cpuMs": round(statistics.median(figures.cpu), 1),
+                         "deferredMs": round(statistics.median(figures.deferred_total), 1)})
+        report = json_report(rows, measure(FLOOR, max(1, args.runs), lambda_env=lambda_env), lambda_env)
+        print(json.dumps(report, indent=2))
+        return 0 if report["allWithinRatio"] else 1
 
     print(f"{'handler':12} {'import ms':>10} {'min':>6} {'max':>6} {'cpu ms':>7} {'+deferred':>10}  {'target':14} "
           + (f"{'M instr':>8}  " if args.instructions else "") + "deferred to first use (ms)")

@@ -110,6 +110,7 @@ class KnowledgeApi(Construct):
         rate_limit: float,
         burst_limit: int,
         log_retention: logs.RetentionDays,
+        waf: bool = False,
     ) -> None:
         super().__init__(scope, construct_id)
         self.access_log = logs.LogGroup(
@@ -184,21 +185,29 @@ class KnowledgeApi(Construct):
                 status_code=status,
                 templates={"application/json": _error_template(code)},
             )
-        self._nag(openapi)
+        self._nag(openapi, waf=waf)
 
     @property
     def url(self) -> str:
         return self.api.url
 
-    def _nag(self, openapi: apigw.Resource) -> None:
+    def _nag(self, openapi: apigw.Resource, *, waf: bool) -> None:
+        if not waf:
+            NagSuppressions.add_resource_suppressions(
+                self.api,
+                [
+                    {
+                        "id": "AwsSolutions-APIG3",
+                        "reason": "No WAF at the minimum profile (kb:waf=false): every route but "
+                        "/openapi.json needs a bot token and stage throttling bounds abuse; the "
+                        "production profile attaches the web ACL of infra/waf.py.",
+                    }
+                ],
+                apply_to_children=True,
+            )
         NagSuppressions.add_resource_suppressions(
             self.api,
             [
-                {
-                    "id": "AwsSolutions-APIG3",
-                    "reason": "No WAF at the minimum profile: every route but /openapi.json needs a "
-                    "bot token, and stage throttling bounds abuse; attach a web ACL in production.",
-                },
                 {
                     "id": "AwsSolutions-IAM4",
                     "reason": "The account-level API Gateway logging role uses the AWS managed "

@@ -34,8 +34,26 @@ CTX_SEARCH_DOMAIN = "kb:searchDomainName"
 CTX_RETAIN_DATA = "kb:retainData"
 CTX_STAGING_DAYS = "kb:stagingExpiryDays"
 CTX_LOG_RETENTION_DAYS = "kb:logRetentionDays"
+CTX_ALLOW_PLACEHOLDER_ASSETS = "kb:allowPlaceholderAssets"
+CTX_WAF = "kb:waf"
+CTX_RETRIEVE_CONCURRENCY = "kb:retrieveConcurrency"
+CTX_REINDEX_CONCURRENCY = "kb:reindexConcurrency"
+CTX_RETRIEVE_PROVISIONED = "kb:retrieveProvisioned"
+CTX_SEARCH_SHARDS = "kb:searchShards"
+CTX_SEARCH_REPLICAS = "kb:searchReplicas"
+CTX_EMBEDDING_DIMENSION = "kb:embeddingDimension"
+
+#: reserved concurrency of ``retrieve`` per profile: answering keeps this much of the account's
+#: Lambda concurrency whatever refreshes do, and cannot take more (0 = none reserved)
+RETRIEVE_CONCURRENCY = {"minimum": 10, "production": 100}
 
 EMBEDDERS = ("none", "bedrock", "openai", "hashing")
+#: the ``knn_vector`` dimension each embedder produces unless told otherwise: the index is
+#: created with it (``KB_SEARCH_DIMENSION``), so the two never disagree
+DEFAULT_DIMENSIONS = {"bedrock": 1024, "openai": 1536, "hashing": 256, "none": 1024}
+#: dimensions a model can produce; another one is refused here, not at the first refresh
+ALLOWED_DIMENSIONS = {"bedrock": (256, 512, 1024)}
+MAX_DIMENSION = 16_000  # OpenSearch k-NN
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
@@ -54,9 +72,12 @@ class SearchProfile:
     master_instance_type: str | None
     availability_zones: int
     index_replicas: int
+    #: primary shards per index: one per data node, so every node serves searches
+    index_shards: int = 1
 
 
-def search_profile(profile: Profile, instance_type: str | None, volume_gb: int | None) -> SearchProfile:
+def search_profile(profile: Profile, instance_type: str | None, volume_gb: int | None,
+                   shards: int | None = None, replicas: int | None = None) -> SearchProfile:
     if profile == "minimum":
         base = SearchProfile(
             data_nodes=1,
@@ -84,7 +105,8 @@ def search_profile(profile: Profile, instance_type: str | None, volume_gb: int |
         master_nodes=base.master_nodes,
         master_instance_type=base.master_instance_type,
         availability_zones=base.availability_zones,
-        index_replicas=base.index_replicas,
+        index_replicas=base.index_replicas if replicas is None else replicas,
+        index_shards=shards or base.data_nodes,
     )
 
 
@@ -108,10 +130,39 @@ class StackConfig:
     retain_data: bool = True
     staging_expiry_days: int = 3
     log_retention_days: int = 30
+    #: synthesise from ``--core-only`` assets (tests, ``make synth``); never for a deploy
+    allow_placeholder_assets: bool = False
+    #: the WAF web ACL with per-token and per-IP rate rules (None: on in production only)
+    waf: bool | None = None
+    #: reserved concurrency of the answering function (None: per profile, 0: none)
+    retrieve_concurrency: int | None = None
+    #: refresh executions running at once before the nightly reindex queue waits
+    reindex_concurrency: int = 20
+    #: provisioned concurrency of the answering function's ``live`` alias (0: none, no alias)
+    retrieve_provisioned: int = 0
+    #: dimension of the index's vectors (None: the embedder's default)
+    embedding_dimension: int | None = None
+
+    @property
+    def dimension(self) -> int:
+        return self.embedding_dimension or DEFAULT_DIMENSIONS[self.embedder]
+
+    @property
+    def waf_enabled(self) -> bool:
+        return self.profile == "production" if self.waf is None else self.waf
+
+    @property
+    def retrieve_reserved(self) -> int:
+        return RETRIEVE_CONCURRENCY[self.profile] if self.retrieve_concurrency is None else self.retrieve_concurrency
+
+    #: shards / replicas per index (None: per profile)
+    search_shards: int | None = None
+    search_replicas: int | None = None
 
     @property
     def search(self) -> SearchProfile:
-        return search_profile(self.profile, self.search_instance_type, self.search_volume_gb)
+        return search_profile(self.profile, self.search_instance_type, self.search_volume_gb,
+                              self.search_shards, self.search_replicas)
 
     @classmethod
     def from_node(cls, node: Node) -> StackConfig:
@@ -136,10 +187,17 @@ class StackConfig:
         prefix = str(get(CTX_INDEX_PREFIX) or d.index_prefix)
         if not prefix.replace("-", "").isalnum() or prefix != prefix.lower():
             raise ConfigError(f"{CTX_INDEX_PREFIX} must be lowercase letters, digits and '-'")
+        dimension = get(CTX_EMBEDDING_DIMENSION)
+        dimension_value = (_int(dimension, 0, CTX_EMBEDDING_DIMENSION, 1, MAX_DIMENSION)
+                           if dimension not in (None, "") else None)
+        allowed = ALLOWED_DIMENSIONS.get(embedder)
+        if dimension_value is not None and allowed and dimension_value not in allowed:
+            raise ConfigError(f"{CTX_EMBEDDING_DIMENSION}={dimension_value} does not fit the {embedder} "
+                              f"embedder, which produces {', '.join(map(str, allowed))} dimensions")
         hour = _int(get(CTX_NIGHTLY_HOUR), d.nightly_reindex_hour_utc, CTX_NIGHTLY_HOUR, 0, 23)
         email = get(CTX_ALARM_EMAIL)
         volume = get(CTX_SEARCH_VOLUME_GB)
-        return cls(
+        config = cls(
             profile=profile,  # narrowed by the PROFILES check above
             assets_dir=assets,
             index_prefix=prefix,
@@ -160,7 +218,29 @@ class StackConfig:
             log_retention_days=_int(
                 get(CTX_LOG_RETENTION_DAYS), d.log_retention_days, CTX_LOG_RETENTION_DAYS, 1, 3653
             ),
+            allow_placeholder_assets=_bool(get(CTX_ALLOW_PLACEHOLDER_ASSETS), d.allow_placeholder_assets),
+            embedding_dimension=dimension_value,
+            search_shards=(None if get(CTX_SEARCH_SHARDS) in (None, "") else
+                           _int(get(CTX_SEARCH_SHARDS), 1, CTX_SEARCH_SHARDS, 1, 1024)),
+            search_replicas=(None if get(CTX_SEARCH_REPLICAS) in (None, "") else
+                             _int(get(CTX_SEARCH_REPLICAS), 0, CTX_SEARCH_REPLICAS, 0, 15)),
+            retrieve_provisioned=_int(get(CTX_RETRIEVE_PROVISIONED), d.retrieve_provisioned,
+                                      CTX_RETRIEVE_PROVISIONED, 0, 10_000),
+            reindex_concurrency=_int(get(CTX_REINDEX_CONCURRENCY), d.reindex_concurrency, CTX_REINDEX_CONCURRENCY,
+                                     1, 1000),
+            waf=None if get(CTX_WAF) in (None, "") else _bool(get(CTX_WAF), False),
+            retrieve_concurrency=(None if get(CTX_RETRIEVE_CONCURRENCY) in (None, "") else
+                                  _int(get(CTX_RETRIEVE_CONCURRENCY), 0, CTX_RETRIEVE_CONCURRENCY, 0, 10_000)),
         )
+        if config.retrieve_provisioned and config.retrieve_reserved and \
+                config.retrieve_provisioned > config.retrieve_reserved:
+            raise ConfigError(f"{CTX_RETRIEVE_PROVISIONED}={config.retrieve_provisioned} exceeds the reserved "
+                              f"concurrency of retrieve ({config.retrieve_reserved}, {CTX_RETRIEVE_CONCURRENCY})")
+        search = config.search
+        if search.index_replicas >= search.data_nodes:
+            raise ConfigError(f"{CTX_SEARCH_REPLICAS}={search.index_replicas} needs more than {search.data_nodes} "
+                              "data node(s): a replica never sits beside its primary, the cluster would stay yellow")
+        return config
 
 
 def default_domain_name(stack_name: str) -> str:

@@ -19,14 +19,18 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_opensearchservice as opensearch
 from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_sqs as sqs
 from cdk_nag import NagSuppressions
 from constructs import Construct
 
 from infra import env_names as env
 from infra.config import StackConfig, log_retention
+from infra.state import LEASE_INDEX
 from infra.storage import PACKS_PREFIX, RESCUE_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
 
 PLACEHOLDER_MARKER = "README.kb-layer"
+#: written into a placeholder handler by ``build_lambda_assets.py --allow-missing-functions``
+PLACEHOLDER_HANDLER_TEXT = "was missing when the assets were built"
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
 
@@ -62,6 +66,48 @@ TABLE_READ = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dy
 TABLE_WRITE = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem")
 SEARCH_READ = ("es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost")
 SEARCH_WRITE = (*SEARCH_READ, "es:ESHttpPut", "es:ESHttpDelete", "es:ESHttpPatch")
+
+
+class AssetsError(RuntimeError):
+    """The Lambda assets are missing, empty or placeholders where a deployable build is needed."""
+
+
+def check_assets(assets: Path, *, allow_placeholders: bool) -> bool:
+    """Refuse assets that would deploy broken functions; True when placeholders were allowed.
+
+    Missing folders always fail. An empty third-party layer, the ``--core-only`` placeholder
+    layer or a placeholder handler fail too unless ``allow_placeholders`` (context
+    ``kb:allowPlaceholderAssets``: the test suite and ``make synth``)."""
+    hint = "run `make assets` first"
+    if not assets.is_dir():
+        raise AssetsError(f"no Lambda assets at {assets} ({hint})")
+    missing = [
+        str(path)
+        for path in [
+            assets / "layers" / "core" / "python" / "knowledge" / "__init__.py",
+            assets / "layers" / "third_party" / "python",
+            *(assets / "functions" / name / "handler.py" for name in FUNCTION_NAMES),
+        ]
+        if not path.exists()
+    ]
+    if missing:
+        raise AssetsError(f"Lambda assets missing ({hint}): {', '.join(missing)}")
+    third = assets / "layers" / "third_party" / "python"
+    placeholders: list[str] = []
+    if (third / PLACEHOLDER_MARKER).exists():
+        placeholders.append("the third-party layer is the --core-only placeholder")
+    elif not any(third.iterdir()):
+        raise AssetsError(f"the third-party Lambda layer {third} is empty ({hint})")
+    for name in FUNCTION_NAMES:
+        handler = assets / "functions" / name / "handler.py"
+        if PLACEHOLDER_HANDLER_TEXT in handler.read_text(encoding="utf-8", errors="replace"):
+            placeholders.append(f"functions/{name} is a placeholder")
+    if placeholders and not allow_placeholders:
+        raise AssetsError(
+            f"Lambda assets in {assets} are not deployable: {'; '.join(placeholders)} ({hint}, "
+            "or pass -c kb:allowPlaceholderAssets=true to synthesise without deploying)"
+        )
+    return bool(placeholders)
 
 
 class FunctionRoles(Construct):
@@ -109,12 +155,18 @@ class KnowledgeFunctions(Construct):
         bucket: s3.IBucket,
         domain: opensearch.Domain,
         state_machine_name: str,
+        reindex_queue: sqs.IQueue,
     ) -> None:
         super().__init__(scope, construct_id)
         self.config = config
         self.roles = roles
         assets = config.assets_dir
-        self._check_assets(assets)
+        if check_assets(assets, allow_placeholders=config.allow_placeholder_assets):
+            Annotations.of(self).add_warning_v2(
+                "kb:placeholderLayer",
+                "The Lambda assets are --core-only placeholders: fine for synth and tests, "
+                "but run `make assets` before `cdk deploy`.",
+            )
         self.state_machine_arn, executions_arn = state_machine_arns(self, state_machine_name)
 
         self.core_layer = lambda_.LayerVersion(
@@ -142,6 +194,9 @@ class KnowledgeFunctions(Construct):
             env.ENV_SEARCH_ENDPOINT: f"https://{domain.domain_endpoint}",
             env.ENV_INDEX_PREFIX: config.index_prefix,
             env.ENV_SEARCH_REPLICAS: str(config.search.index_replicas),
+            env.ENV_SEARCH_SHARDS: str(config.search.index_shards),
+            # the index and the deployment's embedder share this dimension (infra.config)
+            env.ENV_SEARCH_DIMENSION: str(config.dimension),
             env.ENV_STATE_MACHINE: self.state_machine_arn,
             env.ENV_EMBEDDER: config.embedder,
             env.ENV_BEDROCK_MODEL: config.bedrock_model_id,
@@ -150,6 +205,10 @@ class KnowledgeFunctions(Construct):
             env.ENV_LOG_LEVEL: config.log_level,
         }
         extra_env = {
+            "scheduler": {
+                env.ENV_REINDEX_QUEUE: reindex_queue.queue_url,
+                env.ENV_MAX_RUNNING_REFRESHES: str(config.reindex_concurrency),
+            },
             "ingest": {
                 env.ENV_SEARCH_READ_ROLES: ",".join(
                     [roles["retrieve"].role_arn, roles["admin_api"].role_arn, roles["scheduler"].role_arn]
@@ -182,9 +241,25 @@ class KnowledgeFunctions(Construct):
                 environment={**common_env, **extra_env.get(spec.name, {})},
                 tracing=lambda_.Tracing.ACTIVE,
                 log_group=log_group,
+                # answering keeps its share of the account's concurrency whatever refreshes
+                # and reindexes do, and cannot starve them either
+                reserved_concurrent_executions=(config.retrieve_reserved or None) if spec.name == "retrieve"
+                else None,
             )
             self.functions[spec.name] = fn
             self.log_groups[spec.name] = log_group
+
+        #: what API Gateway invokes for questions: the function, or its ``live`` alias with
+        #: provisioned concurrency (kb:retrieveProvisioned) so no question waits for a cold start
+        self.retrieve_target: lambda_.IFunction = self.functions["retrieve"]
+        if config.retrieve_provisioned:
+            self.retrieve_target = lambda_.Alias(
+                self,
+                "RetrieveLive",
+                alias_name="live",
+                version=self.functions["retrieve"].current_version,
+                provisioned_concurrent_executions=config.retrieve_provisioned,
+            )
 
         table_arns = [table.table_arn, f"{table.table_arn}/index/{due_index_name}"]
         domain_arns = [domain.domain_arn, f"{domain.domain_arn}/*"]
@@ -245,13 +320,17 @@ class KnowledgeFunctions(Construct):
         # scheduler: due-index query, lease reaping, listing sources for the nightly reindex,
         # which first syncs every bot's pack sources with packs/ (a listing, new source rows;
         # withdrawing an out-of-scope pack retires its generation, a Put in a transaction)
+        # (Scan stays for the one-time back-fill of the bots registry of an older table)
         self._allow(
             "scheduler",
             ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:UpdateItem",
-             "dynamodb:PutItem"],
-            table_arns,
+             "dynamodb:PutItem", "dynamodb:BatchWriteItem"],
+            [*table_arns, f"{table.table_arn}/index/{LEASE_INDEX}"],
         )
-        self._allow("scheduler", ["states:StartExecution"], [self.state_machine_arn])
+        self._allow("scheduler", ["states:StartExecution", "states:ListExecutions"], [self.state_machine_arn])
+        # the nightly reindex's bounded queue: filled by the nightly run, drained by every run
+        self._allow("scheduler", ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage",
+                                  "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"], [reindex_queue.queue_arn])
         # the tick's rescue rebuild: reads the bot's whole corpus (searches are POST _search
         # only), writes the model under rescue/ and its version into the bot's settings item
         # (PutItem, granted above). A small claim object beside the model keeps overlapping
@@ -270,28 +349,6 @@ class KnowledgeFunctions(Construct):
         self.roles[name].add_to_principal_policy(
             iam.PolicyStatement(actions=list(actions), resources=resources)
         )
-
-    def _check_assets(self, assets: Path) -> None:
-        missing = [
-            str(path)
-            for path in [
-                assets / "layers" / "core" / "python" / "knowledge",
-                assets / "layers" / "third_party" / "python",
-                *(assets / "functions" / name / "handler.py" for name in FUNCTION_NAMES),
-            ]
-            if not path.exists()
-        ]
-        if missing:
-            raise FileNotFoundError(
-                "Lambda assets are missing (run `python scripts/build_lambda_assets.py` first): "
-                + ", ".join(missing)
-            )
-        if (assets / "layers" / "third_party" / "python" / PLACEHOLDER_MARKER).exists():
-            Annotations.of(self).add_warning_v2(
-                "kb:placeholderLayer",
-                "The third-party layer is the --core-only placeholder: fine for synth and tests, "
-                "but run `make assets` before `cdk deploy`.",
-            )
 
     def _nag(self) -> None:
         for spec in FUNCTION_SPECS:

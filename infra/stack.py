@@ -11,10 +11,11 @@ from infra.api import KnowledgeApi
 from infra.config import StackConfig, default_domain_name, log_retention
 from infra.functions import FunctionRoles, KnowledgeFunctions
 from infra.monitoring import KnowledgeMonitoring
-from infra.schedules import KnowledgeSchedules
+from infra.schedules import KnowledgeSchedules, ReindexQueue
 from infra.search import KnowledgeSearch
 from infra.state import KnowledgeState
 from infra.storage import KnowledgeStorage
+from infra.waf import KnowledgeWaf, WafLimits
 from infra.workflow import RefreshWorkflow
 
 
@@ -44,6 +45,7 @@ class KnowledgeStack(Stack):
             retain=cfg.retain_data,
             log_retention=retention,
         )
+        self.reindex = ReindexQueue(self, "Reindex")
         self.functions = KnowledgeFunctions(
             self,
             "Functions",
@@ -54,6 +56,7 @@ class KnowledgeStack(Stack):
             bucket=self.storage.bucket,
             domain=self.search.domain,
             state_machine_name=state_machine_name,
+            reindex_queue=self.reindex.queue,
         )
         fns = self.functions.functions
         self.workflow = RefreshWorkflow(
@@ -76,11 +79,16 @@ class KnowledgeStack(Stack):
             self,
             "Api",
             admin_api=fns["admin_api"],
-            retrieve=fns["retrieve"],
+            retrieve=self.functions.retrieve_target,
             authorizer=fns["authorizer"],
             rate_limit=cfg.api_rate_limit,
             burst_limit=cfg.api_burst_limit,
             log_retention=retention,
+            waf=cfg.waf_enabled,
+        )
+        self.waf = (
+            KnowledgeWaf(self, "Waf", stage=self.api.api.deployment_stage, limits=WafLimits())
+            if cfg.waf_enabled else None
         )
         self.monitoring = KnowledgeMonitoring(
             self,
@@ -91,6 +99,12 @@ class KnowledgeStack(Stack):
             domain=self.search.domain,
             state_machine=self.workflow.state_machine,
             functions=fns,
+            table=self.state.table,
+            failure_queues={
+                "EventDeadLetters": self.schedules.dead_letters,
+                "AsyncFailures": self.schedules.async_failures,
+                "ReindexDeadLetters": self.reindex.dead_letters,
+            },
             alarm_email=cfg.alarm_email,
         )
 

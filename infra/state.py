@@ -12,10 +12,14 @@ TTL_ATTRIBUTE = "expiresAt"
 DUE_INDEX = "due"
 DUE_PARTITION_KEY = "dueShard"
 DUE_SORT_KEY = "dueAt"
+LEASE_INDEX = "leases"
+LEASE_PARTITION_KEY = "kind"
+LEASE_SORT_KEY = "leaseExpiresAt"
 
 
 class KnowledgeState(Construct):
-    """On-demand table with PITR, a TTL attribute and the sparse ``due`` index for the scheduler.
+    """On-demand table with PITR, a TTL attribute and two sparse indexes for the scheduler:
+    ``due`` (refreshes due) and ``leases`` (leases, by expiry).
 
     Only items that carry ``dueShard`` (sources waiting for a scheduled refresh) appear in the
     index, so the scheduler's query reads exactly the due rows. ``dueAt`` is a number (epoch
@@ -45,3 +49,11 @@ class KnowledgeState(Construct):
             projection_type=dynamodb.ProjectionType.ALL,
         )
         self.due_index_name = DUE_INDEX
+        # only leased sources carry leaseExpiresAt: the reaper queries the expired ones here
+        self.table.add_global_secondary_index(
+            index_name=LEASE_INDEX,
+            partition_key=dynamodb.Attribute(name=LEASE_PARTITION_KEY, type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name=LEASE_SORT_KEY, type=dynamodb.AttributeType.NUMBER),
+            projection_type=dynamodb.ProjectionType.KEYS_ONLY,
+        )
+        self.lease_index_name = LEASE_INDEX

@@ -14,7 +14,7 @@ Functions instead of running twice; the execution name is also the lease owner.
                  SourceType? --website--> StartCrawl -> CrawlPages -> CrawlDone? --no--> CrawlDelay (Wait) -> CrawlPages
                      | other                                              | yes
                      +--------------------------------------------> ListDocuments
-    ListDocuments -> ProcessBatches (Map, 4 at a time: process_batch) -> Commit -> Refreshed
+    ListDocuments -> ProcessBatches (Distributed Map, 4 child runs at once: process_batch) -> Commit -> Refreshed
     any error after retries -> MarkFailed (ingest "fail") -> RefreshFailed (fail)
 
 Another execution holding the source's lease is waited for, not given up on at once: an
@@ -228,10 +228,13 @@ class RefreshWorkflow(Construct):
                 result_path=sfn.JsonPath.DISCARD,
             )
         )
-        process_batches = sfn.Map(
+        # distributed: each batch runs as a child execution with its own event history, so a
+        # source of thousands of batches stays far from the 25,000-event limit of one execution
+        process_batches = sfn.DistributedMap(
             self,
             "ProcessBatches",
             items_path="$.listing.batches",
+            map_execution_type=sfn.StateMachineType.STANDARD,
             max_concurrency=MAP_MAX_CONCURRENCY,
             item_selector={
                 "botId.$": "$.botId",

@@ -6,8 +6,11 @@
   being indexed (``rescue_build.rebuild_settled``: what ``kb serve`` does when its queue
   drains). Rebuilds start only within the first ``RESCUE_WINDOW_SECONDS`` of a tick and while
   ``RESCUE_RESERVE_MS`` of the invocation remain; a bot left over is rebuilt by a later tick;
-* ``{"action": "reindex_all"}`` (nightly): start a refresh of every enabled source of every
-  bot (unchanged content ends in a checksum skip).
+* ``{"action": "reindex_all"}`` (nightly): refresh every enabled source of every bot
+  (unchanged content ends in a checksum skip). With a reindex queue configured
+  (``KB_REINDEX_QUEUE_URL``, as the stack does) the refreshes are queued and started only while
+  fewer than ``KB_MAX_RUNNING_REFRESHES`` executions run, by this run and each tick after it
+  (``knowledge.adapters.aws.reindex_queue``); without one they all start at once.
 
 Refreshes start through the Step Functions workflow with deterministic execution names, so
 an overlapping tick starts nothing twice.
@@ -15,6 +18,7 @@ an overlapping tick starts nothing twice.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -25,7 +29,7 @@ from knowledge.adapters.aws.observability import powertools
 from knowledge.errors import InvalidInput
 from knowledge.model import Source
 from knowledge.refresh import rescue_build, stages
-from knowledge.settings import METRIC_LEASE_REAPED
+from knowledge.settings import ENV_MAX_RUNNING_REFRESHES, ENV_REINDEX_QUEUE, METRIC_LEASE_REAPED
 from knowledge.wiring import build_aws_services
 
 logger, tracer, metrics = powertools()
@@ -38,6 +42,25 @@ SERVICES = build_aws_services(embedder=False, eager=EAGER)
 RESCUE_WINDOW_SECONDS = 45.0
 #: ...and only while this much of the invocation remains (100k passages of real text: ~1 minute)
 RESCUE_RESERVE_MS = 120_000
+#: refresh executions running at once before the reindex queue waits (the stack sets it)
+DEFAULT_MAX_RUNNING = 20
+_QUEUE: list[Any] = []  # the ReindexQueue, built on first use (its SQS client too)
+
+
+def reindex_queue() -> Any:
+    """The bounded queue of the nightly reindex, or None when none is configured."""
+    url = os.environ.get(ENV_REINDEX_QUEUE, "")
+    if not url:
+        return None
+    if not _QUEUE or _QUEUE[0].queue_url != url:
+        import boto3
+
+        from knowledge.adapters.aws.reindex_queue import ReindexQueue
+
+        max_running = int(os.environ.get(ENV_MAX_RUNNING_REFRESHES) or DEFAULT_MAX_RUNNING)
+        _QUEUE[:] = [ReindexQueue(boto3.client("sqs"), url, SERVICES.workflow, max_running=max_running)]
+    _QUEUE[0].workflow = SERVICES.workflow
+    return _QUEUE[0]
 
 
 def runnable(source: Source) -> bool:
@@ -52,6 +75,8 @@ def tick(context: LambdaContext | None = None) -> dict[str, Any]:
     if reaped:
         metrics.add_metric(name=METRIC_LEASE_REAPED, unit=MetricUnit.Count, value=len(reaped))
     started = stages.start_due_refreshes(SERVICES, runnable)
+    queue = reindex_queue()
+    drained = queue.drain() if queue is not None else []
 
     def keep_going() -> bool:
         remaining = context.get_remaining_time_in_millis() if context is not None else RESCUE_RESERVE_MS
@@ -60,14 +85,26 @@ def tick(context: LambdaContext | None = None) -> dict[str, Any]:
     # a refresh started just now has not taken its lease yet: its bot waits for it to finish
     rescued = rescue_build.rebuild_settled(SERVICES, busy={str(job.get("bot")) for job in started},
                                            keep_going=keep_going)
-    return {"reaped": [f"{s.bot}/{s.id}" for s in reaped], "started": [job["id"] for job in started],
-            "rescued": rescued}
+    out: dict[str, Any] = {"reaped": [f"{s.bot}/{s.id}" for s in reaped], "started": [job["id"] for job in started],
+                           "rescued": rescued}
+    if drained:
+        out["reindexed"] = [job["id"] for job in drained]
+    return out
 
 
 def reindex_all() -> dict[str, Any]:
-    workflow = SERVICES.require_workflow()
-    jobs = [workflow.start_reindex(bot) for bot in SERVICES.state.list_bots()]
-    return {"bots": len(jobs), "started": sum(int(j.get("started", 0)) for j in jobs)}
+    bots = SERVICES.state.list_bots()
+    queue = reindex_queue()
+    if queue is None:
+        workflow = SERVICES.require_workflow()
+        jobs = [workflow.start_reindex(bot) for bot in bots]
+        return {"bots": len(jobs), "started": sum(int(j.get("started", 0)) for j in jobs)}
+    # one name per source and day: a retried nightly invocation queues duplicates, which start nothing
+    token = time.strftime("%Y-%m-%d", time.gmtime(SERVICES.clock.now()))
+    queued = sum(int(queue.enqueue(bot, token)["queued"]) for bot in bots)
+    started = queue.drain()
+    logger.info("reindex queued", extra={"queued": queued, "started_now": len(started)})
+    return {"bots": len(bots), "started": len(started)}
 
 
 @logger.inject_lambda_context

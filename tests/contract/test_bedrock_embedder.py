@@ -1,5 +1,6 @@
 """Bedrock embedder against botocore's Stubber (no network): one call per text, the Titan v2
-request body, and failure codes the workflow acts on."""
+request body, and failure codes the workflow acts on (``parallel=1``: the Stubber answers in
+order); then several calls in flight at once against a thread-safe fake client."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def expect(text: str, dimensions: int = 4) -> dict[str, Any]:
 
 
 def test_one_call_per_text_in_order(client):
-    embedder = BedrockEmbedder(client, dimensions=4)
+    embedder = BedrockEmbedder(client, dimensions=4, parallel=1)
     with Stubber(client) as stub:
         stub.add_response("invoke_model", reply({"embedding": [1, 0, 0, 0], "inputTextTokenCount": 2}),
                           expect("first"))
@@ -57,7 +58,7 @@ def test_one_call_per_text_in_order(client):
     ],
 )
 def test_failures_carry_their_code(client, error_code, status, expected):
-    embedder = BedrockEmbedder(client, dimensions=4)
+    embedder = BedrockEmbedder(client, dimensions=4, parallel=1)
     with Stubber(client) as stub:
         stub.add_client_error("invoke_model", service_error_code=error_code, http_status_code=status,
                               expected_params={"modelId": ANY, "body": ANY, "contentType": ANY, "accept": ANY})
@@ -73,7 +74,7 @@ def test_failures_carry_their_code(client, error_code, status, expected):
      {"embedding": [1, 2, "x", 4]}, {"embedding": [1, 2, True, 4]}],
 )
 def test_malformed_replies_fail_the_embedding(client, payload):
-    embedder = BedrockEmbedder(client, dimensions=4)
+    embedder = BedrockEmbedder(client, dimensions=4, parallel=1)
     with Stubber(client) as stub:
         stub.add_response("invoke_model", reply(payload), expect("t"))
         with pytest.raises(SourceFailure) as info:
@@ -82,10 +83,50 @@ def test_malformed_replies_fail_the_embedding(client, payload):
 
 
 def test_a_body_that_is_not_json_fails_the_embedding(client):
-    embedder = BedrockEmbedder(client, dimensions=4)
+    embedder = BedrockEmbedder(client, dimensions=4, parallel=1)
     with Stubber(client) as stub:
         stub.add_response("invoke_model", {"body": StreamingBody(io.BytesIO(b"<html>"), 6),
                                            "contentType": "text/html"}, expect("t"))
         with pytest.raises(SourceFailure) as info:
             embedder.embed(["t"])
     assert info.value.code == Code.EMBEDDING_FAILED
+
+
+class ConcurrentClient:
+    """Answers InvokeModel only once ``parallel`` calls are in flight together (a barrier):
+    sequential calls would break the barrier and fail the test."""
+
+    def __init__(self, parallel: int, fail_on: str | None = None):
+        import threading
+
+        self.barrier = threading.Barrier(parallel, timeout=30)
+        self.fail_on = fail_on
+        self.calls: list[str] = []
+
+    def invoke_model(self, **kwargs: Any) -> dict[str, Any]:
+        text = json.loads(kwargs["body"])["inputText"]
+        self.calls.append(text)
+        self.barrier.wait()
+        if text == self.fail_on:
+            from botocore.exceptions import ClientError
+
+            raise ClientError({"Error": {"Code": "ThrottlingException"}, "ResponseMetadata": {"HTTPStatusCode": 429}},
+                              "InvokeModel")
+        return reply({"embedding": [float(len(text)), 0.0, 0.0, 1.0]})
+
+
+def test_a_batch_is_embedded_several_calls_at_a_time_in_text_order() -> None:
+    client = ConcurrentClient(4)
+    texts = ["a" * n for n in range(1, 9)]
+    vectors = BedrockEmbedder(client, dimensions=4, parallel=4).embed(texts)
+    assert [v[0] for v in vectors] == [float(n) for n in range(1, 9)]
+    assert sorted(client.calls) == sorted(texts)
+
+
+def test_a_throttled_call_among_parallel_ones_is_rate_limited() -> None:
+    client = ConcurrentClient(2, fail_on="bb")
+    with pytest.raises(SourceFailure) as caught:
+        BedrockEmbedder(client, dimensions=4, parallel=2).embed(["a", "bb"])
+    assert caught.value.code == Code.RATE_LIMITED
+    with pytest.raises(ValueError):
+        BedrockEmbedder(client, parallel=0)

@@ -16,6 +16,7 @@ from botocore.stub import Stubber
 from knowledge.adapters.aws.dynamodb_state import (
     DUE_INDEX,
     GENERATIONS_SHARD,
+    LEASE_INDEX,
     DynamoDbStateStore,
     create_table,
     from_dynamo,
@@ -46,7 +47,7 @@ def test_single_table_layout(store):
                             updated_at=NOW))
     store.acquire_lease("b1", "s1", "w1", NOW, 120)
     gen = store.begin_generation("b1", "s1", "w1")
-    staged = raw(store, "BOT#b1", f"SOURCE#s1#GEN#{gen}")
+    staged = raw(store, "BOT#b1", f"GEN#s1#{gen}")
     assert staged["state"] == {"S": "staging"} and staged["dueShard"] == {"S": GENERATIONS_SHARD}
     source = raw(store, "BOT#b1", "SOURCE#s1")
     assert source["leaseOwner"] == {"S": "w1"} and source["dueShard"]["S"].startswith("REFRESH#")
@@ -57,9 +58,9 @@ def test_single_table_layout(store):
     source = raw(store, "BOT#b1", "SOURCE#s1")
     assert "leaseOwner" not in source and "dueShard" not in source  # ready, no schedule: not due
     assert source["liveGeneration"] == {"N": str(gen)}
-    live = raw(store, "BOT#b1", f"SOURCE#s1#GEN#{gen}")
+    live = raw(store, "BOT#b1", f"GEN#s1#{gen}")
     assert live["state"] == {"S": "live"} and "dueShard" not in live
-    assert raw(store, "BOT#b1", "SOURCE#s1#DOC#d1")["path"] == {"S": "a.md"}
+    assert raw(store, "BOT#b1", "DOC#s1#d1")["path"] == {"S": "a.md"}
     assert [s.id for s in store.list_sources("b1")] == ["s1"]  # documents and generations filtered out
 
     store.put_agent(Agent(id="a1", bot="b1", source_ids=["s1"]))
@@ -73,7 +74,9 @@ def test_single_table_layout(store):
     ttl = store.client.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"]
     assert (ttl["TimeToLiveStatus"], ttl["AttributeName"]) == ("ENABLED", "expiresAt")
     indexes = store.client.describe_table(TableName=TABLE)["Table"]["GlobalSecondaryIndexes"]
-    assert [i["IndexName"] for i in indexes] == [DUE_INDEX]
+    assert [i["IndexName"] for i in indexes] == [DUE_INDEX, LEASE_INDEX]
+    assert store.list_bots() == ["b1"]
+    assert raw(store, "BOTS", "BOT#b1") and raw(store, "BOTS", "#INDEXED")
 
 
 def test_duplicate_token_is_a_conflict(store):
@@ -166,4 +169,4 @@ def test_ids_cannot_reach_into_other_items(store):
     assert not store.acquire_lease("b1", "s1#DOC#d1", "w1", NOW, 120)
     with pytest.raises(NotFound):
         store.update_source("b1", "s1#DOC#d1", name="x")
-    assert "leaseOwner" not in raw(store, "BOT#b1", "SOURCE#s1#DOC#d1")
+    assert "leaseOwner" not in raw(store, "BOT#b1", "DOC#s1#d1")

@@ -77,7 +77,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
 
     assets = tmp_path_factory.mktemp("assets")
     load_build_script().build(assets, core_only=True, allow_missing_functions=True)
-    app = cdk.App(context={"kb:assetsDir": str(assets)}, outdir=str(tmp_path_factory.mktemp("cdk.out")))
+    app = cdk.App(context={"kb:assetsDir": str(assets), "kb:allowPlaceholderAssets": True},
+                  outdir=str(tmp_path_factory.mktemp("cdk.out")))
     _, stack = build_app(app)
     resources = CdkTemplate.from_stack(stack).to_json()["Resources"]
     by_logical: dict[str, str] = {}

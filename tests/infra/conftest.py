@@ -68,7 +68,9 @@ def synthesis(tmp_path_factory: pytest.TempPathFactory, build_script: ModuleType
     assets = tmp_path_factory.mktemp("assets")
     build_script.build(assets, core_only=True, allow_missing_functions=True)
     outdir = tmp_path_factory.mktemp("cdk.out")
-    app = cdk.App(context={"kb:assetsDir": str(assets)}, outdir=str(outdir))
+    # the WAF is on by default in production only; synthesised here to check it
+    context = {"kb:assetsDir": str(assets), "kb:allowPlaceholderAssets": True, "kb:waf": True}
+    app = cdk.App(context=context, outdir=str(outdir))
     app, minimum = build_app(app)
     assert isinstance(minimum, KnowledgeStack)
     production = _production_search_stack(dataclasses.replace(minimum.config, profile="production"))

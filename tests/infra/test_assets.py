@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from infra.functions import FUNCTION_NAMES
+from infra.functions import FUNCTION_NAMES, AssetsError, check_assets
+from tests.infra.conftest import REPO
 
 
 def test_function_lists_agree(build_script: ModuleType) -> None:
@@ -200,3 +204,96 @@ def test_manifest_reports_every_asset_unzipped_and_zipped(
     # repetitive source deflates well; the zip is smaller than the files it holds
     assert zipped["functions/retrieve"] < unzipped["functions/retrieve"] / 5
     assert zipped["layers/core"] < unzipped["layers/core"]
+
+
+# --- deployability: the launcher cdk.json runs, and assets that would deploy broken functions -----
+
+LAUNCHER = REPO / "scripts" / "cdk-app.sh"
+
+
+def test_cdk_json_runs_app_through_the_launcher() -> None:
+    assert json.loads((REPO / "cdk.json").read_text())["app"] == "sh scripts/cdk-app.sh"
+
+
+def _launcher_copy(tmp_path: Path) -> Path:
+    (tmp_path / "scripts").mkdir()
+    copy = tmp_path / "scripts" / "cdk-app.sh"
+    copy.write_text(LAUNCHER.read_text())
+    (tmp_path / "app.py").write_text("")
+    return copy
+
+
+def _fake_python(path: Path, label: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'#!/bin/sh\necho "{label} $*"\n')
+    path.chmod(0o755)
+    return path
+
+
+def _run(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if k not in ("KB_PYTHON", "VIRTUAL_ENV", "CDK_CONTEXT_JSON")}
+    return subprocess.run(cmd, env={**base, **env}, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_launcher_prefers_kb_python_then_the_repo_venv_then_the_active_one(tmp_path: Path) -> None:
+    launcher = _launcher_copy(tmp_path)
+    active = _fake_python(tmp_path / "active" / "bin" / "python", "active")
+    out = _run(["sh", str(launcher), "x"], {"VIRTUAL_ENV": str(tmp_path / "active")})
+    assert out.returncode == 0 and out.stdout.strip() == f"active {tmp_path}/app.py x"
+    _fake_python(tmp_path / ".venv" / "bin" / "python", "venv")
+    out = _run(["sh", str(launcher)], {"VIRTUAL_ENV": str(tmp_path / "active")})
+    assert out.stdout.strip() == f"venv {tmp_path}/app.py"
+    chosen = _fake_python(tmp_path / "chosen", "chosen")
+    out = _run(["sh", str(launcher)], {"KB_PYTHON": str(chosen), "VIRTUAL_ENV": str(active.parent.parent)})
+    assert out.stdout.strip() == f"chosen {tmp_path}/app.py"
+
+
+def test_launcher_without_an_interpreter_says_so_in_one_line(tmp_path: Path) -> None:
+    launcher = _launcher_copy(tmp_path)
+    out = _run(["sh", str(launcher)], {})
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "make assets" in out.stderr
+    out = _run(["sh", str(launcher)], {"KB_PYTHON": str(tmp_path / "nope")})
+    assert out.returncode == 1 and out.stderr.count("\n") == 1 and "KB_PYTHON" in out.stderr
+
+
+def test_synthesis_from_placeholder_assets_fails_in_one_line(build_script: ModuleType, tmp_path: Path) -> None:
+    assets = tmp_path / "assets"
+    build_script.build(assets, core_only=True, allow_missing_functions=True)
+    out = _run(["sh", str(LAUNCHER)], {"KB_PYTHON": sys.executable,
+                                       "CDK_CONTEXT_JSON": json.dumps({"kb:assetsDir": str(assets)})}, cwd=REPO)
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith("kb: Lambda assets in ") and "--core-only placeholder" in out.stderr
+    assert "make assets" in out.stderr
+
+
+def _full_assets(build_script: ModuleType, root: Path) -> Path:
+    build_script.build(root, core_only=True, allow_missing_functions=True)
+    third = root / "layers" / "third_party" / "python"
+    (third / build_script.MARKER).unlink()
+    (third / "markdown_it").mkdir()
+    (third / "markdown_it" / "__init__.py").write_text("")
+    for name in FUNCTION_NAMES:
+        (root / "functions" / name / "handler.py").write_text("def handler(event, context):\n    return None\n")
+    return root
+
+
+def test_check_assets_accepts_a_full_build_and_refuses_broken_ones(build_script: ModuleType, tmp_path: Path) -> None:
+    assets = _full_assets(build_script, tmp_path / "a")
+    assert check_assets(assets, allow_placeholders=False) is False
+
+    (assets / "functions" / "crawl" / "handler.py").write_text(build_script._placeholder_handler("crawl"))
+    with pytest.raises(AssetsError, match=r"functions/crawl is a placeholder"):
+        check_assets(assets, allow_placeholders=False)
+    assert check_assets(assets, allow_placeholders=True) is True
+
+    shutil.rmtree(assets / "layers" / "third_party" / "python" / "markdown_it")
+    with pytest.raises(AssetsError, match=r"third-party Lambda layer .* is empty"):
+        check_assets(assets, allow_placeholders=True)  # an empty layer is never allowed
+
+    (assets / "functions" / "ingest" / "handler.py").unlink()
+    with pytest.raises(AssetsError, match=r"functions/ingest/handler\.py"):
+        check_assets(assets, allow_placeholders=True)
+    with pytest.raises(AssetsError, match=r"no Lambda assets at"):
+        check_assets(tmp_path / "missing", allow_placeholders=True)

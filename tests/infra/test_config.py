@@ -99,5 +99,77 @@ def test_missing_assets_fail_with_instructions(tmp_path: Path) -> None:
     from infra.stack import KnowledgeStack
 
     app = cdk.App(context={"kb:assetsDir": str(tmp_path / "empty")})
-    with pytest.raises(FileNotFoundError, match=r"build_lambda_assets\.py"):
+    from infra.functions import AssetsError
+
+    with pytest.raises(AssetsError, match=r"no Lambda assets at .*run `make assets` first"):
         KnowledgeStack(app, "NoAssets")
+
+
+def test_waf_and_reserved_answering_concurrency_follow_the_profile() -> None:
+    minimum, production = config_from({}), config_from({"kb:profile": "production"})
+    assert (minimum.waf_enabled, production.waf_enabled) == (False, True)
+    assert 0 < minimum.retrieve_reserved < production.retrieve_reserved
+    assert config_from({"kb:waf": "true"}).waf_enabled is True
+    assert config_from({"kb:profile": "production", "kb:waf": "false"}).waf_enabled is False
+    assert config_from({"kb:retrieveConcurrency": "0"}).retrieve_reserved == 0
+    with pytest.raises(ConfigError, match="kb:retrieveConcurrency"):
+        config_from({"kb:retrieveConcurrency": "-1"})
+
+
+def test_the_index_dimension_follows_the_embedder_and_a_mismatch_is_refused() -> None:
+    assert config_from({}).dimension == 1024  # Titan v2
+    assert config_from({"kb:embedder": "openai"}).dimension == 1536  # text-embedding-3-small
+    assert config_from({"kb:embedder": "bedrock", "kb:embeddingDimension": "512"}).dimension == 512
+    assert config_from({"kb:embedder": "openai", "kb:embeddingDimension": "3072"}).dimension == 3072
+    with pytest.raises(ConfigError, match=r"kb:embeddingDimension=1536 does not fit the bedrock embedder"):
+        config_from({"kb:embedder": "bedrock", "kb:embeddingDimension": "1536"})
+    with pytest.raises(ConfigError, match=r"kb:embeddingDimension must be within"):
+        config_from({"kb:embedder": "openai", "kb:embeddingDimension": "20000"})
+
+
+def test_shards_and_replicas_are_parameters_with_per_profile_defaults() -> None:
+    minimum, production = config_from({}).search, config_from({"kb:profile": "production"}).search
+    assert (minimum.index_shards, minimum.index_replicas) == (1, 0)
+    assert (production.index_shards, production.index_replicas) == (production.data_nodes, 1)
+    tuned = config_from({"kb:profile": "production", "kb:searchShards": "6", "kb:searchReplicas": "2"}).search
+    assert (tuned.index_shards, tuned.index_replicas) == (6, 2)
+    with pytest.raises(ConfigError, match=r"kb:searchReplicas=1 needs more than 1 data node"):
+        config_from({"kb:searchReplicas": "1"})
+    with pytest.raises(ConfigError, match=r"kb:searchShards must be within"):
+        config_from({"kb:searchShards": "0"})
+
+
+def test_the_functions_read_the_shard_count_the_stack_sets() -> None:
+    from knowledge.wiring import AwsSettings
+
+    base = {settings.ENV_TABLE: "t", settings.ENV_BUCKET: "b", settings.ENV_SEARCH_ENDPOINT: "https://s.invalid"}
+    assert AwsSettings.from_env(base).shards == 1
+    assert AwsSettings.from_env({**base, settings.ENV_SEARCH_SHARDS: "3"}).shards == 3
+    for bad in ("0", "many"):
+        with pytest.raises(ValueError, match=settings.ENV_SEARCH_SHARDS):
+            AwsSettings.from_env({**base, settings.ENV_SEARCH_SHARDS: bad})
+
+
+def test_provisioned_answering_is_an_option_within_the_reserved_concurrency() -> None:
+    assert config_from({}).retrieve_provisioned == 0
+    assert config_from({"kb:retrieveProvisioned": "5"}).retrieve_provisioned == 5
+    with pytest.raises(ConfigError, match=r"kb:retrieveProvisioned=11 exceeds the reserved concurrency"):
+        config_from({"kb:retrieveProvisioned": "11"})  # minimum profile reserves 10
+
+
+def test_with_provisioned_concurrency_questions_go_to_the_live_alias(synthesis: Any) -> None:
+    import json
+
+    from aws_cdk.assertions import Template
+
+    from infra.stack import KnowledgeStack
+
+    app = cdk.App(context={"kb:assetsDir": str(synthesis.assets), "kb:allowPlaceholderAssets": True,
+                           "kb:retrieveProvisioned": 4})
+    resources = Template.from_stack(KnowledgeStack(app, "Provisioned")).to_json()["Resources"]
+    [(alias_id, alias)] = [(k, v) for k, v in resources.items() if v["Type"] == "AWS::Lambda::Alias"]
+    assert alias["Properties"]["Name"] == "live"
+    assert alias["Properties"]["ProvisionedConcurrencyConfig"] == {"ProvisionedConcurrentExecutions": 4}
+    uris = [json.dumps(m["Properties"]["Integration"]["Uri"]) for m in resources.values()
+            if m["Type"] == "AWS::ApiGateway::Method" and m["Properties"].get("Integration")]
+    assert sum(alias_id in uri for uri in uris) == 2  # POST retrieve and POST retrieval-test

@@ -69,6 +69,7 @@ ALLOWED_SUPPRESSIONS = {
     "AwsSolutions-APIG3",
     "AwsSolutions-APIG4",
     "AwsSolutions-COG4",
+    "AwsSolutions-SQS3",
 }
 
 
@@ -186,13 +187,23 @@ def test_table_keys_pitr_ttl_and_due_index(minimum: Synthesised) -> None:
     assert props["BillingMode"] == "PAY_PER_REQUEST"
     assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
     assert props["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
-    [gsi] = props["GlobalSecondaryIndexes"]
-    assert gsi["IndexName"] == "due"
-    assert gsi["KeySchema"] == [
+    gsis = {g["IndexName"]: g for g in props["GlobalSecondaryIndexes"]}
+    assert set(gsis) == {"due", "leases"}
+    assert gsis["due"]["KeySchema"] == [
         {"AttributeName": "dueShard", "KeyType": "HASH"},
         {"AttributeName": "dueAt", "KeyType": "RANGE"},
     ]
     assert types["dueShard"] == "S" and types["dueAt"] == "N"
+    # the reaper's index: exactly the items carrying a lease expiry, i.e. leased sources
+    assert gsis["leases"]["KeySchema"] == [
+        {"AttributeName": "kind", "KeyType": "HASH"},
+        {"AttributeName": "leaseExpiresAt", "KeyType": "RANGE"},
+    ]
+    assert types["kind"] == "S" and types["leaseExpiresAt"] == "N"
+    from knowledge.adapters.aws import dynamodb_state
+
+    assert (dynamodb_state.DUE_INDEX, dynamodb_state.LEASE_INDEX) == ("due", "leases")
+    assert (dynamodb_state.LEASE_PARTITION_KEY, dynamodb_state.LEASE_SORT_KEY) == ("kind", "leaseExpiresAt")
 
 
 # --- search -------------------------------------------------------------------------------------
@@ -449,6 +460,16 @@ def test_workflow_shape(minimum: Synthesised) -> None:
     assert map_state["ItemsPath"] == "$.listing.batches"
     inner = list(map_state["ItemProcessor"]["States"].values())
     assert [s["Parameters"]["action"] for s in inner] == ["process_batch"]
+    # batches run as child executions: a source's thousands of batches do not fill the
+    # parent's 25,000-event history
+    assert map_state["ItemProcessor"]["ProcessorConfig"] == {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}
+    [machine] = minimum.of_type("AWS::StepFunctions::StateMachine").values()
+    role_id = machine["Properties"]["RoleArn"]["Fn::GetAtt"][0]
+    statements = [st for p in minimum.of_type("AWS::IAM::Policy").values()
+                  if {"Ref": role_id} in p["Properties"]["Roles"]
+                  for st in p["Properties"]["PolicyDocument"]["Statement"]]
+    assert any("states:StartExecution" in (st["Action"] if isinstance(st["Action"], list) else [st["Action"]])
+               for st in statements)
 
     actions = {s["Parameters"].get("action") for s in states.values() if s["Type"] == "Task"}
     assert actions == {"take_lease", "list_documents", "process_batch", "commit", "fail", None}
@@ -628,6 +649,75 @@ def test_gateway_errors_use_the_project_error_body(minimum: Synthesised) -> None
     assert responses["THROTTLED"]["StatusCode"] == "429"
 
 
+# --- load isolation -----------------------------------------------------------------------------
+
+
+def test_every_function_creates_the_index_with_the_embedders_dimension_and_shards(minimum: Synthesised) -> None:
+    for name in FUNCTIONS:
+        variables = minimum.resources[function_id(minimum, name)]["Properties"]["Environment"]["Variables"]
+        assert variables[settings.ENV_SEARCH_DIMENSION] == str(minimum.stack.config.dimension) == "1024"
+        assert (variables[settings.ENV_SEARCH_SHARDS], variables[settings.ENV_SEARCH_REPLICAS]) == ("1", "0")
+
+
+def test_the_nightly_reindex_goes_through_a_bounded_queue_with_a_dead_letter_queue(minimum: Synthesised) -> None:
+    variables = minimum.resources[function_id(minimum, "scheduler")]["Properties"]["Environment"]["Variables"]
+    queue_ref = variables[settings.ENV_REINDEX_QUEUE]
+    assert int(variables[settings.ENV_MAX_RUNNING_REFRESHES]) >= 1
+    queue = minimum.resources[queue_ref["Ref"]]
+    assert queue["Type"] == "AWS::SQS::Queue"
+    redrive = queue["Properties"]["RedrivePolicy"]
+    assert redrive["maxReceiveCount"] >= 1
+    assert _queue_of(redrive["deadLetterTargetArn"]) in _alarmed_queues(minimum)
+    pairs = actions_on(role_statements(minimum, "scheduler"))
+    queue_arn = json.dumps({"Fn::GetAtt": [queue_ref["Ref"], "Arn"]})
+    assert {a for a, r in pairs if r == queue_arn} >= {"sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage"}
+    assert ("states:ListExecutions", json.dumps(variables[settings.ENV_STATE_MACHINE])) in pairs
+    for name in FUNCTIONS:
+        if name != "scheduler":
+            assert not [a for a, r in actions_on(role_statements(minimum, name)) if r == queue_arn], name
+
+
+def test_the_scheduler_may_query_the_lease_index(minimum: Synthesised) -> None:
+    [table_id] = minimum.of_type("AWS::DynamoDB::Table")
+    queries = [r for a, r in actions_on(role_statements(minimum, "scheduler")) if a == "dynamodb:Query"]
+    assert any('"/index/leases"' in r and table_id in r for r in queries), queries
+
+
+def test_answering_has_reserved_concurrency_and_nothing_else_does(minimum: Synthesised) -> None:
+    for name in FUNCTIONS:
+        reserved = minimum.resources[function_id(minimum, name)]["Properties"].get("ReservedConcurrentExecutions")
+        if name == "retrieve":
+            assert isinstance(reserved, int) and reserved >= 1
+        else:
+            assert reserved is None, name
+
+
+def test_waf_limits_each_token_retrieval_test_and_address_on_the_stage(minimum: Synthesised) -> None:
+    [(acl_id, acl)] = minimum.of_type("AWS::WAFv2::WebACL").items()
+    props = acl["Properties"]
+    assert props["Scope"] == "REGIONAL" and "Allow" in props["DefaultAction"]
+    rules = {r["Name"]: r for r in props["Rules"]}
+    by_token = rules["PerToken"]["Statement"]["RateBasedStatement"]
+    assert by_token["AggregateKeyType"] == "CUSTOM_KEYS"
+    assert by_token["CustomKeys"][0]["Header"]["Name"] == "authorization"
+    test_rule = rules["RetrievalTestPerToken"]["Statement"]["RateBasedStatement"]
+    assert test_rule["CustomKeys"] == by_token["CustomKeys"] and test_rule["Limit"] < by_token["Limit"]
+    match = test_rule["ScopeDownStatement"]["ByteMatchStatement"]
+    assert match["SearchString"] == "/knowledge/retrieval-test" and match["PositionalConstraint"] == "ENDS_WITH"
+    assert rules["RetrievalTestPerToken"]["Priority"] < rules["PerToken"]["Priority"]
+    assert rules["PerIp"]["Statement"]["RateBasedStatement"]["AggregateKeyType"] == "IP"
+    for rule in rules.values():
+        block = rule["Action"]["Block"]["CustomResponse"]
+        assert block["ResponseCode"] == 429
+        body = props["CustomResponseBodies"][block["CustomResponseBodyKey"]]["Content"]
+        assert json.loads(body)["error"]["code"] == "rate_limited"
+    [association] = minimum.of_type("AWS::WAFv2::WebACLAssociation").values()
+    assert association["Properties"]["WebACLArn"] == {"Fn::GetAtt": [acl_id, "Arn"]}
+    [stage_id] = minimum.of_type("AWS::ApiGateway::Stage")
+    arn = json.dumps(association["Properties"]["ResourceArn"])
+    assert '"/stages/", {"Ref": "' + stage_id + '"}' in arn  # the stage itself, after it exists
+
+
 # --- monitoring ---------------------------------------------------------------------------------
 
 
@@ -649,6 +739,132 @@ def test_alarms_cover_refreshes_leases_api_and_search(minimum: Synthesised) -> N
     for alarm in alarms:
         assert alarm["Properties"]["AlarmActions"] == [{"Ref": topic_id}]
     assert len(minimum.of_type("AWS::CloudWatch::Dashboard")) == 1
+
+
+def _alarm_metrics(alarm: dict[str, Any]) -> list[tuple[str | None, str | None, list[Any]]]:
+    """(namespace, metric name, dimensions) of an alarm's metric or of each metric of its math."""
+    props = alarm["Properties"]
+    if "MetricName" in props:
+        return [(props.get("Namespace"), props["MetricName"], props.get("Dimensions", []))]
+    out = []
+    for query in props.get("Metrics", []):
+        stat = query.get("MetricStat")
+        if stat:
+            metric = stat["Metric"]
+            out.append((metric.get("Namespace"), metric["MetricName"], metric.get("Dimensions", [])))
+    return out
+
+
+def _alarms_on(s: Synthesised, namespace: str, metric: str) -> list[dict[str, Any]]:
+    return [a for a in s.of_type("AWS::CloudWatch::Alarm").values()
+            if any(ns == namespace and name == metric for ns, name, _ in _alarm_metrics(a))]
+
+
+#: services that invoke Lambda asynchronously: Lambda retries, then drops the event unless a
+#: destination (or DLQ) is configured
+ASYNC_INVOKERS = {"events.amazonaws.com", "s3.amazonaws.com", "sns.amazonaws.com", "scheduler.amazonaws.com"}
+
+
+def _queue_of(arn: Any) -> str:
+    assert isinstance(arn, dict) and "Fn::GetAtt" in arn and arn["Fn::GetAtt"][1] == "Arn", arn
+    return str(arn["Fn::GetAtt"][0])
+
+
+def _function_of(ref: Any) -> str:
+    """Logical id of a function named by ``Ref`` or ``Fn::GetAtt [id, Arn]``."""
+    return str(ref["Ref"] if "Ref" in ref else ref["Fn::GetAtt"][0])
+
+
+def _alarmed_queues(s: Synthesised) -> set[str]:
+    queues = set()
+    for alarm in _alarms_on(s, "AWS/SQS", "ApproximateNumberOfMessagesVisible"):
+        [(_, _, dims)] = _alarm_metrics(alarm)
+        [dim] = [d for d in dims if d["Name"] == "QueueName"]
+        queues.add(dim["Value"]["Fn::GetAtt"][0])
+    return queues
+
+
+def test_every_async_target_has_a_dead_letter_queue_or_destination_with_an_alarm(minimum: Synthesised) -> None:
+    alarmed = _alarmed_queues(minimum)
+    rules = minimum.of_type("AWS::Events::Rule")
+    assert rules
+    for rule_id, rule in rules.items():
+        for target in _rule_targets(rule):
+            assert "DeadLetterConfig" in target, (rule_id, target["Id"])
+            assert _queue_of(target["DeadLetterConfig"]["Arn"]) in alarmed, rule_id
+            assert "MaximumEventAgeInSeconds" in target["RetryPolicy"], rule_id
+    configs = {
+        _function_of(c["Properties"]["FunctionName"]): c["Properties"]
+        for c in minimum.of_type("AWS::Lambda::EventInvokeConfig").values()
+    }
+    async_functions = {
+        _function_of(p["Properties"]["FunctionName"])
+        for p in minimum.of_type("AWS::Lambda::Permission").values()
+        if p["Properties"]["Principal"] in ASYNC_INVOKERS
+    }
+    assert len(async_functions) >= 2  # the scheduler (tick, nightly) and ingest (pack drops)
+    for fn in async_functions:
+        assert fn in configs, f"{fn} is invoked asynchronously without an on-failure destination"
+        destination = configs[fn]["DestinationConfig"]["OnFailure"]["Destination"]
+        assert _queue_of(destination) in alarmed, fn
+    for queue in minimum.of_type("AWS::SQS::Queue").values():
+        assert queue["Properties"].get("SqsManagedSseEnabled") or queue["Properties"].get("KmsMasterKeyId")
+
+
+def test_alarm_topic_uses_a_customer_managed_key_cloudwatch_may_use(minimum: Synthesised) -> None:
+    [topic] = minimum.of_type("AWS::SNS::Topic").values()
+    key_ref = topic["Properties"]["KmsMasterKeyId"]
+    assert "alias/aws/sns" not in json.dumps(key_ref)
+    key = minimum.resources[key_ref["Fn::GetAtt"][0]]
+    assert key["Type"] == "AWS::KMS::Key" and key["Properties"]["EnableKeyRotation"] is True
+    grants = [st for st in key["Properties"]["KeyPolicy"]["Statement"]
+              if st.get("Principal") == {"Service": "cloudwatch.amazonaws.com"}]
+    assert grants and grants[0]["Effect"] == "Allow"
+    assert {"kms:Decrypt", "kms:GenerateDataKey*"} <= set(grants[0]["Action"])
+
+
+@pytest.mark.parametrize(
+    ("namespace", "metric"),
+    [
+        ("AWS/States", "ExecutionsFailed"),
+        ("AWS/States", "ExecutionsTimedOut"),
+        ("AWS/States", "ExecutionThrottled"),
+        ("AWS/DynamoDB", "ReadThrottleEvents"),
+        ("AWS/DynamoDB", "WriteThrottleEvents"),
+        ("AWS/ES", "ClusterStatus.red"),
+        ("AWS/ES", "ClusterStatus.yellow"),
+        ("AWS/ES", "JVMMemoryPressure"),
+        ("AWS/ES", "FreeStorageSpace"),
+        ("AWS/ES", "ClusterIndexWritesBlocked"),
+    ],
+)
+def test_workflow_table_and_search_health_are_alarmed(minimum: Synthesised, namespace: str, metric: str) -> None:
+    assert _alarms_on(minimum, namespace, metric), (namespace, metric)
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_every_function_has_error_and_throttle_alarms(minimum: Synthesised, name: str) -> None:
+    ref = {"Name": "FunctionName", "Value": {"Ref": function_id(minimum, name)}}
+    for metric in ("Errors", "Throttles"):
+        assert [a for a in _alarms_on(minimum, "AWS/Lambda", metric) if ref in _alarm_metrics(a)[0][2]], (name, metric)
+
+
+def test_a_silent_scheduler_is_an_alarm(minimum: Synthesised) -> None:
+    ref = {"Name": "FunctionName", "Value": {"Ref": function_id(minimum, "scheduler")}}
+    [stopped] = [a for a in _alarms_on(minimum, "AWS/Lambda", "Invocations") if ref in _alarm_metrics(a)[0][2]]
+    props = stopped["Properties"]
+    assert props["ComparisonOperator"] == "LessThanThreshold" and props["TreatMissingData"] == "breaching"
+
+
+def test_every_alarm_has_a_runbook_line(minimum: Synthesised) -> None:
+    from tests.infra.conftest import REPO
+
+    readme = (REPO / "infra" / "README.md").read_text()
+    for alarm in minimum.of_type("AWS::CloudWatch::Alarm").values():
+        name = alarm["Properties"]["AlarmName"]
+        assert isinstance(name, str) and name.startswith(f"{minimum.stack.stack_name}-")
+        short = name[len(minimum.stack.stack_name) + 1 :]
+        assert re.search(rf"^\| `{short}` \|[^|]+\|[^|]+\|$", readme, re.M), f"no runbook line for {short}"
 
 
 def test_outputs(minimum: Synthesised) -> None:

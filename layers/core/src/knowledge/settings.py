@@ -26,10 +26,16 @@ ENV_DUE_INDEX = "KB_DUE_INDEX_NAME"
 ENV_BEDROCK_MODEL = "KB_BEDROCK_MODEL_ID"
 #: replicas per search index: 0 on the single-node minimum profile (else the cluster stays yellow)
 ENV_SEARCH_REPLICAS = "KB_SEARCH_REPLICAS"
+#: primary shards per search index (a bot's passages and searches stay on one: routing by bot)
+ENV_SEARCH_SHARDS = "KB_SEARCH_SHARDS"
 #: comma-separated IAM role ARNs the index owner maps to a read-only OpenSearch role
 ENV_SEARCH_READ_ROLES = "KB_SEARCH_READ_ROLE_ARNS"
 #: dimension of the ``knn_vector`` field (the default embedder's; Titan v2 gives 1024)
 ENV_SEARCH_DIMENSION = "KB_SEARCH_DIMENSION"
+#: SQS queue of the nightly reindex's refreshes, drained by the scheduler within a bound (AWS)
+ENV_REINDEX_QUEUE = "KB_REINDEX_QUEUE_URL"
+#: most refresh executions running at once before the scheduler stops draining that queue (AWS)
+ENV_MAX_RUNNING_REFRESHES = "KB_MAX_RUNNING_REFRESHES"
 
 # Powertools' own variable names (fixed by the library)
 ENV_POWERTOOLS_SERVICE = "POWERTOOLS_SERVICE_NAME"

@@ -27,6 +27,7 @@ from .settings import (
     ENV_SEARCH_ENDPOINT,
     ENV_SEARCH_READ_ROLES,
     ENV_SEARCH_REPLICAS,
+    ENV_SEARCH_SHARDS,
     ENV_STATE_MACHINE,
     ENV_TABLE,
     LocalSettings,
@@ -77,6 +78,7 @@ class AwsSettings:
     region: str | None
     index_prefix: str = "kb"
     replicas: int = 0
+    shards: int = 1
     dimension: int = 1024
     read_roles: tuple[str, ...] = ()
     embedder: str = "none"
@@ -99,11 +101,14 @@ class AwsSettings:
             raise ValueError(f"{ENV_EMBEDDER} must be none, bedrock, openai or hashing, not {embedder!r}")
         try:
             replicas = int(env.get(ENV_SEARCH_REPLICAS, "0"))
+            shards = int(env.get(ENV_SEARCH_SHARDS, "1"))
             dimension = int(env.get(ENV_SEARCH_DIMENSION, "1024"))
         except ValueError as exc:
-            raise ValueError(f"{ENV_SEARCH_REPLICAS} and {ENV_SEARCH_DIMENSION} must be integers") from exc
-        if replicas < 0 or not 1 <= dimension <= 16_000:
-            raise ValueError(f"{ENV_SEARCH_REPLICAS} must be >= 0 and {ENV_SEARCH_DIMENSION} within 1..16000")
+            raise ValueError(f"{ENV_SEARCH_REPLICAS}, {ENV_SEARCH_SHARDS} and {ENV_SEARCH_DIMENSION} must be "
+                             "integers") from exc
+        if replicas < 0 or not 1 <= dimension <= 16_000 or not 1 <= shards <= 1024:
+            raise ValueError(f"{ENV_SEARCH_REPLICAS} must be >= 0, {ENV_SEARCH_SHARDS} within 1..1024 and "
+                             f"{ENV_SEARCH_DIMENSION} within 1..16000")
         return cls(
             table=env[ENV_TABLE],
             bucket=env[ENV_BUCKET],
@@ -112,6 +117,7 @@ class AwsSettings:
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None,
             index_prefix=env.get(ENV_INDEX_PREFIX, "kb") or "kb",
             replicas=replicas,
+            shards=shards,
             dimension=dimension,
             read_roles=tuple(r.strip() for r in env.get(ENV_SEARCH_READ_ROLES, "").split(",") if r.strip()),
             embedder=embedder,
@@ -257,7 +263,7 @@ def build_aws_services(
         if search is None:
             search = build_opensearch_client(settings.search_endpoint, region, session=session)
         return OpenSearchIndex(search, settings.index_prefix, dimension=settings.dimension,
-                               replicas=settings.replicas, read_roles=settings.read_roles)
+                               shards=settings.shards, replicas=settings.replicas, read_roles=settings.read_roles)
 
     services = Services(
         state=DynamoDbStateStore(settings.table, client=component("dynamodb", client("dynamodb"))),

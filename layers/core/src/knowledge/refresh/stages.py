@@ -60,8 +60,13 @@ REQUEUE_MAX_SECONDS = 3600.0
 #: chunked, embedded (32 texts per embedder call) and written well inside one Lambda run.
 BATCH_DOCUMENTS = 20
 BATCH_CHARS = 2_000_000
-#: Texts embedded between two heartbeats of a batch.
+#: Texts embedded between two forced lease checks of a batch (cancel checkpoints).
 EMBED_SLICE = 256
+#: Texts per embedder call between two ``beat`` calls of ``embed_passages``.
+EMBED_CALL = 32
+#: A long stage (a crawl turn, a batch) extends its lease at least this often (DESIGN.md §6:
+#: a third of the lease, so a heartbeat late by a slow fetch or embedder call still lands in time).
+HEARTBEAT_SECONDS = LEASE_SECONDS / 3
 
 STAGING_ROOT = "staging"
 
@@ -204,12 +209,13 @@ def document_row(bot: str, source_id: str, doc: DocumentContent, fragments: int,
 
 
 def embed_passages(embedder: Embedder, passages: Sequence[Passage], beat: Callable[[], None] | None = None) -> None:
-    """Give every passage its vector (32 texts per call, throttling retried), calling ``beat``
-    between slices so a long embedding keeps its lease."""
+    """Give every passage its vector (``EMBED_CALL`` texts per call, throttling retried),
+    calling ``beat`` after each call so a long embedding keeps its lease (``beat`` decides
+    whether a heartbeat is due)."""
     from ..embed import embed_in_batches
 
-    for start in range(0, len(passages), EMBED_SLICE):
-        part = passages[start : start + EMBED_SLICE]
+    for start in range(0, len(passages), EMBED_CALL):
+        part = passages[start : start + EMBED_CALL]
         vectors = embed_in_batches(embedder, [p.text for p in part])
         for passage, vector in zip(part, vectors, strict=True):
             passage.vector = vector
@@ -353,6 +359,50 @@ def _check(services: Services, bot: str, source_id: str, owner: str, *,
     return "ok", current
 
 
+class LeaseKeeper:
+    """Heartbeats one run's lease through a long stage: ``beat()`` extends it once
+    ``HEARTBEAT_SECONDS`` (a third of the lease) passed on the services' clock since the last
+    extension, or every ``every_calls`` calls or when forced (a cancel checkpoint), and raises ``_Stop`` with
+    ``"cancelled"`` or ``"lost"`` when the run must end. Without it a stage longer than the
+    lease (a crawl turn runs up to 150 s; the lease lasts 120 s) would be reaped mid-run."""
+
+    def __init__(self, services: Services, bot: str, source_id: str, owner: str, *,
+                 every_calls: int | None = None):
+        self.services, self.bot, self.source_id, self.owner = services, bot, source_id, owner
+        self.every_calls = every_calls
+        self.calls = 0
+        self.last = services.clock.now()
+        self.beats = 0
+
+    def beat(self, *, force: bool = False) -> None:
+        self.calls += 1
+        forced = force or (self.every_calls is not None and self.calls % self.every_calls == 0)
+        if not forced and self.services.clock.now() - self.last < HEARTBEAT_SECONDS:
+            return
+        status, _ = _check(self.services, self.bot, self.source_id, self.owner)
+        if status != "ok":
+            raise _Stop(status)
+        self.last = self.services.clock.now()
+        self.beats += 1
+
+
+class _HeartbeatingFetcher:
+    """A crawl's page fetcher that heartbeats the lease before every request (robots.txt
+    included): the crawler's loop makes one request per page after at most a Crawl-delay
+    (10 s), so the lease is extended within a third of its length plus one request."""
+
+    def __init__(self, inner: Any, keeper: LeaseKeeper):
+        self.inner, self.keeper = inner, keeper
+
+    def fetch(self, url: str, **kwargs: Any) -> Any:
+        self.keeper.beat()
+        return self.inner.fetch(url, **kwargs)
+
+    def fetch_robots(self, url: str, **kwargs: Any) -> Any:
+        self.keeper.beat()
+        return self.inner.fetch_robots(url, **kwargs)
+
+
 def take_lease(services: Services, bot: str, source_id: str, owner: str, *, force: bool = False) -> dict[str, Any]:
     """Lease the source for ``owner`` (the execution name) and hand out a new generation.
 
@@ -398,8 +448,9 @@ class CrawlResult:
 
 def crawl_pages(services: Services, bot: str, source_id: str, owner: str, cursor: Any, *, deadline: float,
                 fetcher: Any = None) -> CrawlResult:
-    """One turn of the crawl loop: fetch pages until ``deadline`` (epoch seconds), stage
-    them (``sources.website.crawl_step``), heartbeat, and say how long to wait."""
+    """One turn of the crawl loop: fetch pages until ``deadline`` (a ``time.monotonic()``
+    value), heartbeating the lease before every request (``LeaseKeeper``), stage them
+    (``sources.website.crawl_step``) and say how long to wait."""
     import math
 
     from ..sources import website
@@ -407,7 +458,12 @@ def crawl_pages(services: Services, bot: str, source_id: str, owner: str, cursor
     status, source = _check(services, bot, source_id, owner)
     if status != "ok" or source is None:
         return CrawlResult(True, None, 0, stopped=status)
-    step = website.crawl_step(services, source, cursor, deadline=deadline, fetcher=fetcher)
+    keeper = LeaseKeeper(services, bot, source_id, owner)
+    beating = _HeartbeatingFetcher(fetcher or website.default_fetcher(services.outbound), keeper)
+    try:
+        step = website.crawl_step(services, source, cursor, deadline=deadline, fetcher=beating)
+    except _Stop as stop:  # cancelled or lost mid-turn: what this turn fetched is not staged
+        return CrawlResult(True, None, 0, stopped=str(stop))
     if not services.state.extend_lease(bot, source_id, owner, services.clock.now(), LEASE_SECONDS):
         return CrawlResult(True, None, 0, stopped="lost")
     wait = max(0, math.ceil(float(step.wait_seconds or 0)))
@@ -486,16 +542,14 @@ def process_batch(services: Services, bot: str, source_id: str, owner: str, job:
         passages.extend(tally.chunk(doc))
     documents, failures, visibility_counts = tally.documents, tally.failures, tally.visibility_counts
 
-    def beat() -> None:
-        # also a checkpoint: a run cancelled (or edited) mid-batch lets go of the lease
-        # within one embedding slice, so the follow-up refresh waiting for it starts soon
-        checked, _ = _check(services, bot, source_id, owner)
-        if checked != "ok":
-            raise _Stop(checked)
-
+    # a heartbeat every third of the lease, and a checkpoint every EMBED_SLICE texts: a run
+    # cancelled (or edited) mid-batch lets go of the lease within one slice, so the
+    # follow-up refresh waiting for it starts soon
+    keeper = LeaseKeeper(services, bot, source_id, owner, every_calls=max(1, EMBED_SLICE // EMBED_CALL))
     try:
         if embedder is not None and passages:
-            embed_passages(embedder, passages, beat)
+            embed_passages(embedder, passages, keeper.beat)
+        keeper.beat(force=True)  # the checkpoint before the write: a cancel seen here writes nothing
     except _Stop as stop:
         return {"batch": number, "stopped": str(stop)}
     if passages:

@@ -5,14 +5,16 @@ One table, string keys ``PK`` / ``SK`` (DESIGN.md §9)::
 
     PK = BOT#<bot>     SK = SETTINGS                     bot settings
                        SK = SOURCE#<id>                  a source (lease, live generation, counters)
-                       SK = SOURCE#<id>#DOC#<doc>        a document of the live generation
-                       SK = SOURCE#<id>#GEN#<n>          a generation: staging | live | retired
+                       SK = DOC#<id>#<doc>               a document of the live generation
+                       SK = GEN#<id>#<n>                 a generation: staging | live | retired
                        SK = AGENT#<id>                   an agent
                        SK = RETRIEVAL#<id>               a served retrieval (TTL on ``expiresAt``)
                        SK = TOKEN#<id>                   names a token of the bot (for listing)
                        SK = LIVE#<source>#<table>        a live table's rows (answer time)
                        SK = GAP#<audience>#<ms>#<id>     an unanswered question (TTL on ``expiresAt``)
     PK = TOKEN#<sha256> SK = TOKEN                       a hashed bot token
+    PK = BOTS          SK = BOT#<bot>                    the registry of bots (``list_bots``)
+                       SK = #INDEXED                     the registry was back-filled once
 
 The sparse global secondary index ``due`` (``dueShard`` string, ``dueAt`` number) holds only
 the items that have work due:
@@ -25,6 +27,13 @@ the items that have work due:
 * generations that are not live (staging or retired) — ``dueShard = GENERATIONS``: the
   cleanup work ``orphan_generations`` / ``stale_staging`` look for. Reading them from the
   index instead of scanning the table keeps the check that runs after every commit cheap.
+
+The sparse global secondary index ``leases`` (``kind`` string, ``leaseExpiresAt`` number,
+keys only) holds exactly the leased sources — no other item carries ``leaseExpiresAt`` — so
+the reaper's minute sweep queries the expired ones instead of scanning the table. Every lease
+write (take, heartbeat, release) is also a write to its one index partition ``source``: about
+1,000 writes a second before that partition throttles, i.e. tens of thousands of refreshes
+heartbeating at once.
 
 Index reads are eventually consistent, so every candidate the index returns is re-read from
 the table with a consistent read and judged on that fresh copy: a lagging index can delay
@@ -87,6 +96,11 @@ DUE_SORT_KEY = "dueAt"
 #: number of ``REFRESH#<n>`` partitions of the due index (the scheduler queries each)
 DUE_SHARDS = 4
 GENERATIONS_SHARD = "GENERATIONS"
+LEASE_INDEX = "leases"
+LEASE_PARTITION_KEY = "kind"
+LEASE_SORT_KEY = "leaseExpiresAt"
+REGISTRY_PK = "BOTS"
+REGISTRY_DONE = "#INDEXED"
 
 _KIND = "kind"
 _RETRIES = 5
@@ -209,10 +223,22 @@ def _source_sk(source_id: str) -> str:
 
 
 def _doc_prefix(source_id: str) -> str:
-    return f"SOURCE#{source_id}#DOC#"
+    """Documents sort under ``DOC#``, apart from the ``SOURCE#`` items, so listing a bot's
+    sources (every question's ``retrieval_view``) reads no document or generation."""
+    return f"DOC#{source_id}#"
 
 
 def _gen_sk(source_id: str, generation: int) -> str:
+    return f"GEN#{source_id}#{generation}"
+
+
+#: where documents and generations sorted in tables written before they moved out of the
+#: ``SOURCE#`` range: still cleaned up, and read while a source has nothing under ``DOC#``
+def _legacy_doc_prefix(source_id: str) -> str:
+    return f"SOURCE#{source_id}#DOC#"
+
+
+def _legacy_gen_sk(source_id: str, generation: int) -> str:
     return f"SOURCE#{source_id}#GEN#{generation}"
 
 
@@ -379,6 +405,8 @@ def create_table(client: Any, name: str) -> str:
                 {"AttributeName": SORT_KEY, "AttributeType": "S"},
                 {"AttributeName": DUE_PARTITION_KEY, "AttributeType": "S"},
                 {"AttributeName": DUE_SORT_KEY, "AttributeType": "N"},
+                {"AttributeName": LEASE_PARTITION_KEY, "AttributeType": "S"},
+                {"AttributeName": LEASE_SORT_KEY, "AttributeType": "N"},
             ],
             KeySchema=[
                 {"AttributeName": PARTITION_KEY, "KeyType": "HASH"},
@@ -392,7 +420,15 @@ def create_table(client: Any, name: str) -> str:
                         {"AttributeName": DUE_SORT_KEY, "KeyType": "RANGE"},
                     ],
                     "Projection": {"ProjectionType": "ALL"},
-                }
+                },
+                {
+                    "IndexName": LEASE_INDEX,
+                    "KeySchema": [
+                        {"AttributeName": LEASE_PARTITION_KEY, "KeyType": "HASH"},
+                        {"AttributeName": LEASE_SORT_KEY, "KeyType": "RANGE"},
+                    ],
+                    "Projection": {"ProjectionType": "KEYS_ONLY"},
+                },
             ],
         )
         client.get_waiter("table_exists").wait(TableName=name)
@@ -540,6 +576,7 @@ class DynamoDbStateStore:
             attrs["floor"] = float(attrs["floor"])
         attrs.update({PARTITION_KEY: _bot_pk(settings.bot), SORT_KEY: "SETTINGS", _KIND: "settings"})
         self._call("put_item", TableName=self.table, Item=_item(attrs))
+        self._register_bot(settings.bot)
 
     def set_rescue_version(self, bot: str, version: str | None) -> None:
         """One attribute of the settings item (created if the bot has none yet)."""
@@ -553,7 +590,15 @@ class DynamoDbStateStore:
         return None
 
     def list_bots(self) -> list[str]:
-        """Every bot with settings or a source. A scan: the nightly reindex is its only caller."""
+        """Every bot with settings or a source: one query of the ``BOTS`` registry, which
+        ``put_bot`` and ``put_source`` keep. A table written before the registry existed is
+        scanned once, and the registry back-filled (then marked ``#INDEXED``)."""
+        expr = _Expr()
+        key = f"{expr.n(PARTITION_KEY)} = {expr.v(REGISTRY_PK)}"
+        rows = [str(i[SORT_KEY]) for i in self._pages("query", **expr._placeholders(
+            {"KeyConditionExpression": key, "ProjectionExpression": expr.n(SORT_KEY), "ConsistentRead": True}))]
+        if REGISTRY_DONE in rows:
+            return sorted(r[len("BOT#"):] for r in rows if r.startswith("BOT#"))
         expr = _Expr()
         kinds = f"{expr.n(_KIND)} IN ({expr.v('settings')}, {expr.v('source')})"
         bots = {
@@ -563,7 +608,14 @@ class DynamoDbStateStore:
                                               "ConsistentRead": True})
             )
         }
+        self._batch_write([self._put_request(_item({PARTITION_KEY: REGISTRY_PK, SORT_KEY: f"BOT#{bot}"}))
+                           for bot in sorted(bots)]
+                          + [self._put_request(_item({PARTITION_KEY: REGISTRY_PK, SORT_KEY: REGISTRY_DONE}))])
         return sorted(bots)
+
+    def _register_bot(self, bot: str) -> None:
+        self._call("put_item", TableName=self.table,
+                   Item=_item({PARTITION_KEY: REGISTRY_PK, SORT_KEY: f"BOT#{bot}"}))
 
     # -- sources --------------------------------------------------------------------------
 
@@ -582,14 +634,16 @@ class DynamoDbStateStore:
         expr.set_due(_due(source.bot, source.id, source.status, source.next_refresh_at))
         self._call("update_item", TableName=self.table, Key=_key(_bot_pk(source.bot), _source_sk(source.id)),
                    **expr.update())
+        self._register_bot(source.bot)
 
     def get_source(self, bot: str, source_id: str) -> Source | None:
         item = self._get(_bot_pk(bot), _source_sk(source_id))
         return _decode_source(item) if item and item.get(_KIND) == "source" else None
 
     def _source_items(self, bot: str) -> list[dict[str, Any]]:
-        """The bot's source items. The query also reads (and filters out) the document and
-        generation items sharing the ``SOURCE#`` prefix: read cost grows with documents."""
+        """The bot's source items: one query over the ``SOURCE#`` range, which holds sources
+        only (documents and generations sort under ``DOC#`` / ``GEN#``; the filter drops the
+        children a table written before that move may still hold until they are cleaned up)."""
         return list(self._query_prefix(_bot_pk(bot), "SOURCE#", kind="source"))
 
     def list_sources(self, bot: str) -> list[Source]:
@@ -600,7 +654,8 @@ class DynamoDbStateStore:
         """Delete the source and its documents; every generation it had becomes retired (an
         orphan for the index cleanup)."""
         pk = _bot_pk(bot)
-        children = list(self._query_prefix(pk, f"{_source_sk(source_id)}#"))
+        children = [*self._query_prefix(pk, _doc_prefix(source_id)), *self._query_prefix(pk, f"GEN#{source_id}#"),
+                    *self._query_prefix(pk, f"{_source_sk(source_id)}#")]
         retire = [
             self._put_request(self._gen_item(bot, source_id, int(c["generation"]), "retired", None))
             for c in children
@@ -742,14 +797,21 @@ class DynamoDbStateStore:
             return  # not the owner (or no such source): nothing to release
 
     def expired_leases(self, now: float) -> list[Source]:
-        """Sources whose lease expired. A filtered scan (the reaper's once-a-minute sweep)."""
+        """Sources whose lease expired: the ``leases`` index's expired entries (one query),
+        re-read consistently and judged on the fresh copy."""
         expr = _Expr()
-        filt = (
-            f"{expr.n(_KIND)} = {expr.v('source')} AND attribute_exists({expr.n('leaseOwner')}) "
-            f"AND {expr.n('leaseExpiresAt')} < {expr.v(now)}"
-        )
-        items = self._pages("scan", **expr._placeholders({"FilterExpression": filt, "ConsistentRead": True}))
-        return sorted((_decode_source(i) for i in items), key=lambda s: (s.bot, s.id))
+        cond = f"{expr.n(LEASE_PARTITION_KEY)} = {expr.v('source')} AND {expr.n(LEASE_SORT_KEY)} < {expr.v(now)}"
+        candidates = [
+            (str(item[PARTITION_KEY]), str(item[SORT_KEY]))
+            for item in self._pages("query", **expr._placeholders({"IndexName": LEASE_INDEX,
+                                                                    "KeyConditionExpression": cond}))
+        ]
+        expired = [
+            _decode_source(item) for item in self._batch_get(candidates).values()
+            if item.get(_KIND) == "source" and item.get("leaseOwner") is not None
+            and float(item.get("leaseExpiresAt", now)) < now
+        ]
+        return sorted(expired, key=lambda s: (s.bot, s.id))
 
     # -- generations ----------------------------------------------------------------------
 
@@ -872,6 +934,7 @@ class DynamoDbStateStore:
         ]
         keep = {prefix + doc_id for doc_id in latest}
         stale = [str(i[SORT_KEY]) for i in self._query_prefix(pk, prefix) if str(i[SORT_KEY]) not in keep]
+        stale += [str(i[SORT_KEY]) for i in self._query_prefix(pk, _legacy_doc_prefix(source_id))]
         self._batch_write(puts)
         self._batch_write([{"DeleteRequest": {"Key": _key(pk, sk)}} for sk in stale])
 
@@ -912,12 +975,13 @@ class DynamoDbStateStore:
 
     def finish_generation(self, bot: str, source_id: str, generation: int) -> None:
         """The index no longer holds this (retired or abandoned) generation: forget it."""
-        expr = _Expr()
-        try:
-            self._call("delete_item", TableName=self.table, Key=_key(_bot_pk(bot), _gen_sk(source_id, generation)),
-                       **expr.condition(f"{expr.n('state')} <> {expr.v('live')}"))
-        except _ConditionFailed:
-            return  # live (kept) or already gone
+        for sk in (_gen_sk(source_id, generation), _legacy_gen_sk(source_id, generation)):
+            expr = _Expr()
+            try:
+                self._call("delete_item", TableName=self.table, Key=_key(_bot_pk(bot), sk),
+                           **expr.condition(f"{expr.n('state')} <> {expr.v('live')}"))
+            except _ConditionFailed:
+                continue  # live (kept) or already gone
 
     def _pending_generations(self) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
         """Non-live generation items (consistently re-read) with their source items."""
@@ -978,7 +1042,8 @@ class DynamoDbStateStore:
                 fragments=int(i.get("fragments", 0)),
                 error_code=i.get("errorCode"),
             )
-            for i in self._query_prefix(_bot_pk(bot), _doc_prefix(source_id))
+            for i in (list(self._query_prefix(_bot_pk(bot), _doc_prefix(source_id)))
+                      or self._query_prefix(_bot_pk(bot), _legacy_doc_prefix(source_id)))
         ]
         return sorted(docs, key=lambda d: (d.path, d.id))
 

@@ -105,10 +105,10 @@ class StepFunctionsWorkflow:
                 token += f"|{source.updated_at!r}"
         return token
 
-    def start_reindex(self, bot: str, *, force: bool = False, token: str | None = None) -> dict[str, Any]:
+    def reindex_targets(self, bot: str) -> tuple[list[str], list[str]]:
         """Sync the bot's pack sources (``sync_packs``: every pack under ``packs/`` gets a row,
-        out-of-scope ones are listed ``disabled``/``out_of_scope`` and withdrawn), then start
-        a refresh of every enabled source (unchanged ones end in a checksum skip)."""
+        out-of-scope ones are listed ``disabled``/``out_of_scope`` and withdrawn), then name
+        the sources a reindex refreshes: (every enabled refreshable source, out-of-scope packs)."""
         from ...errors import Code as Codes
         from ...refresh.packsync import sync_packs
         from ...refresh.reindex import REFRESHABLE
@@ -120,12 +120,27 @@ class StepFunctionsWorkflow:
             for source in sync_packs(self.services, bot)
             if source.error_code == Codes.OUT_OF_SCOPE
         ]
+        targets = [
+            source.id for source in self.services.state.list_sources(bot)
+            if not (source.status == "disabled" or source.type not in REFRESHABLE or _awaiting_upload(source))
+        ]
+        return targets, out_of_scope
+
+    def running_executions(self, limit: int) -> int:
+        """How many refresh executions run now, counted up to ``limit`` (one request)."""
+        listed = self.client.list_executions(stateMachineArn=self.state_machine_arn, statusFilter="RUNNING",
+                                             maxResults=max(1, min(limit, 1000)))
+        return len(listed.get("executions", []))
+
+    def start_reindex(self, bot: str, *, force: bool = False, token: str | None = None) -> dict[str, Any]:
+        """``reindex_targets``, then start a refresh of every one of them at once (unchanged
+        ones end in a checksum skip). The nightly run of every bot goes through the bounded
+        ``ReindexQueue`` instead."""
+        targets, out_of_scope = self.reindex_targets(bot)
         started = duplicates = 0
         token = token or str(int(self.clock()))
-        for source in self.services.state.list_sources(bot):
-            if source.status == "disabled" or source.type not in REFRESHABLE or _awaiting_upload(source):
-                continue
-            job = self.start_refresh(bot, source.id, force=force, reason="reindex", token=token)
+        for source_id in targets:
+            job = self.start_refresh(bot, source_id, force=force, reason="reindex", token=token)
             if job["status"] == "duplicate":
                 duplicates += 1
             else:

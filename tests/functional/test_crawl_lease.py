@@ -1,0 +1,169 @@
+# The fixtures are imported from other test modules, so test arguments shadow them by design.
+# ruff: noqa: F811
+"""Long stages keep their lease for as long as they run (DESIGN.md §6).
+
+A crawl turn may run for most of the crawl function's time budget (its timeout less a safety
+margin), far longer than the 2-minute lease, and so may a batch whose embedder is slow. Both
+heartbeat (before every request, after every embedder call), so the minute tick's reaper never
+finds the lease expired and the work is kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import knowledge.sources.website as website
+from knowledge.model import Source
+from knowledge.refresh import stages
+from knowledge.settings import LEASE_SECONDS
+from tests.conftest import FakeClock, page
+from tests.e2e.sites import make_fetcher, resolver, site, tls  # noqa: F401 - fixtures
+from tests.functional.test_handlers import BOT, Aws, aws, invoke, pack_source  # noqa: F401 - fixtures
+from tests.lambda_support import FakeContext
+
+#: the fake clock moves this much per request: a slow site with a Crawl-delay
+SECONDS_PER_REQUEST = 25.0
+PAGES = 8
+
+
+class LambdaBudget(FakeContext):
+    """The time a Lambda invocation really has: 900 s, the longest Lambda allows."""
+
+    remaining_ms = 900_000
+
+
+class ClockedFetcher:
+    """A real fetcher of the local HTTPS site; each request moves the services' clock on and
+    then lets the reaper (the scheduler's minute tick) look at the leases."""
+
+    def __init__(self, inner: Any, clock: FakeClock, aws: Aws, reaped: list[Any]):
+        self.inner, self.clock, self.aws, self.reaped = inner, clock, aws, reaped
+
+    def _tick(self) -> None:
+        self.clock.advance(SECONDS_PER_REQUEST)
+        self.reaped.extend(stages.release_expired_leases(self.aws.services))
+
+    def fetch(self, url: str, **kwargs: Any) -> Any:
+        self._tick()
+        return self.inner.fetch(url, **kwargs)
+
+    def fetch_robots(self, url: str, **kwargs: Any) -> Any:
+        self._tick()
+        return self.inner.fetch_robots(url, **kwargs)
+
+
+def test_a_crawl_turn_longer_than_the_lease_keeps_it(aws: Aws, site: Any, make_fetcher: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    monkeypatch.setattr(aws.services, "clock", clock)
+    h = site.html
+    site.routes["/"] = site.page(h(*[f"/p{i}" for i in range(PAGES - 1)], title="Home", text="lemming home"))
+    for i in range(PAGES - 1):
+        site.routes[f"/p{i}"] = site.page(h(title=f"Page {i}", text=f"lemming page {i}"))
+    now = clock.now()
+    aws.services.state.put_source(Source(id="site", bot=BOT, type="website", name="Docs", status="waiting",
+                                         config={"origins": [site.origin()], "startUrls": [site.url("/")]},
+                                         created_at=now, updated_at=now))
+    ids = {"botId": BOT, "sourceId": "site", "executionName": "exec-long"}
+    job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
+    assert job["acquired"] is True
+    reaped: list[Any] = []
+    monkeypatch.setattr(website, "default_fetcher", lambda: ClockedFetcher(make_fetcher(), clock, aws, reaped))
+    began = clock.now()
+
+    result = aws.handlers["crawl"].handler({**ids, "job": job, "crawl": {"done": False, "waitSeconds": 0}},
+                                           LambdaBudget())
+
+    # robots.txt + 8 pages at 25 s each: 225 s, nearly twice the lease, in one turn
+    assert clock.now() - began == (PAGES + 1) * SECONDS_PER_REQUEST > 1.5 * LEASE_SECONDS
+    assert reaped == []
+    assert result["done"] is True and "stopped" not in result
+    assert result["pages"] == PAGES and result["failures"] == 0
+    row = aws.services.state.get_source(BOT, "site")
+    assert row.lease_owner == "exec-long" and row.lease_expires_at >= clock.now() + LEASE_SECONDS - 1
+    assert row.status == "indexing"
+    # the crawl is staged for the next step: list_documents builds its documents
+    listing = invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
+    assert listing["documents"] == PAGES
+
+
+def test_a_turn_cancelled_mid_way_stops_at_its_next_heartbeat(aws: Aws, site: Any, make_fetcher: Any,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    monkeypatch.setattr(aws.services, "clock", clock)
+    h = site.html
+    site.routes["/"] = site.page(h(*[f"/p{i}" for i in range(PAGES - 1)], title="Home", text="home"))
+    for i in range(PAGES - 1):
+        site.routes[f"/p{i}"] = site.page(h(title=f"Page {i}", text=f"page {i}"))
+    now = clock.now()
+    aws.services.state.put_source(Source(id="site", bot=BOT, type="website", name="Docs", status="waiting",
+                                         config={"origins": [site.origin()], "startUrls": [site.url("/")]},
+                                         created_at=now, updated_at=now))
+    ids = {"botId": BOT, "sourceId": "site", "executionName": "exec-a"}
+    job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
+    inner = make_fetcher()
+    requests: list[str] = []
+
+    class Cancelling:
+        def fetch(self, url: str, **kwargs: Any) -> Any:
+            requests.append(url)
+            clock.advance(SECONDS_PER_REQUEST)
+            if len(requests) == 3:  # an edit asks the running turn to stop
+                aws.services.state.update_source(BOT, "site", cancel_requested=True)
+            return inner.fetch(url, **kwargs)
+
+        def fetch_robots(self, url: str, **kwargs: Any) -> Any:
+            return inner.fetch_robots(url, **kwargs)
+
+    monkeypatch.setattr(website, "default_fetcher", lambda: Cancelling())
+    result = aws.handlers["crawl"].handler({**ids, "job": job, "crawl": {"done": False, "waitSeconds": 0}},
+                                           LambdaBudget())
+    assert result["done"] is True and result["stopped"] == "cancelled"
+    # heartbeats at 50 s (just before the cancel) and 100 s of the clock (a third of the lease
+    # apart): the second noticed the cancel, so one more page was asked for and none after
+    assert len(requests) == 4
+    assert aws.services.state.get_source(BOT, "site").lease_owner == "exec-a"  # commit lets go
+
+
+class SlowEmbedder:
+    """An embedder whose every call takes 50 s of the services' clock; the reaper looks after
+    each call."""
+
+    name = "slow:1024"
+    dimensions = 1024
+
+    def __init__(self, clock: FakeClock, aws: Aws, reaped: list[Any]):
+        self.clock, self.aws, self.reaped, self.calls = clock, aws, reaped, 0
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        self.calls += 1
+        self.clock.advance(50.0)
+        self.reaped.extend(stages.release_expired_leases(self.aws.services))
+        return [[1.0] + [0.0] * (self.dimensions - 1) for _ in texts]
+
+
+def test_a_batch_whose_embedding_outlasts_the_lease_keeps_it(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    monkeypatch.setattr(aws.services, "clock", clock)
+    pages = [page(f"help/p{n}.md", f"# Page {n}\n\nHow to do thing number {n}.") for n in range(12)]
+    source_id = pack_source(aws, "slow", pages)
+    reaped: list[Any] = []
+    embedder = SlowEmbedder(clock, aws, reaped)
+    monkeypatch.setattr(aws.services, "embedder_for", lambda bot: embedder)
+    monkeypatch.setattr(stages, "EMBED_CALL", 3)  # 12 passages: 4 embedder calls, 200 s of the clock
+    ids = {"botId": BOT, "sourceId": source_id, "executionName": "exec-batch"}
+    job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
+    listing = invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
+    [batch] = listing["batches"]
+    began = clock.now()
+
+    result = invoke(aws, "ingest", {"action": "process_batch", **ids, "job": job, "batch": batch})
+
+    assert embedder.calls == 4 and clock.now() - began > 1.5 * LEASE_SECONDS
+    assert reaped == []
+    assert "stopped" not in result and result["passages"] == 12
+    row = aws.services.state.get_source(BOT, source_id)
+    assert row.lease_owner == "exec-batch" and row.lease_expires_at >= clock.now() + LEASE_SECONDS - 1
+    assert invoke(aws, "ingest", {"action": "commit", **ids, "job": job})["status"] == "indexed"
