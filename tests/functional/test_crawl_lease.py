@@ -70,14 +70,14 @@ def test_a_crawl_turn_longer_than_the_lease_keeps_it(aws: Aws, site: Any, make_f
     job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
     assert job["acquired"] is True
     reaped: list[Any] = []
-    monkeypatch.setattr(website, "default_fetcher", lambda: ClockedFetcher(make_fetcher(), clock, aws, reaped))
+    monkeypatch.setattr(website, "default_fetcher", lambda policy: ClockedFetcher(make_fetcher(), clock, aws, reaped))
     began = clock.now()
 
     result = aws.handlers["crawl"].handler({**ids, "job": job, "crawl": {"done": False, "waitSeconds": 0}},
                                            LambdaBudget())
 
-    # robots.txt + 8 pages at 25 s each: 225 s, nearly twice the lease, in one turn
-    assert clock.now() - began == (PAGES + 1) * SECONDS_PER_REQUEST > 1.5 * LEASE_SECONDS
+    # robots.txt, /sitemap.xml and 8 pages at 25 s each: 250 s, twice the lease, in one turn
+    assert clock.now() - began == (PAGES + 2) * SECONDS_PER_REQUEST > 1.5 * LEASE_SECONDS
     assert reaped == []
     assert result["done"] is True and "stopped" not in result
     assert result["pages"] == PAGES and result["failures"] == 0
@@ -117,7 +117,7 @@ def test_a_turn_cancelled_mid_way_stops_at_its_next_heartbeat(aws: Aws, site: An
         def fetch_robots(self, url: str, **kwargs: Any) -> Any:
             return inner.fetch_robots(url, **kwargs)
 
-    monkeypatch.setattr(website, "default_fetcher", lambda: Cancelling())
+    monkeypatch.setattr(website, "default_fetcher", lambda policy: Cancelling())
     result = aws.handlers["crawl"].handler({**ids, "job": job, "crawl": {"done": False, "waitSeconds": 0}},
                                            LambdaBudget())
     assert result["done"] is True and result["stopped"] == "cancelled"

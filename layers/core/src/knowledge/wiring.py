@@ -46,6 +46,17 @@ def build_embedder(name: str, options: dict[str, Any], policy: OutboundPolicy | 
     return build(name, options, policy=policy)
 
 
+def _reindex_plan(services: Services) -> Callable[[str], tuple[list[str], list[str]]]:
+    """What a reindex of a bot refreshes (the use case), for the Step Functions adapter."""
+
+    def plan(bot: str) -> tuple[list[str], list[str]]:
+        from .refresh.reindex import reindex_targets  # the refresh package loads only when asked
+
+        return reindex_targets(services, bot)
+
+    return plan
+
+
 def build_local_services(settings: LocalSettings) -> Services:
     from .adapters.local.folder_blobs import FolderBlobStore
     from .adapters.local.sqlite_state import SqliteStateStore
@@ -274,7 +285,8 @@ def build_aws_services(
     )
     if settings.state_machine_arn:
         services.workflow = StepFunctionsWorkflow(component("stepfunctions", client("stepfunctions")),
-                                                  settings.state_machine_arn, services=services)
+                                                  settings.state_machine_arn, services=services,
+                                                  plan_reindex=_reindex_plan(services))
     if embedder and settings.embedder == "bedrock":
         # the bots that set no embedder share the deployment's model (KB_BEDROCK_MODEL_ID),
         # with one client for the whole environment; bots with their own settings build theirs

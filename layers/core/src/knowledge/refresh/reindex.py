@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import Code
 from ..ports import Services
-from ..sources.files import awaiting_upload
+from ..sources.files import awaiting_first_upload, awaiting_upload
 from .packsync import sync_packs
 from .pipeline import Progress, Refresher, RefreshOutcome, drop_orphans
 
@@ -86,3 +86,21 @@ def reindex(
 
 #: Types the pipeline can fetch (every source type).
 REFRESHABLE = frozenset({"pack", "article", "instruction", "fact", "faq", "website", "file"})
+
+
+def reindex_targets(services: Services, bot: str) -> tuple[list[str], list[str]]:
+    """Sync the bot's pack sources (``sync_packs``: every pack under ``packs/`` gets a row,
+    out-of-scope ones are listed ``disabled``/``out_of_scope`` and withdrawn), then name what a
+    reindex refreshes: (every enabled refreshable source, the slugs of out-of-scope packs).
+    A file source never uploaded is left out (``awaiting_first_upload``: read from the row, so
+    the Lambda functions that start reindexes need no read access to the uploads)."""
+    out_of_scope = [
+        str(source.config.get("slug", source.id))
+        for source in sync_packs(services, bot)
+        if source.error_code == Code.OUT_OF_SCOPE
+    ]
+    targets = [
+        source.id for source in services.state.list_sources(bot)
+        if source.status != "disabled" and source.type in REFRESHABLE and not awaiting_first_upload(source)
+    ]
+    return targets, out_of_scope

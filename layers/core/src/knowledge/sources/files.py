@@ -25,6 +25,13 @@ def upload_key(source: Source) -> str:
     return upload_blob_key(source.bot, source.id)
 
 
+def awaiting_first_upload(source: Source) -> bool:
+    """From the row alone: a file source never leased and never indexed (nothing uploaded
+    yet, or the refresh its upload started is on its way). ``awaiting_upload`` asks the blob
+    store instead, where a caller may read it."""
+    return source.type == "file" and source.attempts == 0 and source.live_generation is None
+
+
 def awaiting_upload(services: Services, source: Source) -> bool:
     """A file source with nothing uploaded yet: not worth queueing (it would only fail)."""
     return source.type == "file" and not services.blobs.exists(upload_key(source))

@@ -49,16 +49,19 @@ def execution_name(bot: str, source_id: str, reason: str, token: str) -> str:
 
 class StepFunctionsWorkflow:
     """Starts refresh executions of one state machine through an injected ``stepfunctions``
-    client; ``start_reindex`` needs the services (to list the bot's sources)."""
+    client. Which sources a reindex refreshes is a use case (syncing packs, scoping), so the
+    composition root injects it as ``plan_reindex``; this adapter only starts executions."""
 
     def __init__(self, client: Any, state_machine_arn: str, *, services: Any = None,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time,
+                 plan_reindex: Callable[[str], tuple[list[str], list[str]]] | None = None):
         if not state_machine_arn:
             raise ValueError("the refresh state machine ARN is not configured")
         self.client = client
         self.state_machine_arn = state_machine_arn
         self.services = services
         self.clock = clock
+        self.plan_reindex = plan_reindex
 
     # -- Workflow port --------------------------------------------------------------------
 
@@ -106,25 +109,11 @@ class StepFunctionsWorkflow:
         return token
 
     def reindex_targets(self, bot: str) -> tuple[list[str], list[str]]:
-        """Sync the bot's pack sources (``sync_packs``: every pack under ``packs/`` gets a row,
-        out-of-scope ones are listed ``disabled``/``out_of_scope`` and withdrawn), then name
-        the sources a reindex refreshes: (every enabled refreshable source, out-of-scope packs)."""
-        from ...errors import Code as Codes
-        from ...refresh.packsync import sync_packs
-        from ...refresh.reindex import REFRESHABLE
-
-        if self.services is None:
-            raise BackendError("the reindex needs the services (state store) to list sources")
-        out_of_scope = [
-            str(source.config.get("slug", source.id))
-            for source in sync_packs(self.services, bot)
-            if source.error_code == Codes.OUT_OF_SCOPE
-        ]
-        targets = [
-            source.id for source in self.services.state.list_sources(bot)
-            if not (source.status == "disabled" or source.type not in REFRESHABLE or _awaiting_upload(source))
-        ]
-        return targets, out_of_scope
+        """(the sources a reindex of ``bot`` refreshes, its out-of-scope packs), as the
+        composition root's ``plan_reindex`` decides (``refresh.reindex.reindex_targets``)."""
+        if self.plan_reindex is None:
+            raise BackendError("this workflow was built without a reindex plan")
+        return self.plan_reindex(bot)
 
     def running_executions(self, limit: int) -> int:
         """How many refresh executions run now, counted up to ``limit`` (one request)."""
@@ -147,13 +136,6 @@ class StepFunctionsWorkflow:
                 started += 1
         return {"id": execution_name(bot, "*", "reindex", token), "kind": "reindex", "bot": bot,
                 "status": "started", "started": started, "duplicates": duplicates, "outOfScope": out_of_scope}
-
-
-def _awaiting_upload(source: Any) -> bool:
-    """A file source never leased and never indexed: nothing was uploaded yet, or its first
-    refresh (started by the upload) is on its way. The embedded reindex leaves these alone
-    too; this answers from the row, so the starters need no read access to ``uploads/``."""
-    return bool(source.type == "file" and source.attempts == 0 and source.live_generation is None)
 
 
 def _error_code(exc: Exception) -> str | None:
