@@ -4,37 +4,14 @@ document. This is the README's curl walk-through, asserted."""
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
-import subprocess
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import pack_bytes, page
-from tests.e2e.test_embedded_server import KB, call, free_port, run_kb
-
-KB_PATH = "/api/bots/default/knowledge"
-
-
-def start_server(data: Path, port: int, extra_env: dict[str, str] | None = None, extra_args: tuple[str, ...] = ()):
-    proc = subprocess.Popen([*KB, "--data", str(data), "serve", "--port", str(port), *extra_args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, **(extra_env or {})})
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return proc, f"http://127.0.0.1:{port}"
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died") from None
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("server did not start")
+from tests.e2e.support import KB_PATH, call, free_port, run_kb, start_server
 
 
 @pytest.fixture(scope="module")

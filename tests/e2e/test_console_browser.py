@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import pack_bytes, page
-from tests.e2e.test_admin_api import start_server
-from tests.e2e.test_embedded_server import call, free_port, run_kb
+from tests.e2e.support import call, free_port, run_kb, start_server
 
 CHROMIUM = os.environ.get("KB_CHROMIUM", "/usr/bin/chromium")
 if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):

@@ -18,8 +18,7 @@ from knowledge.embedded.console import (
     console_response,
     is_console_path,
 )
-from tests.e2e.test_admin_api import start_server
-from tests.e2e.test_embedded_server import free_port, run_kb
+from tests.e2e.support import free_port, run_kb, start_server
 
 INDEX = (b'<!doctype html><html lang="en"><title>kb console</title>'
          b'<script type="module" src="/assets/app-1a2b3c4d.js"></script></html>')

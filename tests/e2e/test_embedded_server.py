@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import pack_bytes, page
+from tests.e2e.support import KB, KB_PATH, call, free_port, run_kb
 
-KB = [sys.executable, "-m", "knowledge.embedded.cli"]
 PAGES = [
     page("help/withdraw/monero.md",
          "# Withdraw Monero\n\nSend XMR to your subaddress; payouts need ten confirmations.",
@@ -26,15 +23,8 @@ PAGES = [
 ]
 
 
-def run_kb(data: Path, *args: str) -> str:
-    out = subprocess.run([*KB, "--data", str(data), *args], check=True, capture_output=True, text=True, timeout=120)
-    return out.stdout
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -70,21 +60,8 @@ def server(tmp_path_factory):
     proc.wait(timeout=10)
 
 
-def call(base, method, path, token=None, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method)
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, json.loads(resp.read() or b"null"), dict(resp.headers)
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read() or b"null"), dict(err.headers)
 
 
-KB_PATH = "/api/bots/default/knowledge"
 
 
 def test_retrieve_answers_with_the_documented_shape(server):

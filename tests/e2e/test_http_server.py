@@ -16,8 +16,7 @@ import pytest
 
 from tests.conftest import pack_bytes, page
 from tests.e2e.sites import FILE_CASES, wait_for
-from tests.e2e.test_admin_api import start_server
-from tests.e2e.test_embedded_server import KB, free_port, run_kb
+from tests.e2e.support import KB, free_port, run_kb, start_server
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -331,8 +330,17 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
     proc, _ = start_server(data, port)
     payload = json.dumps({"q": "withdraw monero", "audience": "customer"}).encode()
     with connect(port) as sock:
-        sock.sendall(request_bytes("POST", RETRIEVE, {"Authorization": f"Bearer {token}",
-                                                      "Content-Length": str(len(payload))}, payload[:10]))
+        # Expect: 100-continue makes the server say when it has the headers and waits for the
+        # body: only then is the request in flight (a connection with nothing parsed is idle)
+        sock.sendall(request_bytes("POST", RETRIEVE, {"Authorization": f"Bearer {token}", "Expect": "100-continue",
+                                                      "Content-Length": str(len(payload))}))
+        interim = b""
+        while not interim.endswith(b"\r\n\r\n"):
+            chunk = sock.recv(1)
+            assert chunk, "closed before 100 Continue"
+            interim += chunk
+        assert interim.startswith(b"HTTP/1.1 100 ")
+        sock.sendall(payload[:10])
         proc.send_signal(signal.SIGTERM)
 
         def refused() -> bool:  # the server stops accepting first

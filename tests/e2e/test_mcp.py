@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from tests.conftest import pack_bytes, page
-from tests.e2e.test_embedded_server import run_kb
+from tests.e2e.support import run_kb
 
 mcp_client = pytest.importorskip("mcp.client")
 from mcp.client.stdio import StdioServerParameters  # noqa: E402

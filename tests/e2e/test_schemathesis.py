@@ -27,8 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import pack_bytes, page
-from tests.e2e.test_admin_api import start_server
-from tests.e2e.test_embedded_server import free_port, run_kb
+from tests.e2e.support import free_port, run_kb, start_server
 
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 ACCEPTED = ["2xx", "401", "403", "404", "409"]

@@ -42,8 +42,7 @@ from tests.e2e.sites import (  # noqa: F401 - fixtures
     wait_for,
     zip_bomb_docx,
 )
-from tests.e2e.test_admin_api import start_server
-from tests.e2e.test_embedded_server import call, free_port, run_kb
+from tests.e2e.support import call, free_port, run_kb, start_server
 from tests.unit.extract import hostile
 
 pytestmark = pytest.mark.timeout(60)
