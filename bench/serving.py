@@ -1,6 +1,6 @@
 """HTTP benchmark: ``POST retrieve`` through ``kb serve`` beside in-process ``retrieve()``.
 
-    python bench/http.py [--requests 400] [--clients 1,4,16] [--servers kb,waitress]
+    python bench/serving.py [--requests 400] [--clients 1,4,16] [--servers kb,waitress]
 
 The corpus is the bundled example packs (what ``make run`` serves), built and ingested into a
 temporary folder; questions are the pages' titles and first lines. In the same run:
@@ -20,24 +20,19 @@ the CPUs, as they do when an agent and kb run side by side. ``--before SRC`` add
 
 from __future__ import annotations
 
+import argparse
+import http.client
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
 import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
-
-# this file is named http.py: its folder must not shadow the standard library's http package
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-import argparse  # noqa: E402
-import http.client  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import random  # noqa: E402
-import socket  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
-import threading  # noqa: E402
-import time  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "layers" / "core" / "src"
@@ -56,7 +51,7 @@ from knowledge.wiring import build_local_services  # noqa: E402
 BOT = "default"
 PATH = f"/api/bots/{BOT}/knowledge/retrieve"
 
-#: the WSGI candidate: the same dispatch behind waitress (run as ``python bench/http.py --waitress-child``)
+#: the WSGI candidate: the same dispatch behind waitress (run as ``python bench/serving.py --waitress-child``)
 WAITRESS_CHILD = """
 import sys
 from urllib.parse import parse_qsl
