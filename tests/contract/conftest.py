@@ -69,7 +69,8 @@ def index_prefix(search_client: Any) -> Iterator[str]:
 def _dynamodb_state(request: pytest.FixtureRequest, tmp: Path) -> Any:
     import boto3
 
-    from knowledge.adapters.aws.dynamodb_state import DynamoDbStateStore, create_table
+    from knowledge.adapters.aws.dynamodb_state import DynamoDbStateStore
+    from knowledge.adapters.aws.dynamodb_table import create_table
 
     request.getfixturevalue("aws")
     client = boto3.client("dynamodb", region_name=AWS_REGION)

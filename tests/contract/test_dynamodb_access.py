@@ -12,7 +12,8 @@ from typing import Any
 import boto3
 import pytest
 
-from knowledge.adapters.aws.dynamodb_state import DynamoDbStateStore, create_table
+from knowledge.adapters.aws.dynamodb_state import DynamoDbStateStore
+from knowledge.adapters.aws.dynamodb_table import create_table
 from knowledge.model import Document, Source
 
 NOW = 1_800_000_000.0

@@ -13,15 +13,9 @@ import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
-from knowledge.adapters.aws.dynamodb_state import (
-    DUE_INDEX,
-    GENERATIONS_SHARD,
-    LEASE_INDEX,
-    DynamoDbStateStore,
-    create_table,
-    from_dynamo,
-    to_dynamo,
-)
+from knowledge.adapters.aws.dynamodb_state import DynamoDbStateStore
+from knowledge.adapters.aws.dynamodb_table import DUE_INDEX, GENERATIONS_SHARD, LEASE_INDEX, create_table
+from knowledge.adapters.aws.dynamodb_values import from_dynamo, to_dynamo
 from knowledge.errors import BackendError, Conflict, InvalidInput, NotFound
 from knowledge.model import Agent, Document, RetrievalRecord, Source, Token
 

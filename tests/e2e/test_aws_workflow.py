@@ -144,7 +144,7 @@ def cloud(monkeypatch: pytest.MonkeyPatch, osmem: Any, template: Template) -> It
     from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
     from opensearchpy import OpenSearch
 
-    from knowledge.adapters.aws.dynamodb_state import create_table
+    from knowledge.adapters.aws.dynamodb_table import create_table
     from knowledge.wiring import build_aws_services
 
     for name in ("AWS_PROFILE", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ENDPOINT_URL"):

@@ -56,7 +56,8 @@ def aws(monkeypatch):
 def test_aws_bootstrap_writes_a_hashed_admin_token_into_the_stack_table(aws, capsys):
     import boto3
 
-    from knowledge.adapters.aws.dynamodb_state import DynamoDbStateStore, create_table
+    from knowledge.adapters.aws.dynamodb_state import DynamoDbStateStore
+    from knowledge.adapters.aws.dynamodb_table import create_table
 
     dynamodb = boto3.client("dynamodb", region_name="us-east-1")
     create_table(dynamodb, "kb-prod-table")

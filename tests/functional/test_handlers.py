@@ -71,7 +71,7 @@ def aws(monkeypatch: pytest.MonkeyPatch, osmem: Any) -> Iterator[Aws]:
     from moto import mock_aws
     from opensearchpy import OpenSearch
 
-    from knowledge.adapters.aws.dynamodb_state import create_table
+    from knowledge.adapters.aws.dynamodb_table import create_table
 
     for name in ("AWS_PROFILE", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ENDPOINT_URL"):
         monkeypatch.delenv(name, raising=False)

@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 
-from knowledge.adapters.aws.dynamodb_state import _item, _plain, _typed, _untyped, _wire, to_dynamo
+from knowledge.adapters.aws.dynamodb_values import item as _item
+from knowledge.adapters.aws.dynamodb_values import plain as _plain
+from knowledge.adapters.aws.dynamodb_values import to_dynamo
+from knowledge.adapters.aws.dynamodb_values import typed as _typed
+from knowledge.adapters.aws.dynamodb_values import untyped as _untyped
+from knowledge.adapters.aws.dynamodb_values import wire as _wire
 
 PLAIN: list[Any] = [
     None,

@@ -103,7 +103,7 @@ class AwsSettings:
             raise ValueError(f"missing environment variable(s): {', '.join(missing)}")
         due_index = env.get(ENV_DUE_INDEX)
         if due_index:
-            from .adapters.aws.dynamodb_state import DUE_INDEX
+            from .adapters.aws.dynamodb_table import DUE_INDEX
 
             if due_index != DUE_INDEX:
                 raise ValueError(f"{ENV_DUE_INDEX} is {due_index!r}; the state store queries {DUE_INDEX!r}")

@@ -62,11 +62,9 @@ their declared types. ``config`` is stored as a JSON string so that it round-tri
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, fields
-from decimal import Clamped, Context, Decimal, Inexact, Overflow, Rounded, Underflow
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -86,21 +84,24 @@ from ...model import (
 )
 from ...schedule import NEVER_DUE, QUEUED
 from ...store_rules import check_update, commit_changes, retired_generation
-
-PARTITION_KEY = "PK"
-SORT_KEY = "SK"
-TTL_ATTRIBUTE = "expiresAt"
-DUE_INDEX = "due"
-DUE_PARTITION_KEY = "dueShard"
-DUE_SORT_KEY = "dueAt"
-#: number of ``REFRESH#<n>`` partitions of the due index (the scheduler queries each)
-DUE_SHARDS = 4
-GENERATIONS_SHARD = "GENERATIONS"
-LEASE_INDEX = "leases"
-LEASE_PARTITION_KEY = "kind"
-LEASE_SORT_KEY = "leaseExpiresAt"
-REGISTRY_PK = "BOTS"
-REGISTRY_DONE = "#INDEXED"
+from .dynamodb_expr import Expression as _Expr
+from .dynamodb_table import (
+    DUE_INDEX,
+    DUE_PARTITION_KEY,
+    DUE_SHARDS,
+    DUE_SORT_KEY,
+    GENERATIONS_SHARD,
+    LEASE_INDEX,
+    LEASE_PARTITION_KEY,
+    LEASE_SORT_KEY,
+    PARTITION_KEY,
+    REGISTRY_DONE,
+    REGISTRY_PK,
+    SORT_KEY,
+    TTL_ATTRIBUTE,
+)
+from .dynamodb_values import item as _item
+from .dynamodb_values import plain as _plain
 
 _KIND = "kind"
 _RETRIES = 5
@@ -108,108 +109,6 @@ _BATCH_WRITE = 25
 _BATCH_GET = 100
 _IMMEDIATE = QUEUED
 _NEVER_DUE = NEVER_DUE
-
-#: what a DynamoDB number can hold (38 significant digits, exponents within about +-126): a
-#: value it would round or refuse raises here (``decimal.Inexact``, ``Overflow``...), before a request
-_NUMBERS = Context(Emin=-128, Emax=126, prec=38, traps=[Clamped, Overflow, Inexact, Rounded, Underflow])
-
-
-# -- numbers: the one place floats and Decimals meet --------------------------------------
-
-
-def to_dynamo(value: Any) -> Any:
-    """A plain value made storable: floats become exact Decimals (via ``repr``; integral ones
-    without a fraction, so epoch seconds read as integers), recursively."""
-    if isinstance(value, bool) or value is None or isinstance(value, str | int | Decimal | bytes):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidInput("numbers must be finite")
-        return Decimal(int(value)) if value.is_integer() else Decimal(repr(value))
-    if isinstance(value, Mapping):
-        return {str(k): to_dynamo(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [to_dynamo(v) for v in value]
-    raise TypeError(f"cannot store a {type(value).__name__}")
-
-
-def from_dynamo(value: Any) -> Any:
-    """A stored value made plain: integral Decimals become ints, the others floats."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: from_dynamo(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [from_dynamo(v) for v in value]
-    return value
-
-
-# -- the low-level client's typed values ({"S": ...}, {"N": ...}, {"M": {...}}...) ------------
-# Written here rather than taken from boto3.dynamodb.types: importing that imports boto3 and
-# s3transfer, tens of ms of every cold start of a function that never uses either.
-
-
-def _number(value: int | Decimal) -> str:
-    number = _NUMBERS.create_decimal(value)
-    if not number.is_finite():
-        raise TypeError("DynamoDB numbers must be finite")
-    return str(number)
-
-
-def _typed(value: Any) -> dict[str, Any]:
-    """A stored value (what :func:`to_dynamo` returns) as the client's typed value."""
-    if value is None:
-        return {"NULL": True}
-    if isinstance(value, bool):
-        return {"BOOL": value}
-    if isinstance(value, str):
-        return {"S": value}
-    if isinstance(value, int | Decimal):
-        return {"N": _number(value)}
-    if isinstance(value, bytes | bytearray):
-        return {"B": value}
-    if isinstance(value, Mapping):
-        return {"M": {k: _typed(v) for k, v in value.items()}}
-    if isinstance(value, list | tuple):
-        return {"L": [_typed(v) for v in value]}
-    raise TypeError(f"cannot store a {type(value).__name__}")
-
-
-def _untyped(attribute: Mapping[str, Any]) -> Any:
-    """A typed value the client returned, as a Python value (numbers as ``Decimal``, sets as
-    ``set``, binary as ``bytes``); :func:`from_dynamo` makes the numbers plain."""
-    if len(attribute) != 1:
-        raise TypeError(f"not a DynamoDB value: {sorted(attribute)!r}")
-    ((kind, raw),) = attribute.items()
-    if kind in ("S", "BOOL", "B"):
-        return raw
-    if kind == "N":
-        return _NUMBERS.create_decimal(raw)
-    if kind == "NULL":
-        return None
-    if kind == "M":
-        return {k: _untyped(v) for k, v in raw.items()}
-    if kind == "L":
-        return [_untyped(v) for v in raw]
-    if kind in ("SS", "BS"):
-        return set(raw)
-    if kind == "NS":
-        return {_NUMBERS.create_decimal(n) for n in raw}
-    raise TypeError(f"unknown DynamoDB type {kind!r}")
-
-
-def _wire(value: Any) -> dict[str, Any]:
-    return _typed(to_dynamo(value))
-
-
-def _item(attrs: Mapping[str, Any]) -> dict[str, Any]:
-    """A low-level item; attributes whose value is None are left out (absent, not NULL)."""
-    return {k: _wire(v) for k, v in attrs.items() if v is not None}
-
-
-def _plain(item: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: from_dynamo(_untyped(v)) for k, v in item.items()}
-
 
 # -- keys and field names -----------------------------------------------------------------
 
@@ -317,71 +216,6 @@ def _due(bot: str, source_id: str, status: object, next_refresh_at: object) -> t
     return _due_shard(bot, source_id), float(next_refresh_at)  # type: ignore[arg-type]
 
 
-class _Expr:
-    """Builds update/condition expressions with placeholder names and values."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
-        self.values: dict[str, Any] = {}
-        self.sets: list[str] = []
-        self.removes: list[str] = []
-
-    def n(self, attr: str) -> str:
-        for placeholder, name in self.names.items():
-            if name == attr:
-                return placeholder
-        placeholder = f"#n{len(self.names)}"
-        self.names[placeholder] = attr
-        return placeholder
-
-    def v(self, value: Any) -> str:
-        placeholder = f":v{len(self.values)}"
-        self.values[placeholder] = _wire(value)
-        return placeholder
-
-    def set(self, attr: str, value: Any) -> None:
-        if value is None:
-            self.remove(attr)
-        else:
-            self.sets.append(f"{self.n(attr)} = {self.v(value)}")
-
-    def set_raw(self, clause: str) -> None:
-        self.sets.append(clause)
-
-    def remove(self, attr: str) -> None:
-        self.removes.append(self.n(attr))
-
-    def set_due(self, due: tuple[str, float] | None) -> None:
-        self.set(DUE_PARTITION_KEY, due[0] if due else None)
-        self.set(DUE_SORT_KEY, due[1] if due else None)
-
-    def equals_or_absent(self, attr: str, value: Any) -> str:
-        if value is None:
-            return f"attribute_not_exists({self.n(attr)})"
-        return f"{self.n(attr)} = {self.v(value)}"
-
-    def update(self, condition: str | None = None, **extra: Any) -> dict[str, Any]:
-        parts = []
-        if self.sets:
-            parts.append("SET " + ", ".join(self.sets))
-        if self.removes:
-            parts.append("REMOVE " + ", ".join(dict.fromkeys(self.removes)))
-        out: dict[str, Any] = {"UpdateExpression": " ".join(parts), **extra}
-        if condition:
-            out["ConditionExpression"] = condition
-        return self._placeholders(out)
-
-    def condition(self, condition: str, **extra: Any) -> dict[str, Any]:
-        return self._placeholders({"ConditionExpression": condition, **extra})
-
-    def _placeholders(self, out: dict[str, Any]) -> dict[str, Any]:
-        if self.names:
-            out["ExpressionAttributeNames"] = dict(self.names)
-        if self.values:
-            out["ExpressionAttributeValues"] = dict(self.values)
-        return out
-
-
 def _token(item: Mapping[str, Any]) -> Token:
     expires, used = item.get("expiresAt"), item.get("lastUsedAt")
     return Token(token_hash=str(item["tokenHash"]), bot=str(item["bot"]),
@@ -392,52 +226,6 @@ def _token(item: Mapping[str, Any]) -> Token:
 
 class _ConditionFailed(Conflict):
     """A conditional write's condition did not hold (callers decide what that means)."""
-
-
-def create_table(client: Any, name: str) -> str:
-    """Create the table with the ``due`` index and TTL, as the stack does (tests, local runs)."""
-    try:
-        client.create_table(
-            TableName=name,
-            BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[
-                {"AttributeName": PARTITION_KEY, "AttributeType": "S"},
-                {"AttributeName": SORT_KEY, "AttributeType": "S"},
-                {"AttributeName": DUE_PARTITION_KEY, "AttributeType": "S"},
-                {"AttributeName": DUE_SORT_KEY, "AttributeType": "N"},
-                {"AttributeName": LEASE_PARTITION_KEY, "AttributeType": "S"},
-                {"AttributeName": LEASE_SORT_KEY, "AttributeType": "N"},
-            ],
-            KeySchema=[
-                {"AttributeName": PARTITION_KEY, "KeyType": "HASH"},
-                {"AttributeName": SORT_KEY, "KeyType": "RANGE"},
-            ],
-            GlobalSecondaryIndexes=[
-                {
-                    "IndexName": DUE_INDEX,
-                    "KeySchema": [
-                        {"AttributeName": DUE_PARTITION_KEY, "KeyType": "HASH"},
-                        {"AttributeName": DUE_SORT_KEY, "KeyType": "RANGE"},
-                    ],
-                    "Projection": {"ProjectionType": "ALL"},
-                },
-                {
-                    "IndexName": LEASE_INDEX,
-                    "KeySchema": [
-                        {"AttributeName": LEASE_PARTITION_KEY, "KeyType": "HASH"},
-                        {"AttributeName": LEASE_SORT_KEY, "KeyType": "RANGE"},
-                    ],
-                    "Projection": {"ProjectionType": "KEYS_ONLY"},
-                },
-            ],
-        )
-        client.get_waiter("table_exists").wait(TableName=name)
-        client.update_time_to_live(
-            TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE}
-        )
-    except (ClientError, BotoCoreError) as exc:
-        raise BackendError("cannot create the state table") from exc
-    return name
 
 
 class DynamoDbStateStore:
