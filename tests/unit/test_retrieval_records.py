@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.adapters.local import sqlite_state
-from knowledge.adapters.local.sqlite_state import SqliteStateStore, _RecordWriter
+from knowledge.adapters.local import group_commit, sqlite_state
+from knowledge.adapters.local.group_commit import GroupCommitWriter
+from knowledge.adapters.local.sqlite_state import SqliteStateStore
 from knowledge.errors import BackendError, Code
 from knowledge.model import RetrievalRecord
 
@@ -123,7 +124,7 @@ class FlakyWrite:
 
 def test_a_failed_write_keeps_the_records_and_retries_in_order() -> None:
     write = FlakyWrite(failures=3)
-    writer = _RecordWriter(write)
+    writer = GroupCommitWriter(write)
     for n in range(30):
         writer.put((n,))
     assert writer.flush(timeout=20)
@@ -131,9 +132,9 @@ def test_a_failed_write_keeps_the_records_and_retries_in_order() -> None:
 
 
 def test_questions_fail_once_too_many_records_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sqlite_state, "_MAX_PENDING", 5)
+    monkeypatch.setattr(group_commit, "MAX_PENDING", 5)
     write = FlakyWrite(failures=10**9)
-    writer = _RecordWriter(write)
+    writer = GroupCommitWriter(write)
     writer.put((0,))
     deadline = time.monotonic() + 10
     while not writer._failing and time.monotonic() < deadline:
@@ -166,12 +167,12 @@ def test_a_lone_record_is_committed_without_waiting_for_its_batch(tmp_path: Path
 
 def test_a_full_batch_is_committed_by_the_question_that_fills_it(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sqlite_state, "_LINGER_SECONDS", 3600.0)  # only a full batch can commit
+    monkeypatch.setattr(group_commit, "LINGER_SECONDS", 3600.0)  # only a full batch can commit
     store = SqliteStateStore(tmp_path / "state.db")
-    for n in range(sqlite_state._BATCH):
+    for n in range(group_commit.BATCH):
         store.put_retrieval(record(n))
     rows = sqlite3.connect(store.records_path).execute("SELECT count(*) FROM retrievals").fetchone()
-    assert rows == (sqlite_state._BATCH,)
+    assert rows == (group_commit.BATCH,)
 
 
 def test_retrieval_ids_are_unique_hex_and_in_time_order(monkeypatch):
