@@ -126,6 +126,12 @@ class Excerpt(Reply):
     signals: dict[str, Any] | None = Field(None, description="ranking internals (retrieve only)")
 
 
+class Gate(Reply):
+    topic: Literal["fees", "limits", "processing_time"]
+    passed: bool = Field(description="false: wouldAnswer is false (no operator-authored excerpt settles it)")
+    reason: str
+
+
 class Retrieval(Reply):
     retrievalId: str
     audience: AudienceName
@@ -136,6 +142,9 @@ class Retrieval(Reply):
     corpusSize: int
     confidenceComponents: dict[str, Any] | None = Field(
         None, description="the evidence the confidence is built from, each part explained")
+    topic: Literal["fees", "limits", "processing_time"] | None = Field(
+        None, description="what the question asks about, when it is one of the gated topics")
+    gate: Gate | None = Field(None, description="the topic gate's verdict (null: the question has no topic)")
     excerpts: list[Excerpt] = Field(max_length=12)
 
 

@@ -198,7 +198,7 @@ def post_retrieval_test(ctx: Context) -> Response:
     """The same search without a model, rate limited per token, no ranking internals."""
     # no reranker runs in this deployment yet: rerank=false and rerank=true answer alike
     req = RetrievalRequest.parse(ctx.bot, ctx.body)
-    return Response(200, views.retrieval_test_json(retrieve(ctx.services, req)))
+    return Response(200, views.retrieval_test_json(retrieve(ctx.services, req, gaps=False)))
 
 
 def validate_citations_route(ctx: Context) -> Response:

@@ -113,11 +113,19 @@ ALL = RetrievalOptions()
 
 
 def retrieve(
-    services: Services, req: RetrievalRequest, *, record: bool = True, options: RetrievalOptions = ALL
+    services: Services, req: RetrievalRequest, *, record: bool = True, options: RetrievalOptions = ALL,
+    gaps: bool = True,
 ) -> dict[str, Any]:
+    """The retrieval response (DESIGN.md §5). ``record``: keep the retrieval for citation
+    checks; ``gaps``: record a gap when nothing answered (only when ``record`` too; off for
+    ``retrieval-test`` and re-checks). The answer-time steps (``knowledge.answer``) classify
+    the question, fuse in live data and apply the topic gate."""
+    from ..answer import service as answer_time  # here: the module loads topics, gate and gaps
+
     req.validated()
     index, state = services.index, services.state
     settings, live = state.retrieval_view(req.bot)
+    at = answer_time.prepare(services, req.bot, req.q, req.audience, bot_settings=settings)
     sources = _allowed_sources(services, req, live)
     visibilities = AUDIENCE_VISIBILITY[req.audience]
     partition = partition_of_audience(req.audience)
@@ -178,9 +186,11 @@ def retrieve(
             excerpts = upstream.fuse(excerpts, remote, MAX_EXCERPTS)
             for rank, e in enumerate(excerpts, start=1):
                 e["rank"] = rank
+    excerpts = at.add_live(excerpts, MAX_EXCERPTS)  # before recording: live excerpts are citable
     floor = float(settings.floor)
     operator_grounded = any(
-        (by_source[e["sourceId"]].type if e["sourceId"] in by_source else "") in OPERATOR_AUTHORED_TYPES
+        e.get("sourceType") == answer_time.SOURCE_TYPE
+        or (by_source[e["sourceId"]].type if e["sourceId"] in by_source else "") in OPERATOR_AUTHORED_TYPES
         for e in excerpts
     )
     retrieval_id = new_retrieval_id()
@@ -195,7 +205,7 @@ def retrieve(
                 expires_at=now + RETRIEVAL_TTL_SECONDS,
             )
         )
-    return {
+    response = {
         "retrievalId": retrieval_id,
         "audience": req.audience,
         "confidence": confidence,
@@ -206,6 +216,7 @@ def retrieve(
         "corpusSize": corpus,
         "excerpts": excerpts,
     }
+    return at.finish(response, record_gap=record and gaps)
 
 
 def top_k_of(value: object) -> int:
