@@ -186,6 +186,22 @@ class PackConfig(Config):
     slug: Annotated[str, Field(pattern=SLUG_PATTERN, description="a pack dropped in packs/")]
 
 
+#: a live table's name (``answer.live``): lower-case letters, digits, '-' or '_'
+TABLE_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+MAX_LIVE_TABLES = 50
+TableName = Annotated[str, Field(pattern=TABLE_PATTERN, description="1-64 lower-case letters, digits, '-' or '_'")]
+
+
+class LiveConfig(Config):
+    """Live data: tables of rows pushed with ``PUT live/{table}`` and read at answer time,
+    never indexed."""
+
+    tables: Annotated[list[TableName], Field(max_length=MAX_LIVE_TABLES)] | None = Field(
+        None, description="tables that must be present: a missing one gives no live passage at all")
+    fullList: Annotated[str, Field(min_length=1, max_length=MAX_URL_CHARS, pattern=TEXT_PATTERN)] | None = Field(
+        None, description="where the full list is (an https URL or a label), named when a passage shows part of it")
+
+
 CONFIG_MODELS: dict[str, type[Config]] = {
     "article": ArticleConfig,
     "instruction": InstructionConfig,
@@ -194,6 +210,7 @@ CONFIG_MODELS: dict[str, type[Config]] = {
     "website": WebsiteConfig,
     "file": FileConfig,
     "pack": PackConfig,
+    "live": LiveConfig,
 }
 
 
@@ -216,6 +233,7 @@ TYPE_VISIBILITIES: dict[str, tuple[str, ...]] = {
     "file": ("agent", "operator"),
     "instruction": ("agent", "operator"),
     "fact": ("agent", "operator"),
+    "live": ("agent", "operator"),  # answer.live.LIVE_VISIBILITIES
 }
 
 
@@ -254,7 +272,7 @@ class SourcePatch(Body):
     """``PATCH sources/{id}``: any field; a ``config`` given is checked against the source's type."""
 
     # fields left out keep their value (``model_fields_set`` tells which were given); null is no value
-    type: Annotated[Literal["pack", "article", "website", "file", "instruction", "fact", "faq"],
+    type: Annotated[Literal["pack", "article", "website", "file", "instruction", "fact", "faq", "live"],
                     coded(INVALID_TYPE, description="must be the source's type")] = None  # type: ignore[assignment]
     name: Name = None  # type: ignore[assignment]
     visibility: VisibilityField = None  # type: ignore[assignment]

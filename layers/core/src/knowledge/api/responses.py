@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 Status = Literal["waiting", "indexing", "ready", "needs_refresh", "failed", "disabled"]
 AudienceName = Literal["customer", "public", "operator"]
 VisibilityName = Literal["public", "agent", "operator"]
-SourceTypeName = Literal["pack", "article", "website", "file", "instruction", "fact", "faq"]
+SourceTypeName = Literal["pack", "article", "website", "file", "instruction", "fact", "faq", "live"]
 
 
 class Reply(BaseModel):
