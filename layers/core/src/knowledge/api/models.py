@@ -335,6 +335,55 @@ class AgentPut(Body):
                                          max_length=MAX_AGENT_SOURCES)] | None = None
 
 
+# -- answer time: live tables, gaps, tickets ------------------------------------------------------
+
+#: rows per live table (``answer.live.MAX_ROWS_PER_TABLE``; each row is checked there)
+MAX_LIVE_ROWS = 500
+MAX_TICKET_MESSAGES = 200
+MAX_TICKET_MESSAGE_CHARS = 16_000
+INVALID_LIVE_TABLE = "invalid_live_table"
+INVALID_TICKET = "invalid_ticket"
+
+LiveRowBody = Annotated[dict[str, Any], WithJsonSchema({
+    "type": "object", "additionalProperties": False, "required": ["area", "name"],
+    "description": "area, name, code (2-6 upper-case letters), network, fixedFee, percentageFee, minAmount, "
+                   "maxAmount, processingTime (quoted verbatim), enabled; any other field is unknown_field",
+    "properties": {
+        "area": {"type": "string", "minLength": 1, "maxLength": 60},
+        "name": {"type": "string", "minLength": 1, "maxLength": 120},
+        "code": {"type": "string", "pattern": "^[A-Z]{2,6}$"},
+        "network": {"type": "string", "maxLength": 60},
+        **{k: {"anyOf": [{"type": "number"}, {"type": "string", "minLength": 1, "maxLength": 60}]}
+           for k in ("fixedFee", "percentageFee", "minAmount", "maxAmount")},
+        "processingTime": {"type": "string", "maxLength": 200},
+        "enabled": {"type": "boolean"},
+    }})]
+
+
+class LiveTablePut(Body):
+    """``PUT live/{table}``: the whole table, replaced at once (the next question reads it)."""
+
+    rows: Annotated[list[LiveRowBody], coded(INVALID_LIVE_TABLE, max_length=MAX_LIVE_ROWS)]
+
+
+class GapRecheck(Body):
+    """``POST gaps/recheck``: the clusters of one audience (all when left out)."""
+
+    audience: AudienceField | None = None
+
+
+class TicketMessage(Body):
+    role: Annotated[Literal["customer", "agent"], coded(INVALID_TICKET)]
+    text: Annotated[str, coded(INVALID_TICKET, max_length=MAX_TICKET_MESSAGE_CHARS)]
+
+
+class TicketArticle(Body):
+    """``POST articles/from-ticket``: a resolved conversation; redacted before anything reads it."""
+
+    messages: Annotated[list[TicketMessage], coded(INVALID_TICKET, min_length=1, max_length=MAX_TICKET_MESSAGES)]
+    title: Annotated[str, coded(INVALID_TICKET, max_length=MAX_NAME_CHARS, pattern=TEXT_PATTERN)]
+
+
 # -- administration ------------------------------------------------------------------------------
 
 ScopeField = Literal["knowledge:read", "knowledge:write", "knowledge:admin"]
@@ -388,7 +437,7 @@ class SettingsPatch(Body):
 #: every request body model, for the OpenAPI document
 REQUEST_MODELS: tuple[type[BaseModel], ...] = (
     SourceCreate, SourcePatch, *CONFIG_MODELS.values(), Refresh, Reindex, RetrievalBody, RetrievalTestBody,
-    CitationCheck, AgentPut, TokenCreate, SettingsPatch,
+    CitationCheck, AgentPut, TokenCreate, SettingsPatch, LiveTablePut, GapRecheck, TicketArticle,
 )
 
 

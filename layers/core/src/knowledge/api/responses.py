@@ -148,6 +148,34 @@ class Retrieval(Reply):
     excerpts: list[Excerpt] = Field(max_length=12)
 
 
+class LiveTable(Reply):
+    sourceId: str
+    table: str
+    rows: int
+    enabled: int = Field(description="rows that are read (enabled)")
+
+
+class GapCluster(Reply):
+    representative: str = Field(description="the most frequent phrasing (redacted)")
+    count: int
+    firstSeen: str
+    lastSeen: str
+    examples: list[str] = Field(max_length=5)
+    outcomes: dict[str, int] = Field(description="nothing_found, below_floor, gated: how many of each")
+    topic: Literal["fees", "limits", "processing_time"] | None = None
+    audiences: list[AudienceName]
+    answered: int | None = Field(None, description="recheck: examples that now answer above the floor")
+    nowAnswers: bool | None = Field(None, description="recheck: every example now answers")
+
+
+class GapList(Reply):
+    clusters: list[GapCluster]
+
+
+class DraftArticle(Source):
+    redacted: dict[str, int] = Field(description="what was removed from the ticket, per kind")
+
+
 class Accepted(Reply):
     accepted: bool
     job: dict[str, Any] | None = None
@@ -209,5 +237,5 @@ class Settings(Reply):
 
 RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
     Error, Source, SourceList, IndexStatus, DocumentList, Index, Retrieval, Accepted, CitationValid, Agent,
-    TokenInfo, TokenCreated, TokenList, Settings,
+    TokenInfo, TokenCreated, TokenList, Settings, LiveTable, GapList, DraftArticle,
 )
