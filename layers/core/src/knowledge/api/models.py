@@ -351,11 +351,11 @@ LiveRowBody = Annotated[dict[str, Any], WithJsonSchema({
     "properties": {
         "area": {"type": "string", "minLength": 1, "maxLength": 60},
         "name": {"type": "string", "minLength": 1, "maxLength": 120},
-        "code": {"type": "string", "pattern": "^[A-Z]{2,6}$"},
-        "network": {"type": "string", "maxLength": 60},
-        **{k: {"anyOf": [{"type": "number"}, {"type": "string", "minLength": 1, "maxLength": 60}]}
+        "code": {"type": ["string", "null"], "pattern": "^[A-Z]{2,6}$"},
+        "network": {"type": ["string", "null"], "maxLength": 60},
+        **{k: {"anyOf": [{"type": "number"}, {"type": "string", "minLength": 1, "maxLength": 60}, {"type": "null"}]}
            for k in ("fixedFee", "percentageFee", "minAmount", "maxAmount")},
-        "processingTime": {"type": "string", "maxLength": 200},
+        "processingTime": {"type": ["string", "null"], "maxLength": 200},
         "enabled": {"type": "boolean"},
     }})]
 

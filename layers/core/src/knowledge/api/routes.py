@@ -264,10 +264,14 @@ def _audience_param(ctx: Context) -> str | None:
     return ctx.request.query.get("audience") or None
 
 
+def gap_list(services: Services, bot: str, audience: str | None = None, since: float | None = None) -> dict[str, Any]:
+    """The body of ``GET gaps`` (``kb gaps --json`` prints the same)."""
+    return {"clusters": [views.gap_cluster_json(c) for c in _clusters(services, bot, audience, since)]}
+
+
 def list_gaps(ctx: Context) -> Response:
     since = parse_since(ctx.request.query.get("since"))
-    clusters = _clusters(ctx.services, ctx.bot, _audience_param(ctx), since)
-    return Response(200, {"clusters": [views.gap_cluster_json(c) for c in clusters]})
+    return Response(200, gap_list(ctx.services, ctx.bot, _audience_param(ctx), since))
 
 
 def recheck_gaps(ctx: Context) -> Response:
