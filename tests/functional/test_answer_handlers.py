@@ -26,34 +26,34 @@ pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarni
 KB_PATH = f"/api/bots/{BOT}/knowledge"
 
 
-def call(aws: Aws, token: str, method: str, path: str, body: Any = None, query: dict[str, str] | None = None,
+def call(env: Aws, token: str, method: str, path: str, body: Any = None, query: dict[str, str] | None = None,
          function: str = "admin_api") -> tuple[int, Any]:
     event = api_event("apigw_rest_retrieve.json", token, method=method, path=f"{KB_PATH}/{path}", body=body)
     if body is None:
         event["body"] = None
     event["queryStringParameters"] = query
     event["multiValueQueryStringParameters"] = {k: [v] for k, v in query.items()} if query else None
-    return reply(invoke(aws, function, event))
+    return reply(invoke(env, function, event))
 
 
-def ask(aws: Aws, token: str, q: str, route: str = "retrieve") -> dict[str, Any]:
-    status, body = call(aws, token, "POST", route, {"q": q, "audience": "customer"}, function="retrieve")
+def ask(env: Aws, token: str, q: str, route: str = "retrieve") -> dict[str, Any]:
+    status, body = call(env, token, "POST", route, {"q": q, "audience": "customer"}, function="retrieve")
     assert status == 200, body
     return body
 
 
-def index_source(aws: Aws, source_id: str, owner: str) -> None:
+def index_source(env: Aws, source_id: str, owner: str) -> None:
     """The refresh tasks in the order the state machine runs them, for any source type."""
     ids = {"botId": BOT, "sourceId": source_id, "executionName": owner}
-    job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
+    job = invoke(env, "ingest", {"action": "take_lease", **ids, "input": {}})
     assert job["acquired"] is True
-    listing = invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
+    listing = invoke(env, "ingest", {"action": "list_documents", **ids, "job": job})
     for batch in listing["batches"]:
-        invoke(aws, "ingest", {"action": "process_batch", **ids, "job": job, "batch": batch})
-    assert invoke(aws, "ingest", {"action": "commit", **ids, "job": job})["status"] == "indexed"
+        invoke(env, "ingest", {"action": "process_batch", **ids, "job": job, "batch": batch})
+    assert invoke(env, "ingest", {"action": "commit", **ids, "job": job})["status"] == "indexed"
 
 
-def test_live_data_the_gate_gaps_and_tickets_through_the_lambda_routes(aws: Aws) -> None:
+def test_live_data_the_gate_gaps_and_tickets_through_the_lambda_routes(aws: Aws) -> None:  # noqa: F811
     run_refresh(aws, pack_source(aws, "wallet", PAGES), "exec-docs")
     rw = create_token(aws.services, BOT, ["knowledge:read", "knowledge:write"])
     ro = create_token(aws.services, BOT, ["knowledge:read"])
