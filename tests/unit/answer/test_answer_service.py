@@ -194,3 +194,25 @@ def test_live_excerpts_make_the_answer_operator_grounded_and_citable(services, d
     cite = {"sourceId": live["sourceId"], "documentId": live["documentId"], "fragmentId": live["fragmentId"]}
     assert validate_citations(services, "default", {"retrievalId": res["retrievalId"], "citations": [cite]}) == {
         "valid": True}
+
+
+def test_an_agent_reads_only_the_live_sources_it_selected(services, docs):
+    from knowledge.model import Agent
+
+    live_source(services, "live1")
+    live_source(services, "live2")
+    for sid in ("live1", "live2"):
+        service.replace_live_table(services, "default", "methods", {"rows": ROWS}, source_id=sid)
+    pack = next(s.id for s in services.state.list_sources("default") if s.type == "pack")
+    services.state.put_agent(Agent(id="a1", bot="default", source_ids=[pack, "live2"]))
+    services.state.put_agent(Agent(id="docs", bot="default", source_ids=[pack]))
+    q = "What is the BTC withdrawal fee?"
+
+    def live_ids(agent):
+        res = retrieve(services, RetrievalRequest("default", q, "customer", agent))
+        return [e["sourceId"] for e in res["excerpts"] if e["sourceType"] == "live"], res
+
+    assert live_ids(None)[0] == ["live1", "live2"]
+    assert live_ids("a1")[0] == ["live2"]
+    none, res = live_ids("docs")
+    assert none == [] and res["gate"]["passed"] is False

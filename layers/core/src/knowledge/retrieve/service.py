@@ -84,18 +84,20 @@ class RetrievalRequest:
         return self
 
 
-def _allowed_sources(services: Services, req: RetrievalRequest, live: list[LiveSource]) -> list[LiveSource]:
+def _allowed_sources(services: Services, req: RetrievalRequest,
+                     live: list[LiveSource]) -> tuple[list[LiveSource], set[str] | None]:
+    """The searchable sources the question may use, and the agent's selection (None: all)."""
     if req.agent_id is None:
-        return live
+        return live, None
     agent = services.state.get_agent(req.bot, req.agent_id)
     if agent is None:
         raise NotFound(f"agent {req.agent_id} not found")
     if agent.status != "active":
         raise Conflict("the agent is paused", code="agent_paused")
     if not agent.source_ids:
-        return live
+        return live, None
     selected = set(agent.source_ids)
-    return [s for s in live if s.source_id in selected]
+    return [s for s in live if s.source_id in selected], selected
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,7 @@ def retrieve(
     index, state = services.index, services.state
     settings, live = state.retrieval_view(req.bot)
     at = answer_time.prepare(services, req.bot, req.q, req.audience, bot_settings=settings)
-    sources = _allowed_sources(services, req, live)
+    sources, selected = _allowed_sources(services, req, live)
     visibilities = AUDIENCE_VISIBILITY[req.audience]
     partition = partition_of_audience(req.audience)
     source_gens = [s.source_gen for s in sources]
@@ -186,7 +188,8 @@ def retrieve(
             excerpts = upstream.fuse(excerpts, remote, MAX_EXCERPTS)
             for rank, e in enumerate(excerpts, start=1):
                 e["rank"] = rank
-    excerpts = at.add_live(excerpts, MAX_EXCERPTS)  # before recording: live excerpts are citable
+    # before recording: live excerpts are citable; an agent reads only the live sources it selected
+    excerpts = at.add_live(excerpts, MAX_EXCERPTS, only=selected)
     floor = float(settings.floor)
     operator_grounded = any(
         e.get("sourceType") == answer_time.SOURCE_TYPE
