@@ -296,7 +296,8 @@ class KnowledgeFunctions(Construct):
         # a fresh crawl first clears what an earlier crawl of the source staged (list + delete)
         self._allow("crawl", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(STAGING_PREFIX))
         self._allow("crawl", ["s3:ListBucket"], [bucket_arn])
-        # retrieve: reads state, records the retrieval (PutItem), searches, loads rescue models
+        # retrieve: reads state and live tables, records the retrieval and gaps (PutItem), searches, loads
+        # rescue models
         self._allow("retrieve", [*TABLE_READ, "dynamodb:PutItem"], [table.table_arn])
         # ... and the last use of the token that asked: an update of token items only
         self.roles["retrieve"].add_to_principal_policy(iam.PolicyStatement(

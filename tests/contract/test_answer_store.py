@@ -75,3 +75,15 @@ def test_gaps_in_the_same_millisecond_are_all_kept(state_store):
     for i in range(3):
         state_store.put_gap(gap(f"same{i}", at=NOW))
     assert [g.id for g in state_store.list_gaps("b1", "customer", since=NOW, now=NOW)] == ["same0", "same1", "same2"]
+
+
+def test_deleting_a_sources_live_tables_removes_them_all_and_nothing_else(state_store):
+    for table in ("deposits", "withdrawals"):
+        state_store.put_live_table("b1", "live1", table, [{"area": "deposit", "name": table}])
+    state_store.put_live_table("b1", "live10", "t", [{"name": "prefix neighbour"}])
+    state_store.put_live_table("b2", "live1", "t", [{"name": "other bot"}])
+    assert state_store.delete_live_tables("b1", "live1") == 2
+    assert state_store.get_live_tables("b1", "live1") == {}
+    assert state_store.get_live_tables("b1", "live10") == {"t": [{"name": "prefix neighbour"}]}
+    assert state_store.get_live_tables("b2", "live1") == {"t": [{"name": "other bot"}]}
+    assert state_store.delete_live_tables("b1", "live1") == 0

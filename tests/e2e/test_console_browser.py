@@ -387,7 +387,8 @@ def test_each_audience_sees_its_own_passages_and_the_refusal_is_explained(tab, s
     pg.get_by_role("link", name="Test retrieval").click()
     expect(pg.get_by_role("heading", level=1, name="Test retrieval")).to_be_focused()
     axe(pg, "test retrieval")
-    question = "what is the hot wallet rebalancing threshold"
+    # no gated topic (a "threshold" would be a limit, which documentation alone never settles)
+    question = "what does the hot wallet rebalancing sweep to cold storage"
     verdict = pg.locator(".verdict")
 
     ask(pg, question, "Customer")
@@ -478,7 +479,7 @@ def test_the_console_is_usable_from_the_keyboard_alone(tab, server):
     expect(pg.get_by_role("heading", level=1, name="Test retrieval")).to_be_focused()
     pg.keyboard.press("Tab")
     expect(pg.get_by_label("Question")).to_be_focused()
-    pg.keyboard.type("how many confirmations does a monero payout need")
+    pg.keyboard.type("how do I send monero payouts to my subaddress")  # no gated topic
     pg.keyboard.press("Tab")
     expect(pg.get_by_role("radio", name="Customer")).to_be_focused()
     pg.keyboard.press("ArrowDown")

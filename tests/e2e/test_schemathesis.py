@@ -11,6 +11,9 @@ Two allowances, each for a reason a schema cannot express:
   contradicts its state, an agent selecting sources that do not exist, citations of a
   retrieval that never served them, an openai embedder without a key given or stored):
   those operations may answer their documented 400/422;
+* a live table needs the bot to have exactly one live source (or one named), a ticket needs
+  a customer and an agent message with text and must fit an article's 64 KB, and ``since``
+  of the gaps is a string that must read as a time: those may answer 400 (with their code);
 * the settings routes run against a bot of their own (``sandbox``, with its own admin
   token): a fuzzed upstream address or embedder there is never used by the questions the
   fuzzer asks of ``default``, so nothing leaves the machine."""
@@ -39,6 +42,9 @@ STATE_DEPENDENT = {
     "validateCitationsRoute": [*ACCEPTED, "422"],
     # the openai embedder needs a provider key: given now, or stored before
     "patchSettings": [*ACCEPTED, "400"],
+    "putLiveTable": [*ACCEPTED, "400"],
+    "articleFromTicket": [*ACCEPTED, "400"],
+    "listGaps": [*ACCEPTED, "400"],
 }
 
 

@@ -181,7 +181,7 @@ def test_openapi_publishes_the_schemas_the_validator_uses(services):
     assert website["properties"]["origins"]["maxItems"] == 20
     assert website["properties"]["origins"]["x-error-code"] == "invalid_origin"
     assert set(schemas["SourceCreate"]["discriminator"]["mapping"]) == {
-        "article", "instruction", "fact", "faq", "website", "file", "pack"}
+        "article", "instruction", "fact", "faq", "website", "file", "pack", "live"}
     retrieve = schemas["RetrievalBody"]
     assert retrieve["properties"]["q"]["maxLength"] == 16_000 and "limit" not in retrieve["properties"]
 

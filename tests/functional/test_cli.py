@@ -224,3 +224,28 @@ def test_ingest_exits_non_zero_when_a_source_is_left_queued_by_a_failing_embedde
     code, out, _ = run(capsys, "--data", data, "sources", "--json")
     [row] = json.loads(out)
     assert (row["status"], row["errorCode"], row["embedder"]) == ("waiting", "embedding_failed", "openai")
+
+
+def test_gaps_prints_the_clusters_of_get_gaps(tmp_path, write_pack, capsys):
+    from knowledge.api.routes import gap_list
+    from knowledge.settings import LocalSettings
+    from knowledge.wiring import build_local_services
+
+    data = str(tmp_path / "d")
+    run(capsys, "--data", data, "ingest", str(write_pack("coinvault", PAGES)))
+    code, out, _ = run(capsys, "--data", data, "gaps")
+    assert code == 0 and "no gaps" in out
+    for q in ("what is the fee to withdraw XMR?", "What's the fee to withdraw XMR", "zebra migration schedule"):
+        run(capsys, "--data", data, "search", "--json", q)
+    code, out, _ = run(capsys, "--data", data, "gaps", "--json")
+    body = json.loads(out)
+    assert body == gap_list(build_local_services(LocalSettings(data_dir=tmp_path / "d")), "default")
+    fee, zebra = body["clusters"]
+    assert (fee["count"], fee["topic"], fee["outcomes"]) == (2, "fees", {"gated": 2})
+    assert zebra["count"] == 1 and zebra["topic"] is None and zebra["lastSeen"].endswith("Z")
+    code, out, _ = run(capsys, "--data", data, "gaps")
+    assert code == 0 and "    2x  " in out and "[fees]" in out and "zebra migration schedule" in out
+    code, out, _ = run(capsys, "--data", data, "gaps", "--json", "--audience", "operator")
+    assert json.loads(out) == {"clusters": []}
+    code, _, err = run(capsys, "--data", data, "gaps", "--since", "yesterday")
+    assert code == 2 and "invalid_since" in err

@@ -489,7 +489,7 @@ def test_every_route_checks_scope_and_bot(services):
     other = create_token(services, "other", ["knowledge:read", "knowledge:write"])
     services.state.put_source(Source(id="s1", bot="default", type="instruction", name="n", config={"text": "t"}))
     services.state.put_agent(Agent(id="a1", bot="default"))
-    params = {"botID": "default", "sourceID": "s1", "agentID": "a1", "tokenID": "0" * 16}
+    params = {"botID": "default", "sourceID": "s1", "agentID": "a1", "tokenID": "0" * 16, "table": "methods"}
     checked = 0
     for route in ROUTES:
         if route.scope is None:

@@ -13,7 +13,6 @@ from knowledge.refresh.packsync import install_pack
 from knowledge.refresh.pipeline import Refresher
 from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.service import RetrievalRequest, retrieve
-from knowledge.settings import MAX_EXCERPTS
 from tests.conftest import page
 
 ROWS = [
@@ -29,11 +28,8 @@ def live_source(services, sid="live1", visibility="agent", config=None, bot="def
 
 
 def answer(services, q, audience="customer"):
-    """What retrieval does once wired: classify, fuse live excerpts in, gate, record a gap."""
-    at = service.prepare(services, "default", q, audience)
-    response = retrieve(services, RetrievalRequest("default", q, audience, None), record=False)
-    response["excerpts"] = at.add_live(response["excerpts"], MAX_EXCERPTS)
-    return service.AnswerTime.finish(at, response)
+    """The retrieval, which classifies, fuses live excerpts in, gates and records a gap."""
+    return retrieve(services, RetrievalRequest("default", q, audience, None))
 
 
 @pytest.fixture
@@ -174,3 +170,49 @@ def test_gap_listing_validates_the_audience_and_keeps_the_retention(services, do
     answer(services, "zebra migration schedule")
     clock.advance(91 * 86_400)
     assert service.gap_clusters(services, "default") == []
+
+
+def test_retrieval_records_a_gap_only_when_it_records_and_gaps_are_on(services, docs, clock):
+    req = RetrievalRequest("default", "What is the bitcoin withdrawal fee?", "customer", None)
+    for kwargs in ({"gaps": False}, {"record": False}, {"record": False, "gaps": True}):
+        res = retrieve(services, req, **kwargs)
+        assert res["gate"]["passed"] is False and res["wouldAnswer"] is False  # gated all the same
+    assert services.state.list_gaps("default", None, since=0.0, now=clock.now()) == []
+    retrieve(services, req)
+    assert len(services.state.list_gaps("default", None, since=0.0, now=clock.now())) == 1
+
+
+def test_live_excerpts_make_the_answer_operator_grounded_and_citable(services, docs):
+    from knowledge.api.citations import validate_citations
+
+    assert answer(services, "What is the BTC withdrawal fee?")["operatorGrounded"] is False  # documentation only
+    live_source(services)
+    service.replace_live_table(services, "default", "methods", {"rows": ROWS})
+    res = answer(services, "What is the BTC withdrawal fee?")
+    live = next(e for e in res["excerpts"] if e["sourceType"] == "live")
+    assert res["operatorGrounded"] is True
+    cite = {"sourceId": live["sourceId"], "documentId": live["documentId"], "fragmentId": live["fragmentId"]}
+    assert validate_citations(services, "default", {"retrievalId": res["retrievalId"], "citations": [cite]}) == {
+        "valid": True}
+
+
+def test_an_agent_reads_only_the_live_sources_it_selected(services, docs):
+    from knowledge.model import Agent
+
+    live_source(services, "live1")
+    live_source(services, "live2")
+    for sid in ("live1", "live2"):
+        service.replace_live_table(services, "default", "methods", {"rows": ROWS}, source_id=sid)
+    pack = next(s.id for s in services.state.list_sources("default") if s.type == "pack")
+    services.state.put_agent(Agent(id="a1", bot="default", source_ids=[pack, "live2"]))
+    services.state.put_agent(Agent(id="docs", bot="default", source_ids=[pack]))
+    q = "What is the BTC withdrawal fee?"
+
+    def live_ids(agent):
+        res = retrieve(services, RetrievalRequest("default", q, "customer", agent))
+        return [e["sourceId"] for e in res["excerpts"] if e["sourceType"] == "live"], res
+
+    assert live_ids(None)[0] == ["live1", "live2"]
+    assert live_ids("a1")[0] == ["live2"]
+    none, res = live_ids("docs")
+    assert none == [] and res["gate"]["passed"] is False

@@ -44,8 +44,8 @@ def partition_of_audience(audience: str) -> Partition:
 
 # -- sources ---------------------------------------------------------------------------
 
-SourceType = Literal["pack", "article", "website", "file", "instruction", "fact", "faq"]
-SOURCE_TYPES: tuple[str, ...] = ("pack", "article", "website", "file", "instruction", "fact", "faq")
+SourceType = Literal["pack", "article", "website", "file", "instruction", "fact", "faq", "live"]
+SOURCE_TYPES: tuple[str, ...] = ("pack", "article", "website", "file", "instruction", "fact", "faq", "live")
 
 #: Source weights (reference 000 "Four sources"; issue 3). Operator-authored text outranks docs.
 TYPE_WEIGHT: dict[str, float] = {
@@ -56,11 +56,13 @@ TYPE_WEIGHT: dict[str, float] = {
     "website": 1.0,
     "file": 1.0,
     "faq": 0.9,
+    #: live data (tables read at answer time, never indexed): fused in at this weight
+    "live": 1.3,
 }
 #: Inside a pack, pages under help/ are written for the person using the product.
 HELP_PAGE_WEIGHT = 1.2
 #: Types whose text an operator wrote themselves (drives ``operatorGrounded``).
-OPERATOR_AUTHORED_TYPES = frozenset({"article", "instruction", "fact"})
+OPERATOR_AUTHORED_TYPES = frozenset({"article", "instruction", "fact", "live"})
 
 SourceStatus = Literal["waiting", "indexing", "ready", "needs_refresh", "failed", "disabled"]
 STATUSES: tuple[str, ...] = ("waiting", "indexing", "ready", "needs_refresh", "failed", "disabled")

@@ -131,6 +131,9 @@ class StateStore(Protocol):
     def get_live_tables(self, bot: str, source_id: str) -> dict[str, list[dict[str, Any]]]:
         """Every table of a live source, by name (empty when none was ever written)."""
         ...
+    def delete_live_tables(self, bot: str, source_id: str) -> int:
+        """Remove every table of a live source (its source is deleted); how many there were."""
+        ...
     def put_gap(self, gap: GapRecord) -> None: ...
     def list_gaps(self, bot: str, audience: str | None, *, since: float, now: float) -> list[GapRecord]:
         """The bot's gaps (of one audience, or all when None) created at or after ``since``

@@ -4,7 +4,7 @@ them (see the package docstring for where each is called)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -77,12 +77,16 @@ class AnswerTime:
     reader: LiveReader | None
     live: list[dict[str, Any]] = field(default_factory=list)
 
-    def add_live(self, excerpts: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    def add_live(self, excerpts: Sequence[dict[str, Any]], limit: int, *,
+                 only: Collection[str] | None = None) -> list[dict[str, Any]]:
         """The excerpts with this question's live passages fused in (unchanged when the
         question has no topic or no live source gives anything). Call before recording the
-        retrieval, so the live excerpts can be cited."""
-        self.live = live_excerpts(self.services, self.bot, self.question, self.topic, self.audience,
-                                  reader=self.reader)
+        retrieval, so the live excerpts can be cited. ``only``: the source ids an agent
+        selected (None: every source)."""
+        live = live_excerpts(self.services, self.bot, self.question, self.topic, self.audience, reader=self.reader)
+        if only is not None:
+            live = [dict(e, rank=rank) for rank, e in enumerate((e for e in live if e["sourceId"] in only), start=1)]
+        self.live = live
         return fuse_live(excerpts, self.live, limit) if self.live else list(excerpts)
 
     def finish(self, response: dict[str, Any], *, record_gap: bool = True) -> dict[str, Any]:

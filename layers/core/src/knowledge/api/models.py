@@ -186,6 +186,22 @@ class PackConfig(Config):
     slug: Annotated[str, Field(pattern=SLUG_PATTERN, description="a pack dropped in packs/")]
 
 
+#: a live table's name (``answer.live``): lower-case letters, digits, '-' or '_'
+TABLE_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+MAX_LIVE_TABLES = 50
+TableName = Annotated[str, Field(pattern=TABLE_PATTERN, description="1-64 lower-case letters, digits, '-' or '_'")]
+
+
+class LiveConfig(Config):
+    """Live data: tables of rows pushed with ``PUT live/{table}`` and read at answer time,
+    never indexed."""
+
+    tables: Annotated[list[TableName], Field(max_length=MAX_LIVE_TABLES)] | None = Field(
+        None, description="tables that must be present: a missing one gives no live passage at all")
+    fullList: Annotated[str, Field(min_length=1, max_length=MAX_URL_CHARS, pattern=TEXT_PATTERN)] | None = Field(
+        None, description="where the full list is (an https URL or a label), named when a passage shows part of it")
+
+
 CONFIG_MODELS: dict[str, type[Config]] = {
     "article": ArticleConfig,
     "instruction": InstructionConfig,
@@ -194,6 +210,7 @@ CONFIG_MODELS: dict[str, type[Config]] = {
     "website": WebsiteConfig,
     "file": FileConfig,
     "pack": PackConfig,
+    "live": LiveConfig,
 }
 
 
@@ -216,6 +233,7 @@ TYPE_VISIBILITIES: dict[str, tuple[str, ...]] = {
     "file": ("agent", "operator"),
     "instruction": ("agent", "operator"),
     "fact": ("agent", "operator"),
+    "live": ("agent", "operator"),  # answer.live.LIVE_VISIBILITIES
 }
 
 
@@ -254,7 +272,7 @@ class SourcePatch(Body):
     """``PATCH sources/{id}``: any field; a ``config`` given is checked against the source's type."""
 
     # fields left out keep their value (``model_fields_set`` tells which were given); null is no value
-    type: Annotated[Literal["pack", "article", "website", "file", "instruction", "fact", "faq"],
+    type: Annotated[Literal["pack", "article", "website", "file", "instruction", "fact", "faq", "live"],
                     coded(INVALID_TYPE, description="must be the source's type")] = None  # type: ignore[assignment]
     name: Name = None  # type: ignore[assignment]
     visibility: VisibilityField = None  # type: ignore[assignment]
@@ -317,6 +335,55 @@ class AgentPut(Body):
                                          max_length=MAX_AGENT_SOURCES)] | None = None
 
 
+# -- answer time: live tables, gaps, tickets ------------------------------------------------------
+
+#: rows per live table (``answer.live.MAX_ROWS_PER_TABLE``; each row is checked there)
+MAX_LIVE_ROWS = 500
+MAX_TICKET_MESSAGES = 200
+MAX_TICKET_MESSAGE_CHARS = 16_000
+INVALID_LIVE_TABLE = "invalid_live_table"
+INVALID_TICKET = "invalid_ticket"
+
+LiveRowBody = Annotated[dict[str, Any], WithJsonSchema({
+    "type": "object", "additionalProperties": False, "required": ["area", "name"],
+    "description": "area, name, code (2-6 upper-case letters), network, fixedFee, percentageFee, minAmount, "
+                   "maxAmount, processingTime (quoted verbatim), enabled; any other field is unknown_field",
+    "properties": {
+        "area": {"type": "string", "minLength": 1, "maxLength": 60},
+        "name": {"type": "string", "minLength": 1, "maxLength": 120},
+        "code": {"type": ["string", "null"], "pattern": "^[A-Z]{2,6}$"},
+        "network": {"type": ["string", "null"], "maxLength": 60},
+        **{k: {"anyOf": [{"type": "number"}, {"type": "string", "minLength": 1, "maxLength": 60}, {"type": "null"}]}
+           for k in ("fixedFee", "percentageFee", "minAmount", "maxAmount")},
+        "processingTime": {"type": ["string", "null"], "maxLength": 200},
+        "enabled": {"type": "boolean"},
+    }})]
+
+
+class LiveTablePut(Body):
+    """``PUT live/{table}``: the whole table, replaced at once (the next question reads it)."""
+
+    rows: Annotated[list[LiveRowBody], coded(INVALID_LIVE_TABLE, max_length=MAX_LIVE_ROWS)]
+
+
+class GapRecheck(Body):
+    """``POST gaps/recheck``: the clusters of one audience (all when left out)."""
+
+    audience: AudienceField | None = None
+
+
+class TicketMessage(Body):
+    role: Annotated[Literal["customer", "agent"], coded(INVALID_TICKET)]
+    text: Annotated[str, coded(INVALID_TICKET, max_length=MAX_TICKET_MESSAGE_CHARS)]
+
+
+class TicketArticle(Body):
+    """``POST articles/from-ticket``: a resolved conversation; redacted before anything reads it."""
+
+    messages: Annotated[list[TicketMessage], coded(INVALID_TICKET, min_length=1, max_length=MAX_TICKET_MESSAGES)]
+    title: Annotated[str, coded(INVALID_TICKET, max_length=MAX_NAME_CHARS, pattern=TEXT_PATTERN)]
+
+
 # -- administration ------------------------------------------------------------------------------
 
 ScopeField = Literal["knowledge:read", "knowledge:write", "knowledge:admin"]
@@ -370,7 +437,7 @@ class SettingsPatch(Body):
 #: every request body model, for the OpenAPI document
 REQUEST_MODELS: tuple[type[BaseModel], ...] = (
     SourceCreate, SourcePatch, *CONFIG_MODELS.values(), Refresh, Reindex, RetrievalBody, RetrievalTestBody,
-    CitationCheck, AgentPut, TokenCreate, SettingsPatch,
+    CitationCheck, AgentPut, TokenCreate, SettingsPatch, LiveTablePut, GapRecheck, TicketArticle,
 )
 
 

@@ -59,6 +59,8 @@ _PARAMS: dict[str, dict[str, Any]] = {
     "sourceID": {"description": "A source id", "schema": {"type": "string", "minLength": 1}},
     "tokenID": {"description": "A token id (from the token list; not its secret)",
                 "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"}},
+    "table": {"description": "A live table's name",
+              "schema": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$"}},
     "agentID": {"description": "An agent id",
                 "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"}},
 }
@@ -81,7 +83,9 @@ def _operation(route: Any) -> dict[str, Any]:
         "operationId": route.operation_id,
         "summary": route.summary,
         "parameters": [{"name": n, "in": "path", "required": True, **_PARAMS.get(n, {"schema": {"type": "string"}})}
-                       for n in names],
+                       for n in names]
+        + [{"name": n, "in": "query", "required": False, "description": d, "schema": s}
+           for n, d, s in getattr(route, "query", ())],
     }
     if route.scope is not None:
         op["security"] = [{"bearer": [route.scope]}]

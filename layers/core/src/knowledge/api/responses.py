@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 Status = Literal["waiting", "indexing", "ready", "needs_refresh", "failed", "disabled"]
 AudienceName = Literal["customer", "public", "operator"]
 VisibilityName = Literal["public", "agent", "operator"]
-SourceTypeName = Literal["pack", "article", "website", "file", "instruction", "fact", "faq"]
+SourceTypeName = Literal["pack", "article", "website", "file", "instruction", "fact", "faq", "live"]
 
 
 class Reply(BaseModel):
@@ -126,6 +126,12 @@ class Excerpt(Reply):
     signals: dict[str, Any] | None = Field(None, description="ranking internals (retrieve only)")
 
 
+class Gate(Reply):
+    topic: Literal["fees", "limits", "processing_time"]
+    passed: bool = Field(description="false: wouldAnswer is false (no operator-authored excerpt settles it)")
+    reason: str
+
+
 class Retrieval(Reply):
     retrievalId: str
     audience: AudienceName
@@ -136,7 +142,38 @@ class Retrieval(Reply):
     corpusSize: int
     confidenceComponents: dict[str, Any] | None = Field(
         None, description="the evidence the confidence is built from, each part explained")
+    topic: Literal["fees", "limits", "processing_time"] | None = Field(
+        None, description="what the question asks about, when it is one of the gated topics")
+    gate: Gate | None = Field(None, description="the topic gate's verdict (null: the question has no topic)")
     excerpts: list[Excerpt] = Field(max_length=12)
+
+
+class LiveTable(Reply):
+    sourceId: str
+    table: str
+    rows: int
+    enabled: int = Field(description="rows that are read (enabled)")
+
+
+class GapCluster(Reply):
+    representative: str = Field(description="the most frequent phrasing (redacted)")
+    count: int
+    firstSeen: str
+    lastSeen: str
+    examples: list[str] = Field(max_length=5)
+    outcomes: dict[str, int] = Field(description="nothing_found, below_floor, gated: how many of each")
+    topic: Literal["fees", "limits", "processing_time"] | None = None
+    audiences: list[AudienceName]
+    answered: int | None = Field(None, description="recheck: examples that now answer above the floor")
+    nowAnswers: bool | None = Field(None, description="recheck: every example now answers")
+
+
+class GapList(Reply):
+    clusters: list[GapCluster]
+
+
+class DraftArticle(Source):
+    redacted: dict[str, int] = Field(description="what was removed from the ticket, per kind")
 
 
 class Accepted(Reply):
@@ -200,5 +237,5 @@ class Settings(Reply):
 
 RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
     Error, Source, SourceList, IndexStatus, DocumentList, Index, Retrieval, Accepted, CitationValid, Agent,
-    TokenInfo, TokenCreated, TokenList, Settings,
+    TokenInfo, TokenCreated, TokenList, Settings, LiveTable, GapList, DraftArticle,
 )

@@ -9,6 +9,7 @@ the route's model, runs the handler and turns any error into the documented
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Callable
@@ -42,6 +43,9 @@ def _lifecycle() -> ModuleType:
     return lifecycle
 
 Handler = Callable[["Context"], Response]
+log = logging.getLogger(__name__)
+#: code of a ``since`` that is neither Unix seconds nor an ISO 8601 time (HTTP 400)
+INVALID_SINCE = "invalid_since"
 
 
 @dataclass
@@ -94,6 +98,8 @@ class Route:
     errors: tuple[int, ...] = ()
     #: rate limited per token (429), counted before the body is read
     limited: bool = False
+    #: optional query parameters, for the document: (name, description, JSON Schema)
+    query: tuple[tuple[str, str, dict[str, Any]], ...] = ()
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -198,11 +204,104 @@ def post_retrieval_test(ctx: Context) -> Response:
     """The same search without a model, rate limited per token, no ranking internals."""
     # no reranker runs in this deployment yet: rerank=false and rerank=true answer alike
     req = RetrievalRequest.parse(ctx.bot, ctx.body)
-    return Response(200, views.retrieval_test_json(retrieve(ctx.services, req)))
+    return Response(200, views.retrieval_test_json(retrieve(ctx.services, req, gaps=False)))
 
 
 def validate_citations_route(ctx: Context) -> Response:
     return Response(200, validate_citations(ctx.services, ctx.bot, ctx.body))
+
+
+# -- handlers: answer time (knowledge.answer) ------------------------------------------
+
+
+def put_live_table(ctx: Context) -> Response:
+    from ..answer import service as answer_time
+
+    source_id = ctx.request.query.get("sourceId") or None
+    body = {"rows": list(ctx.body.rows)}
+    return Response(200, answer_time.replace_live_table(ctx.services, ctx.bot, ctx.params["table"], body, source_id))
+
+
+def _clusters(services: Services, bot: str, audience: str | None, since: float | None) -> list[dict[str, Any]]:
+    """The bot's gap clusters, by meaning when the bot has an embedder (by wording when it
+    has none or it fails)."""
+    from ..answer import service as answer_time
+    from ..errors import KnowledgeError
+
+    try:
+        embedder = services.embedder_for(bot)
+    except ValueError:
+        embedder = None
+    if embedder is not None:
+        try:
+            return answer_time.gap_clusters(services, bot, audience, since, embed=embedder.embed)
+        except KnowledgeError as exc:
+            log.warning("gap clustering without the embedder (%s)", exc.code)
+    return answer_time.gap_clusters(services, bot, audience, since)
+
+
+def parse_since(value: str | None) -> float | None:
+    """``since``: Unix seconds (``1767225600``) or an ISO 8601 time (``2026-01-01T00:00:00Z``;
+    without a zone it is UTC)."""
+    from datetime import UTC, datetime
+
+    if value is None or value == "":
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+        except ValueError:
+            raise InvalidInput("since must be Unix seconds or an ISO 8601 time", code=INVALID_SINCE) from None
+        seconds = (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+    if not 0 <= seconds < 1e11:
+        raise InvalidInput("since must be Unix seconds or an ISO 8601 time", code=INVALID_SINCE)
+    return seconds
+
+
+def _audience_param(ctx: Context) -> str | None:
+    return ctx.request.query.get("audience") or None
+
+
+def gap_list(services: Services, bot: str, audience: str | None = None, since: float | None = None) -> dict[str, Any]:
+    """The body of ``GET gaps`` (``kb gaps --json`` prints the same)."""
+    return {"clusters": [views.gap_cluster_json(c) for c in _clusters(services, bot, audience, since)]}
+
+
+def list_gaps(ctx: Context) -> Response:
+    since = parse_since(ctx.request.query.get("since"))
+    return Response(200, gap_list(ctx.services, ctx.bot, _audience_param(ctx), since))
+
+
+def recheck_gaps(ctx: Context) -> Response:
+    """Each cluster's examples asked again (nothing recorded), in the cluster's audience."""
+    from ..answer import service as answer_time
+
+    audience = ctx.body.audience if ctx.body is not None else None
+    out = []
+    for cluster in _clusters(ctx.services, ctx.bot, audience, None):
+        asked = audience or (cluster.get("audiences") or ["customer"])[0]
+
+        def ask(q: str, asked: str = asked) -> dict[str, Any]:
+            req = RetrievalRequest(bot=ctx.bot, q=q, audience=asked)
+            return retrieve(ctx.services, req, record=False, gaps=False)
+
+        out.extend(answer_time.recheck_gaps([cluster], ask))
+    return Response(200, {"clusters": [views.gap_cluster_json(c) for c in out]})
+
+
+def article_from_ticket(ctx: Context) -> Response:
+    """Redaction first (``draft_from_ticket``), then a draft article through the lifecycle.
+    This body is never logged."""
+    from ..answer.tickets import draft_from_ticket
+
+    body: models.TicketArticle = ctx.body
+    draft = draft_from_ticket([m.model_dump() for m in body.messages], body.title)
+    result = _lifecycle().create_source(ctx.services, ctx.bot, draft.source_body())
+    reply = views.source_json(result.source)
+    reply.update(queued=result.queued, redacted=draft.redacted)
+    return Response(201, reply)
 
 
 # -- handlers: agents -------------------------------------------------------------------
@@ -307,6 +406,21 @@ ROUTES: list[Route] = [
     Route("POST", f"{KB}/citations/validate", SCOPE_READ, validate_citations_route,
           "Check the citations of an answer against what its retrieval served",
           body=models.CitationCheck, body_required=True, response=responses.CitationValid, errors=(404, 422)),
+    Route("PUT", f"{KB}/live/{{table}}", SCOPE_WRITE, put_live_table,
+          "Replace one table of the bot's live source at once (read at answer time, never indexed)",
+          body=models.LiveTablePut, body_required=True, response=responses.LiveTable, errors=(404,),
+          query=(("sourceId", "the live source (needed only when the bot has several)", {"type": "string"}),)),
+    Route("GET", f"{KB}/gaps", SCOPE_READ, list_gaps,
+          "What was asked that nothing answered, clustered, most frequent first", response=responses.GapList,
+          query=(("audience", "customer, public or operator (all when left out)",
+                  {"type": "string", "enum": ["customer", "public", "operator"]}),
+                 ("since", "only gaps from this time: Unix seconds or an ISO 8601 time", {"type": "string"}))),
+    Route("POST", f"{KB}/gaps/recheck", SCOPE_WRITE, recheck_gaps,
+          "Ask each gap cluster's examples again; nowAnswers marks the clusters that now answer",
+          body=models.GapRecheck, response=responses.GapList),
+    Route("POST", f"{KB}/articles/from-ticket", SCOPE_WRITE, article_from_ticket,
+          "Redact a resolved ticket and make it a draft article (searchable only once published)",
+          body=models.TicketArticle, body_required=True, ok=201, response=responses.DraftArticle),
     Route("GET", f"{AGENTS}/{{agentID}}", SCOPE_READ, get_agent, "An agent and its selected sources",
           response=responses.Agent, errors=(404,)),
     Route("PUT", f"{AGENTS}/{{agentID}}", SCOPE_WRITE, put_agent,

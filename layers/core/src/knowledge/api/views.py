@@ -117,6 +117,11 @@ def retrieval_test_json(result: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def gap_cluster_json(c: dict[str, Any]) -> dict[str, Any]:
+    """A gap cluster (``answer.gaps.cluster_gaps``) with its times as ISO 8601."""
+    return {**c, "firstSeen": iso(c.get("firstSeen")), "lastSeen": iso(c.get("lastSeen"))}
+
+
 def token_json(t: Token) -> dict[str, Any]:
     """A token as listed: never its secret (nor its hash beyond the id)."""
     return {

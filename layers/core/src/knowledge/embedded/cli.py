@@ -309,6 +309,26 @@ def cmd_sources(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gaps(args: argparse.Namespace) -> int:
+    """What was asked that nothing answered, clustered: the body of ``GET gaps``."""
+    from ..api.routes import gap_list, parse_since
+
+    body = gap_list(_services(args), args.bot, args.audience, parse_since(args.since))
+    if args.json:
+        _print_json(body)
+        return 0
+    if not body["clusters"]:
+        print(f"bot {args.bot}: no gaps")
+    for c in body["clusters"]:
+        outcomes = ", ".join(f"{k} {v}" for k, v in c["outcomes"].items())
+        topic = f" [{c['topic']}]" if c["topic"] else ""
+        print(f"{c['count']:>5}x  {c['representative']}{topic}  ({outcomes}; last {c['lastSeen']})")
+        for example in c["examples"]:
+            if example != c["representative"]:
+                print(f"         - {example}")
+    return 0
+
+
 def cmd_chunk(args: argparse.Namespace) -> int:
     from ..chunking import chunk_markdown
     from ..sources.frontmatter import split_frontmatter
@@ -535,6 +555,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true")
     bot_opt(sp)
     sp.set_defaults(func=cmd_sources)
+
+    sp = sub.add_parser("gaps", help="what was asked that nothing answered, clustered, most frequent first")
+    sp.add_argument("--audience", default=None, choices=["customer", "public", "operator"])
+    sp.add_argument("--since", default=None, help="Unix seconds or an ISO 8601 time")
+    sp.add_argument("--json", action="store_true")
+    bot_opt(sp)
+    sp.set_defaults(func=cmd_gaps)
 
     sp = sub.add_parser("reindex", help="sync packs and refresh every source")
     sp.add_argument("--force", action="store_true")

@@ -74,8 +74,15 @@ def is_indexing(services: Services, source: Source) -> bool:
 
 
 def runnable(source: Source) -> bool:
-    """Whether this deployment can fetch sources of this type (every type today)."""
+    """Whether sources of this type are fetched and indexed (every type but ``live``, whose
+    tables are read at answer time and never indexed)."""
     return source.type in REFRESHABLE
+
+
+def _pending_status(source: Source) -> str:
+    """The status a created, changed or enabled source takes: ``waiting`` for its refresh, or
+    ``ready`` at once when there is nothing to index (live data)."""
+    return "waiting" if runnable(source) else "ready"
 
 
 def _queue(services: Services, source: Source, *, force: bool = False, explicit: bool = False) -> bool:
@@ -123,7 +130,7 @@ def create_source(services: Services, bot: str, body: Any) -> Queued:
         visibility=spec.visibility,
         priority=spec.priority,
         config=spec.config,
-        status="waiting",
+        status="ready" if spec.type not in REFRESHABLE else "waiting",
         refresh_every=spec.refresh_every,
         created_at=now,
         updated_at=now,
@@ -175,7 +182,7 @@ def patch_source(services: Services, bot: str, source_id: str, body: Any) -> Que
     changes["updated_at"] = services.clock.now()
     rerun = content_changed and source.status != "disabled"
     if rerun and not is_indexing(services, source):
-        changes.update(status="waiting", error_code=None, error_message=None)
+        changes.update(status=_pending_status(source), error_code=None, error_message=None)
     services.state.update_source(bot, source_id, **changes)
     queued = False
     if rerun:
@@ -195,6 +202,8 @@ def refresh_source(services: Services, bot: str, source_id: str, *, force: bool 
         raise Conflict("the source is disabled; enable it to index it again", code=SOURCE_DISABLED)
     if is_indexing(services, source):
         raise Conflict("the source is being indexed right now", code=ALREADY_INDEXING)
+    if not runnable(source):  # live data is read at answer time: there is nothing to refresh
+        return Queued(source, False)
     services.state.update_source(bot, source_id, status="waiting", updated_at=services.clock.now())
     queued = _queue(services, source, force=force, explicit=True)
     return Queued(_reload(services, bot, source_id), queued)
@@ -243,8 +252,8 @@ def enable_source(services: Services, bot: str, source_id: str) -> Queued:
     if source.error_code == Code.OUT_OF_SCOPE:
         raise Conflict("this bot does not run the product of this pack; change the bot's products first",
                        code=Code.OUT_OF_SCOPE)
-    services.state.update_source(bot, source_id, status="waiting", error_code=None, error_message=None,
-                                 updated_at=services.clock.now())
+    services.state.update_source(bot, source_id, status=_pending_status(source), error_code=None,
+                                 error_message=None, updated_at=services.clock.now())
     queued = _queue(services, source)
     return Queued(_reload(services, bot, source_id), queued)
 
@@ -280,6 +289,8 @@ def delete_source(services: Services, bot: str, source_id: str) -> None:
         log.warning("passages of deleted source %s/%s left for the next clean-up", bot, source_id)
     if source.type == "file":
         services.blobs.delete(upload_blob_key(bot, source_id))
+    if not runnable(source):  # live data: its tables go with it
+        services.state.delete_live_tables(bot, source_id)
 
 
 # -- uploads ----------------------------------------------------------------------------

@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 #: Types whose passages may never be public (reference 003, "Visibility and priority").
-NEVER_PUBLIC = frozenset({"file", "instruction", "fact"})
+NEVER_PUBLIC = frozenset({"file", "instruction", "fact", "live"})
 #: Article state -> the visibility its passages get (drafts produce nothing searchable).
 ARTICLE_STATES = {"published": "public", "internal": "agent", "draft": "agent"}
 #: Upload types accepted for file sources.
@@ -228,6 +228,15 @@ def _pack(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
     return {"slug": config["slug"]}, None
 
 
+def _live(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
+    out: dict[str, Any] = {}
+    if config.get("tables") is not None:
+        out["tables"] = list(dict.fromkeys(config["tables"]))
+    if config.get("fullList") is not None:
+        out["fullList"] = config["fullList"].strip()
+    return out, None
+
+
 _CHECKERS = {
     "article": _article,
     "instruction": _instruction,
@@ -236,6 +245,7 @@ _CHECKERS = {
     "website": _website,
     "file": _file,
     "pack": _pack,
+    "live": _live,
 }
 
 

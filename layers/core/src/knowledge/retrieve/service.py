@@ -84,18 +84,20 @@ class RetrievalRequest:
         return self
 
 
-def _allowed_sources(services: Services, req: RetrievalRequest, live: list[LiveSource]) -> list[LiveSource]:
+def _allowed_sources(services: Services, req: RetrievalRequest,
+                     live: list[LiveSource]) -> tuple[list[LiveSource], set[str] | None]:
+    """The searchable sources the question may use, and the agent's selection (None: all)."""
     if req.agent_id is None:
-        return live
+        return live, None
     agent = services.state.get_agent(req.bot, req.agent_id)
     if agent is None:
         raise NotFound(f"agent {req.agent_id} not found")
     if agent.status != "active":
         raise Conflict("the agent is paused", code="agent_paused")
     if not agent.source_ids:
-        return live
+        return live, None
     selected = set(agent.source_ids)
-    return [s for s in live if s.source_id in selected]
+    return [s for s in live if s.source_id in selected], selected
 
 
 @dataclass(frozen=True)
@@ -113,12 +115,20 @@ ALL = RetrievalOptions()
 
 
 def retrieve(
-    services: Services, req: RetrievalRequest, *, record: bool = True, options: RetrievalOptions = ALL
+    services: Services, req: RetrievalRequest, *, record: bool = True, options: RetrievalOptions = ALL,
+    gaps: bool = True,
 ) -> dict[str, Any]:
+    """The retrieval response (DESIGN.md §5). ``record``: keep the retrieval for citation
+    checks; ``gaps``: record a gap when nothing answered (only when ``record`` too; off for
+    ``retrieval-test`` and re-checks). The answer-time steps (``knowledge.answer``) classify
+    the question, fuse in live data and apply the topic gate."""
+    from ..answer import service as answer_time  # here: the module loads topics, gate and gaps
+
     req.validated()
     index, state = services.index, services.state
     settings, live = state.retrieval_view(req.bot)
-    sources = _allowed_sources(services, req, live)
+    at = answer_time.prepare(services, req.bot, req.q, req.audience, bot_settings=settings)
+    sources, selected = _allowed_sources(services, req, live)
     visibilities = AUDIENCE_VISIBILITY[req.audience]
     partition = partition_of_audience(req.audience)
     source_gens = [s.source_gen for s in sources]
@@ -178,9 +188,12 @@ def retrieve(
             excerpts = upstream.fuse(excerpts, remote, MAX_EXCERPTS)
             for rank, e in enumerate(excerpts, start=1):
                 e["rank"] = rank
+    # before recording: live excerpts are citable; an agent reads only the live sources it selected
+    excerpts = at.add_live(excerpts, MAX_EXCERPTS, only=selected)
     floor = float(settings.floor)
     operator_grounded = any(
-        (by_source[e["sourceId"]].type if e["sourceId"] in by_source else "") in OPERATOR_AUTHORED_TYPES
+        e.get("sourceType") == answer_time.SOURCE_TYPE
+        or (by_source[e["sourceId"]].type if e["sourceId"] in by_source else "") in OPERATOR_AUTHORED_TYPES
         for e in excerpts
     )
     retrieval_id = new_retrieval_id()
@@ -195,7 +208,7 @@ def retrieve(
                 expires_at=now + RETRIEVAL_TTL_SECONDS,
             )
         )
-    return {
+    response = {
         "retrievalId": retrieval_id,
         "audience": req.audience,
         "confidence": confidence,
@@ -206,6 +219,7 @@ def retrieve(
         "corpusSize": corpus,
         "excerpts": excerpts,
     }
+    return at.finish(response, record_gap=record and gaps)
 
 
 def top_k_of(value: object) -> int:

@@ -940,6 +940,13 @@ class DynamoDbStateStore:
         tables = {str(i["name"]): json.loads(str(i["rows"])) for i in items if i.get("sourceId") == source_id}
         return dict(sorted(tables.items()))
 
+    def delete_live_tables(self, bot: str, source_id: str) -> int:
+        pk = _bot_pk(bot)
+        items = self._query_prefix(pk, f"LIVE#{source_id}#", kind="live_table")
+        doomed = [str(i[SORT_KEY]) for i in items if i.get("sourceId") == source_id]
+        self._batch_write([{"DeleteRequest": {"Key": _key(pk, sk)}} for sk in doomed])
+        return len(doomed)
+
     @staticmethod
     def _gap_sk(audience: str, created_at: float, gap_id: str = "") -> str:
         return f"GAP#{audience}#{max(0, int(created_at * 1000)):015d}#{gap_id}"

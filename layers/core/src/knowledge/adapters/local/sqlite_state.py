@@ -830,6 +830,10 @@ class SqliteStateStore:
                           (bot, source_id))
         return {r["name"]: json.loads(r["rows"]) for r in rows}
 
+    def delete_live_tables(self, bot: str, source_id: str) -> int:
+        with self._tx() as db:
+            return db.execute("DELETE FROM live_tables WHERE bot = ? AND source_id = ?", (bot, source_id)).rowcount
+
     def put_gap(self, gap: GapRecord) -> None:
         db = self._records_conn()
         try:
