@@ -9,30 +9,9 @@ import time
 
 import pytest
 
-from tests.conftest import pack_bytes, page
-from tests.e2e.test_admin_api import start_server
-from tests.e2e.test_embedded_server import call, free_port, run_kb
-
-KB_PATH = "/api/bots/default/knowledge"
-FEE_Q = "What is the BTC withdrawal fee?"
-PAGES = [
-    page("help/fees.md", "# Withdrawal fees\n\nWithdrawal fees for BTC depend on the network and are shown "
-         "before you confirm the withdrawal.", audience="CUSTOMER", title="Withdrawal fees"),
-    page("help/password.md", "# Password\n\nReset your password from the sign-in page.", audience="CUSTOMER"),
-]
-ROWS = [
-    {"area": "withdrawal", "name": "Bitcoin", "code": "BTC", "fixedFee": 0.0005, "processingTime": "up to 1 hour"},
-    {"area": "withdrawal", "name": "Ether", "code": "ETH", "fixedFee": 0.004},
-]
-TICKET = {
-    "title": "Heron plan charged twice",
-    "messages": [
-        {"role": "customer", "text": "Hi, I am jane.doe@example.com, my card 4111 1111 1111 1111 was charged "
-                                     "twice for the heron plan"},
-        {"role": "agent", "text": "We refunded the duplicate heron charge; call +44 20 7946 0958 if it happens "
-                                  "again."},
-    ],
-}
+from tests.answer_scenario import FEE_Q, PAGES, ROWS, TICKET
+from tests.conftest import pack_bytes
+from tests.e2e.support import KB_PATH, call, free_port, run_kb, start_server
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from knowledge.api.auth import create_token
-from tests.e2e.test_answer_api import FEE_Q, PAGES, ROWS, TICKET
+from tests.answer_scenario import FEE_Q, PAGES, ROWS, TICKET
 from tests.functional.test_handlers import (  # noqa: F401  (aws is a fixture)
     BOT,
     Aws,
