@@ -27,8 +27,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from knowledge.adapters.aws.observability import powertools
 from knowledge.errors import InvalidInput
-from knowledge.model import Source
 from knowledge.refresh import rescue_build, stages
+from knowledge.schedule import runnable
 from knowledge.settings import ENV_MAX_RUNNING_REFRESHES, ENV_REINDEX_QUEUE, METRIC_LEASE_REAPED
 from knowledge.wiring import build_aws_services
 
@@ -61,12 +61,6 @@ def reindex_queue() -> Any:
         _QUEUE[:] = [ReindexQueue(boto3.client("sqs"), url, SERVICES.workflow, max_running=max_running)]
     _QUEUE[0].workflow = SERVICES.workflow
     return _QUEUE[0]
-
-
-def runnable(source: Source) -> bool:
-    from knowledge.refresh.reindex import REFRESHABLE  # the refresh pipeline is not needed to start
-
-    return source.type in REFRESHABLE
 
 
 def tick(context: LambdaContext | None = None) -> dict[str, Any]:

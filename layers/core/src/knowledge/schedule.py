@@ -15,10 +15,18 @@ from __future__ import annotations
 
 from .model import Source
 
+#: the source types a refresh fetches and indexes: every type but ``live``, whose tables are
+#: read at answer time and never indexed
+REFRESHABLE = frozenset({"pack", "article", "instruction", "fact", "faq", "website", "file"})
 #: queued: due at once unless a backoff time is set
 QUEUED = frozenset({"waiting", "needs_refresh"})
 #: never due, whatever the time says
 NEVER_DUE = frozenset({"disabled", "indexing"})
+
+
+def runnable(source: Source) -> bool:
+    """Whether a source is ever refreshed (queued, scheduled, reindexed)."""
+    return source.type in REFRESHABLE
 
 
 def is_due(status: str, next_refresh_at: float | None, now: float) -> bool:

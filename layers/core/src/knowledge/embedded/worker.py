@@ -17,8 +17,8 @@ from ..ports import Services
 from ..refresh import rescue_build
 from ..refresh.pipeline import Refresher
 from ..refresh.reaper import reap_expired_leases
-from ..refresh.reindex import REFRESHABLE, reindex
-from ..schedule import pickup_changes
+from ..refresh.reindex import reindex
+from ..schedule import pickup_changes, runnable
 from ..sources.files import awaiting_upload
 
 log = logging.getLogger(__name__)
@@ -190,7 +190,7 @@ class InProcessWorkflow:
                 queued = {(j.bot, j.source_id) for j in self._jobs.values() if j.status in ("queued", "running")}
             now = services.clock.now()
             for source in services.state.due_sources(now):
-                if source.type not in REFRESHABLE or (source.bot, source.id) in queued:
+                if not runnable(source) or (source.bot, source.id) in queued:
                     continue
                 if awaiting_upload(services, source):
                     continue

@@ -23,7 +23,7 @@ from ..model import Agent, Source, valid_bot_id
 from ..ports import Services
 from ..refresh.packsync import pack_source_id
 from ..refresh.pipeline import drop_orphans
-from ..refresh.reindex import REFRESHABLE
+from ..schedule import REFRESHABLE, runnable
 from ..sources.base import pack_blob_key, upload_blob_key
 from ..sources.files import awaiting_upload
 from .validation import SourceSpec, parse_create, parse_patch
@@ -71,12 +71,6 @@ def get_source(services: Services, bot: str, source_id: str) -> Source:
 def is_indexing(services: Services, source: Source) -> bool:
     """A worker holds a live lease on the source."""
     return source.lease_owner is not None and (source.lease_expires_at or 0.0) >= services.clock.now()
-
-
-def runnable(source: Source) -> bool:
-    """Whether sources of this type are fetched and indexed (every type but ``live``, whose
-    tables are read at answer time and never indexed)."""
-    return source.type in REFRESHABLE
 
 
 def _pending_status(source: Source) -> str:

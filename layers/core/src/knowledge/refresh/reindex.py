@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import Code
 from ..ports import Services
+from ..schedule import REFRESHABLE
 from ..sources.files import awaiting_first_upload, awaiting_upload
 from .packsync import sync_packs
 from .pipeline import Progress, Refresher, RefreshOutcome, drop_orphans
@@ -84,8 +85,6 @@ def reindex(
     return report
 
 
-#: Types the pipeline can fetch (every source type).
-REFRESHABLE = frozenset({"pack", "article", "instruction", "fact", "faq", "website", "file"})
 
 
 def reindex_targets(services: Services, bot: str) -> tuple[list[str], list[str]]:
