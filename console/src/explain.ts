@@ -102,9 +102,11 @@ export function verdict(r: Retrieval): Verdict {
     const topic = r.gate.topic ?? r.topic;
     return {
       shape: "gated",
-      sentence: `Gated: the question is about ${topic ? topic.replace(/_/g, " ") : "a gated topic"} and ${
-        r.gate.reason || "no operator-written excerpt backs it"
-      }, so the agent would not answer.`,
+      // the server's reason already names the topic and what was missing: it is the sentence
+      sentence: r.gate.reason
+        ? `Gated: ${r.gate.reason}, so the agent would not answer.`
+        : `Gated: the question is about ${topic ? topic.replace(/_/g, " ") : "a gated topic"} and no ` +
+          `operator-written excerpt backs it, so the agent would not answer.`,
     };
   }
   if (r.confidence < r.floor) {

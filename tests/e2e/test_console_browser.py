@@ -437,7 +437,8 @@ def test_a_gated_answer_is_explained(tab, server):
     _, tokens, _ = server
     gated = {"retrievalId": "r1", "audience": "customer", "confidence": 0.8, "floor": 0.35, "wouldAnswer": False,
              "operatorGrounded": False, "corpusSize": 3, "topic": "fees",
-             "gate": {"topic": "fees", "passed": False, "reason": "no operator-written excerpt states the fee"},
+             "gate": {"topic": "fees", "passed": False,
+                      "reason": "the question is about fees, and no operator-written excerpt states the fee"},
              "excerpts": [{"rank": 1, "sourceId": "s", "sourceType": "pack", "documentId": "d", "fragmentId": "f",
                            "title": "Fees", "path": "help/fees.md", "breadcrumb": "Help › Fees", "text": "Fees vary.",
                            "url": None, "score": 1.5, "reason": "lexical",
@@ -448,8 +449,8 @@ def test_a_gated_answer_is_explained(tab, server):
     ask(pg, "what does a withdrawal cost", "Customer")
     verdict = pg.locator(".verdict")
     expect(verdict).to_have_attribute("data-shape", "gated")
-    expect(verdict).to_have_text("Gated: the question is about fees and no operator-written excerpt states the fee, "
-                                 "so the agent would not answer.")
+    expect(verdict).to_have_text("Gated: the question is about fees, and no operator-written excerpt states the "
+                                 "fee, so the agent would not answer.")
     facts = pg.locator("li.excerpt dl.facts > div")
     expect(facts.filter(has_text="Keyword rank")).to_have_text("Keyword rank1")
     expect(facts.filter(has_text="Meaning rank")).to_have_text("Meaning rank—")
