@@ -13,8 +13,8 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from knowledge.adapters.aws.observability import powertools
 from knowledge.api.auth import authenticate
+from knowledge.entry.observability import powertools
 from knowledge.errors import Unauthorized
 from knowledge.wiring import build_aws_services
 

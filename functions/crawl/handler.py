@@ -14,7 +14,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from knowledge.adapters.aws.observability import powertools
+from knowledge.entry.observability import powertools
 from knowledge.errors import KnowledgeError
 from knowledge.refresh import stages
 from knowledge.wiring import build_aws_services

@@ -20,7 +20,7 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from knowledge.adapters.aws.observability import powertools
+from knowledge.entry.observability import powertools
 from knowledge.errors import InvalidInput, KnowledgeError
 from knowledge.refresh import packsync, stages
 from knowledge.settings import METRIC_REFRESH_FAILED

@@ -10,10 +10,10 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from knowledge.adapters.aws.observability import powertools
 from knowledge.api.http import Response
 from knowledge.api.routes import dispatch
 from knowledge.entry.apigateway import event_response, request_from_event
+from knowledge.entry.observability import powertools
 from knowledge.wiring import build_aws_services
 
 logger, tracer, metrics = powertools()

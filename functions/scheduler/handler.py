@@ -25,7 +25,7 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from knowledge.adapters.aws.observability import powertools
+from knowledge.entry.observability import powertools
 from knowledge.errors import InvalidInput
 from knowledge.refresh import rescue_build, stages
 from knowledge.schedule import runnable

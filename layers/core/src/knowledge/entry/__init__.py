@@ -1,3 +1,4 @@
-"""Entry-point code the Lambda handlers share: translating API Gateway events into the
-transport-neutral requests of ``knowledge.api`` and back. It drives use cases, so it lives
-here and not among the driven adapters (``knowledge.adapters``)."""
+"""Entry-point code the Lambda handlers share: Powertools set up one way (``observability``)
+and the translation of API Gateway events into the transport-neutral requests of
+``knowledge.api`` and back (``apigateway``). It belongs to the entry points, not to the driven
+adapters (``knowledge.adapters``)."""
