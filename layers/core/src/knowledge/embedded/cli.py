@@ -237,6 +237,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         f"confidence {result['confidence']:.2f} (floor {result['floor']:.2f}), "
         f"wouldAnswer={str(result['wouldAnswer']).lower()}, corpus {result['corpusSize']} passages"
     )
+    gate = result.get("gate")
+    if gate:  # a fee, limit or timing question: say whether operator content settles it
+        print(f"topic gate {'passed' if gate['passed'] else 'closed'}: {gate['reason']}")
     for e in result["excerpts"]:
         preview = " ".join(e["text"].split())[:160]
         print(f"{e['rank']:>2}. [{e['score']:.3f}] {e['breadcrumb']}  ({e['path']})\n    {preview}")
