@@ -62,3 +62,17 @@ def call(base: str, method: str, path: str, token: str | None = None,
             return resp.status, json.loads(resp.read() or b"null"), dict(resp.headers)
     except urllib.error.HTTPError as err:
         return err.code, json.loads(err.read() or b"null"), dict(err.headers)
+
+
+def ingested(root: Path, slug: str, pack: bytes) -> Path:
+    """A data folder with ``pack`` (the bytes of ``<slug>.ndjson.gz``) ingested by ``kb``."""
+    data = root / "data"
+    path = root / f"{slug}.ndjson.gz"
+    path.write_bytes(pack)
+    run_kb(data, "ingest", str(path))
+    return data
+
+
+def new_token(data: Path, bot: str = "default", scopes: str = "knowledge:read,knowledge:write") -> str:
+    """``kb token create``: the token alone (its last line)."""
+    return run_kb(data, "token", "create", "--bot", bot, "--scopes", scopes).strip().splitlines()[-1]

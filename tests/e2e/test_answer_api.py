@@ -11,19 +11,13 @@ import pytest
 
 from tests.answer_scenario import FEE_Q, PAGES, ROWS, TICKET
 from tests.conftest import pack_bytes
-from tests.e2e.support import KB_PATH, call, free_port, run_kb, start_server
+from tests.e2e.support import KB_PATH, call, free_port, ingested, new_token, start_server
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    root = tmp_path_factory.mktemp("answer")
-    data = root / "data"
-    pack = root / "wallet.ndjson.gz"
-    pack.write_bytes(pack_bytes(PAGES))
-    run_kb(data, "ingest", str(pack))
-    token = run_kb(data, "token", "create", "--bot", "default", "--scopes",
-                   "knowledge:read,knowledge:write").strip().splitlines()[-1]
-    ro = run_kb(data, "token", "create", "--bot", "default", "--scopes", "knowledge:read").strip().splitlines()[-1]
+    data = ingested(tmp_path_factory.mktemp("answer"), "wallet", pack_bytes(PAGES))
+    token, ro = new_token(data), new_token(data, scopes="knowledge:read")
     proc, base = start_server(data, free_port())
     yield base, token, ro, data
     proc.send_signal(signal.SIGTERM)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -12,7 +9,7 @@ import urllib.request
 import pytest
 
 from tests.conftest import pack_bytes, page
-from tests.e2e.support import KB, KB_PATH, call, free_port, run_kb
+from tests.e2e.support import KB_PATH, call, free_port, ingested, new_token, start_server
 
 PAGES = [
     page("help/withdraw/monero.md",
@@ -29,32 +26,9 @@ PAGES = [
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    root = tmp_path_factory.mktemp("e2e")
-    data = root / "data"
-    pack = root / "coinvault.ndjson.gz"
-    pack.write_bytes(pack_bytes(PAGES))
-    run_kb(data, "ingest", str(pack))
-    tokens = {
-        "rw": run_kb(data, "token", "create", "--bot", "default", "--scopes",
-                     "knowledge:read,knowledge:write").strip().splitlines()[-1],
-        "ro": run_kb(data, "token", "create", "--bot", "default", "--scopes",
-                     "knowledge:read").strip().splitlines()[-1],
-        "other": run_kb(data, "token", "create", "--bot", "other", "--scopes",
-                        "knowledge:read,knowledge:write").strip().splitlines()[-1],
-    }
-    port = free_port()
-    proc = subprocess.Popen([*KB, "--data", str(data), "serve", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ})
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died") from None
-            time.sleep(0.1)
+    data = ingested(tmp_path_factory.mktemp("e2e"), "coinvault", pack_bytes(PAGES))
+    tokens = {"rw": new_token(data), "ro": new_token(data, scopes="knowledge:read"), "other": new_token(data, "other")}
+    proc, base = start_server(data, free_port())
     yield base, tokens
     proc.terminate()
     proc.wait(timeout=10)

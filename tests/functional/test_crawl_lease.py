@@ -54,20 +54,28 @@ class ClockedFetcher:
         return self.inner.fetch_robots(url, **kwargs)
 
 
-def test_a_crawl_turn_longer_than_the_lease_keeps_it(aws: Aws, site: Any, make_fetcher: Any,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def leased_site(aws: Aws, site: Any, monkeypatch: pytest.MonkeyPatch, execution: str,
+                word: str = "") -> tuple[FakeClock, dict[str, str], dict[str, Any]]:
+    """A site of PAGES pages as a waiting website source whose lease ``execution`` has taken,
+    on a clock the test moves: (clock, the execution's ids, its job)."""
     clock = FakeClock()
     monkeypatch.setattr(aws.services, "clock", clock)
-    h = site.html
-    site.routes["/"] = site.page(h(*[f"/p{i}" for i in range(PAGES - 1)], title="Home", text="lemming home"))
+    h, prefix = site.html, f"{word} " if word else ""
+    site.routes["/"] = site.page(h(*[f"/p{i}" for i in range(PAGES - 1)], title="Home", text=f"{prefix}home"))
     for i in range(PAGES - 1):
-        site.routes[f"/p{i}"] = site.page(h(title=f"Page {i}", text=f"lemming page {i}"))
+        site.routes[f"/p{i}"] = site.page(h(title=f"Page {i}", text=f"{prefix}page {i}"))
     now = clock.now()
     aws.services.state.put_source(Source(id="site", bot=BOT, type="website", name="Docs", status="waiting",
                                          config={"origins": [site.origin()], "startUrls": [site.url("/")]},
                                          created_at=now, updated_at=now))
-    ids = {"botId": BOT, "sourceId": "site", "executionName": "exec-long"}
+    ids = {"botId": BOT, "sourceId": "site", "executionName": execution}
     job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
+    return clock, ids, job
+
+
+def test_a_crawl_turn_longer_than_the_lease_keeps_it(aws: Aws, site: Any, make_fetcher: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    clock, ids, job = leased_site(aws, site, monkeypatch, "exec-long", word="lemming")
     assert job["acquired"] is True
     reaped: list[Any] = []
     monkeypatch.setattr(website, "default_fetcher", lambda policy: ClockedFetcher(make_fetcher(), clock, aws, reaped))
@@ -91,18 +99,7 @@ def test_a_crawl_turn_longer_than_the_lease_keeps_it(aws: Aws, site: Any, make_f
 
 def test_a_turn_cancelled_mid_way_stops_at_its_next_heartbeat(aws: Aws, site: Any, make_fetcher: Any,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = FakeClock()
-    monkeypatch.setattr(aws.services, "clock", clock)
-    h = site.html
-    site.routes["/"] = site.page(h(*[f"/p{i}" for i in range(PAGES - 1)], title="Home", text="home"))
-    for i in range(PAGES - 1):
-        site.routes[f"/p{i}"] = site.page(h(title=f"Page {i}", text=f"page {i}"))
-    now = clock.now()
-    aws.services.state.put_source(Source(id="site", bot=BOT, type="website", name="Docs", status="waiting",
-                                         config={"origins": [site.origin()], "startUrls": [site.url("/")]},
-                                         created_at=now, updated_at=now))
-    ids = {"botId": BOT, "sourceId": "site", "executionName": "exec-a"}
-    job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
+    clock, ids, job = leased_site(aws, site, monkeypatch, "exec-a")
     inner = make_fetcher()
     requests: list[str] = []
 

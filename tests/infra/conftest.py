@@ -5,7 +5,6 @@ into a temporary folder; plus the production-profile search domain on its own (s
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import os
 import sys
 from dataclasses import dataclass
@@ -27,12 +26,9 @@ from aws_cdk.assertions import Template  # noqa: E402
 
 
 def load_build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_lambda_assets", REPO / "scripts" / "build_lambda_assets.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("build_lambda_assets", module)
-    spec.loader.exec_module(module)
-    return module
+    from tests.scripts import load_script
+
+    return load_script("scripts/build_lambda_assets.py", "build_lambda_assets")
 
 
 @pytest.fixture(scope="session")

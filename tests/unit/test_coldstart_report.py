@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("coldstart_bench", REPO / "bench" / "coldstart.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("coldstart_bench", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/coldstart.py", "coldstart_bench")
 
 
 def test_ratios_are_to_the_reference_and_the_verdict_is_on_the_import_ratio() -> None:

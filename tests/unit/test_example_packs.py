@@ -7,30 +7,20 @@ functional tests that ingest them assert what kb does with it.
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 PACKS_SRC = EXAMPLES / "packs"
 
 
-def _load_builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("example_build_packs", EXAMPLES / "build_packs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-builder = _load_builder()
+builder = load_script("examples/build_packs.py", "example_build_packs")
 
 
 def test_build_is_deterministic(tmp_path: Path) -> None:

@@ -355,3 +355,14 @@ def make_fetcher(tls: TLS, resolver: Resolver, site: TestSite) -> Callable[..., 
         return RecordingFetcher(policy, recorder, **kwargs)
 
     return build
+
+
+class StepClock:
+    """A clock that advances one second each time the crawler looks at it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now

@@ -11,6 +11,7 @@ import pytest
 from knowledge.crawl.crawler import crawl, html_to_text
 from knowledge.crawl.robots import MAX_REDIRECTS as ROBOTS_MAX_REDIRECTS
 from knowledge.errors import Code
+from tests.unit.crawl.conftest import StepClock
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -267,16 +268,6 @@ def test_default_text_extraction() -> None:
     assert text.split("\n") == ["Menu", "Soup"]
     assert html_to_text(b"plain words", "text/plain") == (None, "plain words")
 
-
-class StepClock:
-    """A clock that advances one second each time the crawler looks at it."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 def test_deadline_stops_with_a_cursor_that_resumes(site: Any, make_fetcher: MAKE) -> None:

@@ -13,6 +13,7 @@ from knowledge.crawl.crawler import MAX_SITEMAP_FILES, crawl
 from knowledge.crawl.robots import RobotsPolicy
 from knowledge.crawl.sitemaps import MAX_SITEMAP_BYTES, parse_lastmod, parse_sitemap, robots_sitemaps
 from knowledge.errors import Code, SourceFailure
+from tests.unit.crawl.conftest import StepClock
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -194,14 +195,6 @@ def test_at_most_a_bounded_number_of_sitemap_files(site: Any, make_fetcher: MAKE
     fetched = [p for p in site.paths() if p.startswith("/maps/") or p == "/sitemap.xml"]
     assert len(fetched) == MAX_SITEMAP_FILES
 
-
-class StepClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 def test_a_deadline_inside_the_sitemap_phase_resumes_from_the_cursor(site: Any, make_fetcher: MAKE) -> None:
