@@ -6,15 +6,18 @@ from aws_cdk import RemovalPolicy
 from aws_cdk import aws_dynamodb as dynamodb
 from constructs import Construct
 
-PARTITION_KEY = "PK"
-SORT_KEY = "SK"
-TTL_ATTRIBUTE = "expiresAt"
-DUE_INDEX = "due"
-DUE_PARTITION_KEY = "dueShard"
-DUE_SORT_KEY = "dueAt"
-LEASE_INDEX = "leases"
-LEASE_PARTITION_KEY = "kind"
-LEASE_SORT_KEY = "leaseExpiresAt"
+# the layout the store reads and writes, named once (the stack creates what the code expects)
+from knowledge.adapters.aws.dynamodb_table import (
+    DUE_INDEX,
+    DUE_PARTITION_KEY,
+    DUE_SORT_KEY,
+    LEASE_INDEX,
+    LEASE_PARTITION_KEY,
+    LEASE_SORT_KEY,
+    PARTITION_KEY,
+    SORT_KEY,
+    TTL_ATTRIBUTE,
+)
 
 
 class KnowledgeState(Construct):

@@ -314,6 +314,22 @@ class SqliteStateStore:
             db.execute("COMMIT")
             self._write_serial += 1
 
+    @contextmanager
+    def _records_tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction on the retrieval-records file (records and gaps); any SQLite
+        error, from the body too, is a BackendError."""
+        db = self._records_conn()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise BackendError("state store write failed") from exc
+
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
         try:
             return self._conn().execute(sql, params).fetchall()
@@ -780,20 +796,11 @@ class SqliteStateStore:
 
     def _insert_retrievals(self, rows: list[tuple[Any, ...]]) -> None:
         """Commit queued retrieval records in one transaction; purge expired ones now and then."""
-        db = self._records_conn()
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.executemany(_INSERT_RETRIEVAL, rows)
-                before, self._retrieval_puts = self._retrieval_puts, self._retrieval_puts + len(rows)
-                if before % _PURGE_EVERY == 0 or before // _PURGE_EVERY != self._retrieval_puts // _PURGE_EVERY:
-                    db.execute("DELETE FROM retrievals WHERE expires_at < ?", (max(float(r[4]) for r in rows),))
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise BackendError("state store write failed") from exc
+        with self._records_tx() as db:
+            db.executemany(_INSERT_RETRIEVAL, rows)
+            before, self._retrieval_puts = self._retrieval_puts, self._retrieval_puts + len(rows)
+            if before % _PURGE_EVERY == 0 or before // _PURGE_EVERY != self._retrieval_puts // _PURGE_EVERY:
+                db.execute("DELETE FROM retrievals WHERE expires_at < ?", (max(float(r[4]) for r in rows),))
 
     def get_retrieval(self, bot: str, retrieval_id: str) -> RetrievalRecord | None:
         self._records.flush()  # read this store's own writes
@@ -835,23 +842,14 @@ class SqliteStateStore:
             return db.execute("DELETE FROM live_tables WHERE bot = ? AND source_id = ?", (bot, source_id)).rowcount
 
     def put_gap(self, gap: GapRecord) -> None:
-        db = self._records_conn()
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.execute(
-                    "INSERT OR REPLACE INTO gaps (bot, id, audience, question, outcome, topic, created_at, "
-                    "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (gap.bot, gap.id, gap.audience, gap.question, gap.outcome, gap.topic, gap.created_at,
-                     gap.expires_at),
-                )
-                db.execute("DELETE FROM gaps WHERE expires_at <= ?", (gap.created_at,))
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise BackendError("state store write failed") from exc
+        with self._records_tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO gaps (bot, id, audience, question, outcome, topic, created_at, "
+                "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (gap.bot, gap.id, gap.audience, gap.question, gap.outcome, gap.topic, gap.created_at,
+                 gap.expires_at),
+            )
+            db.execute("DELETE FROM gaps WHERE expires_at <= ?", (gap.created_at,))
 
     def list_gaps(self, bot: str, audience: str | None, *, since: float, now: float) -> list[GapRecord]:
         sql = "SELECT * FROM gaps WHERE bot = ? AND created_at >= ? AND expires_at > ?"
