@@ -287,8 +287,8 @@ def compose(question: str, topic: str | None, tables: Mapping[str, object] | Non
 class LiveReader(Protocol):
     """Reads a live source's tables at answer time. ``None`` when there is nothing to read;
     a failure raises (``KnowledgeError``, ``OSError``, ``TimeoutError``) and the caller
-    fails closed. Stored tables: :class:`StoredLiveReader`; an HTTPS endpoint reader (SSRF
-    guard, 1 s budget, no cache older than 30 s) implements the same protocol."""
+    fails closed. Stored tables: :class:`StoredLiveReader`; stored tables and an operator's
+    HTTPS endpoint: ``answer.endpoint.EndpointLiveReader``."""
 
     def read(self, source: Source) -> Mapping[str, object] | None: ...
 
@@ -303,17 +303,37 @@ class StoredLiveReader:
         return self.state.get_live_tables(source.bot, source.id) or None
 
 
-def read_closed(reader: LiveReader, source: Source) -> Mapping[str, object] | None:
-    """The reader's tables, or None when it failed in any of the ways a read can fail."""
+#: the code a read failure reports when the error carries none of its own
+LIVE_UNAVAILABLE = "live_unavailable"
+
+
+def failure_code(exc: BaseException) -> str:
+    """The stable code of a failed read: the error's own (``fetch_timeout``,
+    ``file_too_large``, ``unknown_field``...) or ``live_unavailable``."""
+    code = getattr(exc, "code", None)
+    if isinstance(exc, TimeoutError):
+        return "fetch_timeout"
+    return code if isinstance(code, str) and code else LIVE_UNAVAILABLE
+
+
+def read_closed(reader: LiveReader, source: Source,
+                failures: list[dict[str, str]] | None = None) -> Mapping[str, object] | None:
+    """The reader's tables, or None when it failed in any of the ways a read can fail;
+    ``failures`` (when given) gets ``{"sourceId", "code"}`` for a failed read."""
     try:
         return reader.read(source)
     except (KnowledgeError, OSError, TimeoutError, ValueError) as exc:
-        log.warning("live source %s could not be read (%s); no live passage", source.id, type(exc).__name__)
+        code = failure_code(exc)
+        log.warning("live source %s could not be read (%s); no live passage", source.id, code)
+        if failures is not None:
+            failures.append({"sourceId": source.id, "code": code})
         return None
 
 
-def source_passages(reader: LiveReader, source: Source, question: str, topic: str | None) -> list[LivePassage]:
-    """The passages one live source gives a question (none when the source is off or fails)."""
+def source_passages(reader: LiveReader, source: Source, question: str, topic: str | None,
+                    failures: list[dict[str, str]] | None = None) -> list[LivePassage]:
+    """The passages one live source gives a question (none when the source is off or fails;
+    a failed read is noted in ``failures`` when given)."""
     if topic not in TOPIC_FIELDS or source.type != SOURCE_TYPE or not source.enabled:
         return []
     config = source.config if isinstance(source.config, Mapping) else {}
@@ -321,6 +341,6 @@ def source_passages(reader: LiveReader, source: Source, question: str, topic: st
     full_list = config.get("fullList")
     if not isinstance(required, list | tuple) or not all(isinstance(t, str) for t in required):
         return []
-    tables = read_closed(reader, source)
+    tables = read_closed(reader, source, failures)
     return compose(question, topic, tables, source_id=source.id, title=source.name, required=tuple(required),
                    full_list=full_list if isinstance(full_list, str) else None)

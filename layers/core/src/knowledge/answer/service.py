@@ -76,6 +76,8 @@ class AnswerTime:
     topic: str | None
     reader: LiveReader | None
     live: list[dict[str, Any]] = field(default_factory=list)
+    #: live sources that could not be read for this question: ``{"sourceId", "code"}``
+    unavailable: list[dict[str, str]] = field(default_factory=list)
 
     def add_live(self, excerpts: Sequence[dict[str, Any]], limit: int, *,
                  only: Collection[str] | None = None) -> list[dict[str, Any]]:
@@ -83,20 +85,24 @@ class AnswerTime:
         question has no topic or no live source gives anything). Call before recording the
         retrieval, so the live excerpts can be cited. ``only``: the source ids an agent
         selected (None: every source)."""
-        live = live_excerpts(self.services, self.bot, self.question, self.topic, self.audience, reader=self.reader)
-        if only is not None:
-            live = [dict(e, rank=rank) for rank, e in enumerate((e for e in live if e["sourceId"] in only), start=1)]
+        failures: list[dict[str, str]] = []
+        live = live_excerpts(self.services, self.bot, self.question, self.topic, self.audience, reader=self.reader,
+                             failures=failures, only=only)
+        self.unavailable = failures
         self.live = live
         return fuse_live(excerpts, self.live, limit) if self.live else list(excerpts)
 
     def finish(self, response: dict[str, Any], *, record_gap: bool = True) -> dict[str, Any]:
         """Sets ``topic`` and ``gate`` on the response, turns ``wouldAnswer`` off when the
-        gate did not pass, and records a gap when the answer is nothing, below the floor or
-        gated. Returns the response (changed in place)."""
+        gate did not pass, lists the live sources that could not be read
+        (``liveUnavailable``), and records a gap when the answer is nothing, below the floor
+        or gated. Returns the response (changed in place)."""
         verdict = gate(self.topic, response.get("excerpts") or [], enabled=gate_enabled(self.settings),
                        classifier=self.classifier)
         response["topic"] = self.topic
         response["gate"] = verdict
+        if self.unavailable:
+            response["liveUnavailable"] = list(self.unavailable)
         if verdict is not None and not verdict["passed"]:
             response["wouldAnswer"] = False
         if record_gap:
@@ -125,19 +131,24 @@ def prepare(services: Services, bot: str, question: str, audience: str, *, bot_s
 
 
 def live_excerpts(services: Services, bot: str, question: str, topic: str | None, audience: str, *,
-                  reader: LiveReader | None = None) -> list[dict[str, Any]]:
+                  reader: LiveReader | None = None, failures: list[dict[str, str]] | None = None,
+                  only: Collection[str] | None = None) -> list[dict[str, Any]]:
     """The excerpts the bot's live sources give a question, in source order (ranks from 1);
-    none unless the question has a topic. Only sources the audience may see are read."""
+    none unless the question has a topic. Only sources the audience may see (and, ``only``,
+    an agent selected) are read: the pushed tables and, when the config names one, the
+    operator's endpoint (``answer.endpoint``). A source that could not be read gives nothing
+    and is noted in ``failures``."""
     if topic is None:
         return []
-    from .live import StoredLiveReader, source_passages
+    from .endpoint import EndpointLiveReader
+    from .live import source_passages
 
     visible = AUDIENCE_VISIBILITY.get(audience, ())
-    reader = reader or StoredLiveReader(services.state)
     passages = []
     for source in services.state.list_sources(bot):
-        if source.type == SOURCE_TYPE and source.visibility in visible:
-            passages.extend(source_passages(reader, source, question, topic))
+        if source.type == SOURCE_TYPE and source.visibility in visible and (only is None or source.id in only):
+            reader = reader or EndpointLiveReader(services.state, services.outbound, services.clock)
+            passages.extend(source_passages(reader, source, question, topic, failures))
     return [p.excerpt(rank) for rank, p in enumerate(passages, start=1)]
 
 

@@ -200,6 +200,9 @@ class LiveConfig(Config):
         None, description="tables that must be present: a missing one gives no live passage at all")
     fullList: Annotated[str, Field(min_length=1, max_length=MAX_URL_CHARS, pattern=TEXT_PATTERN)] | None = Field(
         None, description="where the full list is (an https URL or a label), named when a passage shows part of it")
+    endpoint: Annotated[str, Field(min_length=1, max_length=MAX_URL_CHARS)] | None = Field(
+        None, description="an https URL answering {\"tables\": {name: [rows]}}, read at answer time (1 s budget, "
+                          "kept at most 30 s); its tables are read besides the pushed ones")
 
 
 CONFIG_MODELS: dict[str, type[Config]] = {

@@ -132,6 +132,12 @@ class Gate(Reply):
     reason: str
 
 
+class LiveUnavailable(Reply):
+    sourceId: str
+    code: str = Field(description="why it could not be read: fetch_timeout, file_too_large, blocked_address, "
+                                  "malformed_file, live_endpoint_status, unknown_field, invalid_live_row...")
+
+
 class Retrieval(Reply):
     retrievalId: str
     audience: AudienceName
@@ -145,6 +151,8 @@ class Retrieval(Reply):
     topic: Literal["fees", "limits", "processing_time"] | None = Field(
         None, description="what the question asks about, when it is one of the gated topics")
     gate: Gate | None = Field(None, description="the topic gate's verdict (null: the question has no topic)")
+    liveUnavailable: list[LiveUnavailable] | None = Field(
+        None, description="live sources that could not be read for this question (it was answered without them)")
     excerpts: list[Excerpt] = Field(max_length=12)
 
 

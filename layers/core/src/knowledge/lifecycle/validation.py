@@ -52,6 +52,7 @@ from ..api.models import (
 )
 from ..errors import InvalidInput
 from ..model import VISIBILITIES
+from ..settings import OutboundPolicy
 
 __all__ = [
     "CONFIG_TOO_LARGE", "INVALID_BODY", "INVALID_CONFIG", "INVALID_CONTENT_TYPE", "INVALID_NAME", "INVALID_ORIGIN",
@@ -101,17 +102,18 @@ class SourceSpec:
 # -- entry points -----------------------------------------------------------------------
 
 
-def parse_create(body: Any) -> SourceSpec:
-    """Validate a ``POST sources`` body (parsed JSON, or its ``SourceCreate``)."""
+def parse_create(body: Any, policy: OutboundPolicy | None = None) -> SourceSpec:
+    """Validate a ``POST sources`` body (parsed JSON, or its ``SourceCreate``); ``policy``:
+    the deployment's outbound policy, for a URL the service will call (a live endpoint)."""
     model = body if isinstance(body, SourceCreate) else parse(SourceCreate, body)
     source: Any = model.root
     given = source.model_fields_set
     config = source.config.model_dump(exclude_unset=True)
     refresh = source.refreshEverySeconds if "refreshEverySeconds" in given else _UNSET
-    return _spec(source.type, source.name.strip(), source.priority, config, source.visibility, refresh)
+    return _spec(source.type, source.name.strip(), source.priority, config, source.visibility, refresh, policy)
 
 
-def parse_patch(body: Any, current: SourceSpec) -> SourceSpec:
+def parse_patch(body: Any, current: SourceSpec, policy: OutboundPolicy | None = None) -> SourceSpec:
     """Validate a ``PATCH sources/{id}`` body against the stored definition. Fields left
     out keep their value; ``config`` given is the whole new config (not merged)."""
     patch = body if isinstance(body, SourcePatch) else parse(SourcePatch, body)
@@ -125,7 +127,7 @@ def parse_patch(body: Any, current: SourceSpec) -> SourceSpec:
     visibility: str | None = patch.visibility if "visibility" in given else None
     if visibility is None and current.type != "article":
         visibility = current.visibility
-    return _spec(current.type, name, priority, config, visibility, refresh)
+    return _spec(current.type, name, priority, config, visibility, refresh, policy)
 
 
 def check_config(kind: str, config: Any) -> dict[str, Any]:
@@ -143,13 +145,13 @@ _UNSET: Any = object()
 
 
 def _spec(kind: str, name: str, priority: int, config: dict[str, Any], visibility: str | None,
-          refresh: Any) -> SourceSpec:
+          refresh: Any, policy: OutboundPolicy | None = None) -> SourceSpec:
     if refresh is not _UNSET:
         # accepted at the top level too (that is where a source shows it); lives in config
         if kind != "website":
             raise _bad(INVALID_REFRESH_INTERVAL, "refreshEverySeconds applies to website sources only")
         config["refreshEverySeconds"] = refresh
-    config, refresh_every = _CHECKERS[kind](config)
+    config, refresh_every = _live(config, policy) if kind == "live" else _CHECKERS[kind](config)
     if visibility is not None:
         visibility = validate_visibility(kind, visibility, config)
     else:
@@ -228,12 +230,19 @@ def _pack(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
     return {"slug": config["slug"]}, None
 
 
-def _live(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
+def _live(config: dict[str, Any], policy: OutboundPolicy | None = None) -> tuple[dict[str, Any], int | None]:
+    """``endpoint``: checked as a URL the service will call (``invalid_config`` unless
+    https, ``blocked_address`` for an IP literal in a blocked range); names are resolved and
+    checked again at every read."""
+    from ..crawl.outbound import check_configured_url
+
     out: dict[str, Any] = {}
     if config.get("tables") is not None:
         out["tables"] = list(dict.fromkeys(config["tables"]))
     if config.get("fullList") is not None:
         out["fullList"] = config["fullList"].strip()
+    if config.get("endpoint") is not None:
+        out["endpoint"] = check_configured_url(config["endpoint"], policy)
     return out, None
 
 
