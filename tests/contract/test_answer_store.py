@@ -87,3 +87,18 @@ def test_deleting_a_sources_live_tables_removes_them_all_and_nothing_else(state_
     assert state_store.get_live_tables("b1", "live10") == {"t": [{"name": "prefix neighbour"}]}
     assert state_store.get_live_tables("b2", "live1") == {"t": [{"name": "other bot"}]}
     assert state_store.delete_live_tables("b1", "live1") == 0
+
+
+def test_answer_settings_round_trip_with_the_bot(state_store):
+    from knowledge.model import BotSettings
+
+    answer = {"gate": False, "gapRetentionDays": 30, "topics": {"fees": {"extraStrong": ["toll", "gas*"], "weak": []}},
+              "context": ["parcel*"]}
+    state_store.put_bot(BotSettings(bot="b1", floor=0.4, answer=answer))
+    stored = state_store.get_bot("b1")
+    assert (stored.answer, stored.floor) == (answer, 0.4)
+    assert isinstance(stored.answer["gapRetentionDays"], int)
+    assert state_store.retrieval_view("b1")[0].answer == answer
+    state_store.put_bot(BotSettings(bot="b1"))
+    assert state_store.get_bot("b1").answer is None
+    assert state_store.get_bot("b2").answer is None

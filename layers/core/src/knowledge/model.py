@@ -236,6 +236,9 @@ class BotSettings:
     upstream: dict[str, Any] | None = None
     #: digest of the live generations the stored rescue model was learned from
     rescue_version: str | None = None
+    #: answer time (``knowledge.answer``): {"gate": bool, "topics": {...}, "context": [...],
+    #: "extraContext": [...], "gapRetentionDays": N}; None: every default
+    answer: dict[str, Any] | None = None
 
 
 @dataclass

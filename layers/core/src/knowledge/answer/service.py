@@ -3,6 +3,8 @@ them (see the package docstring for where each is called)."""
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,8 +43,14 @@ def answer_settings(bot_settings: object) -> dict[str, Any]:
 
 
 def classifier_for(settings: Mapping[str, Any]) -> TopicClassifier:
+    """The bot's classifier (built once per distinct set of terms, not once per question)."""
     topical = {k: v for k, v in settings.items() if k in ("topics", "context", "extraContext")}
-    return TopicClassifier.from_settings(topical) if topical else DEFAULT_CLASSIFIER
+    return _classifier(json.dumps(topical, sort_keys=True)) if topical else DEFAULT_CLASSIFIER
+
+
+@functools.lru_cache(maxsize=64)
+def _classifier(topical: str) -> TopicClassifier:
+    return TopicClassifier.from_settings(json.loads(topical))
 
 
 def fuse_live(excerpts: Sequence[dict[str, Any]], live: Sequence[dict[str, Any]], limit: int,

@@ -421,6 +421,46 @@ class Upstream(Body):
     token: Secret = Field(None, description="write-only: never returned")  # type: ignore[assignment]
 
 
+#: terms of one topic list (``answer.topics``: words or phrases, a trailing ``*`` any ending)
+MAX_TOPIC_TERMS = 500
+TopicTerm = Annotated[str, Field(min_length=1, max_length=80, pattern=TEXT_PATTERN)]
+TermList = Annotated[list[TopicTerm], coded(INVALID_SETTING, max_length=MAX_TOPIC_TERMS)]
+
+
+class TopicTerms(Body):
+    """One topic's terms: ``strong`` settle the topic alone, ``weak`` count only beside a money
+    movement, ``evidence`` is what an operator-authored excerpt must say to settle the gate.
+    These replace the defaults; the ``extra*`` lists add to them."""
+
+    strong: TermList = None  # type: ignore[assignment]
+    weak: TermList = None  # type: ignore[assignment]
+    evidence: TermList = None  # type: ignore[assignment]
+    extraStrong: TermList = None  # type: ignore[assignment]
+    extraWeak: TermList = None  # type: ignore[assignment]
+    extraEvidence: TermList = None  # type: ignore[assignment]
+
+
+class TopicOverrides(Body):
+    fees: Annotated[TopicTerms, coded(INVALID_SETTING)] = None  # type: ignore[assignment]
+    limits: Annotated[TopicTerms, coded(INVALID_SETTING)] = None  # type: ignore[assignment]
+    processing_time: Annotated[TopicTerms, coded(INVALID_SETTING)] = None  # type: ignore[assignment]
+
+
+class AnswerSettings(Body):
+    """Answer time; replaces the stored answer settings (a field left out is its default).
+    ``context``: the money-movement words weak terms need (replaces the defaults;
+    ``extraContext`` adds)."""
+
+    gate: Annotated[bool, coded(INVALID_SETTING)] = Field(  # type: ignore[assignment]
+        None, description="the topic gate (on by default)")
+    topics: Annotated[TopicOverrides, coded(INVALID_SETTING)] = Field(  # type: ignore[assignment]
+        None, description="the topic classifier's terms, per topic")
+    context: TermList = None  # type: ignore[assignment]
+    extraContext: TermList = None  # type: ignore[assignment]
+    gapRetentionDays: Annotated[int, coded(INVALID_SETTING, ge=1, le=365)] = Field(  # type: ignore[assignment]
+        None, description="how long gaps are kept (1-365 days, 90 by default)")
+
+
 class SettingsPatch(Body):
     """``PATCH settings``: the fields given replace the stored ones."""
 
@@ -435,6 +475,8 @@ class SettingsPatch(Body):
     embedderOptions: Annotated[EmbedderOptions, coded(INVALID_SETTING)] = None  # type: ignore[assignment]
     upstream: Annotated[Upstream, coded(INVALID_SETTING)] | None = Field(
         None, description="another deployment of kb to fuse in; null removes it")
+    answer: Annotated[AnswerSettings, coded(INVALID_SETTING)] | None = Field(
+        None, description="answer time: the topic gate, topic terms, gap retention; null restores the defaults")
 
 
 #: every request body model, for the OpenAPI document

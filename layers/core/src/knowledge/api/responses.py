@@ -239,6 +239,8 @@ class Settings(Reply):
     embedder: str | None
     embedderOptions: EmbedderOptionsView
     upstream: UpstreamView | None
+    answer: dict[str, Any] = Field(description="answer-time settings as stored ({}: every default): gate, topics, "
+                                               "context, extraContext, gapRetentionDays")
     reindexNeeded: bool | None = Field(None, description="PATCH: the embedder changed; passages move to it at "
                                                          "the next reindex (POST knowledge/reindex)")
 

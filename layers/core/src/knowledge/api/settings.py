@@ -22,7 +22,8 @@ def apply_settings(current: BotSettings, patch: SettingsPatch,
 
     given = patch.model_fields_set
     new = replace(current, products=list(current.products), embedder_options=dict(current.embedder_options or {}),
-                  upstream=dict(current.upstream) if current.upstream else None)
+                  upstream=dict(current.upstream) if current.upstream else None,
+                  answer=dict(current.answer) if current.answer else None)
     if "products" in given:
         try:
             new.products = list(dict.fromkeys(validate_product(p) for p in patch.products))
@@ -57,6 +58,8 @@ def apply_settings(current: BotSettings, patch: SettingsPatch,
             elif current.upstream and current.upstream.get("url") == up.url and current.upstream.get("token"):
                 upstream["token"] = current.upstream["token"]
             new.upstream = upstream
+    if "answer" in given:
+        new.answer = _answer(patch)
     # a URL the outbound guard would refuse is refused when it is set, not at the first call
     # (names are still resolved and checked at every call: DNS can change)
     if "baseUrl" in new.embedder_options and "embedderOptions" in given:
@@ -68,3 +71,18 @@ def apply_settings(current: BotSettings, patch: SettingsPatch,
                            code=INVALID_SETTING)
     changed = (new.embedder, new.embedder_options) != (current.embedder, dict(current.embedder_options or {}))
     return new, changed
+
+
+def _answer(patch: SettingsPatch) -> dict[str, Any] | None:
+    """The answer settings to store (None: the defaults); the topic terms are built once here
+    so that a term the classifier cannot use (nothing left once normalised) is refused now."""
+    from ..answer.topics import TopicClassifier
+
+    if patch.answer is None:
+        return None
+    answer = patch.answer.model_dump(exclude_unset=True, exclude_none=True)
+    try:
+        TopicClassifier.from_settings({k: v for k, v in answer.items() if k in ("topics", "context", "extraContext")})
+    except InvalidInput as exc:
+        raise InvalidInput(f"answer: {exc.message}", code=INVALID_SETTING) from None
+    return answer or None

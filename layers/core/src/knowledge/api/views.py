@@ -152,4 +152,5 @@ def settings_json(s: BotSettings) -> dict[str, Any]:
         "embedder": s.embedder,
         "embedderOptions": shown,
         "upstream": upstream,
+        "answer": dict(s.answer) if s.answer else {},
     }

@@ -194,7 +194,8 @@ log = logging.getLogger(__name__)
 def _own_copy(settings: BotSettings) -> BotSettings:
     """A copy of cached settings that the caller may change without changing the cache."""
     return replace(settings, products=list(settings.products), embedder_options=dict(settings.embedder_options),
-                   upstream=None if settings.upstream is None else dict(settings.upstream))
+                   upstream=None if settings.upstream is None else dict(settings.upstream),
+                   answer=None if settings.answer is None else dict(settings.answer))
 
 _INSERT_RETRIEVAL = (
     "INSERT INTO retrievals (bot, id, audience, served, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
