@@ -7,7 +7,8 @@ every personal datum marked ``[[kind|value]]``. Tickets alternate between the tu
 (0, 2, 4...) and the held-out half (1, 3, 5...); the detectors were tuned on the first only.
 
 Recall: the share of labelled data whose every character was redacted. Kept: the share of
-the other words (``\\w+`` outside any label) that no redaction touched."""
+the other words (``\\w+`` outside any label) that no redaction touched. Precision: the share
+of redacted spans that overlap a labelled datum."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def main() -> None:
     tickets = parse(Path(args.path))
     chosen = [t for i, t in enumerate(tickets)
               if args.split == "all" or (i % 2 == 0) == (args.split == "tune")]
-    labels = found = words = kept = 0
+    labels = found = words = kept = spans_made = spans_right = 0
     per_kind: Counter[str] = Counter()
     per_kind_found: Counter[str] = Counter()
     misses, over = [], []
@@ -67,6 +68,8 @@ def main() -> None:
             for s in result.spans:
                 for i in range(s.start, s.end):
                     covered[i] = True
+                spans_made += 1
+                spans_right += any(s.start < e and s.end > b for b, e, _ in spans)
             for start, end, kind in spans:
                 labels += 1
                 per_kind[kind] += 1
@@ -84,7 +87,8 @@ def main() -> None:
                 else:
                     kept += 1
     print(f"split {args.split}: {len(chosen)} tickets, {labels} labelled data, {words} other words")
-    print(f"recall {found / labels:.4f} ({found}/{labels}); other words kept {kept / words:.4f} ({kept}/{words})")
+    print(f"recall {found / labels:.4f} ({found}/{labels}); other words kept {kept / words:.4f} ({kept}/{words}); "
+          f"precision {spans_right / max(spans_made, 1):.4f} ({spans_right}/{spans_made} redactions on a label)")
     for kind in sorted(per_kind):
         print(f"  {kind:<16} {per_kind_found[kind]}/{per_kind[kind]}")
     if args.show:

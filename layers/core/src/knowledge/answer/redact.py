@@ -5,6 +5,11 @@ Each kind has a detector; where a checksum or a numbering plan exists a well-kep
 decides (``phonenumbers`` for telephone numbers, ``python-stdnum`` for card numbers (Luhn),
 IBANs and Bitcoin addresses, ``ipaddress`` for IP addresses); patterns only propose
 candidates. Spans found by several detectors go to the best-ranked kind (``_PRIORITY``).
+
+People's names, dates of birth and user names have no checksum: they are found by the words
+around them ("my name is", "account holder", a greeting or title, a signature closing a turn;
+"born", "DOB"; "username", an ``@handle``, ``name#1234``). A name nothing introduces is not
+found (no language model is loaded here).
 """
 
 from __future__ import annotations
@@ -23,13 +28,14 @@ from stdnum.exceptions import ValidationError
 #: The kinds of data removed (overlapping spans go to the kind ranked first in ``_PRIORITY``).
 KINDS: tuple[str, ...] = (
     "email", "secret", "crypto_wallet", "iban", "card", "account_number", "ip_address", "phone",
-    "street_address", "amount",
+    "street_address", "amount", "person_name", "date_of_birth", "username",
 )
 #: High-entropy strings are secrets too, but a wallet, IBAN, card or account number that
 #: happens to look random keeps its own kind: they rank after those, as this internal kind.
 _GENERIC_SECRET = "secret?"
 _PRIORITY = {k: i for i, k in enumerate(("email", "secret", "crypto_wallet", "iban", "card", "account_number",
-                                          _GENERIC_SECRET, "ip_address", "phone", "street_address", "amount"))}
+                                          _GENERIC_SECRET, "ip_address", "phone", "date_of_birth", "street_address",
+                                          "username", "person_name", "amount"))}
 #: Regions whose national phone formats are recognised (international +NN numbers always are).
 DEFAULT_PHONE_REGIONS: tuple[str, ...] = ("US", "GB", "DE", "FR", "ES", "IT", "NL", "IN", "AU", "BR")
 
@@ -61,7 +67,8 @@ _SECRET_PREFIXED = re.compile(
     r")",
     re.IGNORECASE,
 )
-_BEARER = re.compile(r"(?i)\b(?:bearer|token|password|passwd|pwd|secret)\b\s*[:=]?\s*([^\s,;]{8,})")
+_BEARER = re.compile(
+    r"(?i)\b(?:bearer|token|password|passwd|pwd|secret|passcode|pin)\b\s*(?:is\s+|[:=]\s*)?([^\s,;]{8,})")
 _LONG_TOKEN = re.compile(r"(?<![\w/.-])[A-Za-z0-9_+/-]{20,}={0,2}(?![\w/.=-])")
 _BASE58 = "1-9A-HJ-NP-Za-km-z"
 _WALLETS = [
@@ -81,20 +88,128 @@ _ACCOUNT = re.compile(
     r"(?i)\b(?:account|acct|a/c|acc)\.?\s*(?:number|no\.?|num|#)?\s*(?:is|:|=|#)?\s*((?:\d[ -]?){5,17}\d)\b"
     r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
 )
+#: numbers that name a customer (an order or invoice number names a purchase, and stays)
+_CUSTOMER_NUMBER = re.compile(
+    r"(?i)\b(?:customer|client|member|membership|kunden|mitglieds|cliente|socio)[ -]?(?:number|no\.?|num|id|nummer|"
+    r"número|numero|#)\s*(?:is|:|=)?\s*((?-i:[A-Z]{0,4})[ -]?\d[\d -]{3,18}\d)\b"
+    r"|\b(?:numéro\s+(?:de\s+)?client|n°\s*client)\s*:?\s*([A-Z]{0,4}[ -]?\d[\d -]{3,18}\d)\b"
+)
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}(?![\w:])")
 _STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive|Dr|Court|Ct|Way|Place|Pl|"
                   r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Row|Gardens|Grove)")
 _STREET = re.compile(
+    r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\w{1,5},?\s+)?"
     r"\b\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][A-Za-z'-]+\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
     r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Fl|#)\.?\s*#?\s*[\w-]+)?"
-    r"(?:,\s*[A-Z][A-Za-z'-]+(?![\w])(?:\s[A-Z][A-Za-z'-]+(?![\w])){0,2})?"
+    r"(?:,\s*[A-Z][A-Za-z'-]+(?![\w])(?:\s[A-Z][A-Za-z'-]+(?![\w])){0,2}){0,2}"
     r"(?:,?\s*(?:[A-Z]{2}\s+\d{5}(?:-\d{4})?|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}))?"
     r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|straat|laan|gracht|plein|"
     r"vej|gatan|gata|veien)\s+\d{1,4}[a-z]?(?:,\s*\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?"
-    r"|\b(?:Calle|Avenida|Av\.|Rue|Via|Viale|Piazza|Corso|Rua|Plaza|Paseo|Carrer|Chemin|Allée|Place)\s+"
-    r"(?:[A-Za-zÀ-ÿ'-]+\s+){0,4}?\d{1,4}[a-z]?(?![\w])(?:,\s*\d{4,5}\s+[A-ZÀ-Ý][A-Za-zÀ-ÿ-]+)?"
+    r"|\b(?:Calle|Avenida|Av\.|Rue|Via|Viale|Piazza|Corso|Rua|Plaza|Paseo|Carrer|Chemin|Allée|Place|ul\.|ulica|"
+    r"al\.|aleja|Strada|Bulevardul|Calea|utca|ulitsa)\s+"
+    r"(?:[^\W\d_][\w'.-]*\s+){0,4}?\d{1,4}[a-z]?(?:/\d{1,4}[a-z]?)?(?![\w])"
+    r"(?:,\s*(?:\d{2}-\d{3}|\d{4,5})\s+[^\W\d_][\w-]+)?"
+    r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}(?:,\s*[A-Z][A-Za-z'-]+(?:\s[A-Z][A-Za-z'-]+)?)?"
+    r"(?:,?\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?)?"
 )
+# -- people: names, dates of birth, handles (found by the words around them) ---------------------
+# A name is found where the text says it is one ("my name is", "account holder", a greeting,
+# "Mr", a sign-off): capitalised words after such a cue, never a word of the stop list.
+_UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽ"
+_NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[^\W\d_]+(?:[-'’][{_UPPER}]?[^\W\d_]+)?"
+_PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y)"
+_NAME_SEQ = rf"{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)?{_NAME_WORD}){{0,3}}"
+_NAME_CUES = re.compile(
+    r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
+    r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|"
+    r"hier\s+ist|ich\s+bin|je\s+suis|je\s+m'appelle|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|"
+    r"titular\s+es|titular|sono|mi\s+chiamo|mijn\s+naam\s+is|ik\s+ben|nazywam\s+si[eę]))\s*[:,-]?\s+"
+    r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|kind\s+regards|"
+    r"bonjour|hola|hallo|grüezi|ciao|danke|merci|gracias|obrigad[oa]|dzięki|dziękuję)\s*,?\s+"
+    r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Monsieur|Madame|Mme|M\.|Señor|Señora|Sr|Sra|Signor|Signora|Pan|Pani)"
+    r"\.?\s+)"
+    rf"({_NAME_SEQ})"
+)
+#: a turn that ends on two to four capitalised words after a full stop: a signature
+_SIGNATURE = re.compile(
+    rf"(?:(?<=[.!?])|(?<=[.!?]\s))\s*({_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)?{_NAME_WORD}){{1,3}})\s*$")
+_NOT_NAMES = frozenset((
+    "a", "about", "account", "afraid", "after", "afternoon", "again", "all", "also", "an", "and", "any", "anyone",
+    "are", "as", "at", "back", "bank", "because", "before", "but", "by", "can", "card", "could", "customer", "did",
+    "do", "does", "done", "dr", "evening", "everybody", "everyone", "folks", "for", "frau", "from", "getting",
+    "good", "great", "guys", "had", "has", "have", "having", "he", "help", "her", "here", "herr", "hi", "his", "how",
+    "i", "if", "in", "is", "it", "its", "just", "kind", "last", "let", "locked", "madam", "madame", "me", "miss",
+    "mme", "monsieur", "morning", "mr", "mrs", "ms", "mx", "my", "new", "no", "not", "now", "of", "ok", "okay", "on",
+    "one", "or", "our", "out", "pan", "pani", "please", "prof", "regards", "señor", "señora", "she", "signor",
+    "signora", "sir", "so", "sorry", "sr", "sra", "still", "stuck", "support", "sure", "team", "thank", "thanks",
+    "that", "the", "their", "them", "then", "there", "they", "this", "to", "today", "too", "trying", "unable",
+    "urgent", "us", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "wondering",
+    "writing", "yes", "you", "your",
+))
+#: titles that may come between a greeting and a name ("Danke Herr Meier")
+_TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "frau", "monsieur", "madame", "mme",
+                     "señor", "señora", "sr", "sra", "signor", "signora", "pan", "pani"))
+
+
+def _is_name_word(word: str) -> bool:
+    return word.lower().strip("'’") not in _NOT_NAMES
+
+
+def _names(text: str) -> Iterator[Span]:
+    for pattern in (_NAME_CUES, _SIGNATURE):
+        for m in pattern.finditer(text):
+            words = list(re.finditer(r"\S+", m.group(1)))
+            # keep the leading run of words that are not stop words
+            kept = []
+            while words and words[0].group().lower().rstrip(".") in _TITLES:
+                words.pop(0)
+            for w in words:
+                if not _is_name_word(w.group()):
+                    break
+                kept.append(w)
+            if not kept:
+                continue
+            start = m.start(1) + kept[0].start()
+            end = m.start(1) + kept[-1].end()
+            if re.fullmatch(_PARTICLE, kept[-1].group()):
+                continue
+            yield Span(start, end, "person_name")
+
+
+_MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
+           r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|janvier|février|mars|avril|mai|juin|juillet|août|septembre|"
+           r"octobre|novembre|décembre|Januar|Februar|März|Juni|Juli|Oktober|Dezember|enero|febrero|marzo|abril|"
+           r"mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre)\.?")
+_DATE = (rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
+         rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
+         rf"\d{{1,2}}(?:st|nd|rd|th|\.)?\s+(?:of\s+)?(?i:{_MONTHS})\s+\d{{4}})")
+_BIRTH = re.compile(
+    r"(?i:\b(?:born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|né|née|"
+    r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
+    r"urodzon[ya]))\b[^.!?\n\d]{0,40}?" + rf"({_DATE})"
+)
+_HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
+_DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
+_USERNAME = re.compile(
+    r"(?i:\b(?:user\s*name|username|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
+    r"benutzername|usuario|nome\s+utente))\s*(is\s+|[:=]\s*)?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
+)
+
+
+def _people(text: str) -> Iterator[Span]:
+    yield from _names(text)
+    for m in _BIRTH.finditer(text):
+        yield Span(m.start(1), m.end(1), "date_of_birth")
+    for pattern in (_HANDLE, _DISCORD):
+        for m in pattern.finditer(text):
+            yield Span(m.start(), m.end(), "username")
+    for m in _USERNAME.finditer(text):
+        # "login from ..." is not a user name: one is said ("username: x") or looks like one
+        if m.group(1) or re.search(r"[\d_.]", m.group(2)):
+            yield Span(m.start(2), m.end(2), "username")
+
+
 _CURRENCY_WORDS = (r"USD|EUR|GBP|CAD|AUD|CHF|JPY|BTC|ETH|USDT|USDC|LTC|XMR|TRX|SOL|DOGE|XRP|dollars?|euros?|"
                    r"pounds?|bucks")
 _AMOUNT = re.compile(
@@ -109,6 +224,7 @@ _THEIR_TRANSACTION = re.compile(
     r"(?i)\b(?:the|this|that|a|one)\s+(?:withdrawal|deposit|transfer|payment|charge|chargeback|payout|transaction|"
     r"purchase|wire)s?\s+(?:of|for)\s*$"
 )
+_REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|cost|came))", re.IGNORECASE)
 _POLICY = re.compile(r"(?i)\b(?:minimum|maximum|min|max|fee|fees|limit|limits|cost|costs|price|at least|up to|"
                      r"more than|less than)\b")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)")
@@ -124,7 +240,11 @@ def _secrets(text: str) -> Iterator[Span]:
     for m in _SECRET_PREFIXED.finditer(text):
         yield Span(m.start(), m.end(), "secret")
     for m in _BEARER.finditer(text):
-        yield Span(m.start(1), m.end(1), "secret")
+        value = m.group(1).rstrip(".!?")
+        # a word ("password is incorrect") is not a secret: a secret mixes kinds of characters
+        kinds = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w\s]"))
+        if kinds >= 2:
+            yield Span(m.start(1), m.start(1) + len(value), "secret")
     for m in _LONG_TOKEN.finditer(text):
         token = m.group()
         classes = sum(bool(re.search(p, token)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
@@ -172,9 +292,10 @@ def _ibans(text: str) -> Iterator[Span]:
 
 
 def _accounts(text: str) -> Iterator[Span]:
-    for m in _ACCOUNT.finditer(text):
-        group = 1 if m.group(1) else 2
-        yield Span(m.start(group), m.end(group), "account_number")
+    for pattern in (_ACCOUNT, _CUSTOMER_NUMBER):
+        for m in pattern.finditer(text):
+            group = 1 if m.group(1) else 2
+            yield Span(m.start(group), m.end(group), "account_number")
 
 
 def _ips(text: str) -> Iterator[Span]:
@@ -194,6 +315,12 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
     for region in regions:
         for match in phonenumbers.PhoneNumberMatcher(text, region):
             yield Span(match.start, match.end, "phone")
+    if "+" in text:
+        # a number written with its country code is a telephone number even in a range the
+        # numbering plan keeps for fiction or has not allocated yet: possible is enough
+        for match in phonenumbers.PhoneNumberMatcher(text, "ZZ", leniency=phonenumbers.Leniency.POSSIBLE):
+            if match.raw_string.startswith("+") and len(re.sub(r"\D", "", match.raw_string)) >= 8:
+                yield Span(match.start, match.end, "phone")
 
 
 def _streets(text: str) -> Iterator[Span]:
@@ -205,16 +332,21 @@ def _amounts(text: str) -> Iterator[Span]:
     """Amounts tied to a person (their balance, their deposit): an amount is redacted when a
     personal or account word is near it in its sentence, unless it reads as a policy figure
     ("the minimum is $10") said of no one in particular."""
+    previous = ""
     for sentence in _SENTENCE.finditer(text):
         body, offset = sentence.group(), sentence.start()
+        # "It was only 0.8 ETH": a sentence opening on a pronoun speaks of the one before
+        context = previous if _REFERS_BACK.match(body) else ""
         for m in _AMOUNT.finditer(body):
-            before = body[max(0, m.start() - 60) : m.start()]
+            before = body[: m.start()]
             after = body[m.end() : m.end() + 40]
             near_before = " ".join(before.split()[-5:])
             if _POLICY.search(near_before) and not re.search(r"(?i)\b(?:my|your)\b", near_before):
                 continue
-            if _PERSONAL.search(before) or _PERSONAL.search(after) or _THEIR_TRANSACTION.search(before):
+            if (_PERSONAL.search(before) or _PERSONAL.search(after) or _THEIR_TRANSACTION.search(before)
+                    or _PERSONAL.search(context)):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
+        previous = body
 
 
 def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> list[Span]:
@@ -222,7 +354,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found = [
         *(Span(m.start(), m.end(), "email") for m in _EMAIL.finditer(text)),
         *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_ips(text),
-        *_phones(text, phone_regions), *_streets(text), *_amounts(text),
+        *_phones(text, phone_regions), *_streets(text), *_amounts(text), *_people(text),
     ]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
