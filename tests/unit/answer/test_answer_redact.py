@@ -57,6 +57,15 @@ from knowledge.lifecycle.validation import parse_create
         ("my handle is @crypto_kate on there", "@crypto_kate", "username"),
         ("Discord: wolfpack#4821 last week", "wolfpack#4821", "username"),
         ("Username jdoe_88.", "jdoe_88", "username"),
+        ("New address: 88 King Street West, Toronto, ON M5H 1A1, phone later",
+         "88 King Street West, Toronto, ON M5H 1A1", "street_address"),
+        ("I'm at 12 Grafton Street, Dublin 2 today", "12 Grafton Street, Dublin 2", "street_address"),
+        ("at 15 Collins Street, Melbourne VIC 3000", "15 Collins Street, Melbourne VIC 3000", "street_address"),
+        ("vivo en Avenida Reforma 222, 06600 Ciudad de México.", "Avenida Reforma 222, 06600 Ciudad de México",
+         "street_address"),
+        ("Payout please, the holder is Sophie Dubois.", "Sophie Dubois", "person_name"),
+        ("Top-up of €150 failed three times", "€150", "amount"),
+        ("I was charged S$89.90 for a plan I cancelled", "S$89.90", "amount"),
     ],
 )
 def test_each_kind_is_found_whole(text: str, value: str, kind: str) -> None:
@@ -84,6 +93,7 @@ def test_each_kind_is_found_whole(text: str, value: str, kind: str) -> None:
         "Order ORD-558213 and invoice INV-2024-00931 arrived; ticket #48213 can be closed.",
         "The event on March 3, 1979 is a date, nobody's birthday.",
         "Write to support@ the usual way; our @ sign key is broken.",
+        "Withdrawals of €10 or less are free on weekdays.",
     ],
 )
 def test_ordinary_text_is_kept(text: str) -> None:

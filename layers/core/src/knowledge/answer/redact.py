@@ -101,15 +101,17 @@ _STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive
 _STREET = re.compile(
     r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\w{1,5},?\s+)?"
     r"\b\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][A-Za-z'-]+\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
+    r"(?:\s+(?:North|South|East|West|N|S|E|W|NE|NW|SE|SW)\b\.?)?"
     r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Fl|#)\.?\s*#?\s*[\w-]+)?"
-    r"(?:,\s*[A-Z][A-Za-z'-]+(?![\w])(?:\s[A-Z][A-Za-z'-]+(?![\w])){0,2}){0,2}"
-    r"(?:,?\s*(?:[A-Z]{2}\s+\d{5}(?:-\d{4})?|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}))?"
+    r"(?:,\s*[A-Z][a-z][A-Za-z'-]*(?![\w])(?:\s[A-Z][a-z][A-Za-z'-]*(?![\w])){0,2}(?:\s\d{1,2}(?![\w]))?){0,2}"
+    r"(?:,?\s*(?:[A-Z]{2,3}\s+\d{4,5}(?:-\d{4})?|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}"
+    r"|[A-Z]{2}\s+[A-Z]\d[A-Z]\s?\d[A-Z]\d))?"
     r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|straat|laan|gracht|plein|"
     r"vej|gatan|gata|veien)\s+\d{1,4}[a-z]?(?:,\s*\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?"
     r"|\b(?:Calle|Avenida|Av\.|Rue|Via|Viale|Piazza|Corso|Rua|Plaza|Paseo|Carrer|Chemin|Allée|Place|ul\.|ulica|"
     r"al\.|aleja|Strada|Bulevardul|Calea|utca|ulitsa)\s+"
     r"(?:[^\W\d_][\w'.-]*\s+){0,4}?\d{1,4}[a-z]?(?:/\d{1,4}[a-z]?)?(?![\w])"
-    r"(?:,\s*(?:\d{2}-\d{3}|\d{4,5})\s+[^\W\d_][\w-]+)?"
+    r"(?:,\s*(?:\d{2}-\d{3}|\d{4,5})\s+[^\W\d_][\w-]+(?:\s+(?:(?:de|del|di|la|am|an|sur)\s+)?[^\W\d_][\w-]+){0,2})?"
     r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}(?:,\s*[A-Z][A-Za-z'-]+(?:\s[A-Z][A-Za-z'-]+)?)?"
     r"(?:,?\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?)?"
 )
@@ -124,7 +126,7 @@ _NAME_CUES = re.compile(
     r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
     r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|"
     r"hier\s+ist|ich\s+bin|je\s+suis|je\s+m'appelle|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|"
-    r"titular\s+es|titular|sono|mi\s+chiamo|mijn\s+naam\s+is|ik\s+ben|nazywam\s+si[eę]))\s*[:,-]?\s+"
+    r"titular\s+es|titular|sono|mi\s+chiamo|mijn\s+naam\s+is|ik\s+ben|nazywam\s+si[eę])(?:\s+is)?)\s*[:,-]?\s+"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|kind\s+regards|"
     r"bonjour|hola|hallo|grüezi|ciao|danke|merci|gracias|obrigad[oa]|dzięki|dziękuję)\s*,?\s+"
     r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Monsieur|Madame|Mme|M\.|Señor|Señora|Sr|Sra|Signor|Signora|Pan|Pani)"
@@ -213,7 +215,8 @@ def _people(text: str) -> Iterator[Span]:
 _CURRENCY_WORDS = (r"USD|EUR|GBP|CAD|AUD|CHF|JPY|BTC|ETH|USDT|USDC|LTC|XMR|TRX|SOL|DOGE|XRP|dollars?|euros?|"
                    r"pounds?|bucks")
 _AMOUNT = re.compile(
-    rf"(?:-?[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|K|m|M)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY_WORDS})\b)"
+    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|K|m|M)\b)?"
+    rf"|\b\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY_WORDS})\b)"
 )
 _PERSONAL = re.compile(
     r"(?i)\b(?:my|mine|your|yours|i|i'm|i've|i'd|me|balance|balances|wallet|deposited|withdrew|withdrawn|sent|"
@@ -222,7 +225,9 @@ _PERSONAL = re.compile(
 #: "the withdrawal of €500": a particular transaction, so someone's
 _THEIR_TRANSACTION = re.compile(
     r"(?i)\b(?:the|this|that|a|one)\s+(?:withdrawal|deposit|transfer|payment|charge|chargeback|payout|transaction|"
-    r"purchase|wire)s?\s+(?:of|for)\s*$"
+    r"purchase|wire|top-?up)s?\s+(?:of|for)\s*$"
+    # one transaction named without an article ("Top-up of €150 failed"); plurals are policy
+    r"|(?:^|[.!?]\s+|\b)(?:withdrawal|deposit|transfer|payment|charge|payout|purchase|wire|top-?up)\s+of\s*$"
 )
 _REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|cost|came))", re.IGNORECASE)
 _POLICY = re.compile(r"(?i)\b(?:minimum|maximum|min|max|fee|fees|limit|limits|cost|costs|price|at least|up to|"
