@@ -4,11 +4,15 @@ Functions, osmem for OpenSearch): the scenario tests/e2e/test_answer_api.py runs
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from knowledge.answer import endpoint
 from knowledge.api.auth import create_token
+from knowledge.crawl.outbound import OutboundPolicy
+from knowledge.model import BotSettings
 from tests.answer_scenario import FEE_Q, PAGES, ROWS, TICKET
 from tests.functional.test_handlers import (  # noqa: F401  (aws is a fixture)
     BOT,
@@ -20,6 +24,7 @@ from tests.functional.test_handlers import (  # noqa: F401  (aws is a fixture)
     reply,
     run_refresh,
 )
+from tests.unit.crawl import conftest as crawl_fixtures
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
@@ -110,3 +115,50 @@ def test_live_data_the_gate_gaps_and_tickets_through_the_lambda_routes(aws: Aws)
     assert status == 204
     assert aws.services.state.get_live_tables(BOT, src["id"]) == {}
     assert all(e["sourceType"] != "live" for e in ask(aws, rw, FEE_Q)["excerpts"])
+
+
+# the crawler tests' throw-away CA, HTTPS server on 127.0.0.1 and resolver (fixtures)
+tls = crawl_fixtures.tls
+site = crawl_fixtures.site
+resolver = crawl_fixtures.resolver
+
+
+def test_a_live_endpoint_and_answer_settings_through_the_lambda_routes(aws: Aws, site: Any, tls: Any,  # noqa: F811
+                                                                       resolver: Any) -> None:
+    endpoint.CACHE.clear()
+    aws.services.outbound = OutboundPolicy(loopback_port=site.port, resolve=resolver, ssl_context=tls.client_context)
+    aws.services.state.put_bot(BotSettings(bot=BOT))
+    rw = create_token(aws.services, BOT, ["knowledge:read", "knowledge:write"])
+    admin = create_token(aws.services, BOT, ["knowledge:admin"])
+    site.routes["/rates"] = site.page(json.dumps({"tables": {"withdrawals": ROWS}}), "application/json")
+
+    status, body = call(aws, rw, "POST", "sources", {"type": "live", "name": "Rates",
+                                                     "config": {"endpoint": "http://rates.example/x"}})
+    assert (status, body["error"]["code"]) == (400, "invalid_config")
+    status, src = call(aws, rw, "POST", "sources", {"type": "live", "name": "Rates",
+                                                    "config": {"endpoint": site.url("/rates")}})
+    assert status == 201, src
+    answered = ask(aws, rw, FEE_Q)
+    assert "Bitcoin (BTC): fixed fee 0.0005" in answered["excerpts"][0]["text"] and "liveUnavailable" not in answered
+
+    site.routes["/rates"] = site.page(b"x" * (endpoint.MAX_ENDPOINT_BYTES + 1), "application/json")
+    endpoint.CACHE.clear()
+    failed = ask(aws, rw, FEE_Q)
+    assert failed["liveUnavailable"] == [{"sourceId": src["id"], "code": "file_too_large"}]
+    assert failed["gate"]["passed"] is False
+
+    # the answer settings, stored in DynamoDB and honoured by the retrieve function
+    def settings(method: str, body: Any = None) -> tuple[int, Any]:
+        event = api_event("apigw_rest_retrieve.json", admin, method=method, path=f"/api/bots/{BOT}/settings",
+                          body=body)
+        if body is None:
+            event["body"] = None
+        return reply(invoke(aws, "admin_api", event))
+
+    status, body = settings("PATCH", {"answer": {"gate": False, "gapRetentionDays": 7}})
+    assert (status, body["answer"]) == (200, {"gate": False, "gapRetentionDays": 7}), body
+    assert settings("GET")[1]["answer"] == {"gate": False, "gapRetentionDays": 7}
+    assert ask(aws, rw, FEE_Q)["gate"]["passed"] is True
+    status, body = settings("PATCH", {"answer": {"gapRetentionDays": 0}})
+    assert (status, body["error"]["code"]) == (400, "invalid_setting")
+    endpoint.CACHE.clear()
