@@ -66,6 +66,10 @@ from knowledge.lifecycle.validation import parse_create
         ("Payout please, the holder is Sophie Dubois.", "Sophie Dubois", "person_name"),
         ("Top-up of €150 failed three times", "€150", "amount"),
         ("I was charged S$89.90 for a plan I cancelled", "S$89.90", "amount"),
+        ("Nouvelle adresse : 18 rue des Lilas, 69003 Lyon", "18 rue des Lilas, 69003 Lyon", "street_address"),
+        ("j'ai payé CHF 120 de trop", "CHF 120", "amount"),
+        ("Meu saldo era R$ 1.250,00 e agora", "R$ 1.250,00", "amount"),
+        ("ok my new password is Summer2024!! and still locked", "Summer2024!!", "secret"),
     ],
 )
 def test_each_kind_is_found_whole(text: str, value: str, kind: str) -> None:

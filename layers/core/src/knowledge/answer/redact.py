@@ -112,6 +112,9 @@ _STREET = re.compile(
     r"al\.|aleja|Strada|Bulevardul|Calea|utca|ulitsa)\s+"
     r"(?:[^\W\d_][\w'.-]*\s+){0,4}?\d{1,4}[a-z]?(?:/\d{1,4}[a-z]?)?(?![\w])"
     r"(?:,\s*(?:\d{2}-\d{3}|\d{4,5})\s+[^\W\d_][\w-]+(?:\s+(?:(?:de|del|di|la|am|an|sur)\s+)?[^\W\d_][\w-]+){0,2})?"
+    r"|\b\d{1,4}(?:\s?(?:bis|ter|[a-z]))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|"
+    r"cours|route|calle|via|viale|rua)(?:\s+[^\W\d_][\w'’-]*){1,4}"
+    r"(?:,\s*(?:\d{2}-\d{3}|\d{4,5})\s+[^\W\d_][\w-]+(?:\s+(?:(?:de|del|di|la|am|an|sur)\s+)?[^\W\d_][\w-]+){0,2})?"
     r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}(?:,\s*[A-Z][A-Za-z'-]+(?:\s[A-Z][A-Za-z'-]+)?)?"
     r"(?:,?\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?)?"
 )
@@ -215,12 +218,17 @@ def _people(text: str) -> Iterator[Span]:
 _CURRENCY_WORDS = (r"USD|EUR|GBP|CAD|AUD|CHF|JPY|BTC|ETH|USDT|USDC|LTC|XMR|TRX|SOL|DOGE|XRP|dollars?|euros?|"
                    r"pounds?|bucks")
 _AMOUNT = re.compile(
-    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|K|m|M)\b)?"
-    rf"|\b\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY_WORDS})\b)"
+    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
+    rf"|\b\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY_WORDS})\b"
+    r"|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|INR|ZAR|SGD|HKD|NZD|TRY|AED)\s?"
+    r"\d[\d,.\s]*\d(?!\d)|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|PLN|BRL|INR|SGD)\s?\d\b)"
 )
 _PERSONAL = re.compile(
     r"(?i)\b(?:my|mine|your|yours|i|i'm|i've|i'd|me|balance|balances|wallet|deposited|withdrew|withdrawn|sent|"
-    r"received|lost|refund|refunded|owe|owed|credited|debited|missing|stolen|transferred)\b"
+    r"received|lost|refund|refunded|owe|owed|credited|debited|missing|stolen|transferred|"
+    # the same in the languages tickets most often come in
+    r"j'ai|mon|ma|mes|payé|solde|versé|mein|meine|ich|habe|guthaben|kontostand|überwiesen|bezahlt|mi|mis|"
+    r"pagué|saldo|meu|minha|paguei|mio|mia|pagato|mijn|betaald|mój|moje|zapłaciłem|zapłaciłam)\b"
 )
 #: "the withdrawal of €500": a particular transaction, so someone's
 _THEIR_TRANSACTION = re.compile(
@@ -245,7 +253,7 @@ def _secrets(text: str) -> Iterator[Span]:
     for m in _SECRET_PREFIXED.finditer(text):
         yield Span(m.start(), m.end(), "secret")
     for m in _BEARER.finditer(text):
-        value = m.group(1).rstrip(".!?")
+        value = m.group(1).rstrip(".")
         # a word ("password is incorrect") is not a secret: a secret mixes kinds of characters
         kinds = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w\s]"))
         if kinds >= 2:
