@@ -151,3 +151,14 @@ def test_malformed_tickets_have_stable_codes(messages: object, title: object, co
     with pytest.raises(InvalidInput) as err:
         draft_from_ticket(messages, title)
     assert err.value.code == code
+
+
+def test_a_name_introduced_once_goes_from_every_message_of_the_ticket() -> None:
+    draft = draft_from_ticket(
+        [{"role": "customer", "text": "The export skips a row. Best regards, Jonas Weber"},
+         {"role": "agent", "text": "Fixed in 5.0.4, thank you for the report Jonas; Weber family plan unaffected."}],
+        "Export skips a row")
+    assert "Jonas" not in draft.body and "Weber" not in draft.body
+    assert draft.redacted == {"person_name": 3}
+    # a word that only looks like a name elsewhere is left alone
+    assert redact("Jonas called", known_names={"Weber"}).text == "Jonas called"

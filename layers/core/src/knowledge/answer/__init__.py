@@ -6,6 +6,7 @@ Modules:
 
 - ``topics``: the per-bot topic classifier (fees, limits, processing time; terms overridable).
 - ``live``: live data tables (row model, composition rules, the ``LiveReader`` interface).
+- ``endpoint``: live tables read from an operator's HTTPS endpoint (guarded, bounded, cached).
 - ``gate``: the topic gate (an operator-authored excerpt on the topic must be served).
 - ``redact``: removal of personal and secret data; ``tickets``: a ticket as a draft article.
 - ``gaps``: gap records and their clustering (the record itself, ``GapRecord``, is in ``knowledge.model``).
@@ -36,9 +37,12 @@ Where each is called (one call per site; ``at`` is the object ``prepare`` return
     and ``{"redacted": draft.redacted}``. Never log the request body of this route.
 ``POST sources`` (type ``live``) —
     visibility ``agent`` or ``operator`` (``live.LIVE_VISIBILITIES``); config
-    ``{"tables": [...], "fullList": "https://… or a label"}``, both optional; weight 1.3
-    (``live.LIVE_WEIGHT``); nothing to index.
+    ``{"tables": [...], "fullList": "https://… or a label", "endpoint": "https://…"}``, all
+    optional; weight 1.3 (``live.LIVE_WEIGHT``); nothing to index. An ``endpoint`` is read
+    at answer time by ``endpoint.EndpointLiveReader`` (the outbound guard, 1 s, cached at
+    most 30 s); a source that cannot be read is listed in the response's ``liveUnavailable``.
 
-Bot settings: ``service.answer_settings`` reads an ``answer`` dict on the bot's settings when
-it has one: ``{"topics": ..., "context": ..., "gate": false, "gapRetentionDays": 30}``.
+Bot settings: ``PATCH settings`` with ``{"answer": {...}}`` (``api.models.AnswerSettings``)
+stores the ``answer`` dict on the bot's settings; ``service.answer_settings`` reads it:
+``{"topics": ..., "context": ..., "extraContext": ..., "gate": false, "gapRetentionDays": 30}``.
 """

@@ -18,7 +18,7 @@ import ipaddress
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import phonenumbers
@@ -130,7 +130,10 @@ _NAME_CUES = re.compile(
     r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|"
     r"hier\s+ist|ich\s+bin|je\s+suis|je\s+m'appelle|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|"
     r"titular\s+es|titular|sono|mi\s+chiamo|mijn\s+naam\s+is|ik\s+ben|nazywam\s+si[eę])(?:\s+is)?)\s*[:,-]?\s+"
-    r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|kind\s+regards|"
+    r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
+    r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|cordialement|"
+    r"saludos|atentamente|cordiali\s+saluti|pozdrawiam|met\s+vriendelijke\s+groet|"
+    r"hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|"
     r"bonjour|hola|hallo|grüezi|ciao|danke|merci|gracias|obrigad[oa]|dzięki|dziękuję)\s*,?\s+"
     r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Monsieur|Madame|Mme|M\.|Señor|Señora|Sr|Sra|Signor|Signora|Pan|Pani)"
     r"\.?\s+)"
@@ -362,12 +365,32 @@ def _amounts(text: str) -> Iterator[Span]:
         previous = body
 
 
-def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> list[Span]:
-    """Non-overlapping spans of personal or secret data, in text order."""
+def _known(text: str, names: Collection[str]) -> Iterator[Span]:
+    for name in names:
+        for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", text):
+            yield Span(m.start(), m.end(), "person_name")
+
+
+def names_in(texts: Iterable[str]) -> set[str]:
+    """The words of every name found in ``texts`` (at least three letters, particles left
+    out): a name introduced in one message of a ticket is removed from all of them."""
+    out: set[str] = set()
+    for text in texts:
+        for span in find_spans(text):
+            if span.kind == "person_name":
+                out.update(w for w in text[span.start : span.end].split()
+                           if len(w) >= 3 and not re.fullmatch(_PARTICLE, w))
+    return out
+
+
+def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
+               known_names: Collection[str] = ()) -> list[Span]:
+    """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
+    name words found elsewhere in the same conversation (:func:`names_in`)."""
     found = [
         *(Span(m.start(), m.end(), "email") for m in _EMAIL.finditer(text)),
         *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_ips(text),
-        *_phones(text, phone_regions), *_streets(text), *_amounts(text), *_people(text),
+        *_phones(text, phone_regions), *_streets(text), *_amounts(text), *_people(text), *_known(text, known_names),
     ]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
@@ -378,9 +401,10 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     return sorted(taken, key=lambda s: s.start)
 
 
-def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> Redaction:
+def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
+           known_names: Collection[str] = ()) -> Redaction:
     """``text`` with every span replaced by ``[kind]``, and how many of each kind."""
-    spans = find_spans(text, phone_regions=phone_regions)
+    spans = find_spans(text, phone_regions=phone_regions, known_names=known_names)
     out, last = [], 0
     for span in spans:
         out.append(text[last : span.start])

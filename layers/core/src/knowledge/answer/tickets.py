@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..lifecycle.validation import MAX_NAME_CHARS, UNKNOWN_FIELD
-from .redact import KINDS, redact
+from .redact import KINDS, names_in, redact
 
 ROLES = ("customer", "agent")
 MAX_MESSAGES = 200
@@ -69,9 +69,11 @@ def draft_from_ticket(messages: object, title: object) -> TicketDraft:
     the question, agent turns the answer, each in the order they were written."""
     checked, raw_title = _validated(messages, title)
     counts: Counter[str] = Counter()
+    # a name introduced in one message ("my name is Jonas Weber") goes from every message ("Thanks Jonas")
+    known = names_in([raw_title, *(t for _, t in checked)])
 
     def clean(text: str) -> str:
-        result = redact(text)
+        result = redact(text, known_names=known)
         counts.update(result.counts)
         return result.text.strip()
 
