@@ -35,6 +35,8 @@ class DocumentContent:
     crumbs: list[str] = field(default_factory=list)
     url: str | None = None
     whole: bool = False
+    etag: str | None = None  # a crawled page's validators, stored on its document row
+    last_modified: str | None = None
 
 
 @dataclass
@@ -45,6 +47,7 @@ class SourceContent:
     documents: list[DocumentContent]
     failed: list[tuple[str, str]] = field(default_factory=list)  # (path, error code)
     skipped: int = 0
+    unchanged: int = 0  # pages the site said had not changed (kept without extracting)
 
 
 def content_checksum(data: bytes) -> str:
