@@ -453,6 +453,73 @@ def test_a_refresh_of_an_unchanged_site_gets_304s_and_extracts_nothing(
     assert (docs["/a"].etag, docs["/b"].last_modified) == ('"a-1"', page_b.modified)
 
 
+@pytest.fixture
+def http_folder(tmp_path: Any) -> Any:
+    """A folder served as ``python -m http.server`` serves it: plain HTTP on 127.0.0.1."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield folder, httpd.server_address[1]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def test_the_development_switch_lets_a_website_source_crawl_a_local_http_server(
+    api: Api, services: Any, http_folder: Any, clock: Any
+) -> None:
+    from knowledge.crawl.outbound import OutboundPolicy
+
+    folder, port = http_folder
+    (folder / "index.html").write_text(
+        '<html><head><title>Gecko docs</title></head><body><h1>Gecko docs</h1>'
+        '<a href="install.html">Install</a></body></html>')
+    (folder / "install.html").write_text(
+        "<html><head><title>Install</title></head><body><h1>Installing the gecko agent</h1>"
+        "<p>Run the gecko installer and restart the terrarium service.</p></body></html>")
+    origin = f"http://127.0.0.1:{port}"
+    config = {"origins": [origin], "startUrls": [origin + "/"]}
+
+    # without the switch (production), or with it on another port: refused, with the codes
+    for policy in (services.outbound, OutboundPolicy(loopback_port=port + 1)):
+        services.outbound = policy
+        status, body = api("POST", f"{KB}/sources", {"type": "website", "name": "Gecko", "config": config})
+        assert (status, body["error"]["code"]) == (400, "invalid_origin")
+        status, body = api("POST", f"{KB}/sources", {"type": "website", "name": "Gecko", "config": {
+            "origins": ["https://docs.example"], "startUrls": [origin + "/"]}})
+        assert (status, body["error"]["code"]) == (400, "invalid_start_url")
+    assert services.state.list_sources("default") == []
+
+    services.outbound = OutboundPolicy(loopback_port=port)  # kb serve --dev-allow-loopback PORT
+    for other in (f"http://10.0.0.1:{port}", "http://127.0.0.1", f"http://docs.example:{port}"):
+        status, body = api("POST", f"{KB}/sources", {"type": "website", "name": "Gecko", "config": {
+            "origins": [other], "startUrls": [other + "/"]}})
+        assert (status, body["error"]["code"]) == (400, "invalid_origin"), other
+    web = create(api, "website", config)
+    assert (web["status"], web["config"]["origins"]) == ("ready", [origin])
+    docs = sorted(d.path for d in services.state.list_documents("default", web["id"]))
+    assert docs == ["/", "/install.html"]
+    assert ask(services, "how do I install the gecko agent")[0]["sourceId"] == web["id"]
+
+    # http.server answers If-Modified-Since: a second crawl finds both files unchanged
+    status, _ = api("POST", f"{KB}/sources/{web['id']}/refresh", {})
+    assert status == 202
+    assert row(services, web["id"]).documents_unchanged == 2
+
+
 def test_an_interval_change_alone_moves_the_schedule_without_a_crawl(
     api: Api, services: Any, site: Any, site_fetcher: Any, clock: Any
 ) -> None:

@@ -103,7 +103,7 @@ def _reload(services: Services, bot: str, source_id: str) -> Source:
 
 
 def create_source(services: Services, bot: str, body: Any) -> Queued:
-    spec = parse_create(body)
+    spec = parse_create(body, loopback_port=services.outbound.loopback_port)
     now = services.clock.now()
     if spec.type == "pack":
         slug = spec.config["slug"]
@@ -150,7 +150,7 @@ def patch_source(services: Services, bot: str, source_id: str, body: Any) -> Que
     source goes back to ``waiting`` and is queued (unless it is disabled). A website's
     ``refreshEverySeconds`` alone only moves its next scheduled refresh."""
     source = get_source(services, bot, source_id)
-    spec = parse_patch(body, _spec_of(source))
+    spec = parse_patch(body, _spec_of(source), loopback_port=services.outbound.loopback_port)
     changes: dict[str, object] = {}
     if spec.name != source.name:
         changes["name"] = spec.name

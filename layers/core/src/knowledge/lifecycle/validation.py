@@ -3,7 +3,9 @@
 The shape of a body (fields, types, bounds, the config of each type) is declared once in
 ``knowledge.api.models``; this module adds the rules that need more than a shape: an
 article's visibility follows its state, files, instructions and facts are never public,
-origins are normalised and start URLs lie inside them, ``refreshEverySeconds`` is for
+origins are normalised and start URLs lie inside them (https only, except
+``http://`` on loopback at the one port of the development switch ``kb serve
+--dev-allow-loopback PORT``, passed in as ``loopback_port``), ``refreshEverySeconds`` is for
 websites. Pure functions: a JSON body (or its model) in, a ``SourceSpec`` out, or
 ``InvalidInput`` with one of the stable codes. Nothing here touches storage, so the same
 rules hold in every deployment and the unit tests need no fixtures.
@@ -101,17 +103,19 @@ class SourceSpec:
 # -- entry points -----------------------------------------------------------------------
 
 
-def parse_create(body: Any) -> SourceSpec:
-    """Validate a ``POST sources`` body (parsed JSON, or its ``SourceCreate``)."""
+def parse_create(body: Any, *, loopback_port: int | None = None) -> SourceSpec:
+    """Validate a ``POST sources`` body (parsed JSON, or its ``SourceCreate``).
+    ``loopback_port``: the development switch's port (None in production)."""
     model = body if isinstance(body, SourceCreate) else parse(SourceCreate, body)
     source: Any = model.root
     given = source.model_fields_set
     config = source.config.model_dump(exclude_unset=True)
     refresh = source.refreshEverySeconds if "refreshEverySeconds" in given else _UNSET
-    return _spec(source.type, source.name.strip(), source.priority, config, source.visibility, refresh)
+    return _spec(source.type, source.name.strip(), source.priority, config, source.visibility, refresh,
+                 loopback_port)
 
 
-def parse_patch(body: Any, current: SourceSpec) -> SourceSpec:
+def parse_patch(body: Any, current: SourceSpec, *, loopback_port: int | None = None) -> SourceSpec:
     """Validate a ``PATCH sources/{id}`` body against the stored definition. Fields left
     out keep their value; ``config`` given is the whole new config (not merged)."""
     patch = body if isinstance(body, SourcePatch) else parse(SourcePatch, body)
@@ -125,7 +129,7 @@ def parse_patch(body: Any, current: SourceSpec) -> SourceSpec:
     visibility: str | None = patch.visibility if "visibility" in given else None
     if visibility is None and current.type != "article":
         visibility = current.visibility
-    return _spec(current.type, name, priority, config, visibility, refresh)
+    return _spec(current.type, name, priority, config, visibility, refresh, loopback_port)
 
 
 def check_config(kind: str, config: Any) -> dict[str, Any]:
@@ -143,13 +147,16 @@ _UNSET: Any = object()
 
 
 def _spec(kind: str, name: str, priority: int, config: dict[str, Any], visibility: str | None,
-          refresh: Any) -> SourceSpec:
+          refresh: Any, loopback_port: int | None = None) -> SourceSpec:
     if refresh is not _UNSET:
         # accepted at the top level too (that is where a source shows it); lives in config
         if kind != "website":
             raise _bad(INVALID_REFRESH_INTERVAL, "refreshEverySeconds applies to website sources only")
         config["refreshEverySeconds"] = refresh
-    config, refresh_every = _CHECKERS[kind](config)
+    if kind == "website":
+        config, refresh_every = _website(config, loopback_port)
+    else:
+        config, refresh_every = _CHECKERS[kind](config)
     if visibility is not None:
         visibility = validate_visibility(kind, visibility, config)
     else:
@@ -199,9 +206,10 @@ def _faq(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
     return {"entries": [{"question": e["question"], "answer": e["answer"]} for e in config["entries"]]}, None
 
 
-def _website(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    origins = list(dict.fromkeys(normalize_origin(o) for o in config["origins"]))
-    urls = list(dict.fromkeys(validate_start_url(u, origins) for u in config["startUrls"]))
+def _website(config: dict[str, Any], loopback_port: int | None = None) -> tuple[dict[str, Any], int | None]:
+    origins = list(dict.fromkeys(normalize_origin(o, loopback_port=loopback_port) for o in config["origins"]))
+    urls = list(dict.fromkeys(validate_start_url(u, origins, loopback_port=loopback_port)
+                              for u in config["startUrls"]))
     out: dict[str, Any] = {"origins": origins, "startUrls": urls}
     for key in ("include", "exclude"):
         if config.get(key) is not None:
@@ -300,7 +308,20 @@ def _host(hostname: str) -> str | None:
     return host
 
 
-def _split(url: str, code: str, what: str) -> tuple[str, str, Any]:
+def _dev_loopback(host: str, port: int | None, loopback_port: int | None) -> bool:
+    """Whether an ``http://`` address is the development switch's: a loopback host on
+    exactly its port."""
+    if loopback_port is None or (port or 80) != loopback_port:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _split(url: str, code: str, what: str, loopback_port: int | None = None) -> tuple[str, str, Any]:
     if not isinstance(url, str) or not url.strip() or len(url) > MAX_URL_CHARS:
         raise _bad(code, f"{what} must be a non-empty string of at most {MAX_URL_CHARS} characters")
     if any(c.isspace() or ord(c) < 32 for c in url.strip()):
@@ -311,29 +332,34 @@ def _split(url: str, code: str, what: str) -> tuple[str, str, Any]:
     except ValueError as exc:
         raise _bad(code, f"{what} is not a valid URL") from exc
     scheme = parts.scheme.lower()
-    if scheme == "http":
-        raise _bad(code, f"{what} must use https; http addresses are refused")
-    if scheme != "https":
+    if scheme not in ("http", "https"):
         raise _bad(code, f"{what} must be an https:// address")
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         raise _bad(code, f"{what} must not carry user information")
     host = _host(parts.hostname or "")
     if host is None:
         raise _bad(code, f"{what} has no valid host")
+    if scheme == "http":
+        if not _dev_loopback(host, port, loopback_port):
+            allowed = "" if loopback_port is None else (
+                f" (kb serve --dev-allow-loopback allows http://127.0.0.1:{loopback_port} only)")
+            raise _bad(code, f"{what} must use https; http addresses are refused{allowed}")
+        return f"http://{host}" if port in (None, 80) else f"http://{host}:{port}", host, parts
     origin = f"https://{host}" if port in (None, 443) else f"https://{host}:{port}"
     return origin, host, parts
 
 
-def normalize_origin(value: Any) -> str:
-    """``https://Host[:port][/]`` -> ``https://host[:port]``; anything else -> invalid_origin."""
-    origin, _, parts = _split(value, INVALID_ORIGIN, "an origin")
+def normalize_origin(value: Any, *, loopback_port: int | None = None) -> str:
+    """``https://Host[:port][/]`` -> ``https://host[:port]``; anything else -> invalid_origin
+    (``http://`` only on loopback at ``loopback_port``, the development switch)."""
+    origin, _, parts = _split(value, INVALID_ORIGIN, "an origin", loopback_port)
     if parts.path not in ("", "/") or parts.query or parts.fragment or "?" in value or "#" in value:
         raise _bad(INVALID_ORIGIN, "an origin is a bare https://host address: no path, query or fragment")
     return origin
 
 
-def validate_start_url(value: Any, origins: list[str]) -> str:
-    origin, _, parts = _split(value, INVALID_START_URL, "a start URL")
+def validate_start_url(value: Any, origins: list[str], *, loopback_port: int | None = None) -> str:
+    origin, _, parts = _split(value, INVALID_START_URL, "a start URL", loopback_port)
     if origin not in origins:
         raise _bad(INVALID_START_URL, "every start URL must be inside one of the origins")
     path = parts.path or "/"
