@@ -23,7 +23,7 @@ from knowledge.errors import Code, SourceFailure
 from knowledge.model import Source
 from knowledge.retrieve.service import RetrievalRequest, retrieve
 from knowledge.settings import LEASE_SECONDS
-from knowledge.sources.base import upload_blob_key
+from knowledge.sources.base import pages_prefix, upload_blob_key
 from knowledge.sources.registry import load_content
 from knowledge.sources.website import crawl_prefix, crawl_step, website_content
 from tests.e2e.sites import (  # noqa: F401 - fixtures
@@ -451,6 +451,18 @@ def test_a_refresh_of_an_unchanged_site_gets_304s_and_extracts_nothing(
     assert ask(services, "how often are narwhal tusks polished")[0]["sourceId"] == web["id"]
     docs = {d.path: d for d in services.state.list_documents("default", web["id"])}
     assert (docs["/a"].etag, docs["/b"].last_modified) == ('"a-1"', page_b.modified)
+
+    # the kept pages (those with validators) go when the site drops them, and with the source
+    prefix = pages_prefix("default", web["id"])
+    assert len(services.blobs.list(prefix)) == 3
+    home.body = h("/b", "/plain", title="Home", text="The narwhal help desk, without tusks.")
+    home.etag = '"home-2"'
+    clock.advance(3601)
+    services.workflow.tick()
+    assert len(page_a.answers) == 3  # not linked any more: not asked
+    assert len(services.blobs.list(prefix)) == 2
+    status, _ = api("DELETE", f"{KB}/sources/{web['id']}")
+    assert status == 204 and services.blobs.list(prefix) == []
 
 
 @pytest.fixture

@@ -18,6 +18,11 @@ def upload_blob_key(bot: str, source_id: str) -> str:
     return f"uploads/{bot}/{source_id}"
 
 
+def pages_prefix(bot: str, source_id: str) -> str:
+    """Where a website source keeps its pages for conditional re-fetch (one file per URL)."""
+    return f"staging/{bot}/{source_id}/pages/"
+
+
 @dataclass
 class DocumentContent:
     """One document of a source, ready to be chunked.

@@ -58,7 +58,7 @@ from ..errors import Code, NotFound, SourceFailure
 from ..extract import extract_bytes
 from ..model import TYPE_WEIGHT, Source, stable_id
 from ..settings import INGEST_VERSION, LEASE_SECONDS
-from .base import DocumentContent, SourceContent
+from .base import DocumentContent, SourceContent, pages_prefix
 
 if TYPE_CHECKING:
     from ..ports import Services
@@ -98,11 +98,6 @@ class CrawlStep:
 
 def crawl_prefix(bot: str, source_id: str) -> str:
     return f"staging/{bot}/{source_id}/crawl/"
-
-
-def pages_prefix(bot: str, source_id: str) -> str:
-    """Where the pages kept for conditional re-fetch lie (one file per URL)."""
-    return f"staging/{bot}/{source_id}/pages/"
 
 
 def _page_key(bot: str, source_id: str, url: str) -> str:
