@@ -25,6 +25,7 @@ function progress(s: Source): string {
     `${s.fragmentsProcessed} fragment${s.fragmentsProcessed === 1 ? "" : "s"} processed`,
   ];
   if (s.documentsFailed) parts.push(`${s.documentsFailed} failed`);
+  if (s.documentsUnchanged) parts.push(`${s.documentsUnchanged} unchanged`);
   if (s.attempts) parts.push(`attempt${s.attempts === 1 ? "" : "s"}: ${s.attempts}`);
   return parts.join(" · ");
 }

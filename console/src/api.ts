@@ -18,6 +18,7 @@ export type Source = {
   documentsProcessed: number;
   fragmentsProcessed: number;
   documentsFailed: number;
+  documentsUnchanged?: number;
   lastIndexedAt: string | null;
   refreshEverySeconds: number | null;
   nextRefreshAt: string | null;

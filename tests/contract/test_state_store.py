@@ -92,6 +92,25 @@ def test_generation_flip_is_conditioned_on_the_lease(state_store):
     assert ("b1", "s1", g1) not in state_store.orphan_generations()
 
 
+def test_crawled_pages_keep_their_validators_and_the_unchanged_count(state_store):
+    state_store.put_source(src(type="website", name="Site"))
+    state_store.acquire_lease("b1", "s1", "w1", NOW, 120)
+    g1 = state_store.begin_generation("b1", "s1", "w1")
+    docs = [
+        Document(id="d1", bot="b1", source_id="s1", title="A", path="/a", url="https://s.example/a", fragments=1,
+                 etag='W/"a-1"', last_modified="Mon, 01 Jan 2024 00:00:00 GMT"),
+        Document(id="d2", bot="b1", source_id="s1", title="B", path="/b", url="https://s.example/b", fragments=1),
+    ]
+    state_store.commit_generation("b1", "s1", "w1", g1, checksum="c1", documents=docs,
+                                  counters={"passages": 2, "documents_processed": 2, "documents_unchanged": 1},
+                                  now=NOW)
+    assert state_store.list_documents("b1", "s1") == docs
+    assert state_store.get_source("b1", "s1").documents_unchanged == 1
+    # a refresh skipped by checksum says how many pages the site reported unchanged
+    assert state_store.update_source("b1", "s1", documents_unchanged=2).documents_unchanged == 2
+    assert state_store.get_source("b1", "s1").documents_unchanged == 2
+
+
 def test_begin_generation_needs_the_lease(state_store):
     state_store.put_source(src())
     with pytest.raises(Conflict):

@@ -29,7 +29,7 @@ def test_ingest_sources_search_eval(tmp_path, write_pack, capsys):
     code, out, _ = run(capsys, "--data", data, "sources", "--json")
     [row] = json.loads(out)
     assert set(row) == {"id", "type", "name", "status", "errorCode", "passages", "weight", "lastIndexedAt",
-                        "embedder"}
+                        "embedder", "documentsUnchanged"}
     assert (row["status"], row["passages"]) == ("ready", 2)
 
     code, out, _ = run(capsys, "--data", data, "search", "--json", "withdraw", "XMR")

@@ -23,7 +23,7 @@ from knowledge.errors import Code, SourceFailure
 from knowledge.model import Source
 from knowledge.retrieve.service import RetrievalRequest, retrieve
 from knowledge.settings import LEASE_SECONDS
-from knowledge.sources.base import upload_blob_key
+from knowledge.sources.base import pages_prefix, upload_blob_key
 from knowledge.sources.registry import load_content
 from knowledge.sources.website import crawl_prefix, crawl_step, website_content
 from tests.e2e.sites import (  # noqa: F401 - fixtures
@@ -133,7 +133,7 @@ def test_crawl_steps_stage_pages_and_resume_from_a_small_cursor(services: Any, s
         f"{prefix}{n}.json" for n in range(len(steps)))
     staged = json.loads(services.blobs.get(f"{prefix}0.json"))
     assert set(staged) == {"pages", "failures"}
-    assert set(staged["pages"][0]) == {"url", "title", "text"}
+    assert set(staged["pages"][0]) == {"url", "title", "text", "etag", "lastModified", "unchanged"}
     assert site.paths().count("/robots.txt") == 1  # the robots cache travels between steps
 
     # the pipeline's load stage builds the documents from the staged crawl, fetching nothing
@@ -366,6 +366,170 @@ def test_websites_refresh_on_their_interval_and_nothing_else_does(
     clock.advance(3600)
     services.workflow.tick()
     assert row(services, web["id"]).status == "ready"
+
+
+class Conditional:
+    """A page that answers conditional requests as a static server does: ``ETag`` and/or
+    ``Last-Modified`` on a 200, a 304 when the request carries the same validator. Notes
+    the status of every answer."""
+
+    def __init__(self, site: Any, body: str, *, etag: str | None = None, modified: str | None = None):
+        self.site, self.body, self.etag, self.modified = site, body, etag, modified
+        self.answers: list[int] = []
+
+    def __call__(self, handler: Any) -> None:
+        same_tag = self.etag is not None and handler.headers.get("If-None-Match") == self.etag
+        same_date = self.modified is not None and handler.headers.get("If-Modified-Since") == self.modified
+        headers = {k: v for k, v in (("ETag", self.etag), ("Last-Modified", self.modified)) if v is not None}
+        if same_tag or (same_date and handler.headers.get("If-None-Match") is None):
+            self.answers.append(304)
+            handler.send_response(304)
+            for name, value in headers.items():
+                handler.send_header(name, value)
+            handler.end_headers()
+            return
+        self.answers.append(200)
+        self.site.respond(handler, 200, self.body.encode(), "text/html; charset=utf-8", headers)
+
+
+def test_a_refresh_of_an_unchanged_site_gets_304s_and_extracts_nothing(
+    api: Api, services: Any, site: Any, site_fetcher: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = site.html
+    home = Conditional(site, h("/a", "/b", "/plain", title="Home", text="The narwhal help desk."), etag='"home-1"')
+    page_a = Conditional(site, h(title="Tusks", text="Narwhal tusks are polished monthly."), etag='"a-1"',
+                         modified="Mon, 01 Jan 2024 00:00:00 GMT")
+    page_b = Conditional(site, h(title="Feeding", text="Narwhals eat halibut."),
+                         modified="Tue, 02 Jan 2024 00:00:00 GMT")
+    site.routes.update({"/": home, "/a": page_a, "/b": page_b})
+    site.routes["/plain"] = site.page(h(title="Plain", text="No validators on the narwhal map."))
+    extracted: list[bytes] = []
+    real_page_text = website.page_text
+
+    def counting(body: bytes, content_type: str) -> tuple[str | None, str]:
+        extracted.append(body)
+        return real_page_text(body, content_type)
+
+    monkeypatch.setattr(website, "page_text", counting)
+    web = create(api, "website", {"origins": [site.origin()], "startUrls": [site.url("/")]},
+                 refreshEverySeconds=3600)
+    assert len(extracted) == 4 and row(services, web["id"]).documents_unchanged == 0
+    docs = {d.path: d for d in services.state.list_documents("default", web["id"])}
+    assert (docs["/"].etag, docs["/a"].etag, docs["/a"].last_modified) == ('"home-1"', '"a-1"', page_a.modified)
+    assert (docs["/b"].etag, docs["/b"].last_modified) == (None, page_b.modified)
+    assert (docs["/plain"].etag, docs["/plain"].last_modified) == (None, None)
+    generation = row(services, web["id"]).live_generation
+
+    # the scheduled refresh: three 304s, only the page without validators is extracted
+    extracted.clear()
+    clock.advance(3601)
+    services.workflow.tick()
+    assert (home.answers, page_a.answers, page_b.answers) == ([200, 304], [200, 304], [200, 304])
+    assert len(extracted) == 1 and b"narwhal map" in extracted[0]
+    after = row(services, web["id"])
+    assert (after.status, after.documents_unchanged, after.attempts) == ("ready", 3, 2)
+    assert after.live_generation == generation  # nothing changed: the passages stay as they are
+    status, card = api("GET", f"{KB}/sources/{web['id']}/index-status")
+    assert status == 200 and card["documentsUnchanged"] == 3
+    status, listed = api("GET", f"{KB}/sources")
+    assert [s["documentsUnchanged"] for s in listed["sources"] if s["id"] == web["id"]] == [3]
+    assert ask(services, "how often are narwhal tusks polished")[0]["sourceId"] == web["id"]
+
+    # a changed page is fetched in full and extracted; the others stay 304s
+    extracted.clear()
+    page_b.body = h(title="Feeding", text="Narwhals eat cod and squid now.")
+    page_b.modified = "Wed, 03 Jan 2024 00:00:00 GMT"
+    clock.advance(3601)
+    services.workflow.tick()
+    assert (home.answers[-1], page_a.answers[-1], page_b.answers[-1]) == (304, 304, 200)
+    assert sorted(b"squid" in body for body in extracted) == [False, True]  # /b and /plain
+    after = row(services, web["id"])
+    assert (after.documents_unchanged, after.documents_processed) == (2, 4)
+    assert after.live_generation != generation
+    assert "squid" in ask(services, "what do narwhals eat")[0]["text"]
+    # the unchanged pages' passages were carried into the new generation from what was kept
+    assert ask(services, "how often are narwhal tusks polished")[0]["sourceId"] == web["id"]
+    docs = {d.path: d for d in services.state.list_documents("default", web["id"])}
+    assert (docs["/a"].etag, docs["/b"].last_modified) == ('"a-1"', page_b.modified)
+
+    # the kept pages (those with validators) go when the site drops them, and with the source
+    prefix = pages_prefix("default", web["id"])
+    assert len(services.blobs.list(prefix)) == 3
+    home.body = h("/b", "/plain", title="Home", text="The narwhal help desk, without tusks.")
+    home.etag = '"home-2"'
+    clock.advance(3601)
+    services.workflow.tick()
+    assert len(page_a.answers) == 3  # not linked any more: not asked
+    assert len(services.blobs.list(prefix)) == 2
+    status, _ = api("DELETE", f"{KB}/sources/{web['id']}")
+    assert status == 204 and services.blobs.list(prefix) == []
+
+
+@pytest.fixture
+def http_folder(tmp_path: Any) -> Any:
+    """A folder served as ``python -m http.server`` serves it: plain HTTP on 127.0.0.1."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield folder, httpd.server_address[1]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def test_the_development_switch_lets_a_website_source_crawl_a_local_http_server(
+    api: Api, services: Any, http_folder: Any, clock: Any
+) -> None:
+    from knowledge.crawl.outbound import OutboundPolicy
+
+    folder, port = http_folder
+    (folder / "index.html").write_text(
+        '<html><head><title>Gecko docs</title></head><body><h1>Gecko docs</h1>'
+        '<a href="install.html">Install</a></body></html>')
+    (folder / "install.html").write_text(
+        "<html><head><title>Install</title></head><body><h1>Installing the gecko agent</h1>"
+        "<p>Run the gecko installer and restart the terrarium service.</p></body></html>")
+    origin = f"http://127.0.0.1:{port}"
+    config = {"origins": [origin], "startUrls": [origin + "/"]}
+
+    # without the switch (production), or with it on another port: refused, with the codes
+    for policy in (services.outbound, OutboundPolicy(loopback_port=port + 1)):
+        services.outbound = policy
+        status, body = api("POST", f"{KB}/sources", {"type": "website", "name": "Gecko", "config": config})
+        assert (status, body["error"]["code"]) == (400, "invalid_origin")
+        status, body = api("POST", f"{KB}/sources", {"type": "website", "name": "Gecko", "config": {
+            "origins": ["https://docs.example"], "startUrls": [origin + "/"]}})
+        assert (status, body["error"]["code"]) == (400, "invalid_start_url")
+    assert services.state.list_sources("default") == []
+
+    services.outbound = OutboundPolicy(loopback_port=port)  # kb serve --dev-allow-loopback PORT
+    for other in (f"http://10.0.0.1:{port}", "http://127.0.0.1", f"http://docs.example:{port}"):
+        status, body = api("POST", f"{KB}/sources", {"type": "website", "name": "Gecko", "config": {
+            "origins": [other], "startUrls": [other + "/"]}})
+        assert (status, body["error"]["code"]) == (400, "invalid_origin"), other
+    web = create(api, "website", config)
+    assert (web["status"], web["config"]["origins"]) == ("ready", [origin])
+    docs = sorted(d.path for d in services.state.list_documents("default", web["id"]))
+    assert docs == ["/", "/install.html"]
+    assert ask(services, "how do I install the gecko agent")[0]["sourceId"] == web["id"]
+
+    # http.server answers If-Modified-Since: a second crawl finds both files unchanged
+    status, _ = api("POST", f"{KB}/sources/{web['id']}/refresh", {})
+    assert status == 202
+    assert row(services, web["id"]).documents_unchanged == 2
 
 
 def test_an_interval_change_alone_moves_the_schedule_without_a_crawl(

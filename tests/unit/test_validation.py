@@ -7,6 +7,7 @@ import pytest
 from knowledge.api.ratelimit import TokenBucket
 from knowledge.errors import InvalidInput, RateLimited
 from knowledge.lifecycle.validation import SourceSpec, parse_create, parse_patch
+from knowledge.settings import OutboundPolicy
 
 INSTRUCTION = {"text": "Refunds take three days."}
 WEB = {"origins": ["https://docs.example.com"], "startUrls": ["https://docs.example.com/start"]}
@@ -189,6 +190,39 @@ def test_origins_are_normalised(origin, normalised):
 ])
 def test_bad_origins(origin):
     assert code_of(web([origin])) == "invalid_origin"
+
+
+@pytest.mark.parametrize(("origin", "normalised"), [
+    ("http://127.0.0.1:8000", "http://127.0.0.1:8000"),
+    ("http://LOCALHOST:8000/", "http://localhost:8000"),
+    ("http://127.1.2.3:8000", "http://127.1.2.3:8000"),
+    ("http://[::1]:8000", "http://[::1]:8000"),
+])
+def test_the_development_switch_admits_http_loopback_on_its_port_only(origin, normalised):
+    raw = web([origin], [f"{normalised}/guide"])
+    assert code_of(raw) == "invalid_origin"  # production: no switch
+    spec = parse_create(raw, OutboundPolicy(loopback_port=8000))
+    assert (spec.config["origins"], spec.config["startUrls"]) == ([normalised], [f"{normalised}/guide"])
+    with pytest.raises(InvalidInput) as err:
+        parse_create(raw, OutboundPolicy(loopback_port=8001))
+    assert err.value.code == "invalid_origin"
+
+
+@pytest.mark.parametrize("origin", [
+    "http://127.0.0.1",  # port 80, not the switch's
+    "http://127.0.0.1:8001",
+    "http://10.0.0.1:8000",  # not loopback
+    "http://docs.example.com:8000",
+    "http://user@127.0.0.1:8000",
+])
+def test_the_development_switch_admits_nothing_else_over_http(origin):
+    with pytest.raises(InvalidInput) as err:
+        parse_create(web([origin], [f"{origin}/"]), loopback_port=8000)
+    assert err.value.code == "invalid_origin"
+    # an http start URL inside an https origin is refused as a start URL
+    with pytest.raises(InvalidInput) as err:
+        parse_create(web(["https://127.0.0.1:8000"], ["http://127.0.0.1:8000/"]), loopback_port=8000)
+    assert err.value.code == "invalid_start_url"
 
 
 def test_one_to_twenty_origins():

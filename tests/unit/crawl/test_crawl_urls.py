@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.crawl.urls import extract_links, in_origins, normalize, origin_of
+from knowledge.crawl.urls import extract_links, in_origins, normalize, origin_of, page_links
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,19 @@ def test_in_origins() -> None:
 def test_origin_of() -> None:
     assert origin_of("https://Site.example:443/a?b") == "https://site.example"
     assert origin_of("https://site.example:8443/a") == "https://site.example:8443"
-    assert origin_of("http://site.example/a") is None
+    # http origins exist only under the development switch; the scheme is part of the origin
+    assert origin_of("http://127.0.0.1:8000/a") == "http://127.0.0.1:8000"
+    assert origin_of("http://site.example:80/a") == "http://site.example"
+    assert not in_origins("https://127.0.0.1:8000/a", ["http://127.0.0.1:8000"])
+    assert in_origins("http://127.0.0.1:8000/a", ["http://127.0.0.1:8000"])
+    assert origin_of("ftp://site.example/a") is None
+
+
+def test_an_http_page_yields_http_links_and_an_https_page_never_does() -> None:
+    html = '<a href="/x">x</a><a href="https://site.example/y">y</a><link rel="canonical" href="/x">'
+    assert page_links(html, "http://127.0.0.1:8000/") == (
+        ["http://127.0.0.1:8000/x", "https://site.example/y"], "http://127.0.0.1:8000/x")
+    assert page_links('<a href="http://127.0.0.1:8000/x">x</a>', "https://site.example/") == ([], None)
 
 
 BASE = "https://site.example/docs/page.html"

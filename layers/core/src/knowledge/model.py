@@ -84,6 +84,8 @@ class Source:
     documents_processed: int = 0
     fragments_processed: int = 0
     documents_failed: int = 0
+    #: pages of the last crawl the site said were unchanged (304): kept, not extracted again
+    documents_unchanged: int = 0
     checksum: str | None = None
     live_generation: int | None = None
     passages: int = 0
@@ -142,6 +144,9 @@ class Document:
     checksum: str | None = None
     fragments: int = 0
     error_code: str | None = None
+    #: a crawled page's validators, sent back on the next crawl (conditional re-fetch)
+    etag: str | None = None
+    last_modified: str | None = None
 
 
 @dataclass

@@ -30,6 +30,7 @@ def commit_changes(
         "documents_processed": counters.get("documents_processed", 0),
         "fragments_processed": counters.get("fragments_processed", 0),
         "documents_failed": counters.get("documents_failed", 0),
+        "documents_unchanged": counters.get("documents_unchanged", 0),
         "visibility_counts": dict(visibility_counts or {}),
         "status": "disabled" if status == "disabled" else "ready",
         "error_code": error_code,

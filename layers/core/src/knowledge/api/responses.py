@@ -48,6 +48,8 @@ class Source(Reply):
     documentsProcessed: int | None = None
     fragmentsProcessed: int | None = None
     documentsFailed: int | None = None
+    documentsUnchanged: int | None = Field(None, description="pages the site said had not changed (HTTP 304) "
+                                           "at the last crawl: kept without being fetched or extracted again")
     lastIndexedAt: str | None
     refreshEverySeconds: int | None = None
     nextRefreshAt: str | None = None
@@ -70,6 +72,7 @@ class IndexStatus(Reply):
     documentsProcessed: int
     fragmentsProcessed: int
     documentsFailed: int
+    documentsUnchanged: int | None = None
     passages: int | None = None
     errorCode: str | None
     errorMessage: str | None = None

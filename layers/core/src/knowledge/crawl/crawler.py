@@ -26,6 +26,12 @@ Rules (product behaviour):
 * At most ``max_pages`` pages are kept, and at most ``3 * max_pages`` requests are made, so
   a site full of broken links cannot keep the crawler busy either. The queue holds at most
   ``5 * max_pages`` URLs.
+* Conditional re-fetch: ``known(url)`` may return what an earlier crawl kept of that URL
+  (:class:`KnownPage`: its ``ETag``/``Last-Modified``, extracted text, links and canonical
+  link). The request then carries ``If-None-Match``/``If-Modified-Since``; a ``304`` keeps
+  the page as it was (``Page.unchanged``) without extracting anything, and its links are
+  followed as before. Validators are kept on a page only when it was kept under the URL it
+  was requested at (no redirect, no canonical fold), so they are never sent to another URL.
 * A page that fails is recorded in ``failures`` with its code and the crawl goes on.
   HTTP errors have no code of their own: 5xx is recorded as ``fetch_timeout`` (the site did
   not answer usefully) and other non-2xx statuses as ``malformed_file``.
@@ -44,13 +50,13 @@ from __future__ import annotations
 import codecs
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bs4 import BeautifulSoup
 
-from knowledge.crawl.fetcher import FetchResult, media_type
+from knowledge.crawl.fetcher import FetchResult, media_type, validators
 from knowledge.crawl.robots import RobotsPolicy
 from knowledge.crawl.sitemaps import newest_first, parse_sitemap
 from knowledge.crawl.urls import PathFilter, in_origins, normalize, origin_of, page_links
@@ -71,7 +77,11 @@ class PageFetcher(Protocol):
         *,
         origins: Sequence[str] | None = None,
         may_follow: Callable[[str], bool] | None = None,
-    ) -> FetchResult: ...
+        conditions: Mapping[str, str] | None = None,
+    ) -> FetchResult:
+        """``conditions``: conditional headers (see ``Fetcher.fetch``); the crawler passes
+        them only when it has validators to send."""
+        ...
 
     def fetch_robots(self, url: str, *, origins: Sequence[str] | None = None) -> FetchResult: ...
 
@@ -82,6 +92,27 @@ class Page:
     title: str | None
     text: str
     content_type: str  # bare media type, e.g. "text/html"
+    etag: str | None = None
+    last_modified: str | None = None
+    unchanged: bool = False  # the site answered 304: kept from the earlier crawl
+    links: tuple[str, ...] = ()  # the page's links (before the origin and pattern filters)
+    canonical: str | None = None
+
+
+@dataclass(frozen=True)
+class KnownPage:
+    """What an earlier crawl kept of a page, to ask the site whether it changed."""
+
+    etag: str | None
+    last_modified: str | None
+    title: str | None
+    text: str
+    content_type: str
+    links: tuple[str, ...] = ()
+    canonical: str | None = None
+
+
+Known = Callable[[str], "KnownPage | None"]
 
 
 @dataclass
@@ -137,7 +168,9 @@ class _Crawl:
         clock: Callable[[], float],
         to_text: ToText,
         paths: PathFilter,
+        known: Known | None = None,
     ):
+        self.known = known
         self.origins = list(origins)
         self.paths = paths
         self.fetcher = fetcher
@@ -390,10 +423,19 @@ class _Crawl:
     def visit(self, url: str) -> None:
         self.requests += 1
         self.done.add(url)
+        earlier = self.known(url) if self.known is not None else None
+        conditions = validators(earlier.etag, earlier.last_modified) if earlier is not None else {}
         try:
-            response = self.fetcher.fetch(url, origins=self.origins, may_follow=self.may_follow)
+            if conditions:
+                response = self.fetcher.fetch(url, origins=self.origins, may_follow=self.may_follow,
+                                              conditions=conditions)
+            else:
+                response = self.fetcher.fetch(url, origins=self.origins, may_follow=self.may_follow)
         except SourceFailure as failure:
             self.result.failures.append((url, failure.code))
+            return
+        if response.status == 304 and earlier is not None and conditions:
+            self.keep_unchanged(url, earlier)
             return
         if not 200 <= response.status < 300:
             self.result.failures.append((url, _status_code(response.status)))
@@ -410,6 +452,8 @@ class _Crawl:
             self.seen.add(final)
         kind = response.media_type
         links: list[str] = []
+        canonical: str | None = None
+        requested = final == url
         if kind in HTML_TYPES:
             links, canonical = page_links(decode_body(response.body, response.content_type), final)
             if canonical is not None and canonical != final and self.may_fold_into(canonical):
@@ -418,6 +462,7 @@ class _Crawl:
                 self.done.add(canonical)
                 self.seen.add(canonical)
                 final = canonical
+                requested = False
         try:
             title, text = self.to_text(response.body, response.content_type)
         except SourceFailure as failure:
@@ -426,8 +471,30 @@ class _Crawl:
         except (ValueError, LookupError, UnicodeError):
             self.result.failures.append((url, Code.MALFORMED_FILE))
             return
-        self.result.pages.append(Page(final, title, text, kind))
-        self.kept.add(final)
+        # validators belong to the URL they were requested at: kept only for a page kept there
+        etag = response.etag if requested else None
+        last_modified = response.last_modified if requested else None
+        self.keep(Page(final, title, text, kind, etag, last_modified, False, tuple(links), canonical), links)
+
+    def keep_unchanged(self, url: str, earlier: KnownPage) -> None:
+        """A 304: the page as the earlier crawl kept it, its canonical link and links
+        weighed again under today's patterns and robots.txt."""
+        canonical = earlier.canonical
+        if canonical is not None and canonical != url and self.may_fold_into(canonical):
+            if canonical in self.kept:
+                return
+            self.done.add(canonical)
+            self.seen.add(canonical)
+            # kept under another URL now: without validators, fetched in full next time
+            self.keep(Page(canonical, earlier.title, earlier.text, earlier.content_type, links=earlier.links,
+                           canonical=canonical), list(earlier.links))
+            return
+        self.keep(Page(url, earlier.title, earlier.text, earlier.content_type, earlier.etag, earlier.last_modified,
+                       True, earlier.links, canonical), list(earlier.links))
+
+    def keep(self, page: Page, links: list[str]) -> None:
+        self.result.pages.append(page)
+        self.kept.add(page.url)
         self.page_count += 1
         for link in links:
             if self.wanted(link):
@@ -455,12 +522,14 @@ def crawl(
     clock: Callable[[], float] = time.monotonic,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    known: Known | None = None,
 ) -> CrawlResult:
     """Crawl ``start_urls`` breadth-first inside ``origins`` (see the module docstring).
 
     ``to_text(body, content_type)`` returns ``(title, text)``; plug the extraction module in
     here. ``cursor`` resumes a crawl that an earlier call stopped at its ``deadline``.
     ``include``/``exclude`` are the source's path patterns (validated beforehand).
+    ``known(url)`` returns what an earlier crawl kept of a URL (conditional re-fetch).
     """
     state = _Crawl(
         origins,
@@ -471,6 +540,7 @@ def crawl(
         clock=clock,
         to_text=to_text,
         paths=PathFilter(include, exclude),
+        known=known,
     )
     if cursor is not None:
         state.restore(cursor)

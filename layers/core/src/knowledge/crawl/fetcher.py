@@ -31,6 +31,12 @@ Markdown, or that is content-encoded
 HTTP 429                                             ``rate_limited``
 ===================================================  ===================
 
+Conditional requests: ``conditions`` (``If-None-Match``/``If-Modified-Since``, see
+:func:`validators`) go with the first request only, never with a redirect hop; a ``304``
+comes back as a :class:`FetchResult` with that status, an empty body and the URL unchanged.
+The ``ETag`` and ``Last-Modified`` of a 2xx response are returned when they are short
+printable text (at most ``MAX_VALIDATOR_CHARS`` characters), so they can be sent back.
+
 Too many redirects is ``malformed_file`` rather than ``blocked_address`` because nothing
 about the addresses is wrong: the site's response chain is what cannot be used.
 
@@ -43,7 +49,7 @@ from __future__ import annotations
 
 import http.client
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -66,10 +72,35 @@ class FetchResult:
     status: int
     content_type: str  # the Content-Type header as received ("" when absent)
     body: bytes
+    etag: str | None = None
+    last_modified: str | None = None
 
     @property
     def media_type(self) -> str:
         return media_type(self.content_type)
+
+
+#: Longer ETag/Last-Modified values are not kept (nor sent back).
+MAX_VALIDATOR_CHARS = 200
+
+
+def _validator(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if not value or len(value) > MAX_VALIDATOR_CHARS or not all(" " <= c <= "~" for c in value):
+        return None
+    return value
+
+
+def validators(etag: str | None, last_modified: str | None) -> dict[str, str]:
+    """The conditional request headers for a page fetched earlier with these validators."""
+    headers: dict[str, str] = {}
+    if _validator(etag) is not None:
+        headers["If-None-Match"] = str(etag)
+    if _validator(last_modified) is not None:
+        headers["If-Modified-Since"] = str(last_modified)
+    return headers
 
 
 def media_type(content_type: str) -> str:
@@ -103,10 +134,12 @@ class Fetcher:
         *,
         origins: Sequence[str] | None = None,
         may_follow: Callable[[str], bool] | None = None,
+        conditions: Mapping[str, str] | None = None,
     ) -> FetchResult:
         """GET ``url``. ``origins`` (bare https origins) confines the URL and every
-        redirect; ``may_follow`` vets each redirect target (False -> ``robots_denied``)."""
-        return self._fetch(url, origins=origins, may_follow=may_follow, any_type=False)
+        redirect; ``may_follow`` vets each redirect target (False -> ``robots_denied``);
+        ``conditions`` are conditional headers for the first request (a 304 comes back)."""
+        return self._fetch(url, origins=origins, may_follow=may_follow, any_type=False, conditions=conditions)
 
     def fetch_robots(self, url: str, *, origins: Sequence[str] | None = None) -> FetchResult:
         """GET a robots.txt: like :meth:`fetch` but any content type is accepted."""
@@ -121,6 +154,7 @@ class Fetcher:
         origins: Sequence[str] | None,
         may_follow: Callable[[str], bool] | None,
         any_type: bool,
+        conditions: Mapping[str, str] | None = None,
     ) -> FetchResult:
         deadline = time.monotonic() + self._timeout
         try:
@@ -136,11 +170,14 @@ class Fetcher:
             return True
 
         redirects = 0
+        first_headers = {"Accept": accept, **validators(
+            (conditions or {}).get("If-None-Match"), (conditions or {}).get("If-Modified-Since"))}
         while True:
             if origins is not None and not in_origins(current, origins):
                 raise blocked("url is outside the allowed origins")
             addresses = self._transport.check(current, deadline)
-            response = self._transport.exchange(current, addresses, deadline, headers={"Accept": accept},
+            headers = first_headers if redirects == 0 else {"Accept": accept}
+            response = self._transport.exchange(current, addresses, deadline, headers=headers,
                                                 want_body=want_body, max_bytes=self._max_bytes)
             if response.status in REDIRECT_STATUSES:
                 location = response.headers.get("Location")
@@ -164,7 +201,12 @@ class Fetcher:
                 continue
             if response.status == 429:
                 raise SourceFailure(Code.RATE_LIMITED, "the site throttled the request")
-            return FetchResult(url, current, response.status, response.content_type, response.body)
+            etag = last_modified = None
+            if 200 <= response.status < 300:
+                etag = _validator(response.headers.get("ETag"))
+                last_modified = _validator(response.headers.get("Last-Modified"))
+            return FetchResult(url, current, response.status, response.content_type, response.body, etag,
+                               last_modified)
 
 
 def _check_type(headers: http.client.HTTPMessage, any_type: bool) -> None:

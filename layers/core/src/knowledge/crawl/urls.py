@@ -10,6 +10,13 @@ robots.txt paths: a pattern starts with ``/`` and matches a path (with its query
 starts with it, ``*`` stands for any run of characters and a final ``$`` anchors the end.
 Both sides are compared percent-decoded, so ``/caf%C3%A9`` and ``/café`` are one pattern.
 Patterns are validated when the source is created (``lifecycle.validation``).
+
+Origins are compared by scheme, host and port. A source's origins are ``https://`` ones,
+except under the development switch (``kb serve --dev-allow-loopback PORT``), which lets a
+source have ``http://127.0.0.1:PORT``. An https page yields only https links (never a
+step down to http); an http page yields both; only links inside the origins (same scheme)
+are followed. Whether an address may be reached at all is
+the guard's decision (``guard.check_url``), taken again at every request.
 """
 
 from __future__ import annotations
@@ -58,8 +65,8 @@ def normalize(url: str) -> str:
     return canonical
 
 
-def parse_origin(origin: str) -> tuple[str, int] | None:
-    """``https://Host[:port]`` (optionally with a trailing ``/``) -> ``(host, port)``."""
+def parse_origin(origin: str) -> tuple[str, str, int] | None:
+    """``https://Host[:port]`` (optionally with a trailing ``/``) -> ``(scheme, host, port)``."""
     try:
         parts = urlsplit(origin.strip())
     except ValueError:
@@ -70,23 +77,26 @@ def parse_origin(origin: str) -> tuple[str, int] | None:
 
 
 def origin_of(url: str) -> str | None:
-    """The bare origin ``https://host[:port]`` of an https ``url`` (default port omitted)."""
+    """The bare origin ``https://host[:port]`` of an https (or http) ``url`` (default port
+    omitted)."""
     key = parse_origin_of_url(url)
     if key is None:
         return None
-    host, port = key
+    scheme, host, port = key
     shown = f"[{host}]" if ":" in host else host
-    return f"https://{shown}" if port == 443 else f"https://{shown}:{port}"
+    return f"{scheme}://{shown}" if port == _DEFAULT_PORTS[scheme] else f"{scheme}://{shown}:{port}"
 
 
-def parse_origin_of_url(url: str) -> tuple[str, int] | None:
-    """``(host, port)`` of an https ``url`` (IDNA host, default port 443), else None."""
+def parse_origin_of_url(url: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of an https or http ``url`` (IDNA host, default port), else
+    None."""
     try:
         parts = urlsplit(url.strip())
         port = parts.port
     except ValueError:
         return None
-    if parts.scheme.lower() != "https" or not parts.hostname or "@" in parts.netloc:
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname or "@" in parts.netloc:
         return None
     host = parts.hostname
     if not host.isascii():
@@ -94,11 +104,11 @@ def parse_origin_of_url(url: str) -> tuple[str, int] | None:
             host = host.encode("idna").decode("ascii").lower()
         except UnicodeError:
             return None
-    return host, port or 443
+    return scheme, host, port or _DEFAULT_PORTS[scheme]
 
 
 def in_origins(url: str, origins: Sequence[str]) -> bool:
-    """True when ``url`` is an https URL whose host and port equal one of ``origins``."""
+    """True when ``url``'s scheme, host and port equal those of one of ``origins``."""
     key = parse_origin_of_url(url)
     if key is None:
         return False
@@ -106,18 +116,19 @@ def in_origins(url: str, origins: Sequence[str]) -> bool:
 
 
 def extract_links(html: str, base_url: str) -> list[str]:
-    """The https targets of ``<a href>`` links, resolved against ``<base href>`` (if any)
-    or ``base_url``, normalised, deduplicated, in document order."""
+    """The https targets of ``<a href>`` links (http ones too on an http page), resolved
+    against ``<base href>`` (if any) or ``base_url``, normalised, deduplicated, in document
+    order."""
     return page_links(html, base_url)[0]
 
 
-def _absolute(href: str, base: str) -> str | None:
+def _absolute(href: str, base: str, schemes: frozenset[str]) -> str | None:
     href = _clean_href(href)
     if not href:
         return None
     try:
         absolute = urljoin(base, href)
-        if urlsplit(absolute).scheme.lower() != "https":
+        if urlsplit(absolute).scheme.lower() not in schemes:
             return None
         return normalize(absolute)
     except ValueError:
@@ -126,7 +137,12 @@ def _absolute(href: str, base: str) -> str | None:
 
 def page_links(html: str, base_url: str) -> tuple[list[str], str | None]:
     """:func:`extract_links` and the page's ``<link rel="canonical">`` target (the first
-    one, https only, normalised; None when there is none)."""
+    one, under the same scheme rule, normalised; None when there is none)."""
+    try:
+        page_scheme = urlsplit(base_url).scheme.lower()
+    except ValueError:
+        page_scheme = "https"
+    schemes = frozenset({"https", "http"}) if page_scheme == "http" else frozenset({"https"})
     soup = BeautifulSoup(html, "lxml")
     base = base_url
     base_tag = soup.find("base", href=True)
@@ -138,7 +154,7 @@ def page_links(html: str, base_url: str) -> tuple[list[str], str | None]:
     seen: set[str] = set()
     for anchor in soup.find_all("a", href=True):
         href = anchor.get("href")
-        link = _absolute(href, base) if isinstance(href, str) else None
+        link = _absolute(href, base, schemes) if isinstance(href, str) else None
         if link is not None and link not in seen:
             seen.add(link)
             links.append(link)
@@ -148,7 +164,7 @@ def page_links(html: str, base_url: str) -> tuple[list[str], str | None]:
         tokens = rel if isinstance(rel, list) else str(rel or "").split()
         if "canonical" in (t.lower() for t in tokens):
             href = tag.get("href")
-            canonical = _absolute(href, base) if isinstance(href, str) else None
+            canonical = _absolute(href, base, schemes) if isinstance(href, str) else None
             break
     return links, canonical
 

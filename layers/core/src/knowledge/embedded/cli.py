@@ -292,6 +292,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
             "status": s.status,
             "errorCode": s.error_code,
             "passages": s.passages,
+            "documentsUnchanged": s.documents_unchanged,
             "weight": s.weight,
             "lastIndexedAt": iso(s.last_indexed_at),
             "embedder": embedder,
@@ -308,7 +309,8 @@ def cmd_sources(args: argparse.Namespace) -> int:
     for r in rows:
         weight = f" x{r['weight']}" if r["weight"] != 1.0 else ""
         err = f" [{r['errorCode']}]" if r["errorCode"] else ""
-        print(f"{r['status']:<9} {r['passages']:>6} passages{weight}  {r['name']} ({r['type']}, {r['id']}){err}")
+        same = f", {r['documentsUnchanged']} pages unchanged" if r["documentsUnchanged"] else ""
+        print(f"{r['status']:<9} {r['passages']:>6} passages{weight}  {r['name']} ({r['type']}, {r['id']}{same}){err}")
     return 0
 
 

@@ -24,7 +24,7 @@ from ..ports import Services
 from ..refresh.packsync import pack_source_id
 from ..refresh.pipeline import drop_orphans
 from ..schedule import REFRESHABLE, runnable
-from ..sources.base import pack_blob_key, upload_blob_key
+from ..sources.base import pack_blob_key, pages_prefix, upload_blob_key
 from ..sources.files import awaiting_upload
 from .validation import SourceSpec, parse_create, parse_patch
 
@@ -283,8 +283,20 @@ def delete_source(services: Services, bot: str, source_id: str) -> None:
         log.warning("passages of deleted source %s/%s left for the next clean-up", bot, source_id)
     if source.type == "file":
         services.blobs.delete(upload_blob_key(bot, source_id))
+    if source.type == "website":
+        _forget_kept_pages(services, bot, source_id)
     if not runnable(source):  # live data: its tables go with it
         services.state.delete_live_tables(bot, source_id)
+
+
+def _forget_kept_pages(services: Services, bot: str, source_id: str) -> None:
+    """The pages a website source kept for conditional re-fetch go with it. A caller whose
+    role may not touch the staging area (the admin Lambda) leaves them to its expiry."""
+    try:
+        for key in services.blobs.list(pages_prefix(bot, source_id)):
+            services.blobs.delete(key)
+    except BackendError:
+        log.warning("kept pages of deleted source %s/%s left to the staging expiry", bot, source_id)
 
 
 # -- uploads ----------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 The shape of a body (fields, types, bounds, the config of each type) is declared once in
 ``knowledge.api.models``; this module adds the rules that need more than a shape: an
 article's visibility follows its state, files, instructions and facts are never public,
-origins are normalised and start URLs lie inside them, ``refreshEverySeconds`` is for
+origins are normalised and start URLs lie inside them (https only, except
+``http://`` on loopback at the one port of the development switch ``kb serve
+--dev-allow-loopback PORT``, passed in as ``loopback_port``), ``refreshEverySeconds`` is for
 websites. Pure functions: a JSON body (or its model) in, a ``SourceSpec`` out, or
 ``InvalidInput`` with one of the stable codes. Nothing here touches storage, so the same
 rules hold in every deployment and the unit tests need no fixtures.
@@ -104,7 +106,8 @@ class SourceSpec:
 
 def parse_create(body: Any, policy: OutboundPolicy | None = None) -> SourceSpec:
     """Validate a ``POST sources`` body (parsed JSON, or its ``SourceCreate``); ``policy``:
-    the deployment's outbound policy, for a URL the service will call (a live endpoint)."""
+    the deployment's outbound policy, for a URL the service will call (a live endpoint) and
+    for the development switch's port (a website on loopback)."""
     model = body if isinstance(body, SourceCreate) else parse(SourceCreate, body)
     source: Any = model.root
     given = source.model_fields_set
@@ -151,7 +154,12 @@ def _spec(kind: str, name: str, priority: int, config: dict[str, Any], visibilit
         if kind != "website":
             raise _bad(INVALID_REFRESH_INTERVAL, "refreshEverySeconds applies to website sources only")
         config["refreshEverySeconds"] = refresh
-    config, refresh_every = _live(config, policy) if kind == "live" else _CHECKERS[kind](config)
+    if kind == "live":
+        config, refresh_every = _live(config, policy)
+    elif kind == "website":
+        config, refresh_every = _website(config, policy.loopback_port if policy else None)
+    else:
+        config, refresh_every = _CHECKERS[kind](config)
     if visibility is not None:
         visibility = validate_visibility(kind, visibility, config)
     else:
@@ -201,9 +209,10 @@ def _faq(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
     return {"entries": [{"question": e["question"], "answer": e["answer"]} for e in config["entries"]]}, None
 
 
-def _website(config: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    origins = list(dict.fromkeys(normalize_origin(o) for o in config["origins"]))
-    urls = list(dict.fromkeys(validate_start_url(u, origins) for u in config["startUrls"]))
+def _website(config: dict[str, Any], loopback_port: int | None = None) -> tuple[dict[str, Any], int | None]:
+    origins = list(dict.fromkeys(normalize_origin(o, loopback_port=loopback_port) for o in config["origins"]))
+    urls = list(dict.fromkeys(validate_start_url(u, origins, loopback_port=loopback_port)
+                              for u in config["startUrls"]))
     out: dict[str, Any] = {"origins": origins, "startUrls": urls}
     for key in ("include", "exclude"):
         if config.get(key) is not None:
@@ -309,7 +318,20 @@ def _host(hostname: str) -> str | None:
     return host
 
 
-def _split(url: str, code: str, what: str) -> tuple[str, str, Any]:
+def _dev_loopback(host: str, port: int | None, loopback_port: int | None) -> bool:
+    """Whether an ``http://`` address is the development switch's: a loopback host on
+    exactly its port."""
+    if loopback_port is None or (port or 80) != loopback_port:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _split(url: str, code: str, what: str, loopback_port: int | None = None) -> tuple[str, str, Any]:
     if not isinstance(url, str) or not url.strip() or len(url) > MAX_URL_CHARS:
         raise _bad(code, f"{what} must be a non-empty string of at most {MAX_URL_CHARS} characters")
     if any(c.isspace() or ord(c) < 32 for c in url.strip()):
@@ -320,29 +342,34 @@ def _split(url: str, code: str, what: str) -> tuple[str, str, Any]:
     except ValueError as exc:
         raise _bad(code, f"{what} is not a valid URL") from exc
     scheme = parts.scheme.lower()
-    if scheme == "http":
-        raise _bad(code, f"{what} must use https; http addresses are refused")
-    if scheme != "https":
+    if scheme not in ("http", "https"):
         raise _bad(code, f"{what} must be an https:// address")
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         raise _bad(code, f"{what} must not carry user information")
     host = _host(parts.hostname or "")
     if host is None:
         raise _bad(code, f"{what} has no valid host")
+    if scheme == "http":
+        if not _dev_loopback(host, port, loopback_port):
+            allowed = "" if loopback_port is None else (
+                f" (kb serve --dev-allow-loopback allows http://127.0.0.1:{loopback_port} only)")
+            raise _bad(code, f"{what} must use https; http addresses are refused{allowed}")
+        return f"http://{host}" if port in (None, 80) else f"http://{host}:{port}", host, parts
     origin = f"https://{host}" if port in (None, 443) else f"https://{host}:{port}"
     return origin, host, parts
 
 
-def normalize_origin(value: Any) -> str:
-    """``https://Host[:port][/]`` -> ``https://host[:port]``; anything else -> invalid_origin."""
-    origin, _, parts = _split(value, INVALID_ORIGIN, "an origin")
+def normalize_origin(value: Any, *, loopback_port: int | None = None) -> str:
+    """``https://Host[:port][/]`` -> ``https://host[:port]``; anything else -> invalid_origin
+    (``http://`` only on loopback at ``loopback_port``, the development switch)."""
+    origin, _, parts = _split(value, INVALID_ORIGIN, "an origin", loopback_port)
     if parts.path not in ("", "/") or parts.query or parts.fragment or "?" in value or "#" in value:
         raise _bad(INVALID_ORIGIN, "an origin is a bare https://host address: no path, query or fragment")
     return origin
 
 
-def validate_start_url(value: Any, origins: list[str]) -> str:
-    origin, _, parts = _split(value, INVALID_START_URL, "a start URL")
+def validate_start_url(value: Any, origins: list[str], *, loopback_port: int | None = None) -> str:
+    origin, _, parts = _split(value, INVALID_START_URL, "a start URL", loopback_port)
     if origin not in origins:
         raise _bad(INVALID_START_URL, "every start URL must be inside one of the origins")
     path = parts.path or "/"

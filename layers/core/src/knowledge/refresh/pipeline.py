@@ -112,7 +112,8 @@ class Refresher:
             # the vector space is part of what passages are: another embedder means a rebuild
             checksum = source_checksum(source, self._embedder, content)
             if not force and unchanged(source, checksum):
-                state.update_source(bot, source_id, status="ready", error_code=None, error_message=None)
+                state.update_source(bot, source_id, status="ready", error_code=None, error_message=None,
+                                    documents_unchanged=content.unchanged)
                 state.release_lease(bot, source_id, self.owner)
                 self.progress("skipped", source=source.name)
                 return RefreshOutcome(source.id, source.name, "skipped", passages=source.passages)
@@ -186,6 +187,7 @@ class Refresher:
             "documents_processed": len(documents),
             "fragments_processed": total_passages,
             "documents_failed": len(failures),
+            "documents_unchanged": content.unchanged,
         }
         state.commit_generation(
             bot,

@@ -205,6 +205,8 @@ def document_row(bot: str, source_id: str, doc: DocumentContent, fragments: int,
         visibility=doc.visibility,
         fragments=fragments,
         error_code=error,
+        etag=doc.etag,
+        last_modified=doc.last_modified,
     )
 
 
@@ -502,7 +504,8 @@ def list_documents(services: Services, bot: str, source_id: str, owner: str, job
     content = load_content(services, source)
     checksum = source_checksum(source, embedder, content)
     prefix = staging_prefix(bot, source_id, generation)
-    manifest: dict[str, Any] = {"checksum": checksum, "space": space_of(embedder), "skipped": content.skipped}
+    manifest: dict[str, Any] = {"checksum": checksum, "space": space_of(embedder), "skipped": content.skipped,
+                                "unchanged": content.unchanged}
     if not job.get("force") and unchanged(source, checksum):
         _put_json(services, prefix + "manifest.json", {**manifest, "skip": True, "batches": 0, "documents": 0,
                                                        "failures": []})
@@ -597,7 +600,8 @@ def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[s
     manifest = _get_json(services, prefix + "manifest.json")
     if manifest.get("skip"):
         state.finish_generation(bot, source_id, generation)
-        state.update_source(bot, source_id, status="ready", error_code=None, error_message=None)
+        state.update_source(bot, source_id, status="ready", error_code=None, error_message=None,
+                            documents_unchanged=int(manifest.get("unchanged", 0)))
         state.release_lease(bot, source_id, owner)
         _clear_staging(services, bot, source_id, generation)
         return RefreshOutcome(source_id, name, "skipped", passages=source.passages).as_dict()
@@ -620,6 +624,7 @@ def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[s
         "documents_processed": len(documents),
         "fragments_processed": total,
         "documents_failed": len(failures),
+        "documents_unchanged": int(manifest.get("unchanged", 0)),
     }
     error_code = failures[0][1] if failures else None
     rows = documents + failure_rows(bot, source_id, source.visibility, failures, documents)

@@ -18,6 +18,11 @@ def upload_blob_key(bot: str, source_id: str) -> str:
     return f"uploads/{bot}/{source_id}"
 
 
+def pages_prefix(bot: str, source_id: str) -> str:
+    """Where a website source keeps its pages for conditional re-fetch (one file per URL)."""
+    return f"staging/{bot}/{source_id}/pages/"
+
+
 @dataclass
 class DocumentContent:
     """One document of a source, ready to be chunked.
@@ -35,6 +40,8 @@ class DocumentContent:
     crumbs: list[str] = field(default_factory=list)
     url: str | None = None
     whole: bool = False
+    etag: str | None = None  # a crawled page's validators, stored on its document row
+    last_modified: str | None = None
 
 
 @dataclass
@@ -45,6 +52,7 @@ class SourceContent:
     documents: list[DocumentContent]
     failed: list[tuple[str, str]] = field(default_factory=list)  # (path, error code)
     skipped: int = 0
+    unchanged: int = 0  # pages the site said had not changed (kept without extracting)
 
 
 def content_checksum(data: bytes) -> str:

@@ -19,6 +19,14 @@ Staging layout (``crawl_prefix(bot, source_id)`` = ``staging/{bot}/{source_id}/c
   Functions payload whatever the site looks like;
 * ``done.json`` - written by the last step: ``{"steps", "pages", "failures", "owner"}``.
 
+Conditional re-fetch: a page fetched with an ``ETag`` or ``Last-Modified`` is also kept in
+``pages_prefix(bot, source_id)`` = ``staging/{bot}/{source_id}/pages/<hash of the URL>.json``
+(its validators, extracted text, links and canonical link, and the ``INGEST_VERSION`` that
+extracted it). The next crawl sends those validators for each URL whose live document row
+carries the same ones; a 304 keeps the page from that file without extracting it (see
+``crawler``). What a crawl did not keep is deleted when it completes. An ingest version
+change, a missing file or validators that disagree with the row mean a full fetch.
+
 A fresh crawl (``cursor`` None) first deletes whatever an earlier crawl staged. The marker
 remembers the lease owner at the time the crawl finished: a marker written under another
 lease (an earlier run that died before the pipeline consumed it) is stale and is crawled
@@ -31,6 +39,7 @@ calls ``load_content(services, source)`` without one; ``services.outbound`` is p
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -39,7 +48,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..crawl.crawler import PageFetcher, crawl
+from ..crawl.crawler import Known, KnownPage, Page, PageFetcher, crawl
 from ..crawl.fetcher import Fetcher
 from ..crawl.outbound import OutboundPolicy
 from ..crawl.robots import MAX_REDIRECTS as ROBOTS_MAX_REDIRECTS
@@ -48,8 +57,8 @@ from ..crawl.urls import origin_of
 from ..errors import Code, NotFound, SourceFailure
 from ..extract import extract_bytes
 from ..model import TYPE_WEIGHT, Source, stable_id
-from ..settings import LEASE_SECONDS
-from .base import DocumentContent, SourceContent
+from ..settings import INGEST_VERSION, LEASE_SECONDS
+from .base import DocumentContent, SourceContent, pages_prefix
 
 if TYPE_CHECKING:
     from ..ports import Services
@@ -89,6 +98,57 @@ class CrawlStep:
 
 def crawl_prefix(bot: str, source_id: str) -> str:
     return f"staging/{bot}/{source_id}/crawl/"
+
+
+def _page_key(bot: str, source_id: str, url: str) -> str:
+    return pages_prefix(bot, source_id) + hashlib.sha256(url.encode("utf-8")).hexdigest()[:40] + ".json"
+
+
+def _known_pages(services: Services, source: Source) -> Known:
+    """``known(url)`` for the crawler: the kept page of ``url`` when the live document row
+    of that URL has validators and the kept file has the same ones, else None."""
+    rows = {
+        d.url: (d.etag, d.last_modified)
+        for d in services.state.list_documents(source.bot, source.id)
+        if d.url and d.error_code is None and (d.etag or d.last_modified)
+    }
+
+    def known(url: str) -> KnownPage | None:
+        expected = rows.get(url)
+        key = _page_key(source.bot, source.id, url)
+        if expected is None or not services.blobs.exists(key):
+            return None
+        try:
+            kept = json.loads(services.blobs.get(key))
+            if (kept.get("ingest") != INGEST_VERSION or kept.get("url") != url
+                    or (kept.get("etag"), kept.get("lastModified")) != expected):
+                return None
+            return KnownPage(etag=kept.get("etag"), last_modified=kept.get("lastModified"), title=kept.get("title"),
+                             text=str(kept["text"]), content_type=str(kept.get("contentType") or "text/html"),
+                             links=tuple(str(u) for u in kept.get("links") or ()), canonical=kept.get("canonical"))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None  # an unreadable file: fetch the page in full
+
+    return known
+
+
+def _keep_pages(services: Services, source: Source, pages: list[Page]) -> None:
+    """Keep every page that has validators, for the next crawl's conditional requests."""
+    for page in pages:
+        if not (page.etag or page.last_modified):
+            continue
+        kept = {"url": page.url, "etag": page.etag, "lastModified": page.last_modified, "title": page.title,
+                "text": page.text, "contentType": page.content_type, "links": list(page.links),
+                "canonical": page.canonical, "ingest": INGEST_VERSION}
+        services.blobs.put(_page_key(source.bot, source.id, page.url), json.dumps(kept).encode("utf-8"))
+
+
+def _forget_other_pages(services: Services, source: Source, urls: set[str]) -> None:
+    """Once a crawl completes: delete the kept pages of URLs it did not keep."""
+    wanted = {_page_key(source.bot, source.id, url) for url in urls}
+    for key in services.blobs.list(pages_prefix(source.bot, source.id)):
+        if key not in wanted:
+            services.blobs.delete(key)
 
 
 def page_text(body: bytes, content_type: str) -> tuple[str | None, str]:
@@ -186,15 +246,24 @@ def crawl_step(
         to_text=page_text,
         include=[str(p) for p in source.config.get("include") or []],
         exclude=[str(p) for p in source.config.get("exclude") or []],
+        known=_known_pages(services, source),
     )
+    _keep_pages(services, source, result.pages)
     staged = {
-        "pages": [{"url": p.url, "title": p.title, "text": p.text} for p in result.pages],
+        "pages": [{"url": p.url, "title": p.title, "text": p.text, "etag": p.etag, "lastModified": p.last_modified,
+                   "unchanged": p.unchanged} for p in result.pages],
         "failures": [[url, code] for url, code in result.failures],
     }
     blobs.put(f"{prefix}{number}.json", json.dumps(staged).encode("utf-8"))
     total_pages += len(result.pages)
     total_failures += len(result.failures)
     if result.cursor is None:
+        kept = {p.url for p in result.pages}
+        for earlier in range(number):
+            key = f"{prefix}{earlier}.json"
+            if blobs.exists(key):
+                kept.update(str(p["url"]) for p in json.loads(blobs.get(key)).get("pages") or [])
+        _forget_other_pages(services, source, kept)
         marker = {
             "steps": number + 1,
             "pages": total_pages,
@@ -302,6 +371,7 @@ def website_content(
     documents: list[DocumentContent] = []
     seen: set[str] = set()
     skipped = 0
+    unchanged = 0
     for page in pages:
         url = str(page["url"])
         text = str(page.get("text") or "")
@@ -309,6 +379,7 @@ def website_content(
             skipped += 1  # a page met twice (a retried step) or with no text at all
             continue
         seen.add(url)
+        unchanged += bool(page.get("unchanged"))
         path = _page_path(url)
         title = str(page.get("title") or "").strip() or path
         documents.append(
@@ -321,6 +392,8 @@ def website_content(
                 weight=TYPE_WEIGHT["website"],
                 crumbs=[source.name, title] if title != source.name else [title],
                 url=url,
+                etag=page.get("etag"),
+                last_modified=page.get("lastModified"),
             )
         )
     checksum = json.dumps(
@@ -337,4 +410,5 @@ def website_content(
         documents=documents,
         failed=list(failures),
         skipped=skipped,
+        unchanged=unchanged,
     )

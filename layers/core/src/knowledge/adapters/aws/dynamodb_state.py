@@ -159,6 +159,7 @@ _INT_FIELDS = {
     "documents_processed",
     "fragments_processed",
     "documents_failed",
+    "documents_unchanged",
     "live_generation",
     "passages",
     "refresh_every",
@@ -714,6 +715,8 @@ class DynamoDbStateStore:
                         "checksum": d.checksum,
                         "fragments": int(d.fragments),
                         "errorCode": d.error_code,
+                        "etag": d.etag,
+                        "lastModified": d.last_modified,
                         "generation": generation,
                     }
                 )
@@ -829,6 +832,8 @@ class DynamoDbStateStore:
                 checksum=i.get("checksum"),
                 fragments=int(i.get("fragments", 0)),
                 error_code=i.get("errorCode"),
+                etag=i.get("etag"),
+                last_modified=i.get("lastModified"),
             )
             for i in (list(self._query_prefix(_bot_pk(bot), _doc_prefix(source_id)))
                       or self._query_prefix(_bot_pk(bot), _legacy_doc_prefix(source_id)))

@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS sources (
     documents_processed INTEGER NOT NULL DEFAULT 0,
     fragments_processed INTEGER NOT NULL DEFAULT 0,
     documents_failed INTEGER NOT NULL DEFAULT 0,
+    documents_unchanged INTEGER NOT NULL DEFAULT 0,
     checksum TEXT,
     live_generation INTEGER,
     passages INTEGER NOT NULL DEFAULT 0,
@@ -91,6 +92,8 @@ CREATE TABLE IF NOT EXISTS documents (
     checksum TEXT,
     fragments INTEGER NOT NULL DEFAULT 0,
     error_code TEXT,
+    etag TEXT,
+    last_modified TEXT,
     PRIMARY KEY (bot, source_id, id)
 );
 CREATE TABLE IF NOT EXISTS agents (
@@ -111,7 +114,9 @@ CREATE TABLE IF NOT EXISTS tokens (
 """
 
 #: columns added to tables an older version created
-ADDED_COLUMNS = (("tokens", "expires_at", "REAL"), ("tokens", "last_used_at", "REAL"))
+ADDED_COLUMNS = (("tokens", "expires_at", "REAL"), ("tokens", "last_used_at", "REAL"),
+                 ("sources", "documents_unchanged", "INTEGER NOT NULL DEFAULT 0"),
+                 ("documents", "etag", "TEXT"), ("documents", "last_modified", "TEXT"))
 #: the bot settings that are secrets: kept out of the database, in a 0600 file beside it
 SECRETS_FILE = "secrets.json"
 
@@ -629,10 +634,10 @@ class SqliteStateStore:
             db.execute("DELETE FROM documents WHERE bot = ? AND source_id = ?", (bot, source_id))
             db.executemany(
                 "INSERT INTO documents (bot, source_id, id, title, path, url, visibility, checksum, "
-                "fragments, error_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "fragments, error_code, etag, last_modified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (bot, source_id, d.id, d.title, d.path, d.url, d.visibility, d.checksum, d.fragments,
-                     d.error_code)
+                     d.error_code, d.etag, d.last_modified)
                     for d in documents
                 ],
             )
@@ -725,6 +730,8 @@ class SqliteStateStore:
                 checksum=r["checksum"],
                 fragments=r["fragments"],
                 error_code=r["error_code"],
+                etag=r["etag"],
+                last_modified=r["last_modified"],
             )
             for r in rows
         ]
