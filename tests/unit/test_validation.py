@@ -217,11 +217,11 @@ def test_the_development_switch_admits_http_loopback_on_its_port_only(origin, no
 ])
 def test_the_development_switch_admits_nothing_else_over_http(origin):
     with pytest.raises(InvalidInput) as err:
-        parse_create(web([origin], [f"{origin}/"]), loopback_port=8000)
+        parse_create(web([origin], [f"{origin}/"]), OutboundPolicy(loopback_port=8000))
     assert err.value.code == "invalid_origin"
     # an http start URL inside an https origin is refused as a start URL
     with pytest.raises(InvalidInput) as err:
-        parse_create(web(["https://127.0.0.1:8000"], ["http://127.0.0.1:8000/"]), loopback_port=8000)
+        parse_create(web(["https://127.0.0.1:8000"], ["http://127.0.0.1:8000/"]), OutboundPolicy(loopback_port=8000))
     assert err.value.code == "invalid_start_url"
 
 
