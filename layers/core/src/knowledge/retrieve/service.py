@@ -141,7 +141,7 @@ def retrieve(
         if options.lexical
         else []
     )
-    semantic = _semantic(services, req, partition, visibilities, source_gens) if options.semantic else []
+    semantic, spaces = _semantic(services, req, partition, visibilities, source_gens) if options.semantic else ([], [])
 
     now = services.clock.now()
     priorities = {key64(s.source_id): s.priority for s in sources}
@@ -181,7 +181,8 @@ def retrieve(
         if rescued is not None:
             excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
     components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic)
-    confidence = round(conf.score(components), 4) if excerpts else 0.0
+    # the semantic components mean what they were fitted on in one vector space only
+    confidence = round(conf.score(components, spaces[0] if len(spaces) == 1 else None), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
         remote = upstream.fetch(settings.upstream, req.q, req.audience, policy=services.outbound)
         if remote:
@@ -329,13 +330,14 @@ def _excerpt_json(rank: int, p: Passage, source_type: str | None, query_terms: l
 
 def _semantic(
     services: Services, req: RetrievalRequest, partition: str, visibilities: Sequence[str], source_gens: list[str]
-) -> list[Hit]:
+) -> tuple[list[Hit], list[str]]:
     """Cosine kNN top 50 with the same filters, in every vector space the live generations
     were embedded in (normally one; two while a bot moves to another embedder). Semantic
-    search is an enhancement: an embedder that fails leaves the lexical list to answer."""
+    search is an enhancement: an embedder that fails leaves the lexical list to answer.
+    Returns the hits and the vector spaces the question was embedded in."""
     spaces = services.index.vector_spaces(req.bot, partition, source_gens) if source_gens else set()
     if not spaces:
-        return []
+        return [], []
     try:
         current = services.embedder_for(req.bot)
     except ValueError:
@@ -351,11 +353,11 @@ def _semantic(
         except KnowledgeError as exc:
             log.debug("question embedding failed (%s); lexical only", exc.code)
     if not queries:
-        return []
+        return [], []
     hits: list[Hit] = services.index.search_vector(
         req.bot, partition, queries, visibilities=visibilities, source_gens=source_gens, limit=SEMANTIC_TOP_K
     )
-    return hits
+    return hits, sorted(queries)
 
 
 def _components(
@@ -380,6 +382,7 @@ def _components(
         focus=conf.focus([(h.ref.doc_key, h.score) for h in lexical]),
         unseen=conf.unseen(query_terms, idf, rarest),
         agreement=conf.agreement([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
+        similarity=max(-1.0, min(1.0, semantic[0].score)) if semantic else None,
         rescue=float(rescue) if rescue is not None else None,
         reranker=None,  # no reranker is configured in any deployment yet
     )
