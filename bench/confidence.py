@@ -2,6 +2,7 @@
 confidence constants of ``knowledge.retrieve.confidence``.
 
     python bench/confidence.py [--fit] [--embedder none|hashing|local] [--dump FILE]
+                               [--rows FILE] [--lexical-rows FILE]
 
 The labelled set is ``bench/support_questions.jsonl``: support questions over the example packs
 (``examples/packs``, all three in one bot, as ``make run`` ingests them) and over the Harbor
@@ -19,7 +20,12 @@ margin over the targets is best, ties broken by cross-validated AUC), fits a log
 regression (class-balanced, small L2) of "answerable" on them, then moves the intercept so that
 the default floor (0.35) answers the share of the tuning answerables (one of
 :data:`ANSWER_TARGETS`) chosen with the components, and prints the constants to
-paste into ``confidence.py``. Figures are printed for both halves at the floor.
+paste into ``confidence.py``. With rows retrieved with an embedder (``--rows``, the lexical
+model fitted on ``--lexical-rows`` of a run without one) it also fits the embedder's model: the
+lexical model's components plus :data:`EMBEDDER_CANDIDATES`, its answer share chosen by
+cross-validation. Figures are printed for both halves at the floor; "answered" is the
+confidence's decision (``confidence >= floor``), before the topic gate. ``--embedder local``
+caches the vectors outside the repository (``bench/embedding_cache.py``).
 """
 
 from __future__ import annotations
