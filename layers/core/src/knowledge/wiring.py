@@ -74,6 +74,10 @@ def build_local_services(settings: LocalSettings) -> Services:
         embedder_factory=partial(build_embedder, policy=outbound),
         outbound=outbound,
     )
+    if settings.rerank_model:
+        from .rerank.local import LocalCrossEncoder  # loads its model at the first question that reranks
+
+        services.reranker = LocalCrossEncoder(settings.rerank_model)
     return services
 
 

@@ -22,7 +22,9 @@ Components (None when absent; an absent component drops out of the sum):
 - ``similarity``: with an embedder, the cosine similarity of the question and the passage the
   semantic list ranks first (how close the nearest text comes in meaning).
 - ``rescue``: the similarity of the passage the corpus-learned rescue appended, when it did.
-- ``reranker``: a reranker's score for the top excerpt, when one is configured (none is yet).
+- ``reranker``: the reranker's score (in [0, 1]) for the top excerpt, when the bot reranks.
+  Shown; its weight stays 0 until it is fitted on questions retrieved with a reranker (no
+  cross-encoder model was at hand where the other constants were fitted).
 
 The confidence is a logistic function of a weighted sum of the components present: the
 lexical model's (:data:`WEIGHTS`) without an embedder, the embedder's model

@@ -3,7 +3,8 @@
 validate -> live sources of the bot (minus disabled, minus an agent's unselected) ->
 lexical BM25 top 50 inside the audience's partition, filtered in the search by bot,
 visibility set and live generations -> score x weight, ties by priority then recency ->
-neighbours collapsed -> the bot's topK (<= 12) excerpts of <= 800 chars (the rescue may add one,
+neighbours collapsed -> (when the bot reranks and the deployment has a reranker: the first 20
+reordered by it) -> the bot's topK (<= 12) excerpts of <= 800 chars (the rescue may add one,
 never a 13th) -> confidence (and its components), floor, wouldAnswer,
 operatorGrounded, corpusSize -> recorded for citation checks.
 """
@@ -31,7 +32,7 @@ from ..model import (
     key64,
     partition_of_audience,
 )
-from ..ports import Services
+from ..ports import Reranker, Services
 from ..refresh import rescue_build
 from ..settings import (
     DEFAULT_TOP_K,
@@ -50,6 +51,8 @@ if TYPE_CHECKING:  # numpy: imported when a bot has a model, not with this modul
 
 log = logging.getLogger(__name__)
 SEMANTIC_TOP_K = 50
+#: how many of the first candidates a reranker reads (it returns the bot's topK of them)
+RERANK_DEPTH = 20
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,9 @@ class RetrievalOptions:
     semantic: bool = True
     rescue: bool = True
     upstream: bool = True
+    #: the bot's reranker, when its ``rerank`` setting is on and the deployment has one
+    #: (``retrieval-test`` with ``rerank: false`` turns it off)
+    rerank: bool = True
 
 
 ALL = RetrievalOptions()
@@ -153,9 +159,11 @@ def retrieve(
     # and it must never be served.
     allowed_gens = set(source_gens)
     top_k = top_k_of(settings.top_k)
+    reranker = services.reranker if options.rerank and settings.rerank else None
+    pool = max(top_k, RERANK_DEPTH) if reranker is not None else top_k  # the reranker reads a deeper pool
     served: list[tuple[ranking.Candidate, Passage]] = []
-    while len(served) < top_k:
-        batch = list(itertools.islice(cands, top_k - len(served)))
+    while len(served) < pool:
+        batch = list(itertools.islice(cands, pool - len(served)))
         if not batch:
             break
         index.hydrate(req.bot, [h for c in batch for h in c.hits])
@@ -164,14 +172,19 @@ def retrieve(
             if p is not None and p.visibility in visibilities and p.source_gen in allowed_gens:
                 served.append((cand, p))
 
+    rerank_scores: list[float | None] = [None] * len(served)
+    if reranker is not None and served:
+        served, rerank_scores = _rerank(reranker, req.q, served, top_k)
+
     query_terms = index.analyze(req.q)
 
     by_source = {s.source_id: s for s in sources}
     excerpts: list[dict[str, Any]] = []
-    for rank, (cand, p) in enumerate(served, start=1):
+    for rank, ((cand, p), reranked) in enumerate(zip(served, rerank_scores, strict=True), start=1):
         src = by_source.get(p.source_id)
+        signals = cand.signals if reranked is None else {**cand.signals, "rerank": round(reranked, 4)}
         excerpts.append(_excerpt_json(rank, p, src.type if src else None, query_terms, cand.score, cand.reason,
-                                      cand.signals))
+                                      signals))
 
     room = len(excerpts) < MAX_EXCERPTS  # the rescue's one beyond topK, never a 13th
     probe = _probe_rescue(services, req, settings.rescue_version) if options.rescue and lexical and room else None
@@ -221,6 +234,23 @@ def retrieve(
         "excerpts": excerpts,
     }
     return at.finish(response, record_gap=record and gaps)
+
+
+def _rerank(reranker: Reranker, question: str, served: list[tuple[ranking.Candidate, Passage]], top_k: int
+            ) -> tuple[list[tuple[ranking.Candidate, Passage]], list[float | None]]:
+    """The first ``top_k`` of ``served`` by the reranker's score (ties keep the retrieval's
+    order), with their scores. A reranker that fails leaves the retrieval's own order."""
+    try:
+        scores = reranker.score(question, [p.text for _, p in served])
+    except KnowledgeError as exc:
+        log.warning("the reranker failed (%s); the retrieval's own order is kept", exc.code)
+        return served[:top_k], [None] * min(top_k, len(served))
+    if len(scores) != len(served):
+        log.warning("the reranker gave %d scores for %d passages; the retrieval's own order is kept",
+                    len(scores), len(served))
+        return served[:top_k], [None] * min(top_k, len(served))
+    order = sorted(range(len(served)), key=lambda i: -scores[i])[:top_k]
+    return [served[i] for i in order], [float(scores[i]) for i in order]
 
 
 def top_k_of(value: object) -> int:
@@ -384,7 +414,7 @@ def _components(
         agreement=conf.agreement([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
         similarity=max(-1.0, min(1.0, semantic[0].score)) if semantic else None,
         rescue=float(rescue) if rescue is not None else None,
-        reranker=None,  # no reranker is configured in any deployment yet
+        reranker=excerpts[0]["signals"].get("rerank"),
     )
 
 
