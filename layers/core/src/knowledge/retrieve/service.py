@@ -53,6 +53,10 @@ log = logging.getLogger(__name__)
 SEMANTIC_TOP_K = 50
 #: how many of the first candidates a reranker reads (it returns the bot's topK of them)
 RERANK_DEPTH = 20
+#: how much a question's words in a passage's title, breadcrumb or file name lift it among the
+#: served passages (0: off); chosen on the tuning half of the support suite (bench/RESULTS.md).
+#: Applied to word-match scores only: over a fused (reciprocal-rank) list it lowered that half.
+FIELD_BOOST = 3.0
 
 
 @dataclass(frozen=True)
@@ -172,17 +176,24 @@ def retrieve(
             if p is not None and p.visibility in visibilities and p.source_gen in allowed_gens:
                 served.append((cand, p))
 
+    query_terms = index.analyze(req.q)
+    idf: tuple[dict[str, float | None], int] | None = None  # the question's IDFs, read once when needed
+    title_match: dict[int, float] = {}
+    if FIELD_BOOST and not semantic and len(served) > 1 and query_terms:  # BM25 scores only (see FIELD_BOOST)
+        idf = _idf(services, req.bot, partition, query_terms)
+        served, title_match = _field_boost(services, query_terms, idf[0], served)
+
     rerank_scores: list[float | None] = [None] * len(served)
     if reranker is not None and served:
         served, rerank_scores = _rerank(reranker, req.q, served, top_k)
-
-    query_terms = index.analyze(req.q)
 
     by_source = {s.source_id: s for s in sources}
     excerpts: list[dict[str, Any]] = []
     for rank, ((cand, p), reranked) in enumerate(zip(served, rerank_scores, strict=True), start=1):
         src = by_source.get(p.source_id)
         signals = cand.signals if reranked is None else {**cand.signals, "rerank": round(reranked, 4)}
+        if cand.ref.key in title_match:  # why it stands where it does (see FIELD_BOOST)
+            signals = {**signals, "titleMatch": round(title_match[cand.ref.key], 4)}
         excerpts.append(_excerpt_json(rank, p, src.type if src else None, query_terms, cand.score, cand.reason,
                                       signals))
 
@@ -193,7 +204,7 @@ def retrieve(
                           {cand.ref.key for cand, _ in served})
         if rescued is not None:
             excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
-    components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic)
+    components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic, idf)
     # the semantic components mean what they were fitted on in one vector space only
     confidence = round(conf.score(components, spaces[0] if len(spaces) == 1 else None), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
@@ -234,6 +245,26 @@ def retrieve(
         "excerpts": excerpts,
     }
     return at.finish(response, record_gap=record and gaps)
+
+
+def _field_boost(services: Services, query_terms: list[str], idf: dict[str, float | None],
+                 served: list[tuple[ranking.Candidate, Passage]]
+                 ) -> tuple[list[tuple[ranking.Candidate, Passage]], dict[int, float]]:
+    """The served passages reordered by ``score * (1 + FIELD_BOOST * m)``, ``m`` the IDF-weighted
+    share of the question's terms found in the passage's title, breadcrumb or file name (a
+    title field's boost, applied to the window already loaded); ties keep the order."""
+    known = {t: float(v) for t in query_terms if (v := idf.get(t))}
+    total = sum(known.values())
+    if total <= 0:
+        return served, {}
+    match: dict[int, float] = {}
+    for cand, p in served:
+        name = p.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("-", " ").replace("_", " ")
+        fields_terms = set(services.index.analyze(f"{p.title} {p.breadcrumb} {name}"))
+        match[cand.ref.key] = sum(w for t, w in known.items() if t in fields_terms) / total
+    order = sorted(range(len(served)), key=lambda i: -served[i][0].score
+                   * (1.0 + FIELD_BOOST * match[served[i][0].ref.key]))
+    return [served[i] for i in order], match
 
 
 def _rerank(reranker: Reranker, question: str, served: list[tuple[ranking.Candidate, Passage]], top_k: int
@@ -398,11 +429,12 @@ def _components(
     excerpts: list[dict[str, Any]],
     lexical: list[Hit],
     semantic: list[Hit],
+    idf_n: tuple[dict[str, float | None], int] | None = None,
 ) -> conf.Components:
     """What the confidence is made of (see :mod:`knowledge.retrieve.confidence`)."""
     if not excerpts or not query_terms:
         return conf.Components()
-    idf, n = _idf(services, bot, partition, query_terms)
+    idf, n = idf_n if idf_n is not None else _idf(services, bot, partition, query_terms)
     rarest = math.log(1.0 + (max(n, 1) - 0.5) / 1.5)  # the IDF of a term one passage holds
     rescued = excerpts[-1] if excerpts[-1]["reason"] == "rescue" else None
     rescue = rescued["signals"].get("rescueSimilarity") if rescued is not None else None
