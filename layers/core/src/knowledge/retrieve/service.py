@@ -3,9 +3,10 @@
 validate -> live sources of the bot (minus disabled, minus an agent's unselected) ->
 lexical BM25 top 50 inside the audience's partition, filtered in the search by bot,
 visibility set and live generations -> score x weight, ties by priority then recency ->
-neighbours collapsed -> (when the bot reranks and the deployment has a reranker: the first 20
-reordered by it) -> the bot's topK (<= 12) excerpts of <= 800 chars (the rescue may add one,
-never a 13th) -> confidence (and its components), floor, wouldAnswer,
+neighbours collapsed -> (over word-match scores: the question's words in a title or file
+name lift a loaded passage, FIELD_BOOST) -> (when the bot reranks and the deployment has a
+reranker: the first 20 reordered by it) -> the bot's topK (<= 12) excerpts of <= 800 chars
+(the rescue may add one, never a 13th) -> confidence (and its components), floor, wouldAnswer,
 operatorGrounded, corpusSize -> recorded for citation checks.
 """
 
