@@ -2,6 +2,7 @@
 confidence constants of ``knowledge.retrieve.confidence``.
 
     python bench/confidence.py [--fit] [--embedder none|hashing|local] [--dump FILE]
+                               [--rows FILE] [--lexical-rows FILE]
 
 The labelled set is ``bench/support_questions.jsonl``: support questions over the example packs
 (``examples/packs``, all three in one bot, as ``make run`` ingests them) and over the Harbor
@@ -19,7 +20,12 @@ margin over the targets is best, ties broken by cross-validated AUC), fits a log
 regression (class-balanced, small L2) of "answerable" on them, then moves the intercept so that
 the default floor (0.35) answers the share of the tuning answerables (one of
 :data:`ANSWER_TARGETS`) chosen with the components, and prints the constants to
-paste into ``confidence.py``. Figures are printed for both halves at the floor.
+paste into ``confidence.py``. With rows retrieved with an embedder (``--rows``, the lexical
+model fitted on ``--lexical-rows`` of a run without one) it also fits the embedder's model: the
+lexical model's components plus :data:`EMBEDDER_CANDIDATES`, its answer share chosen by
+cross-validation. Figures are printed for both halves at the floor; "answered" is the
+confidence's decision (``confidence >= floor``), before the topic gate. ``--embedder local``
+caches the vectors outside the repository (``bench/embedding_cache.py``).
 """
 
 from __future__ import annotations
@@ -54,6 +60,9 @@ EXAMPLES = ROOT / "examples" / "questions.jsonl"
 HARBOR = ROOT.parent / "shared" / "data" / "docs" / "harbor" / "docs"
 FLOOR = 0.35
 CANDIDATES = ("coverage", "strength", "focus", "unseen")
+#: the embedder's components: a second model, used when they are present, takes the lexical
+#: model's components and these (its answer share chosen as above), fitted on a run with one
+EMBEDDER_CANDIDATES = ("agreement", "similarity")
 #: shares of the tuning answerables the floor may answer (the cut); chosen by cross-validation
 ANSWER_TARGETS = (0.88, 0.90, 0.92, 0.94, 0.96)
 TARGETS = (0.85, 0.80)  # answered when answerable, refused when not
@@ -104,7 +113,10 @@ def collect(embedder: str) -> list[dict[str, Any]]:
             res = retrieve(services, RetrievalRequest("default", item["query"], item["audience"]), record=False)
             found = bool(item["expected"]) and score_case(
                 item["query"], {e: 1.0 for e in item["expected"]}, res["excerpts"], k=10).recall > 0
-            rows.append({**item, "confidence": res["confidence"], "wouldAnswer": res["wouldAnswer"],
+            # the confidence's decision, before the topic gate (a policy on top of it, reported apart)
+            decided = bool(res["excerpts"]) and res["confidence"] >= res["floor"]
+            gated = bool(res.get("gate")) and not res["gate"]["passed"]
+            rows.append({**item, "confidence": res["confidence"], "wouldAnswer": decided, "gated": gated,
                          "components": res["confidenceComponents"], "found": found,
                          "top": res["excerpts"][0]["path"] if res["excerpts"] else None})
         for services in corpora.values():
@@ -116,14 +128,17 @@ def features(rows: list[dict[str, Any]], names: tuple[str, ...]) -> np.ndarray:
     return np.array([[float(r["components"].get(n) or 0.0) for n in names] for r in rows])
 
 
-def logistic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Class-balanced logistic regression with a small L2 penalty: [intercept, weights...]."""
+def logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None) -> np.ndarray:
+    """Class-balanced logistic regression with a small L2 penalty: [intercept, weights...];
+    ``offset``: a fixed part of each row's log-odds (the lexical model, for the optional
+    components fitted on top of it)."""
     w = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))  # class-balanced
     xb = np.hstack([np.ones((len(x), 1)), x])
     beta = np.zeros(xb.shape[1])
+    base = np.zeros(len(x)) if offset is None else offset
     l2 = 0.01
     for _ in range(100):  # Newton's method
-        p = 1 / (1 + np.exp(-xb @ beta))
+        p = 1 / (1 + np.exp(-(base + xb @ beta)))
         grad = xb.T @ (w * (p - y)) + l2 * np.r_[0, beta[1:]]
         hess = (xb * (w * p * (1 - p))[:, None]).T @ xb + l2 * np.diag(np.r_[0, np.ones(len(beta) - 1)])
         step = np.linalg.solve(hess, grad)
@@ -144,13 +159,15 @@ def cut_for(z: np.ndarray, y: np.ndarray, target: float) -> float:
     return float(answerable_z[math.floor((1 - target) * len(answerable_z))] - 1e-6)
 
 
-def select(rows: list[dict[str, Any]], folds: int = 5, repeats: int = 5) -> tuple[tuple[str, ...], float]:
-    """The combination of CANDIDATES and the answer target that cross-validate best on
-    ``rows`` (see the module doc)."""
+def select(rows: list[dict[str, Any]], folds: int = 5, repeats: int = 5, candidates: tuple[str, ...] = CANDIDATES,
+           fixed: tuple[str, ...] | None = None) -> tuple[tuple[str, ...], float]:
+    """The combination of ``candidates`` (only ``fixed``, when given) and the answer target
+    that cross-validate best on ``rows`` (see the module doc)."""
     rows = usable(rows)
     y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
     best: tuple[tuple[float, float], tuple[str, ...], float] | None = None
-    combos = [c for k in range(2, len(CANDIDATES) + 1) for c in itertools.combinations(CANDIDATES, k)]
+    combos = [fixed] if fixed else [c for k in range(2, len(candidates) + 1)
+                                    for c in itertools.combinations(candidates, k)]
     for names, target in itertools.product(combos, ANSWER_TARGETS):
         if True:
             x = features(rows, names)
@@ -209,7 +226,13 @@ def main() -> int:
     parser.add_argument("--embedder", default="none")
     parser.add_argument("--dump", help="write every question's row (components, decision) to this JSONL file")
     parser.add_argument("--rows", help="read the rows from a --dump file instead of retrieving again")
+    parser.add_argument("--lexical-rows", help="with --fit: fit the lexical model on these rows (a --dump of a "
+                        "run without an embedder), the optional components on --rows / this run's rows")
     args = parser.parse_args()
+    if args.embedder == "local":  # embed each text once across runs (a cache outside the repository)
+        import embedding_cache
+
+        print(f"embedding cache: {embedding_cache.install()}", file=sys.stderr)
     if args.rows:
         rows = [json.loads(line) for line in Path(args.rows).read_text().splitlines()]
     else:
@@ -218,16 +241,30 @@ def main() -> int:
         Path(args.dump).write_text("".join(json.dumps(r) + "\n" for r in rows))
     if args.fit:
         tune = [r for r in rows if r["split"] == "tune"]
-        names, target = select(tune)
-        intercept, weights = fit(tune, names, target)
+        lexical_rows = ([json.loads(line) for line in Path(args.lexical_rows).read_text().splitlines()]
+                        if args.lexical_rows else rows)
+        lexical_tune = [r for r in lexical_rows if r["split"] == "tune"]
+        names, target = select(lexical_tune)
+        intercept, weights = fit(lexical_tune, names, target)
         print(f"selected {names}, answering {target:.0%} of the tuning answerables; fitted on the tuning half:")
         print(f"INTERCEPT = {intercept:.4f}")
         print("WEIGHTS = {" + ", ".join(f'"{k}": {v:.4f}' for k, v in weights.items()) + "}")
+        models = [({}, intercept, weights)]
+        if any(r["components"].get("similarity") is not None for r in tune):
+            # the lexical model's components plus the embedder's two; only the answer share is
+            # chosen by cross-validation (choosing among 370 combinations of 120 questions overfits)
+            e_names, e_target = select(tune, fixed=names + EMBEDDER_CANDIDATES)
+            e_intercept, e_weights = fit(tune, e_names, e_target)
+            print(f"with an embedder: selected {e_names}, answering {e_target:.0%} of the tuning answerables:")
+            print(f"EMBEDDER_INTERCEPT = {e_intercept:.4f}")
+            print("EMBEDDER_WEIGHTS = {" + ", ".join(f'"{k}": {v:.4f}' for k, v in e_weights.items()) + "}")
+            models.insert(0, ({"similarity"}, e_intercept, e_weights))
         for r in rows:  # what the fitted constants decide
             c = r["components"]
             if c.get("coverage") is None:
                 continue
-            z = intercept + sum(w * float(c.get(n) or 0.0) for n, w in weights.items())
+            b0, ws = next((b0, ws) for needs, b0, ws in models if all(c.get(n) is not None for n in needs))
+            z = b0 + sum(w * float(c.get(n) or 0.0) for n, w in ws.items())
             r["confidence"] = 1 / (1 + math.exp(-z))
             r["wouldAnswer"] = r["confidence"] >= FLOOR
         print("with the fitted constants:")

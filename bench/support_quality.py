@@ -77,6 +77,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--embedder", default="none")
     args = parser.parse_args()
+    if args.embedder == "local":  # embed each text once across runs (a cache outside the repository)
+        import embedding_cache
+
+        print(f"embedding cache: {embedding_cache.install()}", file=sys.stderr)
     items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     items = [i for i in items if i["answerable"]]
     items += [{**json.loads(line), "corpus": "packs", "split": half(json.loads(line)["query"]), "examples": True}

@@ -109,7 +109,7 @@ def test_vector_and_lexical_searches_share_filters_and_routing():
     index = OpenSearchIndex(client, "x", dimension=3)
     kwargs: dict[str, Any] = {"visibilities": ["public", "agent"], "source_gens": ["s1:1"], "limit": 5}
     [hit] = index.search_vector("b1", "customer", [0.1, 0.2, 0.3], **kwargs)
-    index.search_lexical("b1", "customer", "vector", **kwargs)
+    [word_hit] = index.search_lexical("b1", "customer", "vector", **kwargs)
     knn, lexical = client.searches
     assert knn["routing"] == lexical["routing"] == "b1"
     assert knn["index"] == lexical["index"] == "x-customer"
@@ -117,7 +117,10 @@ def test_vector_and_lexical_searches_share_filters_and_routing():
     assert knn["body"]["query"]["knn"]["vector"]["filter"]["bool"]["filter"] == expected
     assert lexical["body"]["query"]["bool"]["filter"] == expected
     assert knn["body"] == knn_query([0.1, 0.2, 0.3], 5, expected)
-    assert (hit.ref, hit.rank, hit.score) == (PassageRef.of(p), 1, 0.9)
+    # Lucene's cosine space scores (1 + cos) / 2: the hit carries the cosine, as the embedded
+    # index's do (the confidence's similarity means the same on both); BM25 scores stay as they are
+    assert (hit.ref, hit.rank, hit.score) == (PassageRef.of(p), 1, pytest.approx(0.8))
+    assert word_hit.score == 0.9
     index.hydrate("b1", [hit])  # from the search's own fields: the recording client has no mget
     assert hit.passage is not None
     assert (hit.passage.id, hit.passage.text, hit.passage.visibility) == ("v", "vector hit", "agent")

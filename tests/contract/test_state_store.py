@@ -137,9 +137,10 @@ def test_bots_agents_tokens_retrievals(state_store):
     assert state_store.get_bot("b1").scope_to_products is False
     assert state_store.get_bot("nobody") == BotSettings(bot="nobody")
     assert state_store.get_bot("nobody").top_k == 10
-    state_store.put_bot(BotSettings(bot="k", top_k=4, floor=0.5))
+    state_store.put_bot(BotSettings(bot="k", top_k=4, floor=0.5, rerank=True))
     stored = state_store.get_bot("k")
-    assert (stored.top_k, stored.floor) == (4, 0.5) and type(stored.top_k) is int
+    assert (stored.top_k, stored.floor, stored.rerank) == (4, 0.5, True) and type(stored.top_k) is int
+    assert state_store.get_bot("nobody").rerank is False
 
     # the rescue's version is written alone: what an operator set stays, even for a new bot
     state_store.set_rescue_version("b1", "digest-1")

@@ -15,7 +15,7 @@ from knowledge.retrieve.service import RetrievalRequest, retrieve
 from tests.conftest import page
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-COMPONENTS = {"coverage", "strength", "focus", "unseen", "agreement", "rescue", "reranker"}
+COMPONENTS = {"coverage", "strength", "focus", "unseen", "agreement", "similarity", "rescue", "reranker"}
 
 
 def ask(services, q, audience="customer"):
@@ -53,6 +53,7 @@ def test_questions_the_packs_cannot_answer_fall_under_the_floor(examples, q):
     components = res["confidenceComponents"]
     assert set(components) == COMPONENTS
     assert components["reranker"] is None and components["agreement"] is None  # neither is configured
+    assert components["similarity"] is None
 
 
 @pytest.mark.parametrize(("q", "audience", "page_path"), [

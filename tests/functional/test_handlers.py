@@ -818,3 +818,18 @@ def test_a_cold_start_in_lambda_traces_search_calls_once_the_index_is_first_used
                          timeout=120, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.splitlines() == ["cold []", "traced BoundFunctionWrapper"]
+
+
+def test_a_rerank_model_arn_gives_the_deployment_a_bedrock_reranker(aws: Aws) -> None:
+    from knowledge.adapters.aws.bedrock_reranker import BedrockReranker
+    from knowledge.settings import ENV_RERANK_MODEL_ARN
+
+    arn = "arn:aws:bedrock:us-east-1::foundation-model/amazon.rerank-v1:0"
+    session = CountingSession()
+    services = build_aws_services({**dict(os.environ), ENV_RERANK_MODEL_ARN: arn}, session=session,
+                                  search_client=aws.services.index.client, eager=("dynamodb",))
+    assert isinstance(services.reranker, BedrockReranker) and services.reranker.model_arn == arn
+    assert "rerank" in deferred_of(services) and "bedrock-agent-runtime" not in session.created
+    plain = build_aws_services(dict(os.environ), session=CountingSession(), search_client=aws.services.index.client,
+                               eager=("dynamodb",))
+    assert plain.reranker is None and "rerank" not in deferred_of(plain)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from knowledge.embed.hashing import HashingEmbedder
 from knowledge.errors import Code, SourceFailure
 from knowledge.refresh.packsync import install_pack, pack_source_id
@@ -107,3 +109,24 @@ def test_a_long_embedding_keeps_its_lease(services, write_pack, monkeypatch, clo
     report = reindex(services, "default")  # 900 passages = 29 calls = 290 s > the 120 s lease
     assert [o.status for o in report.outcomes] == ["indexed"]
     assert ask(services, "wombat fact number 7")["excerpts"]
+
+
+def test_semantic_confidence_components_and_the_model_they_are_decided_by(services, write_pack, monkeypatch):
+    from knowledge.retrieve import confidence as conf
+
+    services.default_embedder = "hashing"
+    install_pack(services, write_pack("coinvault", PAGES))
+    reindex(services, "default")
+    hybrid = ask(services, "send XMR out")
+    lexical = ask(services, "send XMR out", semantic=False)
+    c = hybrid["confidenceComponents"]
+    assert c["agreement"] is not None and -1.0 <= c["similarity"] <= 1.0
+    assert lexical["confidenceComponents"]["similarity"] is None
+    # no model was fitted for the hashing embedder: its components are shown and drop out
+    assert hybrid["confidence"] == lexical["confidence"] > 0
+    # with a model for this embedder, the semantic components decide with the lexical ones
+    name = services.embedder_for("default").name
+    monkeypatch.setattr(conf, "EMBEDDER_MODELS", {name: (-10.0, {"similarity": 1.0})})
+    fitted = ask(services, "send XMR out")
+    assert fitted["confidence"] == round(1 / (1 + math.exp(10.0 - fitted["confidenceComponents"]["similarity"])), 4)
+    assert fitted["wouldAnswer"] is False and lexical["wouldAnswer"] is True

@@ -71,4 +71,21 @@ def test_agreement():
 def test_components_json_rounds_and_keeps_absent_ones():
     out = conf.Components(coverage=1 / 3, unseen=0.0).as_json()
     assert out == {"coverage": 0.3333, "strength": None, "focus": None, "unseen": 0.0, "agreement": None,
-                   "rescue": None, "reranker": None}
+                   "similarity": None, "rescue": None, "reranker": None}
+
+
+def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
+    name = "local-minilm-l6-v2-384"
+    intercept, weights = conf.EMBEDDER_MODELS[name]
+    lexical = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0)
+    close = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, agreement=0.6, similarity=0.7)
+    far = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, agreement=0.6, similarity=0.1)
+    z = intercept + sum(w * getattr(close, n) for n, w in weights.items())
+    assert conf.score(close, name) == pytest.approx(1 / (1 + math.exp(-z)))
+    assert conf.score(close, name) > conf.score(far, name)  # nearer text in meaning: more confident
+    assert conf.score(far, name) < 0.35 <= conf.score(close, name)
+    # without the semantic components, or from an embedder no model was fitted for (hashing,
+    # a remote one), the lexical model decides: they are shown but drop out
+    assert conf.score(lexical, name) == conf.score(lexical)
+    assert conf.score(close, "hashing-384") == conf.score(close) == conf.score(lexical)
+    assert conf.score(close, None) == conf.score(lexical)

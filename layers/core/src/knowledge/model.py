@@ -237,6 +237,8 @@ class BotSettings:
     floor: float = 0.35
     #: excerpts a question gets (1-12); the rescue may add one more, never past 12
     top_k: int = 10
+    #: reorder the first excerpts with the deployment's reranker, when it has one
+    rerank: bool = False
     #: another deployment of this service to fuse in: {"url", "token", "bot"}
     upstream: dict[str, Any] | None = None
     #: digest of the live generations the stored rescue model was learned from

@@ -204,6 +204,16 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
+class Reranker(Protocol):
+    """Scores how well each text answers the question, reading both together (a
+    cross-encoder; Bedrock's rerank models on AWS): one score in [0, 1] per text, in order.
+    Raises ``KnowledgeError`` when it cannot answer; retrieval then keeps its own order."""
+
+    name: str
+
+    def score(self, question: str, texts: Sequence[str]) -> list[float]: ...
+
+
 class Workflow(Protocol):
     """Runs refreshes: Step Functions executions on AWS, the in-process worker embedded."""
 
@@ -245,6 +255,8 @@ class Services:
     #: how outbound calls to configured URLs (crawler, upstream, embedder) may connect; only
     #: ``build_local_services`` under ``kb serve --dev-allow-loopback`` relaxes it
     outbound: OutboundPolicy = PRODUCTION_OUTBOUND
+    #: the deployment's reranker (``KB_RERANKER``), used for the bots whose ``rerank`` is on
+    reranker: Reranker | None = None
 
     def embedder_for(self, bot: str) -> Embedder | None:
         """The bot's embedder (its setting, else the default), built once per process."""

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 # environment variable names (also used by infra/ to set Lambda environments)
 ENV_DATA = "KB_DATA"
 ENV_EMBEDDER = "KB_EMBEDDER"
+ENV_RERANK_MODEL = "KB_RERANK_MODEL"
+#: a Bedrock rerank model's ARN: the AWS deployment's reranker
+ENV_RERANK_MODEL_ARN = "KB_RERANK_MODEL_ARN"
 ENV_TABLE = "KB_TABLE_NAME"
 ENV_BUCKET = "KB_BUCKET_NAME"
 ENV_SEARCH_ENDPOINT = "KB_SEARCH_ENDPOINT"
@@ -105,6 +108,9 @@ class LocalSettings:
     #: crawler, upstream, the embedder) may reach 127.0.0.1 / localhost on this one port.
     #: Only that flag sets it; no environment variable does, and the AWS wiring has no such field.
     dev_loopback_port: int | None = None
+    #: a cross-encoder directory (``KB_RERANK_MODEL``): the reranker of the bots whose
+    #: ``rerank`` setting is on; None: no reranker
+    rerank_model: str | None = None
 
     @classmethod
     def from_env(cls, data_dir: str | os.PathLike[str] | None = None) -> LocalSettings:
@@ -113,4 +119,11 @@ class LocalSettings:
         allowed = {"none", "local", "bedrock", "openai", "hashing"}
         if embedder not in allowed:
             raise ValueError(f"{ENV_EMBEDDER} must be one of {sorted(allowed)}, not {embedder!r}")
-        return cls(data_dir=Path(raw), embedder=embedder)
+        rerank_model = os.environ.get(ENV_RERANK_MODEL, "").strip() or None
+        if rerank_model:
+            from .rerank.local import INSTALL_HINT, missing_requirement
+
+            missing = missing_requirement(rerank_model)
+            if missing:
+                raise ValueError(f"the local reranker ({ENV_RERANK_MODEL}) cannot load: {missing}; {INSTALL_HINT}")
+        return cls(data_dir=Path(raw), embedder=embedder, rerank_model=rerank_model)

@@ -23,6 +23,7 @@ from .settings import (
     ENV_DUE_INDEX,
     ENV_EMBEDDER,
     ENV_INDEX_PREFIX,
+    ENV_RERANK_MODEL_ARN,
     ENV_SEARCH_DIMENSION,
     ENV_SEARCH_ENDPOINT,
     ENV_SEARCH_READ_ROLES,
@@ -74,6 +75,10 @@ def build_local_services(settings: LocalSettings) -> Services:
         embedder_factory=partial(build_embedder, policy=outbound),
         outbound=outbound,
     )
+    if settings.rerank_model:
+        from .rerank.local import LocalCrossEncoder  # loads its model at the first question that reranks
+
+        services.reranker = LocalCrossEncoder(settings.rerank_model)
     return services
 
 
@@ -94,6 +99,9 @@ class AwsSettings:
     read_roles: tuple[str, ...] = ()
     embedder: str = "none"
     bedrock_model: str = "amazon.titan-embed-text-v2:0"
+    #: a Bedrock rerank model's ARN (``KB_RERANK_MODEL_ARN``): the reranker of the bots whose
+    #: ``rerank`` setting is on; None: no reranker
+    rerank_model_arn: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> AwsSettings:
@@ -133,11 +141,12 @@ class AwsSettings:
             read_roles=tuple(r.strip() for r in env.get(ENV_SEARCH_READ_ROLES, "").split(",") if r.strip()),
             embedder=embedder,
             bedrock_model=env.get(ENV_BEDROCK_MODEL, "") or "amazon.titan-embed-text-v2:0",
+            rerank_model_arn=env.get(ENV_RERANK_MODEL_ARN, "").strip() or None,
         )
 
 
 #: the clients of the AWS composition root, by the name ``build_aws_services(eager=...)`` takes
-AWS_COMPONENTS = ("dynamodb", "s3", "stepfunctions", "opensearch", "bedrock")
+AWS_COMPONENTS = ("dynamodb", "s3", "stepfunctions", "opensearch", "bedrock", "rerank")
 #: key of ``Services.caches`` holding the components ``build_aws_services`` deferred, by name
 DEFERRED = "aws.deferred"
 
@@ -287,6 +296,11 @@ def build_aws_services(
         services.workflow = StepFunctionsWorkflow(component("stepfunctions", client("stepfunctions")),
                                                   settings.state_machine_arn, services=services,
                                                   plan_reindex=_reindex_plan(services))
+    if settings.rerank_model_arn:
+        from .adapters.aws.bedrock_reranker import BedrockReranker
+
+        services.reranker = BedrockReranker(component("rerank", client("bedrock-agent-runtime")),
+                                            settings.rerank_model_arn)
     if embedder and settings.embedder == "bedrock":
         # the bots that set no embedder share the deployment's model (KB_BEDROCK_MODEL_ID),
         # with one client for the whole environment; bots with their own settings build theirs

@@ -311,7 +311,7 @@ class RetrievalBody(Body):
 
 
 class RetrievalTestBody(RetrievalBody):
-    """``POST retrieval-test``: the same question; ``rerank`` is accepted (no reranker runs yet)."""
+    """``POST retrieval-test``: the same question; ``rerank: false`` skips the bot's reranker."""
 
     rerank: bool = True
 
@@ -470,6 +470,8 @@ class SettingsPatch(Body):
     floor: Annotated[float, coded(INVALID_SETTING, ge=0.0, le=1.0)] = None  # type: ignore[assignment]
     topK: Annotated[int, coded(INVALID_SETTING, ge=1, le=12)] = Field(  # type: ignore[assignment]
         None, description="excerpts per answer before the rescue's one (1-12; never more than 12 in all)")
+    rerank: Annotated[bool, coded(INVALID_SETTING)] = Field(  # type: ignore[assignment]
+        None, description="reorder the first excerpts with the deployment's reranker, when it has one")
     embedder: Annotated[Literal["none", "hashing", "local", "bedrock", "openai"], coded(INVALID_SETTING)] | None = (
         Field(None, description="null: the deployment's default"))
     embedderOptions: Annotated[EmbedderOptions, coded(INVALID_SETTING)] = None  # type: ignore[assignment]

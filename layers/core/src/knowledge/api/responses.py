@@ -239,6 +239,7 @@ class Settings(Reply):
     scopeToProducts: bool
     floor: float
     topK: int = Field(ge=1, le=12)
+    rerank: bool = Field(False, description="the first excerpts are reordered by the deployment's reranker")
     embedder: str | None
     embedderOptions: EmbedderOptionsView
     upstream: UpstreamView | None

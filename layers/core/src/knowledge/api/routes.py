@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from ..errors import InvalidInput, NotFound
 from ..model import Source, Token, valid_bot_id
 from ..ports import Services
-from ..retrieve.service import RetrievalRequest, retrieve
+from ..retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
 from . import models, responses, views
 from .auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, authenticate, authorize, issue_token
 from .citations import validate_citations
@@ -201,10 +201,11 @@ def post_retrieve(ctx: Context) -> Response:
 
 
 def post_retrieval_test(ctx: Context) -> Response:
-    """The same search without a model, rate limited per token, no ranking internals."""
-    # no reranker runs in this deployment yet: rerank=false and rerank=true answer alike
+    """The same search without a model, rate limited per token, no ranking internals;
+    ``rerank: false`` skips the bot's reranker."""
     req = RetrievalRequest.parse(ctx.bot, ctx.body)
-    return Response(200, views.retrieval_test_json(retrieve(ctx.services, req, gaps=False)))
+    options = RetrievalOptions(rerank=bool(ctx.body.rerank))
+    return Response(200, views.retrieval_test_json(retrieve(ctx.services, req, gaps=False, options=options)))
 
 
 def validate_citations_route(ctx: Context) -> Response:

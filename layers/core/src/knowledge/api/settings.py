@@ -35,6 +35,8 @@ def apply_settings(current: BotSettings, patch: SettingsPatch,
         new.floor = float(patch.floor)
     if "topK" in given:
         new.top_k = int(patch.topK)
+    if "rerank" in given:
+        new.rerank = bool(patch.rerank)
     if "embedder" in given:
         new.embedder = None if patch.embedder is None else patch.embedder
     if "embedderOptions" in given:

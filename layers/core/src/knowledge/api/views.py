@@ -151,6 +151,7 @@ def settings_json(s: BotSettings) -> dict[str, Any]:
         "scopeToProducts": s.scope_to_products,
         "floor": s.floor,
         "topK": s.top_k,
+        "rerank": s.rerank,
         "embedder": s.embedder,
         "embedderOptions": shown,
         "upstream": upstream,

@@ -3,8 +3,10 @@
 validate -> live sources of the bot (minus disabled, minus an agent's unselected) ->
 lexical BM25 top 50 inside the audience's partition, filtered in the search by bot,
 visibility set and live generations -> score x weight, ties by priority then recency ->
-neighbours collapsed -> the bot's topK (<= 12) excerpts of <= 800 chars (the rescue may add one,
-never a 13th) -> confidence (and its components), floor, wouldAnswer,
+neighbours collapsed -> (over word-match scores: the question's words in a title or file
+name lift a loaded passage, FIELD_BOOST) -> (when the bot reranks and the deployment has a
+reranker: the first 20 reordered by it) -> the bot's topK (<= 12) excerpts of <= 800 chars
+(the rescue may add one, never a 13th) -> confidence (and its components), floor, wouldAnswer,
 operatorGrounded, corpusSize -> recorded for citation checks.
 """
 
@@ -31,7 +33,7 @@ from ..model import (
     key64,
     partition_of_audience,
 )
-from ..ports import Services
+from ..ports import Reranker, Services
 from ..refresh import rescue_build
 from ..settings import (
     DEFAULT_TOP_K,
@@ -50,6 +52,12 @@ if TYPE_CHECKING:  # numpy: imported when a bot has a model, not with this modul
 
 log = logging.getLogger(__name__)
 SEMANTIC_TOP_K = 50
+#: how many of the first candidates a reranker reads (it returns the bot's topK of them)
+RERANK_DEPTH = 20
+#: how much a question's words in a passage's title, breadcrumb or file name lift it among the
+#: served passages (0: off); chosen on the tuning half of the support suite (bench/RESULTS.md).
+#: Applied to word-match scores only: over a fused (reciprocal-rank) list it lowered that half.
+FIELD_BOOST = 3.0
 
 
 @dataclass(frozen=True)
@@ -109,6 +117,9 @@ class RetrievalOptions:
     semantic: bool = True
     rescue: bool = True
     upstream: bool = True
+    #: the bot's reranker, when its ``rerank`` setting is on and the deployment has one
+    #: (``retrieval-test`` with ``rerank: false`` turns it off)
+    rerank: bool = True
 
 
 ALL = RetrievalOptions()
@@ -141,7 +152,7 @@ def retrieve(
         if options.lexical
         else []
     )
-    semantic = _semantic(services, req, partition, visibilities, source_gens) if options.semantic else []
+    semantic, spaces = _semantic(services, req, partition, visibilities, source_gens) if options.semantic else ([], [])
 
     now = services.clock.now()
     priorities = {key64(s.source_id): s.priority for s in sources}
@@ -153,9 +164,11 @@ def retrieve(
     # and it must never be served.
     allowed_gens = set(source_gens)
     top_k = top_k_of(settings.top_k)
+    reranker = services.reranker if options.rerank and settings.rerank else None
+    pool = max(top_k, RERANK_DEPTH) if reranker is not None else top_k  # the reranker reads a deeper pool
     served: list[tuple[ranking.Candidate, Passage]] = []
-    while len(served) < top_k:
-        batch = list(itertools.islice(cands, top_k - len(served)))
+    while len(served) < pool:
+        batch = list(itertools.islice(cands, pool - len(served)))
         if not batch:
             break
         index.hydrate(req.bot, [h for c in batch for h in c.hits])
@@ -165,13 +178,25 @@ def retrieve(
                 served.append((cand, p))
 
     query_terms = index.analyze(req.q)
+    idf: tuple[dict[str, float | None], int] | None = None  # the question's IDFs, read once when needed
+    title_match: dict[int, float] = {}
+    if FIELD_BOOST and not semantic and len(served) > 1 and query_terms:  # BM25 scores only (see FIELD_BOOST)
+        idf = _idf(services, req.bot, partition, query_terms)
+        served, title_match = _field_boost(services, query_terms, idf[0], served)
+
+    rerank_scores: list[float | None] = [None] * len(served)
+    if reranker is not None and served:
+        served, rerank_scores = _rerank(reranker, req.q, served, top_k)
 
     by_source = {s.source_id: s for s in sources}
     excerpts: list[dict[str, Any]] = []
-    for rank, (cand, p) in enumerate(served, start=1):
+    for rank, ((cand, p), reranked) in enumerate(zip(served, rerank_scores, strict=True), start=1):
         src = by_source.get(p.source_id)
+        signals = cand.signals if reranked is None else {**cand.signals, "rerank": round(reranked, 4)}
+        if cand.ref.key in title_match:  # why it stands where it does (see FIELD_BOOST)
+            signals = {**signals, "titleMatch": round(title_match[cand.ref.key], 4)}
         excerpts.append(_excerpt_json(rank, p, src.type if src else None, query_terms, cand.score, cand.reason,
-                                      cand.signals))
+                                      signals))
 
     room = len(excerpts) < MAX_EXCERPTS  # the rescue's one beyond topK, never a 13th
     probe = _probe_rescue(services, req, settings.rescue_version) if options.rescue and lexical and room else None
@@ -180,8 +205,9 @@ def retrieve(
                           {cand.ref.key for cand, _ in served})
         if rescued is not None:
             excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
-    components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic)
-    confidence = round(conf.score(components), 4) if excerpts else 0.0
+    components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic, idf)
+    # the semantic components mean what they were fitted on in one vector space only
+    confidence = round(conf.score(components, spaces[0] if len(spaces) == 1 else None), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
         remote = upstream.fetch(settings.upstream, req.q, req.audience, policy=services.outbound)
         if remote:
@@ -220,6 +246,43 @@ def retrieve(
         "excerpts": excerpts,
     }
     return at.finish(response, record_gap=record and gaps)
+
+
+def _field_boost(services: Services, query_terms: list[str], idf: dict[str, float | None],
+                 served: list[tuple[ranking.Candidate, Passage]]
+                 ) -> tuple[list[tuple[ranking.Candidate, Passage]], dict[int, float]]:
+    """The served passages reordered by ``score * (1 + FIELD_BOOST * m)``, ``m`` the IDF-weighted
+    share of the question's terms found in the passage's title, breadcrumb or file name (a
+    title field's boost, applied to the window already loaded); ties keep the order."""
+    known = {t: float(v) for t in query_terms if (v := idf.get(t))}
+    total = sum(known.values())
+    if total <= 0:
+        return served, {}
+    match: dict[int, float] = {}
+    for cand, p in served:
+        name = p.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("-", " ").replace("_", " ")
+        fields_terms = set(services.index.analyze(f"{p.title} {p.breadcrumb} {name}"))
+        match[cand.ref.key] = sum(w for t, w in known.items() if t in fields_terms) / total
+    order = sorted(range(len(served)), key=lambda i: -served[i][0].score
+                   * (1.0 + FIELD_BOOST * match[served[i][0].ref.key]))
+    return [served[i] for i in order], match
+
+
+def _rerank(reranker: Reranker, question: str, served: list[tuple[ranking.Candidate, Passage]], top_k: int
+            ) -> tuple[list[tuple[ranking.Candidate, Passage]], list[float | None]]:
+    """The first ``top_k`` of ``served`` by the reranker's score (ties keep the retrieval's
+    order), with their scores. A reranker that fails leaves the retrieval's own order."""
+    try:
+        scores = reranker.score(question, [p.text for _, p in served])
+    except KnowledgeError as exc:
+        log.warning("the reranker failed (%s); the retrieval's own order is kept", exc.code)
+        return served[:top_k], [None] * min(top_k, len(served))
+    if len(scores) != len(served):
+        log.warning("the reranker gave %d scores for %d passages; the retrieval's own order is kept",
+                    len(scores), len(served))
+        return served[:top_k], [None] * min(top_k, len(served))
+    order = sorted(range(len(served)), key=lambda i: -scores[i])[:top_k]
+    return [served[i] for i in order], [float(scores[i]) for i in order]
 
 
 def top_k_of(value: object) -> int:
@@ -329,13 +392,14 @@ def _excerpt_json(rank: int, p: Passage, source_type: str | None, query_terms: l
 
 def _semantic(
     services: Services, req: RetrievalRequest, partition: str, visibilities: Sequence[str], source_gens: list[str]
-) -> list[Hit]:
+) -> tuple[list[Hit], list[str]]:
     """Cosine kNN top 50 with the same filters, in every vector space the live generations
     were embedded in (normally one; two while a bot moves to another embedder). Semantic
-    search is an enhancement: an embedder that fails leaves the lexical list to answer."""
+    search is an enhancement: an embedder that fails leaves the lexical list to answer.
+    Returns the hits and the vector spaces the question was embedded in."""
     spaces = services.index.vector_spaces(req.bot, partition, source_gens) if source_gens else set()
     if not spaces:
-        return []
+        return [], []
     try:
         current = services.embedder_for(req.bot)
     except ValueError:
@@ -351,11 +415,11 @@ def _semantic(
         except KnowledgeError as exc:
             log.debug("question embedding failed (%s); lexical only", exc.code)
     if not queries:
-        return []
+        return [], []
     hits: list[Hit] = services.index.search_vector(
         req.bot, partition, queries, visibilities=visibilities, source_gens=source_gens, limit=SEMANTIC_TOP_K
     )
-    return hits
+    return hits, sorted(queries)
 
 
 def _components(
@@ -366,11 +430,12 @@ def _components(
     excerpts: list[dict[str, Any]],
     lexical: list[Hit],
     semantic: list[Hit],
+    idf_n: tuple[dict[str, float | None], int] | None = None,
 ) -> conf.Components:
     """What the confidence is made of (see :mod:`knowledge.retrieve.confidence`)."""
     if not excerpts or not query_terms:
         return conf.Components()
-    idf, n = _idf(services, bot, partition, query_terms)
+    idf, n = idf_n if idf_n is not None else _idf(services, bot, partition, query_terms)
     rarest = math.log(1.0 + (max(n, 1) - 0.5) / 1.5)  # the IDF of a term one passage holds
     rescued = excerpts[-1] if excerpts[-1]["reason"] == "rescue" else None
     rescue = rescued["signals"].get("rescueSimilarity") if rescued is not None else None
@@ -380,8 +445,9 @@ def _components(
         focus=conf.focus([(h.ref.doc_key, h.score) for h in lexical]),
         unseen=conf.unseen(query_terms, idf, rarest),
         agreement=conf.agreement([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
+        similarity=max(-1.0, min(1.0, semantic[0].score)) if semantic else None,
         rescue=float(rescue) if rescue is not None else None,
-        reranker=None,  # no reranker is configured in any deployment yet
+        reranker=excerpts[0]["signals"].get("rerank"),
     )
 
 

@@ -411,7 +411,9 @@ class OpenSearchIndex:
 
     # -- reads ----------------------------------------------------------------------------
 
-    def _search(self, bot: str, partition: str, body: dict[str, Any]) -> list[Hit]:
+    def _search(self, bot: str, partition: str, body: dict[str, Any], *, cosine: bool = False) -> list[Hit]:
+        """``cosine``: a k-NN search, whose scores are turned back into cosine similarities
+        (Lucene's cosine space scores ``(1 + cos) / 2``), as the embedded index gives them."""
         alias = self._alias(partition)
         try:
             response = self.client.search(index=alias, body=body, routing=bot)
@@ -422,7 +424,8 @@ class OpenSearchIndex:
         hits = []
         for rank, raw in enumerate(response["hits"]["hits"], start=1):
             src = raw["_source"]
-            hits.append(Hit(ref=_ref(src), score=float(raw["_score"]), rank=rank,
+            score = float(raw["_score"])
+            hits.append(Hit(ref=_ref(src), score=2.0 * score - 1.0 if cosine else score, rank=rank,
                             address=StoredHit(str(raw["_index"]), str(raw["_id"]), src)))
         return hits
 
@@ -466,13 +469,13 @@ class OpenSearchIndex:
         if not isinstance(queries, Mapping):
             if len(queries) != self.dimension:
                 raise ValueError(f"query vector has {len(queries)} dimensions, the index {self.dimension}")
-            return self._search(bot, partition, knn_query(queries, limit, filters))
+            return self._search(bot, partition, knn_query(queries, limit, filters), cosine=True)
         merged: list[Hit] = []
         for space, vector in queries.items():
             if len(vector) != self.dimension:
                 continue
             body = knn_query(vector, limit, [*filters, {"term": {"space": space}}])
-            merged.extend(self._search(bot, partition, body))
+            merged.extend(self._search(bot, partition, body, cosine=True))
         if len(queries) > 1:
             merged.sort(key=lambda h: -h.score)
             merged = merged[:limit]

@@ -1,0 +1,53 @@
+"""A question's words in a page's title or file name lift that page among the served
+passages, over the real embedded adapters (word-match lists only; see FIELD_BOOST)."""
+
+from __future__ import annotations
+
+from knowledge.refresh.packsync import install_pack
+from knowledge.refresh.reindex import reindex
+from knowledge.retrieve import service
+from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
+from tests.conftest import page
+
+FILLER = " ".join(f"Check the service number {i} and its logs, then confirm it reports healthy." for i in range(3))
+PAGES = [
+    # says "roll back", "failed" and "upgrade" in a short body, but is about upgrading in general
+    page("help/upgrade/index.md", "# Upgrade\n\nWhen an upgrade failed, roll back, then try the upgrade again."),
+    # the page that answers: its title and file name say so; its body is long and plain
+    page("help/upgrade/roll-back-upgrade.md", "# Roll back an upgrade\n\nStop the services, restore the "
+         "backup of the previous version and start it again. " + FILLER),
+]
+
+
+PAGES += [page(f"help/other-{i}.md", f"# Other {i}\n\nDeposits and withdrawals of coin {i}.") for i in range(6)]
+
+
+def paths(services, q, **options):
+    res = retrieve(services, RetrievalRequest("default", q), record=False,
+                   options=RetrievalOptions(rescue=False, **options))
+    return [e["path"] for e in res["excerpts"]], res["excerpts"]
+
+
+def test_the_page_titled_for_the_question_comes_first(services, write_pack, monkeypatch):
+    install_pack(services, write_pack("coinvault", PAGES))
+    reindex(services, "default")
+    q = "roll back after a failed upgrade"
+    monkeypatch.setattr(service, "FIELD_BOOST", 0.0)
+    plain, excerpts = paths(services, q)
+    assert plain[:2] == ["help/upgrade/index.md", "help/upgrade/roll-back-upgrade.md"]  # BM25 alone
+    assert all("titleMatch" not in e["signals"] for e in excerpts)
+    monkeypatch.undo()
+    assert service.FIELD_BOOST > 0
+    boosted, excerpts = paths(services, q)
+    assert boosted[:2] == ["help/upgrade/roll-back-upgrade.md", "help/upgrade/index.md"]
+    first, second = excerpts[:2]
+    assert first["score"] < second["score"]  # the word-match score is shown as it was...
+    assert first["signals"]["titleMatch"] > second["signals"]["titleMatch"]  # ...and why it moved
+
+
+def test_no_boost_over_a_fused_list(services, write_pack):
+    services.default_embedder = "hashing"
+    install_pack(services, write_pack("coinvault", PAGES))
+    reindex(services, "default")
+    _, excerpts = paths(services, "roll back after a failed upgrade")
+    assert excerpts and all("titleMatch" not in e["signals"] for e in excerpts)
