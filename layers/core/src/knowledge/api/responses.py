@@ -123,7 +123,8 @@ class Excerpt(Reply):
     url: str | None = None
     score: float
     reason: str
-    signals: dict[str, Any] | None = Field(None, description="ranking internals (retrieve only)")
+    signals: dict[str, Any] | None = Field(None, description="ranking internals: lexicalRank, semanticRank, rrf, "
+                                                             "weight, rescueSimilarity, ...")
 
 
 class Gate(Reply):
@@ -153,6 +154,24 @@ class LiveTable(Reply):
     table: str
     rows: int
     enabled: int = Field(description="rows that are read (enabled)")
+
+
+class LiveTableRows(Reply):
+    table: str
+    rows: list[dict[str, Any]]
+
+
+class LiveSource(Reply):
+    sourceId: str
+    name: str
+    visibility: str
+    status: str
+    requiredTables: list[str] = Field(description="tables the source's config says must be present")
+    tables: list[LiveTableRows]
+
+
+class LiveList(Reply):
+    sources: list[LiveSource]
 
 
 class GapCluster(Reply):
@@ -189,6 +208,10 @@ class Agent(Reply):
     id: str
     status: Literal["active", "paused"]
     sourceIds: list[str]
+
+
+class AgentList(Reply):
+    agents: list[Agent]
 
 
 class TokenInfo(Reply):
