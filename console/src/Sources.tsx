@@ -13,6 +13,8 @@ const SLOW_POLL_MS = 10000;
 type Props = {
   creds: Credentials;
   canWrite: boolean | null;
+  /** a question from the Gaps screen: the article form opens prefilled with it */
+  draft?: string | null;
   announce: (text: string) => void;
   onApiError: (e: ApiError) => boolean;
 };
@@ -33,7 +35,7 @@ function label(type: string): string {
   return type === "faq" ? "FAQ" : type.charAt(0).toUpperCase() + type.slice(1);
 }
 
-export function Sources({ creds, canWrite, announce, onApiError }: Props) {
+export function Sources({ creds, canWrite, draft, announce, onApiError }: Props) {
   const [sources, setSources] = useState<Source[] | null>(null);
   const [index, setIndex] = useState<IndexSummary | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -46,7 +48,9 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
   const confirmButton = useRef<HTMLButtonElement>(null);
   const poke = useRef<() => void>(() => undefined);
 
-  useEffect(() => heading.current?.focus(), []);
+  useEffect(() => {
+    if (!draft) heading.current?.focus();
+  }, [draft]);
   useEffect(() => {
     if (confirming) confirmButton.current?.focus();
   }, [confirming]);
@@ -301,7 +305,7 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
       )}
       {!sources && !loadError && <p aria-busy="true">Loading sources…</p>}
       {write ? (
-        <CreateSource creds={creds} onCreated={created} onApiError={onApiError} />
+        <CreateSource creds={creds} draft={draft ?? null} onCreated={created} onApiError={onApiError} />
       ) : (
         <p class="notice">This token can only read: creating, refreshing, disabling and deleting are hidden.</p>
       )}
