@@ -146,7 +146,7 @@ export function Gaps({ creds, canWrite, announce, onApiError }: Props) {
                     <td class="num">{c.count}×</td>
                     <td class="when">
                       {c.lastSeen ? <DateTime iso={c.lastSeen} /> : "—"}
-                      {c.firstSeen && (
+                      {c.firstSeen && c.firstSeen !== c.lastSeen && (
                         <span class="sub">
                           first <DateTime iso={c.firstSeen} />
                         </span>
@@ -160,7 +160,8 @@ export function Gaps({ creds, canWrite, announce, onApiError }: Props) {
                           <span class="status status-ready">now answers</span>
                         ) : (
                           <span class="status status-failed">
-                            {r.answered ?? 0} of {r.examples.length} now answer
+                            still unanswered ({r.answered ?? 0} of {r.examples.length} phrasing
+                            {r.examples.length === 1 ? "" : "s"} answer now)
                           </span>
                         )
                       ) : (

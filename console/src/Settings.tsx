@@ -55,6 +55,25 @@ function formOf(s: BotSettings): Form {
   };
 }
 
+/** The form fields an API message is about (its first word names the setting). */
+const FIELDS_OF: Record<string, string[]> = {
+  floor: ["set-floor"],
+  topK: ["set-topk"],
+  products: ["set-products"],
+  scopeToProducts: ["set-scope"],
+  embedder: ["set-embedder"],
+  embedderOptions: ["set-baseurl", "set-model", "set-modelid", "set-dims", "set-apikey"],
+  upstream: ["set-upurl", "set-upbot", "set-uptoken"],
+};
+
+function invalidFields(message: string | null): Set<string> {
+  if (!message) return new Set();
+  const first = /^[A-Za-z]+/.exec(message)?.[0] ?? "";
+  if (FIELDS_OF[first]) return new Set(FIELDS_OF[first]);
+  // "the openai embedder needs embedderOptions.baseUrl ...": every setting the message names
+  return new Set(Object.keys(FIELDS_OF).filter((k) => message.includes(k)).flatMap((k) => FIELDS_OF[k]));
+}
+
 /** What changed, as a PATCH body: numbers are sent as typed so the API judges them. */
 function patchOf(before: Form, f: Form): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -152,6 +171,12 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
     }
   }
 
+  const bad = invalidFields(error);
+  /** aria-invalid and the error's id on a field the API's message is about */
+  const mark = (id: string, hint?: string) => ({
+    "aria-invalid": bad.has(id) ? ("true" as const) : undefined,
+    "aria-describedby": [hint, bad.has(id) ? "settings-error" : null].filter(Boolean).join(" ") || undefined,
+  });
   const others = settings ? Object.entries(settings).filter(([k]) => !KNOWN.has(k)) : [];
 
   return (
@@ -188,14 +213,14 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
             <div class="row">
               <div class="field">
                 <label for="set-floor">Confidence floor</label>
-                <input id="set-floor" inputMode="decimal" value={form.floor} onInput={(e) => set("floor", e.currentTarget.value)} aria-describedby="set-floor-hint" />
+                <input id="set-floor" {...mark("set-floor", "set-floor-hint")} inputMode="decimal" value={form.floor} onInput={(e) => set("floor", e.currentTarget.value)} />
                 <p id="set-floor-hint" class="hint">
                   0 to 1: below it the agent would not answer.
                 </p>
               </div>
               <div class="field">
                 <label for="set-topk">Excerpts per answer</label>
-                <input id="set-topk" inputMode="numeric" value={form.topK} onInput={(e) => set("topK", e.currentTarget.value)} aria-describedby="set-topk-hint" />
+                <input id="set-topk" {...mark("set-topk", "set-topk-hint")} inputMode="numeric" value={form.topK} onInput={(e) => set("topK", e.currentTarget.value)} />
                 <p id="set-topk-hint" class="hint">
                   1 to 12 (the rescue may add one, never past 12).
                 </p>
@@ -206,10 +231,10 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
             <legend>Products</legend>
             <div class="field">
               <label for="set-products">Products this bot runs (one per line)</label>
-              <textarea id="set-products" rows={3} value={form.products} onInput={(e) => set("products", e.currentTarget.value)} />
+              <textarea id="set-products" {...mark("set-products")} rows={3} value={form.products} onInput={(e) => set("products", e.currentTarget.value)} />
             </div>
             <div class="radio">
-              <input id="set-scope" type="checkbox" checked={form.scopeToProducts} onChange={(e) => set("scopeToProducts", e.currentTarget.checked)} />
+              <input id="set-scope" {...mark("set-scope")} type="checkbox" checked={form.scopeToProducts} onChange={(e) => set("scopeToProducts", e.currentTarget.checked)} />
               <label for="set-scope">Leave out packs of other products</label>
             </div>
           </fieldset>
@@ -218,7 +243,7 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
             <div class="row">
               <div class="field">
                 <label for="set-embedder">Embedder</label>
-                <select id="set-embedder" value={form.embedder} onChange={(e) => set("embedder", e.currentTarget.value)}>
+                <select id="set-embedder" {...mark("set-embedder")} value={form.embedder} onChange={(e) => set("embedder", e.currentTarget.value)}>
                   {EMBEDDERS.map((x) => (
                     <option value={x.value}>{x.label}</option>
                   ))}
@@ -226,25 +251,25 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
               </div>
               <div class="field grow">
                 <label for="set-baseurl">Base URL (https)</label>
-                <input id="set-baseurl" value={form.baseUrl} onInput={(e) => set("baseUrl", e.currentTarget.value)} />
+                <input id="set-baseurl" {...mark("set-baseurl")} value={form.baseUrl} onInput={(e) => set("baseUrl", e.currentTarget.value)} />
               </div>
             </div>
             <div class="row">
               <div class="field">
                 <label for="set-model">Model</label>
-                <input id="set-model" value={form.model} onInput={(e) => set("model", e.currentTarget.value)} />
+                <input id="set-model" {...mark("set-model")} value={form.model} onInput={(e) => set("model", e.currentTarget.value)} />
               </div>
               <div class="field">
                 <label for="set-modelid">Model id (Bedrock)</label>
-                <input id="set-modelid" value={form.modelId} onInput={(e) => set("modelId", e.currentTarget.value)} />
+                <input id="set-modelid" {...mark("set-modelid")} value={form.modelId} onInput={(e) => set("modelId", e.currentTarget.value)} />
               </div>
               <div class="field">
                 <label for="set-dims">Dimensions</label>
-                <input id="set-dims" inputMode="numeric" value={form.dimensions} onInput={(e) => set("dimensions", e.currentTarget.value)} />
+                <input id="set-dims" {...mark("set-dims")} inputMode="numeric" value={form.dimensions} onInput={(e) => set("dimensions", e.currentTarget.value)} />
               </div>
               <div class="field">
                 <label for="set-apikey">API key</label>
-                <input id="set-apikey" type="password" autocomplete="off" value={form.apiKey} onInput={(e) => set("apiKey", e.currentTarget.value)} aria-describedby="set-apikey-hint" />
+                <input id="set-apikey" {...mark("set-apikey", "set-apikey-hint")} type="password" autocomplete="off" value={form.apiKey} onInput={(e) => set("apiKey", e.currentTarget.value)} />
                 <p id="set-apikey-hint" class="hint">
                   {settings.embedderOptions.apiKeySet ? "A key is set; leave empty to keep it." : "No key set."} Never shown.
                 </p>
@@ -256,15 +281,15 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
             <div class="row">
               <div class="field grow">
                 <label for="set-upurl">Upstream URL (https; empty: none)</label>
-                <input id="set-upurl" value={form.upstreamUrl} onInput={(e) => set("upstreamUrl", e.currentTarget.value)} />
+                <input id="set-upurl" {...mark("set-upurl")} value={form.upstreamUrl} onInput={(e) => set("upstreamUrl", e.currentTarget.value)} />
               </div>
               <div class="field">
                 <label for="set-upbot">Upstream bot</label>
-                <input id="set-upbot" value={form.upstreamBot} onInput={(e) => set("upstreamBot", e.currentTarget.value)} />
+                <input id="set-upbot" {...mark("set-upbot")} value={form.upstreamBot} onInput={(e) => set("upstreamBot", e.currentTarget.value)} />
               </div>
               <div class="field">
                 <label for="set-uptoken">Upstream token</label>
-                <input id="set-uptoken" type="password" autocomplete="off" value={form.upstreamToken} onInput={(e) => set("upstreamToken", e.currentTarget.value)} aria-describedby="set-uptoken-hint" />
+                <input id="set-uptoken" {...mark("set-uptoken", "set-uptoken-hint")} type="password" autocomplete="off" value={form.upstreamToken} onInput={(e) => set("upstreamToken", e.currentTarget.value)} />
                 <p id="set-uptoken-hint" class="hint">
                   {settings.upstream?.tokenSet ? "A token is set; leave empty to keep it." : "No token set."}
                 </p>

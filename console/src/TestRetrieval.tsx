@@ -17,6 +17,10 @@ const SIGNAL_LABELS: Record<string, string> = {
   rescueSimilarity: "Rescue similarity",
   rerank: "Rerank score",
   rerankRank: "Rerank rank",
+  lexicalScore: "Keyword score (BM25)",
+  semanticScore: "Meaning similarity",
+  upstreamRank: "Upstream rank",
+  liveRank: "Live row rank",
 };
 
 /** The parts of the confidence (retrieve/confidence.py), in words. */
@@ -49,7 +53,7 @@ function Components({ parts }: { parts: Record<string, number | null> }) {
             <tr data-component={k}>
               <th scope="row">{COMPONENTS[k]?.label ?? k}</th>
               <td class="num">{v === null ? "— (not measured)" : v.toFixed(3)}</td>
-              <td class="sub">{COMPONENTS[k]?.hint ?? ""}</td>
+              <td class="meaning">{COMPONENTS[k]?.hint ?? ""}</td>
             </tr>
           ))}
         </tbody>
@@ -246,7 +250,6 @@ export function TestRetrieval({ creds, announce, onApiError }: Props) {
             {v.sentence}
           </p>
           <ConfidenceMeter confidence={result.confidence} floor={result.floor} />
-          {result.confidenceComponents && <Components parts={result.confidenceComponents} />}
           <dl class="summary">
             <div>
               <dt>Would answer</dt>
@@ -280,6 +283,7 @@ export function TestRetrieval({ creds, announce, onApiError }: Props) {
               </div>
             )}
           </dl>
+          {result.confidenceComponents && <Components parts={result.confidenceComponents} />}
           {result.excerpts.length > 0 && (
             <>
               <h2 id="excerpts-heading">Excerpts found, best first</h2>

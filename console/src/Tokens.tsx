@@ -24,6 +24,16 @@ const EXPIRIES: { label: string; seconds: number | null }[] = [
   { label: "in 1 year", seconds: 365 * 86400 },
 ];
 
+/** A token's public id: the first 16 hex digits of its SHA-256 (kb's Token.id). */
+async function idOf(secret: string): Promise<string | null> {
+  try {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret));
+    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);
+  } catch {
+    return null; // no WebCrypto (a page not served over HTTPS or loopback): the mark is left out
+  }
+}
+
 function When({ iso, none }: { iso: string | null; none: string }) {
   return iso ? <DateTime iso={iso} /> : <>{none}</>;
 }
@@ -41,7 +51,12 @@ export function Tokens({ creds, announce, onApiError }: Props) {
   const secretBox = useRef<HTMLDivElement>(null);
   const confirmButton = useRef<HTMLButtonElement>(null);
 
+  const [ownId, setOwnId] = useState<string | null>(null);
+
   useEffect(() => heading.current?.focus(), []);
+  useEffect(() => {
+    void idOf(creds.token).then(setOwnId);
+  }, [creds.token]);
   useEffect(() => {
     if (confirming) confirmButton.current?.focus();
   }, [confirming]);
@@ -125,6 +140,7 @@ export function Tokens({ creds, announce, onApiError }: Props) {
                 <tr data-token={t.id}>
                   <th scope="row" class="name">
                     <code>{t.id}</code>
+                    {t.id === ownId && <span class="sub">signed in here</span>}
                   </th>
                   <td>{t.scopes.join(", ")}</td>
                   <td class="when">
@@ -139,7 +155,10 @@ export function Tokens({ creds, announce, onApiError }: Props) {
                   <td class="row-actions">
                     {confirming === t.id ? (
                       <span class="confirm">
-                        <span>Revoke {t.id}? Whatever uses it stops working at once.</span>
+                        <span>
+                          Revoke {t.id}? Whatever uses it stops working at once
+                          {t.id === ownId ? ", and this console signs out" : ""}.
+                        </span>
                         <button type="button" class="danger" ref={confirmButton} disabled={busy} onClick={() => void revoke(t)}>
                           Revoke for good
                         </button>

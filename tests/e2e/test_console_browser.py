@@ -5,6 +5,7 @@ test-output/console/ and checked with axe-core (no serious or critical violation
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -551,7 +552,7 @@ def test_a_recorded_gap_is_listed_rechecked_and_drafted_into_an_article(tab, ser
     axe(pg, "gaps")
     pg.get_by_role("button", name="Recheck all").click()
     expect(pg.get_by_role("status")).to_contain_text("still unanswered")
-    expect(gap.locator("td.recheck")).to_have_text("0 of 1 now answer")
+    expect(gap.locator("td.recheck")).to_have_text("still unanswered (0 of 1 phrasing answer now)")
     shot(pg, "13-gaps")
 
     gap.get_by_role("link", name=f"Draft an article answering “{GAP_Q}”").click()
@@ -660,6 +661,10 @@ def test_a_token_is_shown_once_works_and_is_gone_once_revoked(tab, server):
     expect(pg.get_by_role("heading", level=1, name="Tokens")).to_be_focused()
     _, listed, _ = call(base, "GET", "/api/bots/default/tokens", tokens["admin"])
     expect(pg.locator("table.tokens tbody tr")).to_have_count(len(listed["tokens"]))
+    # the token this console signed in with is named (its id is its hash's first 16 digits)
+    own = hashlib.sha256(tokens["admin"].encode()).hexdigest()[:16]
+    expect(pg.locator(f"tr[data-token='{own}']")).to_contain_text("signed in here")
+    expect(pg.get_by_text("signed in here")).to_have_count(1)
     axe(pg, "tokens")
 
     pg.get_by_label("Expires").select_option(label="in 30 days")
@@ -703,6 +708,8 @@ def test_settings_show_the_apis_validation_message_and_save(tab, server):
     alert = pg.get_by_role("alert")
     expect(alert).to_have_text(f"{refused['error']['message']} ({refused['error']['code']})")
     expect(alert).to_be_focused()
+    expect(floor).to_have_attribute("aria-invalid", "true")
+    expect(pg.get_by_label("Excerpts per answer")).not_to_have_attribute("aria-invalid", "true")
     shot(pg, "19-settings-refused")
 
     try:

@@ -76,6 +76,10 @@ ALLOWED_SUPPRESSIONS = {
     "AwsSolutions-APIG4",
     "AwsSolutions-COG4",
     "AwsSolutions-SQS3",
+    "AwsSolutions-CFR1",
+    "AwsSolutions-CFR2",
+    "AwsSolutions-CFR3",
+    "AwsSolutions-CFR4",
 }
 
 
