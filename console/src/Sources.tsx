@@ -225,12 +225,22 @@ export function Sources({ creds, canWrite, draft, announce, onApiError }: Props)
                     <td>{label(s.type)}</td>
                     <td class="state">
                       <span class={`status status-${s.status}`}>{s.status.replace("_", " ")}</span>
-                      <span class="sub">{progress(s)}</span>
+                      <span class="sub">
+                        {s.type === "live" ? (
+                          <>
+                            read when asked, never indexed: <a href="#/live">see its tables</a>
+                          </>
+                        ) : (
+                          progress(s)
+                        )}
+                      </span>
                     </td>
                     <td class="num">{s.passages.toLocaleString()}</td>
                     <td class="num">{s.weight !== 1 ? `×${s.weight}` : ""}</td>
                     <td class="num">{s.priority}</td>
-                    <td class="when">{s.lastIndexedAt ? <DateTime iso={s.lastIndexedAt} /> : "never"}</td>
+                    <td class="when">
+                      {s.lastIndexedAt ? <DateTime iso={s.lastIndexedAt} /> : s.type === "live" ? "not indexed" : "never"}
+                    </td>
                     <td class="problem">
                       {err && (
                         <>

@@ -219,6 +219,10 @@ def test_sources_show_the_index_and_each_source_heaviest_first(tab, server):
     expect(pack.locator("td").nth(2)).to_have_text(str(indexed["passages"]))
     expect(pack.locator("time")).to_have_attribute("datetime", indexed["lastIndexedAt"])
     expect(pack).to_contain_text("2 documents")
+    # a live source is read when asked, never indexed: no "0 documents processed", no "never"
+    live = row(pg, "Payment methods")
+    expect(live.locator("td.state")).to_contain_text("read when asked, never indexed")
+    expect(live.locator("td.when")).to_have_text("not indexed")
     # every call carried the token as a bearer header and went to this server's /api
     assert all(u.startswith(base + "/") for u in watch.urls)
     shot(pg, "02-sources")
@@ -686,6 +690,7 @@ def test_a_token_is_shown_once_works_and_is_gone_once_revoked(tab, server):
     row_.get_by_role("button", name="Revoke for good").click()
     expect(pg.get_by_role("status")).to_contain_text(f"Token {created['id']} revoked")
     expect(row_).to_have_count(0)
+    shot(pg, "18-tokens")
     status, body, _ = call(base, "GET", f"{KB_PATH}/sources", new_token)
     assert (status, body["error"]["code"]) == (401, "unauthorized")
 
