@@ -160,8 +160,7 @@ export function Gaps({ creds, canWrite, announce, onApiError }: Props) {
                           <span class="status status-ready">now answers</span>
                         ) : (
                           <span class="status status-failed">
-                            still unanswered ({r.answered ?? 0} of {r.examples.length} phrasing
-                            {r.examples.length === 1 ? "" : "s"} answer now)
+                            still unanswered ({r.answered ?? 0} of {r.examples.length} answer now)
                           </span>
                         )
                       ) : (

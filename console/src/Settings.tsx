@@ -115,6 +115,7 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [reindexNeeded, setReindexNeeded] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [inUse, setInUse] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const errorBox = useRef<HTMLParagraphElement>(null);
 
@@ -123,6 +124,11 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
   const load = useCallback(async () => {
     try {
       const s = await api.settings(creds);
+      // the embedder the index is searched with now (the setting may name the default)
+      void api.index(creds).then(
+        (i) => setInUse(i.embedder),
+        () => setInUse(null),
+      );
       setSettings(s);
       setForm(formOf(s));
       setLoadError(null);
@@ -243,11 +249,14 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
             <div class="row">
               <div class="field">
                 <label for="set-embedder">Embedder</label>
-                <select id="set-embedder" {...mark("set-embedder")} value={form.embedder} onChange={(e) => set("embedder", e.currentTarget.value)}>
+                <select id="set-embedder" {...mark("set-embedder", "set-embedder-hint")} value={form.embedder} onChange={(e) => set("embedder", e.currentTarget.value)}>
                   {EMBEDDERS.map((x) => (
                     <option value={x.value}>{x.label}</option>
                   ))}
                 </select>
+                <p id="set-embedder-hint" class="hint">
+                  {inUse ? `In use now: ${inUse}. ` : ""}A change applies from the next reindex.
+                </p>
               </div>
               <div class="field grow">
                 <label for="set-baseurl">Base URL (https)</label>

@@ -60,7 +60,11 @@ export function Sources({ creds, canWrite, draft, announce, onApiError }: Props)
       const [list, summary] = await Promise.all([api.sources(creds), api.index(creds)]);
       const before = statuses.current;
       if (before) {
-        const changed = list.filter((s) => before.has(s.id) && before.get(s.id) !== s.status);
+        // a source created since the last poll is announced once it has failed (it may fail
+        // before any poll saw it waiting)
+        const changed = list.filter((s) =>
+          before.has(s.id) ? before.get(s.id) !== s.status : s.status === "failed",
+        );
         if (changed.length) announce(changed.map((s) => `“${s.name}” is now ${s.status.replace("_", " ")}.`).join(" "));
       }
       statuses.current = new Map(list.map((s) => [s.id, s.status]));

@@ -337,6 +337,7 @@ def test_a_failed_source_shows_its_code_in_words_and_what_to_do(tab, server, tmp
     expect(problem).to_contain_text("malformed_file")
     expect(problem).to_contain_text("The file is damaged or is not what its type says.")
     expect(problem).to_contain_text("What to do: Open it in its own program, save it again")
+    expect(pg.get_by_role("status")).to_contain_text("“Broken manual” is now failed.")
     shot(pg, "12-sources-failed")
     axe(pg, "sources with a failed source")
 
@@ -556,7 +557,7 @@ def test_a_recorded_gap_is_listed_rechecked_and_drafted_into_an_article(tab, ser
     axe(pg, "gaps")
     pg.get_by_role("button", name="Recheck all").click()
     expect(pg.get_by_role("status")).to_contain_text("still unanswered")
-    expect(gap.locator("td.recheck")).to_have_text("still unanswered (0 of 1 phrasing answer now)")
+    expect(gap.locator("td.recheck")).to_have_text("still unanswered (0 of 1 answer now)")
     shot(pg, "13-gaps")
 
     gap.get_by_role("link", name=f"Draft an article answering “{GAP_Q}”").click()
@@ -704,6 +705,8 @@ def test_settings_show_the_apis_validation_message_and_save(tab, server):
     expect(pg.get_by_role("heading", level=1, name="Settings")).to_be_focused()
     floor = pg.get_by_label("Confidence floor")
     expect(floor).to_have_value(str(before["floor"]))
+    _, index, _ = call(base, "GET", f"{KB_PATH}/index", tokens["admin"])
+    expect(pg.locator("#set-embedder-hint")).to_contain_text(f"In use now: {index['embedder']}.")
     axe(pg, "settings")
 
     floor.fill("2")
