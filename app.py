@@ -30,6 +30,7 @@ except ImportError as _missing:  # the interpreter is not the project's (see scr
           "(installs .venv with them) or set KB_PYTHON", file=sys.stderr)
     raise SystemExit(1) from None
 
+from infra.console import KnowledgeConsoleStack  # noqa: E402
 from infra.stack import KnowledgeStack  # noqa: E402
 
 STACK_NAME_CONTEXT = "kb:stackName"
@@ -41,6 +42,9 @@ def build_app(app: cdk.App | None = None) -> tuple[cdk.App, KnowledgeStack]:
     name = str(app.node.try_get_context(STACK_NAME_CONTEXT) or "KnowledgeStack")
     stack = KnowledgeStack(app, name, description="kb: knowledge sources and retrieval for AI support agents")
     cdk.Tags.of(stack).add("project", "kb")
+    console = KnowledgeConsoleStack(app, f"{name}Console", api=stack.api.api,
+                                    description="kb: the operator console (S3 + CloudFront, /api to the REST API)")
+    cdk.Tags.of(console).add("project", "kb")
     cdk.Aspects.of(app).add(AwsSolutionsChecks(verbose=True))
     return app, stack
 

@@ -63,10 +63,12 @@ BOT_ROUTES: tuple[Route, ...] = (
     Route("knowledge/index", ("GET",)),
     Route("knowledge/citations/validate", ("POST",)),
     # answer time: live tables, gaps, teaching from a ticket
+    Route("knowledge/live", ("GET",)),
     Route("knowledge/live/{table}", ("PUT",)),
     Route("knowledge/gaps", ("GET",)),
     Route("knowledge/gaps/recheck", ("POST",)),
     Route("knowledge/articles/from-ticket", ("POST",)),
+    Route("agents", ("GET",)),
     Route("agents/{agentID}", ("GET", "PUT")),
     # administration (scope knowledge:admin): tokens and settings
     Route("tokens", ("GET", "POST")),

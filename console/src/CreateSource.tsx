@@ -1,4 +1,4 @@
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 
 import { ApiError, type Credentials, type Source, api, upload } from "./api";
 
@@ -59,20 +59,22 @@ function lines(text: string): string[] {
 
 type Props = {
   creds: Credentials;
+  /** a question to answer: the form opens as a draft article about it */
+  draft?: string | null;
   onCreated: (s: Source, note: string) => void;
   onApiError: (e: ApiError) => boolean;
 };
 
 type FieldError = { field: string | null; code: string; message: string };
 
-export function CreateSource({ creds, onCreated, onApiError }: Props) {
+export function CreateSource({ creds, draft, onCreated, onApiError }: Props) {
   const [type, setType] = useState("article");
-  const [name, setName] = useState("");
+  const [name, setName] = useState(draft ? draft.slice(0, 120) : "");
   const [priority, setPriority] = useState("0");
   const [visibility, setVisibility] = useState("agent");
-  const [title, setTitle] = useState("");
-  const [body, setBody] = useState("");
-  const [state, setState] = useState("published");
+  const [title, setTitle] = useState(draft ? draft.slice(0, 120) : "");
+  const [body, setBody] = useState(draft ? `Customers ask: “${draft}”\n\n` : "");
+  const [state, setState] = useState(draft ? "draft" : "published");
   const [text, setText] = useState("");
   const [key, setKey] = useState("");
   const [value, setValue] = useState("");
@@ -86,6 +88,14 @@ export function CreateSource({ creds, onCreated, onApiError }: Props) {
   const [busy, setBusy] = useState(false);
   const errorBox = useRef<HTMLDivElement>(null);
   const form = useRef<HTMLFormElement>(null);
+
+  // opened from a gap: show the prefilled form and put the cursor in its body
+  useEffect(() => {
+    if (!draft) return;
+    const field = form.current?.querySelector<HTMLTextAreaElement>("#create-body");
+    field?.scrollIntoView({ block: "center" });
+    field?.focus();
+  }, [draft]);
 
   const kind = TYPES.find((t) => t.value === type) ?? TYPES[0];
   const visibilityChoice = kind.visibilities.includes(visibility) ? visibility : kind.visibilities[0];

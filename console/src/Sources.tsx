@@ -13,6 +13,8 @@ const SLOW_POLL_MS = 10000;
 type Props = {
   creds: Credentials;
   canWrite: boolean | null;
+  /** a question from the Gaps screen: the article form opens prefilled with it */
+  draft?: string | null;
   announce: (text: string) => void;
   onApiError: (e: ApiError) => boolean;
 };
@@ -34,7 +36,7 @@ function label(type: string): string {
   return type === "faq" ? "FAQ" : type.charAt(0).toUpperCase() + type.slice(1);
 }
 
-export function Sources({ creds, canWrite, announce, onApiError }: Props) {
+export function Sources({ creds, canWrite, draft, announce, onApiError }: Props) {
   const [sources, setSources] = useState<Source[] | null>(null);
   const [index, setIndex] = useState<IndexSummary | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -47,7 +49,9 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
   const confirmButton = useRef<HTMLButtonElement>(null);
   const poke = useRef<() => void>(() => undefined);
 
-  useEffect(() => heading.current?.focus(), []);
+  useEffect(() => {
+    if (!draft) heading.current?.focus();
+  }, [draft]);
   useEffect(() => {
     if (confirming) confirmButton.current?.focus();
   }, [confirming]);
@@ -57,7 +61,11 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
       const [list, summary] = await Promise.all([api.sources(creds), api.index(creds)]);
       const before = statuses.current;
       if (before) {
-        const changed = list.filter((s) => before.has(s.id) && before.get(s.id) !== s.status);
+        // a source created since the last poll is announced once it has failed (it may fail
+        // before any poll saw it waiting)
+        const changed = list.filter((s) =>
+          before.has(s.id) ? before.get(s.id) !== s.status : s.status === "failed",
+        );
         if (changed.length) announce(changed.map((s) => `“${s.name}” is now ${s.status.replace("_", " ")}.`).join(" "));
       }
       statuses.current = new Map(list.map((s) => [s.id, s.status]));
@@ -222,12 +230,22 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
                     <td>{label(s.type)}</td>
                     <td class="state">
                       <span class={`status status-${s.status}`}>{s.status.replace("_", " ")}</span>
-                      <span class="sub">{progress(s)}</span>
+                      <span class="sub">
+                        {s.type === "live" ? (
+                          <>
+                            read when asked, never indexed: <a href="#/live">see its tables</a>
+                          </>
+                        ) : (
+                          progress(s)
+                        )}
+                      </span>
                     </td>
                     <td class="num">{s.passages.toLocaleString()}</td>
                     <td class="num">{s.weight !== 1 ? `×${s.weight}` : ""}</td>
                     <td class="num">{s.priority}</td>
-                    <td class="when">{s.lastIndexedAt ? <DateTime iso={s.lastIndexedAt} /> : "never"}</td>
+                    <td class="when">
+                      {s.lastIndexedAt ? <DateTime iso={s.lastIndexedAt} /> : s.type === "live" ? "not indexed" : "never"}
+                    </td>
                     <td class="problem">
                       {err && (
                         <>
@@ -302,7 +320,7 @@ export function Sources({ creds, canWrite, announce, onApiError }: Props) {
       )}
       {!sources && !loadError && <p aria-busy="true">Loading sources…</p>}
       {write ? (
-        <CreateSource creds={creds} onCreated={created} onApiError={onApiError} />
+        <CreateSource creds={creds} draft={draft ?? null} onCreated={created} onApiError={onApiError} />
       ) : (
         <p class="notice">This token can only read: creating, refreshing, disabling and deleting are hidden.</p>
       )}

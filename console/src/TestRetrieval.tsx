@@ -17,7 +17,50 @@ const SIGNAL_LABELS: Record<string, string> = {
   rescueSimilarity: "Rescue similarity",
   rerank: "Rerank score",
   rerankRank: "Rerank rank",
+  lexicalScore: "Keyword score (BM25)",
+  semanticScore: "Meaning similarity",
+  upstreamRank: "Upstream rank",
+  liveRank: "Live row rank",
 };
+
+/** The parts of the confidence (retrieve/confidence.py), in words. */
+const COMPONENTS: Record<string, { label: string; hint: string }> = {
+  coverage: { label: "Coverage", hint: "share of the question's words the top excerpt holds close together" },
+  strength: { label: "Strength", hint: "best keyword score as a share of the most the question could score" },
+  focus: { label: "Focus", hint: "how far the best match stands above the fifth-best page" },
+  unseen: { label: "Unseen words", hint: "weight of question words no passage holds (counts against)" },
+  agreement: { label: "Agreement", hint: "share of the top five keyword passages the meaning search also ranks top five" },
+  rescue: { label: "Rescue", hint: "similarity of the passage the rescue added" },
+  reranker: { label: "Reranker", hint: "a reranker's score for the top excerpt" },
+};
+
+function Components({ parts }: { parts: Record<string, number | null> }) {
+  const entries = Object.entries(parts);
+  if (!entries.length) return null;
+  return (
+    <div class="components">
+      <h3 id="components-heading">What the confidence is made of</h3>
+      <table class="data" aria-labelledby="components-heading">
+        <thead>
+          <tr>
+            <th scope="col">Part</th>
+            <th scope="col">Value</th>
+            <th scope="col">Meaning</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map(([k, v]) => (
+            <tr data-component={k}>
+              <th scope="row">{COMPONENTS[k]?.label ?? k}</th>
+              <td class="num">{v === null ? "— (not measured)" : v.toFixed(3)}</td>
+              <td class="meaning">{COMPONENTS[k]?.hint ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
 
 function fmt(value: number | string | null): string {
   if (value === null || value === undefined) return "—";
@@ -240,6 +283,7 @@ export function TestRetrieval({ creds, announce, onApiError }: Props) {
               </div>
             )}
           </dl>
+          {result.confidenceComponents && <Components parts={result.confidenceComponents} />}
           {result.excerpts.length > 0 && (
             <>
               <h2 id="excerpts-heading">Excerpts found, best first</h2>

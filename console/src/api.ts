@@ -57,6 +57,7 @@ export type Retrieval = {
   retrievalId: string;
   audience: string;
   confidence: number;
+  confidenceComponents?: Record<string, number | null> | null;
   floor: number;
   wouldAnswer: boolean;
   operatorGrounded: boolean;
@@ -64,6 +65,54 @@ export type Retrieval = {
   topic?: string | null;
   gate?: Gate | null;
   excerpts: Excerpt[];
+};
+
+export type GapCluster = {
+  representative: string;
+  count: number;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  examples: string[];
+  outcomes: Record<string, number>;
+  topic: string | null;
+  audiences: string[];
+  answered?: number | null;
+  nowAnswers?: boolean | null;
+};
+
+export type LiveRow = Record<string, unknown>;
+
+export type LiveSource = {
+  sourceId: string;
+  name: string;
+  visibility: string;
+  status: string;
+  requiredTables: string[];
+  tables: { table: string; rows: LiveRow[] }[];
+};
+
+export type Agent = { id: string; status: "active" | "paused"; sourceIds: string[] };
+
+export type TokenInfo = {
+  id: string;
+  bot: string;
+  scopes: string[];
+  createdAt: string | null;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+};
+
+export type Settings = {
+  bot: string;
+  products: string[];
+  scopeToProducts: boolean;
+  floor: number;
+  topK: number;
+  embedder: string | null;
+  embedderOptions: { baseUrl?: string; model?: string; modelId?: string; dimensions?: number; apiKeySet: boolean };
+  upstream: { url: string; bot: string; tokenSet: boolean } | null;
+  reindexNeeded?: boolean;
+  [other: string]: unknown;
 };
 
 /** An answer other than 2xx, in the API's `{"error": {"code", "message", ...}}` shape. */
@@ -99,7 +148,15 @@ async function toError(res: Response): Promise<ApiError> {
   return new ApiError(res.status, `http_${res.status}`, `the server answered ${res.status} ${res.statusText}`);
 }
 
-async function call<T>(creds: Credentials, method: string, path: string, body?: unknown): Promise<T> {
+function botBase(creds: Credentials): string {
+  return `/api/bots/${encodeURIComponent(creds.bot)}`;
+}
+
+function call<T>(creds: Credentials, method: string, path: string, body?: unknown): Promise<T> {
+  return send<T>(creds, method, base(creds) + path, body);
+}
+
+async function send<T>(creds: Credentials, method: string, url: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Authorization: `Bearer ${creds.token}`, Accept: "application/json" };
   const init: RequestInit = { method, headers, credentials: "omit", cache: "no-store", referrerPolicy: "no-referrer" };
   if (body !== undefined) {
@@ -108,7 +165,7 @@ async function call<T>(creds: Credentials, method: string, path: string, body?: 
   }
   let res: Response;
   try {
-    res = await fetch(base(creds) + path, init);
+    res = await fetch(url, init);
   } catch {
     throw new ApiError(0, "network", "the server could not be reached");
   }
@@ -126,7 +183,44 @@ export const api = {
   remove: (c: Credentials, id: string) => call<void>(c, "DELETE", `/sources/${encodeURIComponent(id)}`),
   test: (c: Credentials, q: string, audience: string, agentId: string | null) =>
     call<Retrieval>(c, "POST", "/retrieval-test", { q, audience, agentId }),
+  reindex: (c: Credentials) => call<{ accepted: boolean }>(c, "POST", "/reindex", {}),
+  gaps: (c: Credentials, audience: string | null) =>
+    call<{ clusters: GapCluster[] }>(c, "GET", `/gaps${audience ? `?audience=${encodeURIComponent(audience)}` : ""}`).then(
+      (r) => r.clusters,
+    ),
+  recheck: (c: Credentials, audience: string | null) =>
+    call<{ clusters: GapCluster[] }>(c, "POST", "/gaps/recheck", audience ? { audience } : {}).then((r) => r.clusters),
+  live: (c: Credentials) => call<{ sources: LiveSource[] }>(c, "GET", "/live").then((r) => r.sources),
+  putLive: (c: Credentials, table: string, sourceId: string, rows: unknown) =>
+    call<{ sourceId: string; table: string; rows: number; enabled: number }>(
+      c,
+      "PUT",
+      `/live/${encodeURIComponent(table)}?sourceId=${encodeURIComponent(sourceId)}`,
+      { rows },
+    ),
+  agents: (c: Credentials) => send<{ agents: Agent[] }>(c, "GET", `${botBase(c)}/agents`).then((r) => r.agents),
+  putAgent: (c: Credentials, id: string, status: string, sourceIds: string[]) =>
+    send<Agent>(c, "PUT", `${botBase(c)}/agents/${encodeURIComponent(id)}`, { status, sourceIds }),
+  tokens: (c: Credentials) => send<{ tokens: TokenInfo[] }>(c, "GET", `${botBase(c)}/tokens`).then((r) => r.tokens),
+  createToken: (c: Credentials, scopes: string[], expiresInSeconds: number | null) =>
+    send<TokenInfo & { token: string }>(c, "POST", `${botBase(c)}/tokens`, { scopes, expiresInSeconds }),
+  revokeToken: (c: Credentials, id: string) => send<void>(c, "DELETE", `${botBase(c)}/tokens/${encodeURIComponent(id)}`),
+  settings: (c: Credentials) => send<Settings>(c, "GET", `${botBase(c)}/settings`),
+  patchSettings: (c: Credentials, patch: Record<string, unknown>) =>
+    send<Settings>(c, "PATCH", `${botBase(c)}/settings`, patch),
 };
+
+/** Whether the token holds `knowledge:admin` (tokens and settings): listing the tokens is
+ * the cheapest admin-only read; 403 means no. */
+export async function probeAdmin(c: Credentials): Promise<boolean | null> {
+  try {
+    await api.tokens(c);
+    return true;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 403) return false;
+    return null;
+  }
+}
 
 /**
  * Whether the token may write. No route tells a token's scopes, so this asks for a refresh

@@ -3,27 +3,43 @@ import "./style.css";
 import { render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 
-import { ApiError, type Credentials, probeWrite } from "./api";
+import { Agents } from "./Agents";
+import { ApiError, type Credentials, probeAdmin, probeWrite } from "./api";
+import { Gaps } from "./Gaps";
+import { Live } from "./Live";
 import { clearCredentials, loadCredentials, saveCredentials } from "./session";
 import { SignIn } from "./SignIn";
 import { Sources } from "./Sources";
+import { Settings } from "./Settings";
 import { TestRetrieval } from "./TestRetrieval";
+import { Tokens } from "./Tokens";
 
-type Route = "sources" | "test";
+type Route = "sources" | "test" | "gaps" | "live" | "agents" | "tokens" | "settings";
 
-const SCREENS: { route: Route; label: string }[] = [
+/** Screens; `admin` ones are shown only to a token with knowledge:admin. */
+const SCREENS: { route: Route; label: string; admin?: boolean }[] = [
   { route: "sources", label: "Sources" },
   { route: "test", label: "Test retrieval" },
+  { route: "gaps", label: "Gaps" },
+  { route: "live", label: "Live data" },
+  { route: "agents", label: "Agents" },
+  { route: "tokens", label: "Tokens", admin: true },
+  { route: "settings", label: "Settings", admin: true },
 ];
 
-function currentRoute(): Route {
-  return window.location.hash === "#/test" ? "test" : "sources";
+/** `#/gaps`, or `#/sources?draft=question` (the article form prefilled). */
+function currentRoute(): { route: Route; draft: string | null } {
+  const [path, query] = window.location.hash.replace(/^#\/?/, "").split("?", 2);
+  const found = SCREENS.find((s) => s.route === path);
+  const draft = new URLSearchParams(query ?? "").get("draft");
+  return { route: found ? found.route : "sources", draft: found?.route === "sources" ? draft : null };
 }
 
 function App() {
   const [creds, setCreds] = useState<Credentials | null>(loadCredentials);
   const [canWrite, setCanWrite] = useState<boolean | null>(null);
-  const [route, setRoute] = useState<Route>(currentRoute);
+  const [canAdmin, setCanAdmin] = useState<boolean | null>(null);
+  const [{ route, draft }, setRoute] = useState(currentRoute);
   const [status, setStatus] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
 
@@ -43,6 +59,9 @@ function App() {
     void probeWrite(creds).then((w) => {
       if (live) setCanWrite(w);
     });
+    void probeAdmin(creds).then((a) => {
+      if (live) setCanAdmin(a);
+    });
     return () => {
       live = false;
     };
@@ -57,6 +76,7 @@ function App() {
     clearCredentials();
     setCreds(null);
     setCanWrite(null);
+    setCanAdmin(null);
     setNotice(message);
   }, []);
 
@@ -70,6 +90,11 @@ function App() {
       if (e.status === 403 && e.message.includes("knowledge:write")) {
         setCanWrite(false);
         announce("This token can only read: write actions are now hidden.");
+        return true;
+      }
+      if (e.status === 403 && e.message.includes("knowledge:admin")) {
+        setCanAdmin(false);
+        announce("This token has no knowledge:admin scope: tokens and settings are hidden.");
         return true;
       }
       return false;
@@ -93,7 +118,7 @@ function App() {
         {creds && (
           <nav aria-label="Screens">
             <ul>
-              {SCREENS.map((s) => (
+              {SCREENS.filter((s) => !s.admin || canAdmin === true).map((s) => (
                 <li>
                   <a href={`#/${s.route}`} aria-current={route === s.route ? "page" : undefined}>
                     {s.label}
@@ -122,8 +147,25 @@ function App() {
         <SignIn onSignedIn={signedIn} notice={notice} />
       ) : route === "test" ? (
         <TestRetrieval key={`test-${creds.bot}`} creds={creds} announce={announce} onApiError={onApiError} />
+      ) : route === "gaps" ? (
+        <Gaps key={`gaps-${creds.bot}`} creds={creds} canWrite={canWrite} announce={announce} onApiError={onApiError} />
+      ) : route === "live" ? (
+        <Live key={`live-${creds.bot}`} creds={creds} canWrite={canWrite} announce={announce} onApiError={onApiError} />
+      ) : route === "agents" ? (
+        <Agents key={`agents-${creds.bot}`} creds={creds} canWrite={canWrite} announce={announce} onApiError={onApiError} />
+      ) : route === "tokens" && canAdmin !== false ? (
+        <Tokens key={`tokens-${creds.bot}`} creds={creds} announce={announce} onApiError={onApiError} />
+      ) : route === "settings" && canAdmin !== false ? (
+        <Settings key={`settings-${creds.bot}`} creds={creds} canWrite={canWrite} announce={announce} onApiError={onApiError} />
       ) : (
-        <Sources key={`sources-${creds.bot}`} creds={creds} canWrite={canWrite} announce={announce} onApiError={onApiError} />
+        <Sources
+          key={`sources-${creds.bot}-${draft ?? ""}`}
+          creds={creds}
+          canWrite={canWrite}
+          draft={draft}
+          announce={announce}
+          onApiError={onApiError}
+        />
       )}
     </>
   );

@@ -188,13 +188,14 @@ def test_citations_over_http(server):
     assert body["error"]["invalid"] == [{**forged, "reason": "not_served"}]
 
 
-def test_retrieval_test_hides_signals_and_is_rate_limited_per_token(server):
+def test_retrieval_test_shows_signals_and_is_rate_limited_per_token(server):
     base, tokens = server
     for n in range(3):
         status, body, _ = call(base, "POST", f"{KB_PATH}/retrieval-test", tokens["ro2"],
                                {"q": "deposits XMR", "rerank": False})
         assert status == 200, (n, body)
-        assert body["excerpts"] and all("signals" not in e for e in body["excerpts"])
+        assert body["excerpts"] and all("lexicalRank" in e["signals"] for e in body["excerpts"])
+        assert "strength" in body["confidenceComponents"]
     status, body, headers = call(base, "POST", f"{KB_PATH}/retrieval-test", tokens["ro2"], {"q": "deposits XMR"})
     assert (status, body["error"]["code"]) == (429, "rate_limited")
     assert int(headers["Retry-After"]) >= 1

@@ -5,8 +5,10 @@ test-output/console/ and checked with axe-core (no serious or critical violation
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -45,6 +47,10 @@ PAGES = [
          "to cold storage every night.", audience="OPERATOR", title="Hot wallet"),
 ]
 
+LIVE_ROWS = [{"area": "Deposits", "name": "Bitcoin", "code": "BTC", "network": "Bitcoin", "fixedFee": 0,
+              "processingTime": "3 confirmations"}]
+GAP_Q = "can I pay my subscription with a paypal voucher"
+
 
 @pytest.fixture(scope="module")
 def built_console() -> Path:
@@ -70,7 +76,8 @@ def server(tmp_path_factory, built_console) -> Iterator[tuple[str, dict[str, str
     def token(scopes: str) -> str:
         return run_kb(data, "token", "create", "--bot", "default", "--scopes", scopes).strip().splitlines()[-1]
 
-    tokens = {"rw": token("knowledge:read,knowledge:write"), "ro": token("knowledge:read")}
+    tokens = {"rw": token("knowledge:read,knowledge:write"), "ro": token("knowledge:read"),
+              "admin": token("knowledge:read,knowledge:write,knowledge:admin")}
     proc, base = start_server(data, free_port(), {"KB_CONSOLE_DIR": str(built_console),
                                                   "KB_RETRIEVAL_TEST_PER_MINUTE": "1000"})
     status, body, _ = call(base, "GET", f"{KB_PATH}/sources", tokens["rw"])
@@ -81,6 +88,15 @@ def server(tmp_path_factory, built_console) -> Iterator[tuple[str, dict[str, str
     status, body, _ = call(base, "PUT", "/api/bots/default/agents/desk-bot", tokens["rw"],
                            {"status": "active", "sourceIds": [ids["pack"]]})
     assert status == 200, body
+    # a live source with one table, and a question nothing answers (recorded as a gap)
+    status, body, _ = call(base, "POST", f"{KB_PATH}/sources", tokens["rw"], {
+        "type": "live", "name": "Payment methods", "visibility": "agent", "config": {"tables": ["methods"]}})
+    assert status == 201, body
+    ids["live"] = body["id"]
+    status, body, _ = call(base, "PUT", f"{KB_PATH}/live/methods", tokens["rw"], {"rows": LIVE_ROWS})
+    assert status == 200, body
+    status, body, _ = call(base, "POST", f"{KB_PATH}/retrieve", tokens["rw"], {"q": GAP_Q, "audience": "customer"})
+    assert status == 200 and body["wouldAnswer"] is False, body
     yield base, tokens, ids
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=10)
@@ -199,9 +215,14 @@ def test_sources_show_the_index_and_each_source_heaviest_first(tab, server):
     pack = row(pg, ids["packName"])
     expect(pack).to_have_attribute("data-status", "ready")
     expect(pack.locator("td").nth(0)).to_have_text("Pack")
-    expect(pack.locator("td").nth(2)).to_have_text(str(index["sources"][0]["passages"]))
-    expect(pack.locator("time")).to_have_attribute("datetime", index["sources"][0]["lastIndexedAt"])
+    indexed = next(s for s in index["sources"] if s["id"] == ids["pack"])
+    expect(pack.locator("td").nth(2)).to_have_text(str(indexed["passages"]))
+    expect(pack.locator("time")).to_have_attribute("datetime", indexed["lastIndexedAt"])
     expect(pack).to_contain_text("2 documents")
+    # a live source is read when asked, never indexed: no "0 documents processed", no "never"
+    live = row(pg, "Payment methods")
+    expect(live.locator("td.state")).to_contain_text("read when asked, never indexed")
+    expect(live.locator("td.when")).to_have_text("not indexed")
     # every call carried the token as a bearer header and went to this server's /api
     assert all(u.startswith(base + "/") for u in watch.urls)
     shot(pg, "02-sources")
@@ -316,6 +337,7 @@ def test_a_failed_source_shows_its_code_in_words_and_what_to_do(tab, server, tmp
     expect(problem).to_contain_text("malformed_file")
     expect(problem).to_contain_text("The file is damaged or is not what its type says.")
     expect(problem).to_contain_text("What to do: Open it in its own program, save it again")
+    expect(pg.get_by_role("status")).to_contain_text("“Broken manual” is now failed.")
     shot(pg, "12-sources-failed")
     axe(pg, "sources with a failed source")
 
@@ -414,6 +436,12 @@ def test_each_audience_sees_its_own_passages_and_the_refusal_is_explained(tab, s
     expect(first).to_contain_text(top["path"])
     expect(first).to_contain_text(f"{top['score']:.3f}")
     expect(first).to_contain_text(top["reason"])
+    # the signals and the confidence components as the API computed them
+    facts = first.locator("dl.facts > div")
+    expect(facts.filter(has_text="Keyword rank")).to_have_text(f"Keyword rank{top['signals']['lexicalRank']}")
+    expect(facts.filter(has_text="Weight")).to_have_text(f"Weight{top['signals']['weight']:g}")
+    strength = body["confidenceComponents"]["strength"]
+    expect(pg.locator("tr[data-component=strength] td").first).to_have_text(f"{strength:.3f}")
     expect(pg.get_by_role("img", name="Confidence")).to_have_attribute(
         "aria-label",
         f"Confidence {body['confidence']:.2f} against a floor of {body['floor']:.2f}: at or above the floor.")
@@ -474,8 +502,9 @@ def test_the_console_is_usable_from_the_keyboard_alone(tab, server):
     # back through the header: sign out, then the screens
     pg.keyboard.press("Shift+Tab")
     expect(pg.get_by_role("button", name="Sign out")).to_be_focused()
-    pg.keyboard.press("Shift+Tab")
-    expect(pg.get_by_role("link", name="Test retrieval")).to_be_focused()
+    for screen in ("Agents", "Live data", "Gaps", "Test retrieval"):
+        pg.keyboard.press("Shift+Tab")
+        expect(pg.get_by_role("link", name=screen)).to_be_focused()
     pg.keyboard.press("Enter")
     expect(pg.get_by_role("heading", level=1, name="Test retrieval")).to_be_focused()
     pg.keyboard.press("Tab")
@@ -507,6 +536,223 @@ def test_a_rate_limited_test_says_when_to_try_again(tab, server):
     expect(alert).to_have_text("Too many tests in a short time; try again in 2 seconds.")
     expect(alert).to_be_focused()
     expect(pg.locator(".verdict")).to_have_count(0)
+
+
+# -- gaps ---------------------------------------------------------------------------------
+
+
+def test_a_recorded_gap_is_listed_rechecked_and_drafted_into_an_article(tab, server):
+    pg, _ = tab
+    base, tokens, _ = server
+    sign_in(pg, tokens["rw"])
+    pg.get_by_role("link", name="Gaps").click()
+    expect(pg.get_by_role("heading", level=1, name="Gaps")).to_be_focused()
+    _, listed, _ = call(base, "GET", f"{KB_PATH}/gaps", tokens["rw"])
+    cluster = next(c for c in listed["clusters"] if c["representative"] == GAP_Q)
+    gap = pg.locator("table.gaps tbody tr").filter(has=pg.get_by_role("rowheader", name=GAP_Q))
+    expect(gap).to_have_count(1)
+    expect(gap.locator("td").nth(0)).to_have_text(f"{cluster['count']}×")
+    expect(gap).to_contain_text("nothing found: 1")
+    expect(gap.locator("time").first).to_have_attribute("datetime", cluster["lastSeen"])
+    axe(pg, "gaps")
+    pg.get_by_role("button", name="Recheck all").click()
+    expect(pg.get_by_role("status")).to_contain_text("still unanswered")
+    expect(gap.locator("td.recheck")).to_have_text("still unanswered (0 of 1 answer now)")
+    shot(pg, "13-gaps")
+
+    gap.get_by_role("link", name=f"Draft an article answering “{GAP_Q}”").click()
+    expect(pg.get_by_role("heading", level=1, name="Sources")).to_be_visible()
+    expect(pg.get_by_label("Title")).to_have_value(GAP_Q)
+    expect(pg.get_by_label("State")).to_have_value("draft")
+    expect(pg.get_by_label("Body (Markdown)")).to_be_focused()
+
+
+# -- live data ----------------------------------------------------------------------------
+
+
+def test_live_rows_are_shown_and_a_bad_row_gets_the_apis_message(tab, server):
+    pg, _ = tab
+    base, tokens, _ = server
+    sign_in(pg, tokens["rw"])
+    pg.get_by_role("link", name="Live data").click()
+    expect(pg.get_by_role("heading", level=1, name="Live data")).to_be_focused()
+    table = pg.locator("table.data").filter(has_text="Table “methods”")
+    expect(table.locator("caption")).to_have_text("Table “methods”: 1 row, 1 enabled")
+    expect(table.locator("tbody tr").first).to_contain_text("Bitcoin")
+    expect(table.locator("tbody tr").first).to_contain_text("3 confirmations")
+    axe(pg, "live data")
+
+    pg.get_by_role("button", name="Edit rows of table methods").click()
+    editor = pg.get_by_label("Rows (JSON)")
+    expect(editor).to_be_focused()
+    editor.fill('[{"area": "Deposits", "name": "Bitcoin"')
+    pg.get_by_role("button", name="Replace table").click()
+    expect(pg.get_by_role("alert")).to_contain_text("This is not JSON")
+
+    bad = [{**LIVE_ROWS[0], "colour": "orange"}]
+    editor.fill(json.dumps(bad))
+    pg.get_by_role("button", name="Replace table").click()
+    status, refused, _ = call(base, "PUT", f"{KB_PATH}/live/methods", tokens["rw"], {"rows": bad})
+    assert (status, refused["error"]["code"]) == (400, "unknown_field")
+    alert = pg.get_by_role("alert")
+    expect(alert).to_have_text(f"{refused['error']['message']} (unknown_field)")
+    expect(alert).to_be_focused()
+    expect(editor).to_have_attribute("aria-invalid", "true")
+    shot(pg, "14-live-refused")
+    axe(pg, "live data with a refused row")
+
+    rows = [*LIVE_ROWS, {"area": "Withdrawals", "name": "Ether", "code": "ETH", "fixedFee": "0.002 ETH",
+                         "enabled": False}]
+    editor.fill(json.dumps(rows))
+    pg.get_by_role("button", name="Replace table").click()
+    expect(pg.get_by_role("status")).to_contain_text("replaced: 2 rows, 1 enabled")
+    expect(table.locator("caption")).to_have_text("Table “methods”: 2 rows, 1 enabled")
+    expect(table.locator("tbody tr.off")).to_contain_text("0.002 ETH")
+    _, live, _ = call(base, "GET", f"{KB_PATH}/live", tokens["rw"])
+    assert live["sources"][0]["tables"] == [{"table": "methods", "rows": [{"enabled": True, **r} for r in rows]}]
+    shot(pg, "15-live")
+
+
+# -- agents -------------------------------------------------------------------------------
+
+
+def test_agents_are_listed_created_and_refused_with_the_apis_message(tab, server):
+    pg, _ = tab
+    base, tokens, ids = server
+    sign_in(pg, tokens["rw"])
+    pg.get_by_role("link", name="Agents").click()
+    expect(pg.get_by_role("heading", level=1, name="Agents")).to_be_focused()
+    desk = pg.locator("tr[data-agent=desk-bot]")
+    expect(desk).to_contain_text("active")
+    expect(desk).to_contain_text(ids["packName"])
+
+    pg.get_by_role("button", name="Add an agent").click()
+    expect(pg.get_by_label("Agent id")).to_be_focused()
+    pg.get_by_label("Agent id").fill("night shift!")
+    pg.get_by_role("button", name="Add agent").click()
+    expect(pg.get_by_role("alert")).to_contain_text("(invalid_agent)")
+    pg.get_by_label("Agent id").fill("night-shift")
+    pg.get_by_label("Status").select_option("paused")
+    pg.get_by_label("Payment methods").check()
+    shot(pg, "16-agents-form")
+    axe(pg, "agents form")
+    pg.get_by_role("button", name="Add agent").click()
+    expect(pg.get_by_role("status")).to_contain_text("Agent night-shift saved: paused, 1 source")
+    night = pg.locator("tr[data-agent=night-shift]")
+    expect(night).to_contain_text("paused")
+    expect(night).to_contain_text("Payment methods")
+    _, agent, _ = call(base, "GET", "/api/bots/default/agents/night-shift", tokens["rw"])
+    assert agent == {"id": "night-shift", "status": "paused", "sourceIds": [ids["live"]]}
+    shot(pg, "17-agents")
+
+
+# -- tokens and settings ------------------------------------------------------------------
+
+
+def test_tokens_and_settings_are_shown_only_to_an_admin_token(tab, server):
+    pg, _ = tab
+    _, tokens, _ = server
+    sign_in(pg, tokens["rw"])
+    expect(pg.get_by_role("link", name="Gaps")).to_be_visible()
+    expect(pg.get_by_role("link", name="Tokens")).to_have_count(0)
+    expect(pg.get_by_role("link", name="Settings")).to_have_count(0)
+
+
+def test_a_token_is_shown_once_works_and_is_gone_once_revoked(tab, server):
+    pg, _ = tab
+    base, tokens, _ = server
+    sign_in(pg, tokens["admin"])
+    pg.get_by_role("link", name="Tokens").click()
+    expect(pg.get_by_role("heading", level=1, name="Tokens")).to_be_focused()
+    _, listed, _ = call(base, "GET", "/api/bots/default/tokens", tokens["admin"])
+    expect(pg.locator("table.tokens tbody tr")).to_have_count(len(listed["tokens"]))
+    # the token this console signed in with is named (its id is its hash's first 16 digits)
+    own = hashlib.sha256(tokens["admin"].encode()).hexdigest()[:16]
+    expect(pg.locator(f"tr[data-token='{own}']")).to_contain_text("signed in here")
+    expect(pg.get_by_text("signed in here")).to_have_count(1)
+    axe(pg, "tokens")
+
+    pg.get_by_label("Expires").select_option(label="in 30 days")
+    pg.get_by_role("button", name="Create token").click()
+    secret = pg.get_by_label("Secret")
+    expect(secret).to_have_value(re.compile(r"^kb_"))
+    new_token = secret.input_value()
+    status, _, _ = call(base, "GET", f"{KB_PATH}/sources", new_token)
+    assert status == 200  # the shown secret is the token
+    _, listed, _ = call(base, "GET", "/api/bots/default/tokens", tokens["admin"])
+    created = next(t for t in listed["tokens"] if t["scopes"] == ["knowledge:read"] and t["expiresAt"])
+    row_ = pg.locator(f"tr[data-token='{created['id']}']")
+    expect(row_).to_contain_text("knowledge:read")
+    shot(pg, "18-tokens-created")
+
+    pg.get_by_role("button", name="I have copied it").click()
+    expect(pg.get_by_label("Secret")).to_have_count(0)  # never shown again
+    row_.get_by_role("button", name=f"Revoke token {created['id']}").click()
+    row_.get_by_role("button", name="Revoke for good").click()
+    expect(pg.get_by_role("status")).to_contain_text(f"Token {created['id']} revoked")
+    expect(row_).to_have_count(0)
+    shot(pg, "18-tokens")
+    status, body, _ = call(base, "GET", f"{KB_PATH}/sources", new_token)
+    assert (status, body["error"]["code"]) == (401, "unauthorized")
+
+
+def test_settings_show_the_apis_validation_message_and_save(tab, server):
+    pg, _ = tab
+    base, tokens, _ = server
+    _, before, _ = call(base, "GET", "/api/bots/default/settings", tokens["admin"])
+    sign_in(pg, tokens["admin"])
+    pg.get_by_role("link", name="Settings").click()
+    expect(pg.get_by_role("heading", level=1, name="Settings")).to_be_focused()
+    floor = pg.get_by_label("Confidence floor")
+    expect(floor).to_have_value(str(before["floor"]))
+    _, index, _ = call(base, "GET", f"{KB_PATH}/index", tokens["admin"])
+    expect(pg.locator("#set-embedder-hint")).to_contain_text(f"In use now: {index['embedder']}.")
+    axe(pg, "settings")
+
+    floor.fill("2")
+    pg.get_by_role("button", name="Save settings").click()
+    status, refused, _ = call(base, "PATCH", "/api/bots/default/settings", tokens["admin"], {"floor": 2})
+    assert status == 400
+    alert = pg.get_by_role("alert")
+    expect(alert).to_have_text(f"{refused['error']['message']} ({refused['error']['code']})")
+    expect(alert).to_be_focused()
+    expect(floor).to_have_attribute("aria-invalid", "true")
+    expect(pg.get_by_label("Excerpts per answer")).not_to_have_attribute("aria-invalid", "true")
+    shot(pg, "19-settings-refused")
+
+    try:
+        floor.fill("0.4")
+        with pg.expect_request("**/settings") as sent:
+            pg.get_by_role("button", name="Save settings").click()
+        assert sent.value.post_data_json == {"floor": 0.4}  # only what changed
+        expect(pg.get_by_role("status")).to_contain_text("Settings saved: floor.")
+        _, after, _ = call(base, "GET", "/api/bots/default/settings", tokens["admin"])
+        assert after["floor"] == 0.4 and after["topK"] == before["topK"]
+        shot(pg, "20-settings")
+    finally:
+        call(base, "PATCH", "/api/bots/default/settings", tokens["admin"], {"floor": before["floor"]})
+
+
+def test_a_setting_this_screen_does_not_edit_is_still_shown(tab, server):
+    """A section the API adds later (for example answer-time settings) is drawn read-only
+    rather than hidden."""
+    pg, _ = tab
+    base, tokens, _ = server
+    _, current, _ = call(base, "GET", "/api/bots/default/settings", tokens["admin"])
+    extended = {**current, "answer": {"gapRetentionDays": 30}}
+
+    def reply(route):
+        if route.request.method == "GET":
+            route.fulfill(status=200, json=extended)
+        else:
+            route.continue_()
+
+    pg.route("**/api/bots/default/settings", reply)
+    sign_in(pg, tokens["admin"])
+    pg.get_by_role("link", name="Settings").click()
+    other = pg.get_by_role("group", name="Other settings (read only here)")
+    expect(other.get_by_role("term")).to_have_text("answer")
+    expect(other.get_by_role("definition")).to_have_text('{"gapRetentionDays":30}')
 
 
 # -- the page itself ----------------------------------------------------------------------

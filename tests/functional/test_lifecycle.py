@@ -440,7 +440,23 @@ def test_agents_round_trip_and_validation(api, services):
     status, body, _ = api("PUT", "/api/bots/default/agents/bot-1", {"sourceIds": many})
     assert (status, body["error"]["code"]) == (400, "too_many_sources")
     assert api("GET", "/api/bots/default/agents/nobody")[0] == 404
+    api("PUT", "/api/bots/default/agents/a-first", {"status": "paused", "sourceIds": []})
+    status, body, _ = api("GET", "/api/bots/default/agents", token=api.ro)
+    assert (status, body) == (200, {"agents": [{"id": "a-first", "status": "paused", "sourceIds": []},
+                                               {"id": "bot-1", "status": "active", "sourceIds": [a["id"]]}]})
     assert api("PUT", "/api/bots/default/agents/bot-1", {"status": "paused"}, token=api.ro)[0] == 403
+
+
+def test_live_tables_are_listed_per_live_source_with_their_rows(api, services):
+    assert api("GET", f"{KB}/live", token=api.ro)[1] == {"sources": []}
+    src = create(api, "live", {"tables": ["methods", "limits"]}, visibility="agent")
+    rows = [{"area": "Deposits", "name": "Bitcoin", "code": "BTC", "fixedFee": 0, "enabled": False}]
+    assert api("PUT", f"{KB}/live/methods", {"rows": rows})[0] == 200
+    status, body, _ = api("GET", f"{KB}/live", token=api.ro)
+    assert status == 200
+    assert body["sources"] == [{"sourceId": src["id"], "name": src["name"], "visibility": "agent",
+                                "status": src["status"], "requiredTables": ["methods", "limits"],
+                                "tables": [{"table": "methods", "rows": rows}]}]
 
 
 def test_retrieve_with_an_agent_over_the_api(api, services):
@@ -454,14 +470,16 @@ def test_retrieve_with_an_agent_over_the_api(api, services):
 # -- retrieval-test ---------------------------------------------------------------------
 
 
-def test_retrieval_test_hides_signals_and_validates(api, services):
+def test_retrieval_test_shows_signals_and_confidence_components_and_validates(api, services):
     create(api, "instruction", {"text": "The razorbill refund rule."})
     status, body, _ = api("POST", f"{KB}/retrieval-test", {"q": "razorbill refund", "rerank": False}, token=api.ro)
     assert status == 200 and body["excerpts"]
-    full = ask(services, "razorbill refund")["excerpts"][0]
-    assert "signals" in full  # retrieve keeps them; the test view strips them
+    full = ask(services, "razorbill refund")
     top = body["excerpts"][0]
-    assert "signals" not in top and {"score", "reason", "title", "text", "breadcrumb"} <= set(top)
+    # the operator's test shows what the ranking saw: the same signals retrieve computes
+    assert top["signals"] == full["excerpts"][0]["signals"] and top["signals"]["lexicalRank"] == 1
+    assert set(body["confidenceComponents"]) == set(full["confidenceComponents"]) >= {"coverage", "strength"}
+    assert {"score", "reason", "title", "text", "breadcrumb"} <= set(top)
     status, reply, _ = api("POST", f"{KB}/retrieval-test", {"q": "razorbill", "rerank": "no"}, token=api.ro)
     assert (status, reply["error"]["code"]) == (400, "invalid_input")
     status, reply, _ = api("POST", f"{KB}/retrieval-test", {"q": "razorbill", "debug": True}, token=api.ro)

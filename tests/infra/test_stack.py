@@ -45,10 +45,12 @@ EXPECTED_ROUTES: dict[tuple[str, str], str] = {
     ("POST", f"{KNOWLEDGE}/reindex"): "admin_api",
     ("GET", f"{KNOWLEDGE}/index"): "admin_api",
     ("POST", f"{KNOWLEDGE}/citations/validate"): "admin_api",
+    ("GET", f"{KNOWLEDGE}/live"): "admin_api",
     ("PUT", f"{KNOWLEDGE}/live/{{table}}"): "admin_api",
     ("GET", f"{KNOWLEDGE}/gaps"): "admin_api",
     ("POST", f"{KNOWLEDGE}/gaps/recheck"): "admin_api",
     ("POST", f"{KNOWLEDGE}/articles/from-ticket"): "admin_api",
+    ("GET", "/api/bots/{botID}/agents"): "admin_api",
     ("GET", "/api/bots/{botID}/agents/{agentID}"): "admin_api",
     ("PUT", "/api/bots/{botID}/agents/{agentID}"): "admin_api",
     ("GET", "/api/bots/{botID}/tokens"): "admin_api",
@@ -74,6 +76,10 @@ ALLOWED_SUPPRESSIONS = {
     "AwsSolutions-APIG4",
     "AwsSolutions-COG4",
     "AwsSolutions-SQS3",
+    "AwsSolutions-CFR1",
+    "AwsSolutions-CFR2",
+    "AwsSolutions-CFR3",
+    "AwsSolutions-CFR4",
 }
 
 

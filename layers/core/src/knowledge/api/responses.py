@@ -126,7 +126,8 @@ class Excerpt(Reply):
     url: str | None = None
     score: float
     reason: str
-    signals: dict[str, Any] | None = Field(None, description="ranking internals (retrieve only)")
+    signals: dict[str, Any] | None = Field(None, description="ranking internals: lexicalRank, semanticRank, rrf, "
+                                                             "weight, rescueSimilarity, ...")
 
 
 class Gate(Reply):
@@ -166,6 +167,24 @@ class LiveTable(Reply):
     enabled: int = Field(description="rows that are read (enabled)")
 
 
+class LiveTableRows(Reply):
+    table: str
+    rows: list[dict[str, Any]]
+
+
+class LiveSource(Reply):
+    sourceId: str
+    name: str
+    visibility: str
+    status: str
+    requiredTables: list[str] = Field(description="tables the source's config says must be present")
+    tables: list[LiveTableRows]
+
+
+class LiveList(Reply):
+    sources: list[LiveSource]
+
+
 class GapCluster(Reply):
     representative: str = Field(description="the most frequent phrasing (redacted)")
     count: int
@@ -200,6 +219,10 @@ class Agent(Reply):
     id: str
     status: Literal["active", "paused"]
     sourceIds: list[str]
+
+
+class AgentList(Reply):
+    agents: list[Agent]
 
 
 class TokenInfo(Reply):

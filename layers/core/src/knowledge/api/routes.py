@@ -201,11 +201,13 @@ def post_retrieve(ctx: Context) -> Response:
 
 
 def post_retrieval_test(ctx: Context) -> Response:
-    """The same search without a model, rate limited per token, no ranking internals;
-    ``rerank: false`` skips the bot's reranker."""
+    """The same search without a model, rate limited per token, recording no gap: the
+    response of ``retrieve``, with each excerpt's signals and the confidence components, so
+    an operator can see why a question was or was not answered; ``rerank: false`` skips the
+    bot's reranker."""
     req = RetrievalRequest.parse(ctx.bot, ctx.body)
     options = RetrievalOptions(rerank=bool(ctx.body.rerank))
-    return Response(200, views.retrieval_test_json(retrieve(ctx.services, req, gaps=False, options=options)))
+    return Response(200, retrieve(ctx.services, req, gaps=False, options=options))
 
 
 def validate_citations_route(ctx: Context) -> Response:
@@ -213,6 +215,19 @@ def validate_citations_route(ctx: Context) -> Response:
 
 
 # -- handlers: answer time (knowledge.answer) ------------------------------------------
+
+
+def list_live_tables(ctx: Context) -> Response:
+    """Each live source of the bot with the tables stored for it (read at answer time)."""
+    from ..answer.service import SOURCE_TYPE as LIVE
+
+    out = []
+    for s in views.heaviest_first(x for x in ctx.services.state.list_sources(ctx.bot) if x.type == LIVE):
+        stored = ctx.services.state.get_live_tables(ctx.bot, s.id)
+        out.append({"sourceId": s.id, "name": s.name, "visibility": s.visibility, "status": s.status,
+                    "requiredTables": list((s.config or {}).get("tables") or []),
+                    "tables": [{"table": name, "rows": rows} for name, rows in stored.items()]})
+    return Response(200, {"sources": out})
 
 
 def put_live_table(ctx: Context) -> Response:
@@ -308,6 +323,10 @@ def article_from_ticket(ctx: Context) -> Response:
 # -- handlers: agents -------------------------------------------------------------------
 
 
+def list_agents(ctx: Context) -> Response:
+    return Response(200, {"agents": [views.agent_json(a) for a in ctx.services.state.list_agents(ctx.bot)]})
+
+
 def get_agent(ctx: Context) -> Response:
     return Response(200, views.agent_json(_lifecycle().get_agent(ctx.services, ctx.bot, ctx.params["agentID"])))
 
@@ -401,12 +420,15 @@ ROUTES: list[Route] = [
     Route("POST", f"{KB}/retrieve", SCOPE_READ, post_retrieve, "Grounded excerpts for a question",
           body=models.RetrievalBody, body_required=True, response=responses.Retrieval, errors=(404, 409)),
     Route("POST", f"{KB}/retrieval-test", SCOPE_READ, post_retrieval_test,
-          "Retrieval without a model, rate limited per token; no ranking internals",
+          "Retrieval without a model, rate limited per token; with each excerpt's signals and the "
+          "confidence components",
           body=models.RetrievalTestBody, body_required=True, response=responses.Retrieval, errors=(404, 409),
           limited=True),
     Route("POST", f"{KB}/citations/validate", SCOPE_READ, validate_citations_route,
           "Check the citations of an answer against what its retrieval served",
           body=models.CitationCheck, body_required=True, response=responses.CitationValid, errors=(404, 422)),
+    Route("GET", f"{KB}/live", SCOPE_READ, list_live_tables,
+          "The bot's live sources, each with the rows of every table stored for it", response=responses.LiveList),
     Route("PUT", f"{KB}/live/{{table}}", SCOPE_WRITE, put_live_table,
           "Replace one table of the bot's live source at once (read at answer time, never indexed)",
           body=models.LiveTablePut, body_required=True, response=responses.LiveTable, errors=(404,),
@@ -422,6 +444,8 @@ ROUTES: list[Route] = [
     Route("POST", f"{KB}/articles/from-ticket", SCOPE_WRITE, article_from_ticket,
           "Redact a resolved ticket and make it a draft article (searchable only once published)",
           body=models.TicketArticle, body_required=True, ok=201, response=responses.DraftArticle),
+    Route("GET", AGENTS, SCOPE_READ, list_agents, "The bot's agents with their selected sources",
+          response=responses.AgentList),
     Route("GET", f"{AGENTS}/{{agentID}}", SCOPE_READ, get_agent, "An agent and its selected sources",
           response=responses.Agent, errors=(404,)),
     Route("PUT", f"{AGENTS}/{{agentID}}", SCOPE_WRITE, put_agent,

@@ -108,7 +108,8 @@ def agent_json(a: Agent) -> dict[str, Any]:
     return {"id": a.id, "status": a.status, "sourceIds": list(a.source_ids)}
 
 
-#: What ``retrieval-test`` shows of each excerpt: no ranking internals ("signals").
+#: What an agent's retrieval test (the MCP tool) shows of each excerpt: no ranking internals
+#: ("signals"); the HTTP ``retrieval-test`` keeps them for the operator.
 PUBLIC_EXCERPT_FIELDS = ("rank", "sourceId", "sourceType", "documentId", "fragmentId", "title", "path",
                          "breadcrumb", "text", "url", "score", "reason")
 

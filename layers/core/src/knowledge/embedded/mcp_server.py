@@ -23,6 +23,7 @@ from urllib.parse import quote
 from ..api.auth import SCOPE_READ, authenticate
 from ..api.http import Request
 from ..api.routes import dispatch
+from ..api.views import retrieval_test_json
 from ..errors import KnowledgeError
 from ..ports import Services
 
@@ -90,7 +91,7 @@ class KnowledgeTools:
         if agent_id:
             body["agentId"] = agent_id
         result: dict[str, Any] = self._call("POST", "/retrieval-test", token, body)
-        return result
+        return retrieval_test_json(result)
 
 
 def tool_error(code: str, message: str) -> Any:
