@@ -26,7 +26,7 @@ from constructs import Construct
 from infra import env_names as env
 from infra.config import StackConfig, log_retention
 from infra.state import LEASE_INDEX
-from infra.storage import PACKS_PREFIX, RESCUE_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
+from infra.storage import INCOMING_PREFIX, PACKS_PREFIX, RESCUE_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
 
 PLACEHOLDER_MARKER = "README.kb-layer"
 #: written into a placeholder handler by ``build_lambda_assets.py --allow-missing-functions``
@@ -287,6 +287,9 @@ class KnowledgeFunctions(Construct):
         self._allow("ingest", [*TABLE_READ, *TABLE_WRITE], table_arns)
         self._allow("ingest", ["s3:GetObject"], objects(PACKS_PREFIX))
         self._allow("ingest", ["s3:GetObject", "s3:DeleteObject"], objects(UPLOADS_PREFIX))
+        # a presigned upload: read from incoming/, checked, written to uploads/, then removed
+        self._allow("ingest", ["s3:GetObject", "s3:DeleteObject"], objects(INCOMING_PREFIX))
+        self._allow("ingest", ["s3:PutObject"], objects(UPLOADS_PREFIX))
         self._allow("ingest", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(STAGING_PREFIX))
         self._allow("ingest", ["s3:ListBucket"], [bucket_arn])
         self._allow("ingest", SEARCH_WRITE, domain_arns)
@@ -308,6 +311,8 @@ class KnowledgeFunctions(Construct):
         # admin_api: source/agent CRUD, uploads, starting/stopping refreshes, read-only search
         self._allow("admin_api", [*TABLE_READ, *TABLE_WRITE], table_arns)
         self._allow("admin_api", ["s3:PutObject", "s3:GetObject"], objects(UPLOADS_PREFIX))
+        # POST upload-url signs a presigned POST with this role: what it may put, the client may
+        self._allow("admin_api", ["s3:PutObject"], objects(INCOMING_PREFIX))
         self._allow("admin_api", SEARCH_READ, domain_arns)
         # retrieval-test and the MCP retrieval tool answer like retrieve: rescue models included
         self._allow("admin_api", ["s3:GetObject"], objects(RESCUE_PREFIX))

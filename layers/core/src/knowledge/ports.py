@@ -149,6 +149,15 @@ class BlobStore(Protocol):
     def list(self, prefix: str) -> list[str]: ...
 
 
+class UploadSigner(Protocol):
+    """Lets a client send a file straight to the blob store (a presigned S3 POST): the store
+    itself enforces the key, the size range and the content type until ``expires_in``."""
+
+    def presign_upload(self, key: str, *, content_type: str, max_bytes: int, expires_in: int) -> dict[str, Any]:
+        """``{"url", "fields"}``: POST ``fields`` then the file (form field ``file``) to ``url``."""
+        ...
+
+
 class SearchIndex(Protocol):
     """Lexical (+ later vector) search, partitioned per (bot, audience partition).
 
@@ -245,6 +254,8 @@ class Services:
     #: how outbound calls to configured URLs (crawler, upstream, embedder) may connect; only
     #: ``build_local_services`` under ``kb serve --dev-allow-loopback`` relaxes it
     outbound: OutboundPolicy = PRODUCTION_OUTBOUND
+    #: presigned uploads (AWS: the S3 bucket); None where files only arrive through the API
+    upload_signer: UploadSigner | None = None
 
     def embedder_for(self, bot: str) -> Embedder | None:
         """The bot's embedder (its setting, else the default), built once per process."""

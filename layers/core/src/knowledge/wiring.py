@@ -261,11 +261,16 @@ def build_aws_services(
         deferred[name] = holder
         return cast(T, holder)
 
+    # S3 signs presigned uploads with SigV4 at the regional endpoint (botocore's default for
+    # a presigned POST is the legacy signature at the global endpoint)
+    s3_config = aws.merge(Config(signature_version="s3v4", s3={"addressing_style": "virtual"}))
+
     def client(service: str) -> Callable[[], Any]:
+        config = s3_config if service == "s3" else aws
         create = getattr(session, "create_client", None)  # botocore; boto3 calls it client()
         if create is None:
-            return lambda: session.client(service, region_name=region, config=aws)
-        return lambda: create(service, region_name=region, config=aws)
+            return lambda: session.client(service, region_name=region, config=config)
+        return lambda: create(service, region_name=region, config=config)
 
     def search_index() -> Any:
         from .adapters.aws.opensearch_index import OpenSearchIndex, build_opensearch_client
@@ -276,9 +281,11 @@ def build_aws_services(
         return OpenSearchIndex(search, settings.index_prefix, dimension=settings.dimension,
                                shards=settings.shards, replicas=settings.replicas, read_roles=settings.read_roles)
 
+    blobs = S3BlobStore(settings.bucket, client=component("s3", client("s3")))
     services = Services(
         state=DynamoDbStateStore(settings.table, client=component("dynamodb", client("dynamodb"))),
-        blobs=S3BlobStore(settings.bucket, client=component("s3", client("s3"))),
+        blobs=blobs,
+        upload_signer=blobs,
         index=component("opensearch", search_index),
         default_embedder=settings.embedder,
         embedder_factory=build_embedder,
