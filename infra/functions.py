@@ -35,6 +35,11 @@ RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
 
 
+def secrets_prefix(stack_name: str) -> str:
+    """Name prefix of the bots' secrets in Secrets Manager (the IAM policies' scope)."""
+    return f"{stack_name}/bots"
+
+
 @dataclass(frozen=True)
 class FunctionSpec:
     name: str
@@ -203,6 +208,7 @@ class KnowledgeFunctions(Construct):
             env.ENV_POWERTOOLS_SERVICE: config.service_name,
             env.ENV_POWERTOOLS_NAMESPACE: config.metrics_namespace,
             env.ENV_LOG_LEVEL: config.log_level,
+            env.ENV_SECRETS_PREFIX: secrets_prefix(stack.stack_name),
         }
         extra_env = {
             "scheduler": {
@@ -345,6 +351,14 @@ class KnowledgeFunctions(Construct):
         list_under("scheduler", PACKS_PREFIX, RESCUE_PREFIX)
         self._allow("scheduler", ["es:ESHttpPost"], domain_arns)
         self._allow("scheduler", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(RESCUE_PREFIX))
+        # bots' provider keys and upstream tokens (knowledge.adapters.aws.secrets): read by the
+        # functions that embed or ask upstream, written by the settings route alone
+        secrets_arn = (f"arn:{stack.partition}:secretsmanager:{stack.region}:{stack.account}:secret:"
+                       f"{secrets_prefix(stack.stack_name)}/*")
+        for name in ("ingest", "retrieve", "admin_api", "scheduler"):
+            self._allow(name, ["secretsmanager:GetSecretValue"], [secrets_arn])
+        self._allow("admin_api", ["secretsmanager:CreateSecret", "secretsmanager:PutSecretValue",
+                                  "secretsmanager:DeleteSecret"], [secrets_arn])
         if uses_bedrock:
             for name in ("ingest", "retrieve", "admin_api"):
                 self._allow(name, ["bedrock:InvokeModel"], [bedrock_arn])

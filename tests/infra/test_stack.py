@@ -307,6 +307,23 @@ def test_only_writers_can_put_objects_and_only_under_their_prefix(minimum: Synth
     assert any(res.endswith('/uploads/*"]]}') for res in puts["ingest"])
 
 
+def test_bot_secrets_are_read_and_written_only_under_the_stack_s_secret_prefix(minimum: Synthesised) -> None:
+    stack_name = minimum.stack.stack_name
+    for name in FUNCTIONS:
+        env = minimum.resources[function_id(minimum, name)]["Properties"]["Environment"]["Variables"]
+        assert env[settings.ENV_SECRETS_PREFIX] == f"{stack_name}/bots"
+        pairs = [(a, r) for a, r in actions_on(role_statements(minimum, name)) if a.startswith("secretsmanager:")]
+        assert all(f':secret:{stack_name}/bots/*' in r and "*" not in r.split(":secret:")[0] for _, r in pairs), name
+        actions = {a for a, _ in pairs}
+        if name == "admin_api":  # PATCH settings writes them
+            assert actions == {"secretsmanager:GetSecretValue", "secretsmanager:CreateSecret",
+                               "secretsmanager:PutSecretValue", "secretsmanager:DeleteSecret"}
+        elif name in ("ingest", "retrieve", "scheduler"):  # embed, ask upstream
+            assert actions == {"secretsmanager:GetSecretValue"}, name
+        else:
+            assert not actions, name
+
+
 def test_read_side_functions_cannot_change_sources(minimum: Synthesised) -> None:
     retrieve = actions_of(minimum, "retrieve")
     assert "dynamodb:PutItem" in retrieve  # the retrieval record

@@ -28,6 +28,7 @@ from .settings import (
     ENV_SEARCH_READ_ROLES,
     ENV_SEARCH_REPLICAS,
     ENV_SEARCH_SHARDS,
+    ENV_SECRETS_PREFIX,
     ENV_STATE_MACHINE,
     ENV_TABLE,
     LocalSettings,
@@ -94,6 +95,8 @@ class AwsSettings:
     read_roles: tuple[str, ...] = ()
     embedder: str = "none"
     bedrock_model: str = "amazon.titan-embed-text-v2:0"
+    #: where bots' secrets go in Secrets Manager (None: kept in the state table)
+    secrets_prefix: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> AwsSettings:
@@ -133,6 +136,7 @@ class AwsSettings:
             read_roles=tuple(r.strip() for r in env.get(ENV_SEARCH_READ_ROLES, "").split(",") if r.strip()),
             embedder=embedder,
             bedrock_model=env.get(ENV_BEDROCK_MODEL, "") or "amazon.titan-embed-text-v2:0",
+            secrets_prefix=env.get(ENV_SECRETS_PREFIX) or None,
         )
 
 
@@ -282,8 +286,14 @@ def build_aws_services(
                                shards=settings.shards, replicas=settings.replicas, read_roles=settings.read_roles)
 
     blobs = S3BlobStore(settings.bucket, client=component("s3", client("s3")))
+    vault = None
+    if settings.secrets_prefix:
+        from .adapters.aws.secrets import SecretVault
+
+        # created by the first bot secret read or written: most bots have none
+        vault = SecretVault(settings.secrets_prefix, client=Lazy(client("secretsmanager"), "secretsmanager", lock=lock))
     services = Services(
-        state=DynamoDbStateStore(settings.table, client=component("dynamodb", client("dynamodb"))),
+        state=DynamoDbStateStore(settings.table, client=component("dynamodb", client("dynamodb")), secrets=vault),
         blobs=blobs,
         upload_signer=blobs,
         index=component("opensearch", search_index),
