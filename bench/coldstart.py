@@ -84,6 +84,7 @@ ENV = {
     "KB_STATE_MACHINE_ARN": "arn:aws:states:us-east-1:123456789012:stateMachine:kb-refresh",
     "KB_EMBEDDER": "bedrock",
     "KB_BEDROCK_MODEL_ID": "amazon.titan-embed-text-v2:0",
+    "KB_SECRETS_PREFIX": "kb-bench/bots",
     "POWERTOOLS_SERVICE_NAME": "kb",
     "POWERTOOLS_METRICS_NAMESPACE": "kb",
     "LOG_LEVEL": "INFO",

@@ -54,7 +54,7 @@ BOT_ROUTES: tuple[Route, ...] = (
     Route("knowledge/sources", ("GET", "POST")),
     Route("knowledge/sources/{id}", ("GET", "PATCH", "DELETE")),
     *(Route(f"knowledge/sources/{{id}}/{verb}", ("POST",)) for verb in
-      ("upload", "refresh", "cancel", "disable", "enable")),
+      ("upload", "upload-url", "refresh", "cancel", "disable", "enable")),
     Route("knowledge/sources/{id}/index-status", ("GET",)),
     Route("knowledge/sources/{id}/documents", ("GET",)),
     Route("knowledge/retrieval-test", ("POST",), RETRIEVE),

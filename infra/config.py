@@ -42,6 +42,7 @@ CTX_RETRIEVE_PROVISIONED = "kb:retrieveProvisioned"
 CTX_SEARCH_SHARDS = "kb:searchShards"
 CTX_SEARCH_REPLICAS = "kb:searchReplicas"
 CTX_EMBEDDING_DIMENSION = "kb:embeddingDimension"
+CTX_UPLOAD_ORIGINS = "kb:uploadOrigins"
 
 #: reserved concurrency of ``retrieve`` per profile: answering keeps this much of the account's
 #: Lambda concurrency whatever refreshes do, and cannot take more (0 = none reserved)
@@ -142,6 +143,8 @@ class StackConfig:
     retrieve_provisioned: int = 0
     #: dimension of the index's vectors (None: the embedder's default)
     embedding_dimension: int | None = None
+    #: browser origins allowed to POST presigned uploads to the bucket (CORS)
+    upload_origins: tuple[str, ...] = ("*",)
 
     @property
     def dimension(self) -> int:
@@ -229,6 +232,7 @@ class StackConfig:
             reindex_concurrency=_int(get(CTX_REINDEX_CONCURRENCY), d.reindex_concurrency, CTX_REINDEX_CONCURRENCY,
                                      1, 1000),
             waf=None if get(CTX_WAF) in (None, "") else _bool(get(CTX_WAF), False),
+            upload_origins=_origins(get(CTX_UPLOAD_ORIGINS)) or d.upload_origins,
             retrieve_concurrency=(None if get(CTX_RETRIEVE_CONCURRENCY) in (None, "") else
                                   _int(get(CTX_RETRIEVE_CONCURRENCY), 0, CTX_RETRIEVE_CONCURRENCY, 0, 10_000)),
         )
@@ -258,6 +262,19 @@ def _domain_name(raw: Any) -> str | None:
     if not re.fullmatch(r"[a-z][a-z0-9-]{2,27}", name):
         raise ConfigError(f"{CTX_SEARCH_DOMAIN} must match [a-z][a-z0-9-]{{2,27}}, not {name!r}")
     return name
+
+
+def _origins(raw: Any) -> tuple[str, ...]:
+    """``kb:uploadOrigins``: a list or a comma-separated string of ``https://host[:port]``
+    origins (or ``*``)."""
+    if raw in (None, ""):
+        return ()
+    items = raw if isinstance(raw, list) else str(raw).split(",")
+    origins = tuple(str(item).strip().rstrip("/") for item in items if str(item).strip())
+    for origin in origins:
+        if origin != "*" and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:\d{1,5})?", origin):
+            raise ConfigError(f"{CTX_UPLOAD_ORIGINS}: {origin!r} is not an origin (scheme://host[:port]) or '*'")
+    return origins
 
 
 def _int(raw: Any, default: int, key: str, lo: int, hi: int) -> int:

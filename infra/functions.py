@@ -26,13 +26,18 @@ from constructs import Construct
 from infra import env_names as env
 from infra.config import StackConfig, log_retention
 from infra.state import LEASE_INDEX
-from infra.storage import PACKS_PREFIX, RESCUE_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
+from infra.storage import INCOMING_PREFIX, PACKS_PREFIX, RESCUE_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
 
 PLACEHOLDER_MARKER = "README.kb-layer"
 #: written into a placeholder handler by ``build_lambda_assets.py --allow-missing-functions``
 PLACEHOLDER_HANDLER_TEXT = "was missing when the assets were built"
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
+
+
+def secrets_prefix(stack_name: str) -> str:
+    """Name prefix of the bots' secrets in Secrets Manager (the IAM policies' scope)."""
+    return f"{stack_name}/bots"
 
 
 @dataclass(frozen=True)
@@ -203,6 +208,7 @@ class KnowledgeFunctions(Construct):
             env.ENV_POWERTOOLS_SERVICE: config.service_name,
             env.ENV_POWERTOOLS_NAMESPACE: config.metrics_namespace,
             env.ENV_LOG_LEVEL: config.log_level,
+            env.ENV_SECRETS_PREFIX: secrets_prefix(stack.stack_name),
         }
         extra_env = {
             "scheduler": {
@@ -287,6 +293,9 @@ class KnowledgeFunctions(Construct):
         self._allow("ingest", [*TABLE_READ, *TABLE_WRITE], table_arns)
         self._allow("ingest", ["s3:GetObject"], objects(PACKS_PREFIX))
         self._allow("ingest", ["s3:GetObject", "s3:DeleteObject"], objects(UPLOADS_PREFIX))
+        # a presigned upload: read from incoming/, checked, written to uploads/, then removed
+        self._allow("ingest", ["s3:GetObject", "s3:DeleteObject"], objects(INCOMING_PREFIX))
+        self._allow("ingest", ["s3:PutObject"], objects(UPLOADS_PREFIX))
         self._allow("ingest", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(STAGING_PREFIX))
         self._allow("ingest", ["s3:ListBucket"], [bucket_arn])
         self._allow("ingest", SEARCH_WRITE, domain_arns)
@@ -308,6 +317,8 @@ class KnowledgeFunctions(Construct):
         # admin_api: source/agent CRUD, uploads, starting/stopping refreshes, read-only search
         self._allow("admin_api", [*TABLE_READ, *TABLE_WRITE], table_arns)
         self._allow("admin_api", ["s3:PutObject", "s3:GetObject"], objects(UPLOADS_PREFIX))
+        # POST upload-url signs a presigned POST with this role: what it may put, the client may
+        self._allow("admin_api", ["s3:PutObject"], objects(INCOMING_PREFIX))
         self._allow("admin_api", SEARCH_READ, domain_arns)
         # retrieval-test and the MCP retrieval tool answer like retrieve: rescue models included
         self._allow("admin_api", ["s3:GetObject"], objects(RESCUE_PREFIX))
@@ -340,6 +351,14 @@ class KnowledgeFunctions(Construct):
         list_under("scheduler", PACKS_PREFIX, RESCUE_PREFIX)
         self._allow("scheduler", ["es:ESHttpPost"], domain_arns)
         self._allow("scheduler", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(RESCUE_PREFIX))
+        # bots' provider keys and upstream tokens (knowledge.adapters.aws.secrets): read by the
+        # functions that embed or ask upstream, written by the settings route alone
+        secrets_arn = (f"arn:{stack.partition}:secretsmanager:{stack.region}:{stack.account}:secret:"
+                       f"{secrets_prefix(stack.stack_name)}/*")
+        for name in ("ingest", "retrieve", "admin_api", "scheduler"):
+            self._allow(name, ["secretsmanager:GetSecretValue"], [secrets_arn])
+        self._allow("admin_api", ["secretsmanager:CreateSecret", "secretsmanager:PutSecretValue",
+                                  "secretsmanager:DeleteSecret"], [secrets_arn])
         if uses_bedrock:
             for name in ("ingest", "retrieve", "admin_api"):
                 self._allow(name, ["bedrock:InvokeModel"], [bedrock_arn])

@@ -22,7 +22,7 @@ from aws_cdk import aws_sqs as sqs
 from cdk_nag import NagSuppressions
 from constructs import Construct
 
-from infra.storage import PACKS_PREFIX
+from infra.storage import INCOMING_PREFIX, PACKS_PREFIX
 
 TICK_PAYLOAD = {"action": "tick"}
 REINDEX_PAYLOAD = {"action": "reindex_all"}
@@ -173,4 +173,23 @@ class KnowledgeSchedules(Construct):
                 )
             ],
         )
-        self.rules = {"EveryMinute": self.tick, "Nightly": self.nightly, "PackDropped": self.pack_drop}
+        self.upload_arrived = events.Rule(
+            self,
+            "UploadArrived",
+            description="A presigned upload landed under incoming/: check it and queue its file source",
+            event_pattern=events.EventPattern(
+                source=["aws.s3"],
+                detail_type=["Object Created"],
+                detail={
+                    "bucket": {"name": [bucket.bucket_name]},
+                    "object": {"key": [{"prefix": INCOMING_PREFIX}]},
+                },
+            ),
+            targets=[
+                targets.LambdaFunction(
+                    ingest, max_event_age=Duration.hours(2), retry_attempts=8, dead_letter_queue=self.dead_letters
+                )
+            ],
+        )
+        self.rules = {"EveryMinute": self.tick, "Nightly": self.nightly, "PackDropped": self.pack_drop,
+                      "UploadArrived": self.upload_arrived}

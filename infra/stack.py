@@ -32,7 +32,8 @@ class KnowledgeStack(Stack):
         state_machine_name = f"{self.stack_name}-refresh"
 
         self.storage = KnowledgeStorage(
-            self, "Storage", staging_expiry_days=cfg.staging_expiry_days, retain=cfg.retain_data
+            self, "Storage", staging_expiry_days=cfg.staging_expiry_days, retain=cfg.retain_data,
+            upload_origins=cfg.upload_origins,
         )
         self.state = KnowledgeState(self, "State", retain=cfg.retain_data)
         self.roles = FunctionRoles(self, "Roles")

@@ -1,4 +1,5 @@
-"""The blob bucket: ``packs/`` (operator drops), ``uploads/`` (file sources), ``staging/`` (work files),
+"""The blob bucket: ``packs/`` (operator drops), ``uploads/`` (file sources), ``incoming/``
+(presigned uploads, moved to ``uploads/`` by ``ingest`` once checked), ``staging/`` (work files),
 ``rescue/`` (each bot's corpus-learned rescue model, ``rescue/<bot>.npz``)."""
 
 from __future__ import annotations
@@ -7,6 +8,9 @@ from aws_cdk import Duration, RemovalPolicy
 from aws_cdk import aws_s3 as s3
 from cdk_nag import NagSuppressions
 from constructs import Construct
+
+# presigned uploads land under INCOMING_PREFIX (knowledge.lifecycle.uploads); what ingest never took expires
+from knowledge.sources.base import INCOMING_PREFIX
 
 PACKS_PREFIX = "packs/"
 UPLOADS_PREFIX = "uploads/"
@@ -18,7 +22,8 @@ RESCUE_PREFIX = "rescue/"
 class KnowledgeStorage(Construct):
     """Encrypted, private, TLS-only bucket that reports object events to EventBridge."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, staging_expiry_days: int, retain: bool) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, staging_expiry_days: int, retain: bool,
+                 upload_origins: tuple[str, ...] = ("*",)) -> None:
         super().__init__(scope, construct_id)
         self.bucket = s3.Bucket(
             self,
@@ -36,10 +41,21 @@ class KnowledgeStorage(Construct):
                     expiration=Duration.days(staging_expiry_days),
                     abort_incomplete_multipart_upload_after=Duration.days(1),
                 ),
+                s3.LifecycleRule(id="expire-incoming", prefix=INCOMING_PREFIX, expiration=Duration.days(1)),
                 s3.LifecycleRule(
                     id="abort-stale-multipart-uploads",
                     abort_incomplete_multipart_upload_after=Duration.days(7),
                 ),
+            ],
+            # browsers POST presigned uploads straight to the bucket; the signed policy, not
+            # the origin, decides what may be written (one key, size range, content type)
+            cors=[
+                s3.CorsRule(
+                    allowed_methods=[s3.HttpMethods.POST],
+                    allowed_origins=list(upload_origins),
+                    allowed_headers=["*"],
+                    max_age=3000,
+                )
             ],
             removal_policy=RemovalPolicy.RETAIN if retain else RemovalPolicy.DESTROY,
         )

@@ -14,6 +14,7 @@ from knowledge.settings import (
     ENV_EMBEDDER,
     ENV_INDEX_PREFIX,
     ENV_SEARCH_ENDPOINT,
+    ENV_SECRETS_PREFIX,
     ENV_STATE_MACHINE,
     ENV_TABLE,
 )
@@ -49,7 +50,7 @@ def function_env(prefix: str = "kb", *, table: str = "kb-table", bucket: str = "
     """The variables the stack sets on every function (the search endpoint is never contacted)."""
     env = {
         ENV_TABLE: table, ENV_BUCKET: bucket, ENV_SEARCH_ENDPOINT: "https://search.invalid",
-        ENV_INDEX_PREFIX: prefix, ENV_EMBEDDER: embedder,
+        ENV_INDEX_PREFIX: prefix, ENV_EMBEDDER: embedder, ENV_SECRETS_PREFIX: f"{prefix}/bots",
         "POWERTOOLS_SERVICE_NAME": "kb", "POWERTOOLS_METRICS_NAMESPACE": "kb",
     }
     if state_machine is not None:

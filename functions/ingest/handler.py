@@ -7,7 +7,9 @@ Two kinds of event:
   ``list_documents`` (-> ``{"batches": [...]}``), ``process_batch``, ``commit`` and ``fail``;
   the execution name is the lease owner;
 * the EventBridge S3 "Object Created" event of ``packs/<slug>.ndjson.gz``: refresh every pack
-  source of every bot using that pack.
+  source of every bot using that pack;
+* the same event for ``incoming/<bot>/<source>`` (a presigned upload): the direct upload's
+  checks, then the file source's refresh is queued (``knowledge.lifecycle.uploads``).
 
 Project errors become the exceptions the state machine retries (``RateLimited``) or catches
 (``RefreshError``); see ``knowledge.refresh.stages``.
@@ -24,6 +26,7 @@ from knowledge.entry.observability import powertools
 from knowledge.errors import InvalidInput, KnowledgeError
 from knowledge.refresh import packsync, stages
 from knowledge.settings import METRIC_REFRESH_FAILED
+from knowledge.sources.base import INCOMING_PREFIX
 from knowledge.wiring import build_aws_services
 
 logger, tracer, metrics = powertools()
@@ -69,12 +72,23 @@ def pack_dropped(event: dict[str, Any]) -> dict[str, Any]:
     return {"slug": slug, "started": started}
 
 
+def upload_arrived(event: dict[str, Any]) -> dict[str, Any]:
+    from knowledge.lifecycle.uploads import take_incoming  # the lifecycle: not on the workflow's path
+
+    obj = (event.get("detail") or {}).get("object") or {}
+    size = obj.get("size")
+    result = take_incoming(SERVICES, str(obj.get("key") or ""), int(size) if isinstance(size, int) else None)
+    logger.info("presigned upload", extra={k: v for k, v in result.items() if k != "key"})
+    return result
+
+
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if event.get("source") == "aws.s3" and event.get("detail-type") == "Object Created":
-        return pack_dropped(event)
+        key = str(((event.get("detail") or {}).get("object") or {}).get("key") or "")
+        return upload_arrived(event) if key.startswith(INCOMING_PREFIX) else pack_dropped(event)
     try:
         return run_task(event)
     except KnowledgeError as exc:

@@ -88,3 +88,22 @@ def test_exists_asks_a_listing_of_the_key_itself(s3):
                           {"Bucket": "kb-blobs", "Prefix": "uploads/b/s1", "MaxKeys": 1})
         assert store.exists("uploads/b/s1") is False
         stub.assert_no_pending_responses()
+
+
+def test_a_presigned_upload_names_the_prefixed_key_and_lands_there(s3):
+    import base64
+    import json
+
+    import requests
+
+    store = S3BlobStore("kb-blobs", client=s3, prefix="tenant-a")
+    form = store.presign_upload("incoming/acme/src1", content_type="text/plain", max_bytes=10, expires_in=60)
+    assert form["fields"]["key"] == "tenant-a/incoming/acme/src1"
+    conditions = json.loads(base64.b64decode(form["fields"]["policy"]))["conditions"]
+    assert ["content-length-range", 1, 10] in conditions and {"Content-Type": "text/plain"} in conditions
+    sent = requests.post(form["url"], data=form["fields"], files={"file": ("a.txt", b"hello", "text/plain")},
+                         timeout=30)
+    assert sent.status_code in (200, 204)
+    assert store.get("incoming/acme/src1") == b"hello"
+    with pytest.raises(InvalidInput):
+        store.presign_upload("../x", content_type="text/plain", max_bytes=10, expires_in=60)

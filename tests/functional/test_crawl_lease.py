@@ -164,3 +164,102 @@ def test_a_batch_whose_embedding_outlasts_the_lease_keeps_it(aws: Aws, monkeypat
     row = aws.services.state.get_source(BOT, source_id)
     assert row.lease_owner == "exec-batch" and row.lease_expires_at >= clock.now() + LEASE_SECONDS - 1
     assert invoke(aws, "ingest", {"action": "commit", **ids, "job": job})["status"] == "indexed"
+
+
+class ClockedBlobs:
+    """The deployment's blob store, on which every read and write of a staged file takes
+    ``seconds`` of the services' clock, after which the reaper looks at the leases (and
+    ``on_read`` may act, e.g. ask for a cancel)."""
+
+    def __init__(self, inner: Any, clock: FakeClock, aws: Aws, reaped: list[Any], seconds: float,
+                 on_read: Any = None):
+        self.inner, self.clock, self.aws, self.reaped, self.seconds = inner, clock, aws, reaped, seconds
+        self.on_read, self.reads = on_read, 0
+
+    @staticmethod
+    def _staged(key: str) -> bool:
+        return ("/crawl/" in key and not key.endswith(website.DONE_MARKER)) or "/docs-" in key
+
+    def _slow(self, key: str) -> None:
+        if self._staged(key):
+            self.clock.advance(self.seconds)
+            self.reaped.extend(stages.release_expired_leases(self.aws.services))
+
+    def get(self, key: str) -> bytes:
+        self._slow(key)
+        if self._staged(key) and "/crawl/" in key:
+            self.reads += 1
+            if self.on_read is not None:
+                self.on_read(self.reads)
+        return bytes(self.inner.get(key))
+
+    def put(self, key: str, data: bytes) -> None:
+        self._slow(key)
+        self.inner.put(key, data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+STEPS = 12
+
+
+def staged_site(aws: Aws, monkeypatch: pytest.MonkeyPatch, execution: str) -> tuple[FakeClock, dict[str, str],
+                                                                                     dict[str, Any]]:
+    """A website source whose crawl is staged in STEPS steps of one page, leased by ``execution``."""
+    import json
+
+    clock = FakeClock()
+    monkeypatch.setattr(aws.services, "clock", clock)
+    now = clock.now()
+    aws.services.state.put_source(Source(id="staged", bot=BOT, type="website", name="Docs", status="waiting",
+                                         config={"origins": ["https://docs.example"],
+                                                 "startUrls": ["https://docs.example/"]},
+                                         created_at=now, updated_at=now))
+    prefix = website.crawl_prefix(BOT, "staged")
+    for n in range(STEPS):
+        step = {"pages": [{"url": f"https://docs.example/p{n}", "title": f"Page {n}", "text": f"walrus page {n}"}],
+                "failures": []}
+        aws.services.blobs.put(f"{prefix}{n}.json", json.dumps(step).encode())
+    aws.services.blobs.put(prefix + website.DONE_MARKER, json.dumps({"steps": STEPS}).encode())
+    ids = {"botId": BOT, "sourceId": "staged", "executionName": execution}
+    job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
+    assert job["acquired"] is True
+    return clock, ids, job
+
+
+def test_a_listing_longer_than_the_lease_keeps_it(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock, ids, job = staged_site(aws, monkeypatch, "exec-list")
+    reaped: list[Any] = []
+    monkeypatch.setattr(aws.services, "blobs", ClockedBlobs(aws.services.blobs, clock, aws, reaped, 25.0))
+    monkeypatch.setattr(stages, "BATCH_DOCUMENTS", 2)  # 6 batch files written, 25 s each
+    began = clock.now()
+
+    listing = invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
+
+    # 12 staged steps read and 6 batches written at 25 s each: 450 s, almost four leases
+    assert clock.now() - began == (STEPS + STEPS // 2) * 25.0 > 3 * LEASE_SECONDS
+    assert reaped == []
+    assert listing["documents"] == STEPS and len(listing["batches"]) == STEPS // 2 and "stopped" not in listing
+    row = aws.services.state.get_source(BOT, "staged")
+    # extended at most a heartbeat interval plus one slow write ago: still well ahead of the clock
+    assert row.lease_owner == "exec-list"
+    assert row.lease_expires_at >= clock.now() + LEASE_SECONDS - stages.HEARTBEAT_SECONDS - 25.0 - 1
+
+
+def test_a_listing_cancelled_mid_way_stops_at_its_next_heartbeat(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock, ids, job = staged_site(aws, monkeypatch, "exec-cancel")
+
+    def cancel_at_third(reads: int) -> None:
+        if reads == 3:
+            aws.services.state.update_source(BOT, "staged", cancel_requested=True)
+
+    blobs = ClockedBlobs(aws.services.blobs, clock, aws, [], 25.0, on_read=cancel_at_third)
+    monkeypatch.setattr(aws.services, "blobs", blobs)
+
+    listing = invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
+
+    assert listing == {"batches": [], "documents": 0, "stopped": "cancelled"}
+    # heartbeats at least a third of the lease (40 s) apart: the one at 50 s came before the
+    # cancel (asked at the 3rd read, 75 s), the next one, at 100 s after the 4th read, saw it
+    assert blobs.reads == 4

@@ -97,6 +97,14 @@ def test_settings_over_the_api_on_aws_never_return_secrets(aws: Aws) -> None:
     status, body = call(aws, "admin_api", admin, "GET", f"/api/bots/{BOT}/settings")
     assert status == 200 and "kb_secret-up" not in json.dumps(body)
     assert aws.services.state.get_bot(BOT).upstream["token"] == "kb_secret-up"
+    # stored in Secrets Manager under the stack's prefix; the table holds a reference only
+    import boto3
+
+    items = boto3.client("dynamodb", region_name="us-east-1").scan(TableName="kb-table")["Items"]
+    assert "kb_secret-up" not in json.dumps(items)
+    secret = boto3.client("secretsmanager", region_name="us-east-1").get_secret_value(
+        SecretId=f"{aws.prefix}/bots/{BOT}/upstream-token")
+    assert secret["SecretString"] == "kb_secret-up"
     reader = create_token(aws.services, BOT, ["knowledge:read", "knowledge:write"])
     assert call(aws, "admin_api", reader, "GET", f"/api/bots/{BOT}/settings")[0] == 403
 

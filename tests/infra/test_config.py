@@ -173,3 +173,13 @@ def test_with_provisioned_concurrency_questions_go_to_the_live_alias(synthesis: 
     uris = [json.dumps(m["Properties"]["Integration"]["Uri"]) for m in resources.values()
             if m["Type"] == "AWS::ApiGateway::Method" and m["Properties"].get("Integration")]
     assert sum(alias_id in uri for uri in uris) == 2  # POST retrieve and POST retrieval-test
+
+
+def test_upload_origins_are_read_as_origins_and_anything_else_is_refused() -> None:
+    assert config_from({}).upload_origins == ("*",)
+    assert config_from({"kb:uploadOrigins": "https://console.example.com, http://localhost:5173/"}).upload_origins \
+        == ("https://console.example.com", "http://localhost:5173")
+    assert config_from({"kb:uploadOrigins": ["https://a.example"]}).upload_origins == ("https://a.example",)
+    for bad in ("console.example.com", "https://a.example/path", "javascript:alert(1)"):
+        with pytest.raises(ConfigError, match="kb:uploadOrigins"):
+            config_from({"kb:uploadOrigins": bad})

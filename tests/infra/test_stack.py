@@ -34,6 +34,7 @@ EXPECTED_ROUTES: dict[tuple[str, str], str] = {
     ("PATCH", f"{KNOWLEDGE}/sources/{{id}}"): "admin_api",
     ("DELETE", f"{KNOWLEDGE}/sources/{{id}}"): "admin_api",
     ("POST", f"{KNOWLEDGE}/sources/{{id}}/upload"): "admin_api",
+    ("POST", f"{KNOWLEDGE}/sources/{{id}}/upload-url"): "admin_api",
     ("POST", f"{KNOWLEDGE}/sources/{{id}}/refresh"): "admin_api",
     ("POST", f"{KNOWLEDGE}/sources/{{id}}/cancel"): "admin_api",
     ("POST", f"{KNOWLEDGE}/sources/{{id}}/disable"): "admin_api",
@@ -304,8 +305,29 @@ def test_only_writers_can_put_objects_and_only_under_their_prefix(minimum: Synth
     assert not puts["retrieve"] and not puts["authorizer"]
     assert puts["scheduler"] and all(res.endswith('/rescue/*"]]}') for res in puts["scheduler"])
     assert puts["crawl"] and all(res.endswith('/staging/*"]]}') for res in puts["crawl"])
-    assert puts["admin_api"] and all(res.endswith('/uploads/*"]]}') for res in puts["admin_api"])
-    assert puts["ingest"] and all('/packs/' not in res for res in puts["ingest"])
+    # admin_api: direct uploads, and the presigned POSTs it signs (incoming/ only)
+    assert puts["admin_api"] and all(res.endswith(('/uploads/*"]]}', '/incoming/*"]]}')) for res in puts["admin_api"])
+    assert any(res.endswith('/incoming/*"]]}') for res in puts["admin_api"])
+    # ingest moves a checked presigned upload to uploads/; it never writes a pack or incoming/
+    assert puts["ingest"] and all('/packs/' not in res and '/incoming/' not in res for res in puts["ingest"])
+    assert any(res.endswith('/uploads/*"]]}') for res in puts["ingest"])
+
+
+def test_bot_secrets_are_read_and_written_only_under_the_stack_s_secret_prefix(minimum: Synthesised) -> None:
+    stack_name = minimum.stack.stack_name
+    for name in FUNCTIONS:
+        env = minimum.resources[function_id(minimum, name)]["Properties"]["Environment"]["Variables"]
+        assert env[settings.ENV_SECRETS_PREFIX] == f"{stack_name}/bots"
+        pairs = [(a, r) for a, r in actions_on(role_statements(minimum, name)) if a.startswith("secretsmanager:")]
+        assert all(f':secret:{stack_name}/bots/*' in r and "*" not in r.split(":secret:")[0] for _, r in pairs), name
+        actions = {a for a, _ in pairs}
+        if name == "admin_api":  # PATCH settings writes them
+            assert actions == {"secretsmanager:GetSecretValue", "secretsmanager:CreateSecret",
+                               "secretsmanager:PutSecretValue", "secretsmanager:DeleteSecret"}
+        elif name in ("ingest", "retrieve", "scheduler"):  # embed, ask upstream
+            assert actions == {"secretsmanager:GetSecretValue"}, name
+        else:
+            assert not actions, name
 
 
 def test_read_side_functions_cannot_change_sources(minimum: Synthesised) -> None:
@@ -583,17 +605,30 @@ def test_every_minute_tick_and_nightly_reindex_go_to_the_scheduler(minimum: Synt
     assert json.loads(target["Input"]) == {"action": "reindex_all"}
 
 
-def test_pack_drop_rule_matches_packs_prefix_of_our_bucket(minimum: Synthesised) -> None:
+def test_object_rules_send_packs_and_presigned_uploads_of_our_bucket_to_ingest(minimum: Synthesised) -> None:
     [bucket_id] = minimum.of_type("AWS::S3::Bucket")
     drops = [r for r in minimum.of_type("AWS::Events::Rule").values() if "EventPattern" in r["Properties"]]
-    assert len(drops) == 1
-    pattern = drops[0]["Properties"]["EventPattern"]
-    assert pattern["source"] == ["aws.s3"] and pattern["detail-type"] == ["Object Created"]
-    assert pattern["detail"]["bucket"]["name"] == [{"Ref": bucket_id}]
-    assert pattern["detail"]["object"]["key"] == [{"prefix": "packs/"}]
-    [target] = _rule_targets(drops[0])
-    assert target["Arn"] == {"Fn::GetAtt": [function_id(minimum, "ingest"), "Arn"]}
-    assert "Input" not in target and "InputTransformer" not in target  # the raw S3 event
+    by_prefix = {}
+    for rule in drops:
+        pattern = rule["Properties"]["EventPattern"]
+        assert pattern["source"] == ["aws.s3"] and pattern["detail-type"] == ["Object Created"]
+        assert pattern["detail"]["bucket"]["name"] == [{"Ref": bucket_id}]
+        [key] = pattern["detail"]["object"]["key"]
+        by_prefix[key["prefix"]] = rule
+        [target] = _rule_targets(rule)
+        assert target["Arn"] == {"Fn::GetAtt": [function_id(minimum, "ingest"), "Arn"]}
+        assert "Input" not in target and "InputTransformer" not in target  # the raw S3 event
+    # direct uploads (uploads/) start their refresh in the request: no event for them
+    assert sorted(by_prefix) == ["incoming/", "packs/"]
+
+
+def test_browsers_may_post_presigned_uploads_and_leftovers_expire(minimum: Synthesised) -> None:
+    [bucket] = minimum.of_type("AWS::S3::Bucket").values()
+    [cors] = bucket["Properties"]["CorsConfiguration"]["CorsRules"]
+    assert cors["AllowedMethods"] == ["POST"] and cors["AllowedOrigins"] == ["*"]
+    rules = {r["Id"]: r for r in bucket["Properties"]["LifecycleConfiguration"]["Rules"]}
+    assert rules["expire-incoming"]["Prefix"] == "incoming/"
+    assert rules["expire-incoming"]["ExpirationInDays"] == 1
 
 
 # --- API ----------------------------------------------------------------------------------------

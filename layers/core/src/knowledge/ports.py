@@ -149,6 +149,15 @@ class BlobStore(Protocol):
     def list(self, prefix: str) -> list[str]: ...
 
 
+class UploadSigner(Protocol):
+    """Lets a client send a file straight to the blob store (a presigned S3 POST): the store
+    itself enforces the key, the size range and the content type until ``expires_in``."""
+
+    def presign_upload(self, key: str, *, content_type: str, max_bytes: int, expires_in: int) -> dict[str, Any]:
+        """``{"url", "fields"}``: POST ``fields`` then the file (form field ``file``) to ``url``."""
+        ...
+
+
 class SearchIndex(Protocol):
     """Lexical (+ later vector) search, partitioned per (bot, audience partition).
 
@@ -257,6 +266,8 @@ class Services:
     outbound: OutboundPolicy = PRODUCTION_OUTBOUND
     #: the deployment's reranker (``KB_RERANKER``), used for the bots whose ``rerank`` is on
     reranker: Reranker | None = None
+    #: presigned uploads (AWS: the S3 bucket); None where files only arrive through the API
+    upload_signer: UploadSigner | None = None
 
     def embedder_for(self, bot: str) -> Embedder | None:
         """The bot's embedder (its setting, else the default), built once per process."""

@@ -39,6 +39,8 @@ ENV_SEARCH_DIMENSION = "KB_SEARCH_DIMENSION"
 ENV_REINDEX_QUEUE = "KB_REINDEX_QUEUE_URL"
 #: most refresh executions running at once before the scheduler stops draining that queue (AWS)
 ENV_MAX_RUNNING_REFRESHES = "KB_MAX_RUNNING_REFRESHES"
+#: name prefix of the bots' secrets in Secrets Manager (``<prefix>/<bot>/<purpose>``, AWS)
+ENV_SECRETS_PREFIX = "KB_SECRETS_PREFIX"
 
 # Powertools' own variable names (fixed by the library)
 ENV_POWERTOOLS_SERVICE = "POWERTOOLS_SERVICE_NAME"

@@ -29,6 +29,7 @@ from .settings import (
     ENV_SEARCH_READ_ROLES,
     ENV_SEARCH_REPLICAS,
     ENV_SEARCH_SHARDS,
+    ENV_SECRETS_PREFIX,
     ENV_STATE_MACHINE,
     ENV_TABLE,
     LocalSettings,
@@ -102,6 +103,8 @@ class AwsSettings:
     #: a Bedrock rerank model's ARN (``KB_RERANK_MODEL_ARN``): the reranker of the bots whose
     #: ``rerank`` setting is on; None: no reranker
     rerank_model_arn: str | None = None
+    #: where bots' secrets go in Secrets Manager (None: kept in the state table)
+    secrets_prefix: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> AwsSettings:
@@ -142,6 +145,7 @@ class AwsSettings:
             embedder=embedder,
             bedrock_model=env.get(ENV_BEDROCK_MODEL, "") or "amazon.titan-embed-text-v2:0",
             rerank_model_arn=env.get(ENV_RERANK_MODEL_ARN, "").strip() or None,
+            secrets_prefix=env.get(ENV_SECRETS_PREFIX) or None,
         )
 
 
@@ -270,11 +274,16 @@ def build_aws_services(
         deferred[name] = holder
         return cast(T, holder)
 
+    # S3 signs presigned uploads with SigV4 at the regional endpoint (botocore's default for
+    # a presigned POST is the legacy signature at the global endpoint)
+    s3_config = aws.merge(Config(signature_version="s3v4", s3={"addressing_style": "virtual"}))
+
     def client(service: str) -> Callable[[], Any]:
+        config = s3_config if service == "s3" else aws
         create = getattr(session, "create_client", None)  # botocore; boto3 calls it client()
         if create is None:
-            return lambda: session.client(service, region_name=region, config=aws)
-        return lambda: create(service, region_name=region, config=aws)
+            return lambda: session.client(service, region_name=region, config=config)
+        return lambda: create(service, region_name=region, config=config)
 
     def search_index() -> Any:
         from .adapters.aws.opensearch_index import OpenSearchIndex, build_opensearch_client
@@ -285,9 +294,17 @@ def build_aws_services(
         return OpenSearchIndex(search, settings.index_prefix, dimension=settings.dimension,
                                shards=settings.shards, replicas=settings.replicas, read_roles=settings.read_roles)
 
+    blobs = S3BlobStore(settings.bucket, client=component("s3", client("s3")))
+    vault = None
+    if settings.secrets_prefix:
+        from .adapters.aws.secrets import SecretVault
+
+        # created by the first bot secret read or written: most bots have none
+        vault = SecretVault(settings.secrets_prefix, client=Lazy(client("secretsmanager"), "secretsmanager", lock=lock))
     services = Services(
-        state=DynamoDbStateStore(settings.table, client=component("dynamodb", client("dynamodb"))),
-        blobs=S3BlobStore(settings.bucket, client=component("s3", client("s3"))),
+        state=DynamoDbStateStore(settings.table, client=component("dynamodb", client("dynamodb")), secrets=vault),
+        blobs=blobs,
+        upload_signer=blobs,
         index=component("opensearch", search_index),
         default_embedder=settings.embedder,
         embedder_factory=build_embedder,

@@ -90,6 +90,15 @@ class DocumentRow(Reply):
     errorCode: str | None = None
 
 
+class UploadUrl(Reply):
+    url: str = Field(description="POST a multipart form here: every field below, then the file as field 'file'")
+    method: Literal["POST"]
+    fields: dict[str, str]
+    expiresIn: int = Field(description="seconds the form stays usable")
+    maxBytes: int = Field(description="the store refuses a larger file")
+    contentType: str = Field(description="the Content-Type field the store requires (the source's)")
+
+
 class DocumentList(Reply):
     sourceId: str
     documents: list[DocumentRow]

@@ -152,6 +152,12 @@ def upload_source(ctx: Context) -> Response:
     return _source_reply(_lifecycle().upload_file(ctx.services, ctx.bot, ctx.source_id, ctx.request.body), 202)
 
 
+def upload_url(ctx: Context) -> Response:
+    from ..lifecycle.uploads import upload_url as presigned
+
+    return Response(200, presigned(ctx.services, ctx.bot, ctx.source_id))
+
+
 def refresh_source(ctx: Context) -> Response:
     force = ctx.body.force
     return _source_reply(_lifecycle().refresh_source(ctx.services, ctx.bot, ctx.source_id, force=force), 202)
@@ -400,6 +406,10 @@ ROUTES: list[Route] = [
           ok=204, errors=(404, 409)),
     Route("POST", f"{S}/upload", SCOPE_WRITE, upload_source, "Upload the file of a file source (at most 8 MB)",
           raw_body=True, body_required=True, ok=202, response=responses.Source, errors=(404, 409, 413)),
+    Route("POST", f"{S}/upload-url", SCOPE_WRITE, upload_url,
+          "A short-lived presigned form to send the file (up to 8 MB) straight to the store; the refresh "
+          "is queued once it lands (400 not_supported where uploads go through POST .../upload only)",
+          response=responses.UploadUrl, errors=(404, 409)),
     Route("POST", f"{S}/refresh", SCOPE_WRITE, refresh_source, "Queue a refresh (unchanged content is skipped)",
           body=models.Refresh, ok=202, response=responses.Source, errors=(404, 409)),
     Route("POST", f"{S}/cancel", SCOPE_WRITE, cancel_source,

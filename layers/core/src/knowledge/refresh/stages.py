@@ -501,7 +501,12 @@ def list_documents(services: Services, bot: str, source_id: str, owner: str, job
     if status != "ok" or source is None:
         return {"batches": [], "documents": 0, "stopped": status}
     embedder = bot_embedder(services, bot)
-    content = load_content(services, source)
+    # a long listing (thousands of staged pages or batches) heartbeats like a batch does
+    keeper = LeaseKeeper(services, bot, source_id, owner)
+    try:
+        content = load_content(services, source, beat=keeper.beat)
+    except _Stop as stop:
+        return {"batches": [], "documents": 0, "stopped": str(stop)}
     checksum = source_checksum(source, embedder, content)
     prefix = staging_prefix(bot, source_id, generation)
     manifest: dict[str, Any] = {"checksum": checksum, "space": space_of(embedder), "skipped": content.skipped,
@@ -515,9 +520,13 @@ def list_documents(services: Services, bot: str, source_id: str, owner: str, job
     failures = list(content.failed)
     docs = cap_documents(source.type, content.documents, failures)
     batches = _batches(docs)
-    for number, (start, count) in enumerate(batches):
-        _put_json(services, f"{prefix}docs-{number}.json",
-                  [dataclasses.asdict(d) for d in docs[start : start + count]])
+    try:
+        for number, (start, count) in enumerate(batches):
+            keeper.beat()
+            _put_json(services, f"{prefix}docs-{number}.json",
+                      [dataclasses.asdict(d) for d in docs[start : start + count]])
+    except _Stop as stop:
+        return {"batches": [], "documents": 0, "stopped": str(stop)}
     manifest.update(skip=False, batches=len(batches), documents=len(docs), failures=[list(f) for f in failures])
     _put_json(services, prefix + "manifest.json", manifest)
     return {

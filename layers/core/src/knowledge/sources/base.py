@@ -23,6 +23,24 @@ def pages_prefix(bot: str, source_id: str) -> str:
     return f"staging/{bot}/{source_id}/pages/"
 
 
+#: where a presigned upload lands first (``incoming/<bot>/<source>``): its object-created
+#: event hands it to the same checks as a direct upload, which then write ``uploads/``
+INCOMING_PREFIX = "incoming/"
+
+
+def incoming_upload_key(bot: str, source_id: str) -> str:
+    """The key a presigned upload of a file source's bytes is allowed to write."""
+    return f"{INCOMING_PREFIX}{bot}/{source_id}"
+
+
+def incoming_upload_of_key(key: str) -> tuple[str, str] | None:
+    """``(bot, source_id)`` of an ``incoming/<bot>/<source>`` key (None for any other key)."""
+    parts = key.split("/")
+    if len(parts) != 3 or f"{parts[0]}/" != INCOMING_PREFIX or not parts[1] or not parts[2]:
+        return None
+    return parts[1], parts[2]
+
+
 @dataclass
 class DocumentContent:
     """One document of a source, ready to be chunked.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import Code, SourceFailure
@@ -23,7 +24,9 @@ def _config_bytes(source: Source) -> bytes:
     ).encode("utf-8")
 
 
-def load_content(services: Services, source: Source) -> SourceContent:
+def load_content(services: Services, source: Source, *, beat: Callable[[], None] | None = None) -> SourceContent:
+    """The source's documents. ``beat`` is called between the reads of a long listing (a
+    staged crawl's pages) so the caller can keep its lease; it may raise to stop."""
     kind = source.type
     if kind == "pack":
         slug = str(source.config.get("slug", ""))
@@ -42,7 +45,7 @@ def load_content(services: Services, source: Source) -> SourceContent:
     if kind == "website":
         from .website import website_content  # the crawler (bs4, protego) loads only when crawling
 
-        return website_content(services, source)
+        return website_content(services, source, beat=beat)
     if kind == "file":
         from .files import file_content  # the extractors (pypdf, bs4, lxml) load only when extracting
 

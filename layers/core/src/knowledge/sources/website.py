@@ -286,7 +286,8 @@ def crawl_step(
 # -- building the documents -------------------------------------------------------------
 
 
-def _staged_crawl(services: Services, source: Source) -> tuple[list[dict[str, Any]], list[tuple[str, str]]] | None:
+def _staged_crawl(services: Services, source: Source,
+                  beat: Callable[[], None] | None = None) -> tuple[list[dict[str, Any]], list[tuple[str, str]]] | None:
     """Pages and failures of the completed staged crawl of this run, or None."""
     prefix = crawl_prefix(source.bot, source.id)
     if not services.blobs.exists(prefix + DONE_MARKER):
@@ -298,6 +299,8 @@ def _staged_crawl(services: Services, source: Source) -> tuple[list[dict[str, An
     pages: list[dict[str, Any]] = []
     failures: list[tuple[str, str]] = []
     for number in range(int(marker.get("steps", 0))):
+        if beat is not None:
+            beat()
         key = f"{prefix}{number}.json"
         if not services.blobs.exists(key):
             return None  # incomplete staging: crawl again
@@ -358,13 +361,15 @@ def website_content(
     *,
     fetcher: PageFetcher | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    beat: Callable[[], None] | None = None,
 ) -> SourceContent:
     """One document per crawled page (see the module docstring for where pages come from).
+    ``beat`` is called before each staged step is read (the caller's lease heartbeat).
 
     Pages that failed are returned in ``failed`` as ``(url, code)``. When every page failed
     the site is unreachable: ``SourceFailure`` with the first code, so the pipeline keeps
     the previous live generation instead of replacing it with nothing."""
-    staged = _staged_crawl(services, source)
+    staged = _staged_crawl(services, source, beat)
     pages, failures = staged if staged is not None else _crawl_here(services, source, fetcher, sleep)
     if not pages and failures:
         raise SourceFailure(failures[0][1], f"no page of the site could be indexed ({len(failures)} failed)")

@@ -64,7 +64,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -102,6 +102,7 @@ from .dynamodb_table import (
 )
 from .dynamodb_values import item as _item
 from .dynamodb_values import plain as _plain
+from .secrets import EMBEDDER_KEY, UPSTREAM_TOKEN, SecretVault, is_reference
 
 _KIND = "kind"
 _RETRIES = 5
@@ -232,13 +233,16 @@ class _ConditionFailed(Conflict):
 class DynamoDbStateStore:
     """StateStore over one DynamoDB table (see the module docstring for the layout)."""
 
-    def __init__(self, table: str, *, client: Any = None):
+    def __init__(self, table: str, *, client: Any = None, secrets: SecretVault | None = None):
         if client is None:
             import boto3
 
             client = boto3.client("dynamodb")
         self.table = table
         self.client = client
+        #: where a bot's provider key and upstream token go (the item keeps a reference);
+        #: None keeps them in the item (tests of the table layout, local tools)
+        self.secrets = secrets
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -357,9 +361,55 @@ class DynamoDbStateStore:
             values["floor"] = float(values["floor"])
         if "top_k" in values:
             values["top_k"] = int(values["top_k"])
-        return BotSettings(**values)
+        settings = BotSettings(**values)
+        for holder, field_name, _ in self._secret_slots(settings):
+            if is_reference(holder.get(field_name)):
+                if self.secrets is None:
+                    raise BackendError("a bot secret is in Secrets Manager but no vault is configured")
+                holder[field_name] = self.secrets.get(holder[field_name])
+        return settings
+
+    @staticmethod
+    def _secret_slots(settings: BotSettings) -> list[tuple[dict[str, Any], str, str]]:
+        """(the dict holding a secret, its key, the secret's purpose) of a bot's settings."""
+        slots = [(settings.embedder_options, "apiKey", EMBEDDER_KEY)] if settings.embedder_options else []
+        if settings.upstream:
+            slots.append((settings.upstream, "token", UPSTREAM_TOKEN))
+        return slots
+
+    def _stored_secret_refs(self, bot: str) -> dict[str, dict[str, Any]]:
+        """The secret references the bot's stored settings item holds, by purpose."""
+        item = self._get(_bot_pk(bot), "SETTINGS") or {}
+        refs = {}
+        for attr, key, purpose in (("embedderOptions", "apiKey", EMBEDDER_KEY), ("upstream", "token", UPSTREAM_TOKEN)):
+            holder = item.get(attr)
+            if isinstance(holder, dict) and is_reference(holder.get(key)):
+                refs[purpose] = holder[key]
+        return refs
+
+    def _secrets_to_refs(self, settings: BotSettings) -> BotSettings:
+        """The settings as the item stores them: each secret written to the vault and replaced
+        by its reference; a secret no longer set is deleted from the vault."""
+        assert self.secrets is not None
+        stored = self._stored_secret_refs(settings.bot)
+        out = replace(settings, embedder_options=dict(settings.embedder_options or {}),
+                      upstream=dict(settings.upstream) if settings.upstream else None)
+        kept = set()
+        for holder, key, purpose in self._secret_slots(out):
+            value = holder.get(key)
+            if isinstance(value, str) and value:
+                holder[key] = self.secrets.put(settings.bot, purpose, value, stored.get(purpose))
+                kept.add(purpose)
+            elif is_reference(value):
+                kept.add(purpose)
+        for purpose, ref in stored.items():
+            if purpose not in kept:
+                self.secrets.delete(ref)
+        return out
 
     def put_bot(self, settings: BotSettings) -> None:
+        if self.secrets is not None:
+            settings = self._secrets_to_refs(settings)
         attrs = {_camel(k): v for k, v in asdict(settings).items()}
         if attrs.get("floor") is not None:
             attrs["floor"] = float(attrs["floor"])

@@ -89,6 +89,23 @@ class S3BlobStore:
         except (ClientError, BotoCoreError) as exc:
             raise self._error("delete", exc) from exc
 
+    def presign_upload(self, key: str, *, content_type: str, max_bytes: int, expires_in: int) -> dict[str, Any]:
+        """A presigned POST for exactly this key: S3 refuses a body outside 1..``max_bytes``,
+        another ``Content-Type`` or another key, and anything after ``expires_in`` seconds.
+        Signed locally with the function's credentials (no call to S3)."""
+        name = self._key(key)
+        try:
+            post: dict[str, Any] = self.client.generate_presigned_post(
+                Bucket=self.bucket,
+                Key=name,
+                Fields={"Content-Type": content_type},
+                Conditions=[{"Content-Type": content_type}, ["content-length-range", 1, max_bytes]],
+                ExpiresIn=expires_in,
+            )
+        except (ClientError, BotoCoreError) as exc:
+            raise self._error("presign", exc) from exc
+        return {"url": str(post["url"]), "fields": {str(k): str(v) for k, v in post["fields"].items()}}
+
     def list(self, prefix: str) -> list[str]:
         """Keys starting with ``prefix`` (a plain string prefix, like the folder store's)."""
         if "/" in prefix:
