@@ -43,6 +43,7 @@ CTX_SEARCH_SHARDS = "kb:searchShards"
 CTX_SEARCH_REPLICAS = "kb:searchReplicas"
 CTX_EMBEDDING_DIMENSION = "kb:embeddingDimension"
 CTX_UPLOAD_ORIGINS = "kb:uploadOrigins"
+CTX_RERANK_MODEL = "kb:rerankModelArn"
 
 #: reserved concurrency of ``retrieve`` per profile: answering keeps this much of the account's
 #: Lambda concurrency whatever refreshes do, and cannot take more (0 = none reserved)
@@ -145,6 +146,9 @@ class StackConfig:
     embedding_dimension: int | None = None
     #: browser origins allowed to POST presigned uploads to the bucket (CORS)
     upload_origins: tuple[str, ...] = ("*",)
+    #: a Bedrock rerank model's ARN (``kb:rerankModelArn``); None: no reranker, the bots'
+    #: ``rerank`` setting then changes nothing
+    rerank_model_arn: str | None = None
 
     @property
     def dimension(self) -> int:
@@ -233,6 +237,7 @@ class StackConfig:
                                      1, 1000),
             waf=None if get(CTX_WAF) in (None, "") else _bool(get(CTX_WAF), False),
             upload_origins=_origins(get(CTX_UPLOAD_ORIGINS)) or d.upload_origins,
+            rerank_model_arn=_rerank_arn(get(CTX_RERANK_MODEL)),
             retrieve_concurrency=(None if get(CTX_RETRIEVE_CONCURRENCY) in (None, "") else
                                   _int(get(CTX_RETRIEVE_CONCURRENCY), 0, CTX_RETRIEVE_CONCURRENCY, 0, 10_000)),
         )
@@ -321,3 +326,18 @@ _RETENTION = {
 def log_retention(days: int) -> logs.RetentionDays:
     """The shortest CloudWatch Logs retention that keeps logs at least ``days`` days."""
     return next(value for limit, value in sorted(_RETENTION.items()) if limit >= days)
+
+
+_RERANK_ARN = re.compile(r"arn:aws[a-z-]*:bedrock:[a-z0-9-]+::foundation-model/[A-Za-z0-9._:-]+")
+
+
+def _rerank_arn(value: Any) -> str | None:
+    """``kb:rerankModelArn``: empty for none, else a Bedrock foundation-model ARN (the
+    functions are granted ``bedrock:InvokeModel`` on exactly that model)."""
+    if value in (None, ""):
+        return None
+    text = str(value).strip()
+    if not _RERANK_ARN.fullmatch(text):
+        raise ConfigError(f"{CTX_RERANK_MODEL} must be a Bedrock foundation-model ARN "
+                          f"(arn:aws:bedrock:REGION::foundation-model/MODEL), not {text!r}")
+    return text

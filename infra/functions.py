@@ -210,6 +210,8 @@ class KnowledgeFunctions(Construct):
             env.ENV_LOG_LEVEL: config.log_level,
             env.ENV_SECRETS_PREFIX: secrets_prefix(stack.stack_name),
         }
+        if config.rerank_model_arn:
+            common_env[env.ENV_RERANK_MODEL_ARN] = config.rerank_model_arn
         extra_env = {
             "scheduler": {
                 env.ENV_REINDEX_QUEUE: reindex_queue.queue_url,
@@ -362,6 +364,12 @@ class KnowledgeFunctions(Construct):
         if uses_bedrock:
             for name in ("ingest", "retrieve", "admin_api"):
                 self._allow(name, ["bedrock:InvokeModel"], [bedrock_arn])
+        if config.rerank_model_arn:
+            # the questions' functions (retrieve, and admin_api's retrieval-test): Rerank has no
+            # resource of its own; the model it calls is the one named
+            for name in ("retrieve", "admin_api"):
+                self._allow(name, ["bedrock:Rerank"], ["*"])
+                self._allow(name, ["bedrock:InvokeModel"], [config.rerank_model_arn])
 
         self._nag()
 
@@ -387,8 +395,9 @@ class KnowledgeFunctions(Construct):
                 [
                     {
                         "id": "AwsSolutions-IAM5",
-                        "reason": "X-Ray PutTraceSegments/PutTelemetryRecords support no resource "
-                        "scoping, so active tracing needs Resource '*'.",
+                        "reason": "X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and "
+                        "bedrock:Rerank (when a rerank model is configured) support no resource "
+                        "scoping, so they need Resource '*'.",
                         "applies_to": ["Resource::*"],
                     },
                     {

@@ -183,3 +183,51 @@ def test_upload_origins_are_read_as_origins_and_anything_else_is_refused() -> No
     for bad in ("console.example.com", "https://a.example/path", "javascript:alert(1)"):
         with pytest.raises(ConfigError, match="kb:uploadOrigins"):
             config_from({"kb:uploadOrigins": bad})
+
+
+RERANK_ARN = "arn:aws:bedrock:eu-central-1::foundation-model/amazon.rerank-v1:0"
+
+
+def test_a_rerank_model_is_an_arn_or_nothing() -> None:
+    assert config_from({}).rerank_model_arn is None
+    assert config_from({"kb:rerankModelArn": f" {RERANK_ARN} "}).rerank_model_arn == RERANK_ARN
+    for bad in ("amazon.rerank-v1:0", "arn:aws:bedrock:eu-central-1::foundation-model/*",
+                "arn:aws:s3:::bucket/key"):
+        with pytest.raises(ConfigError, match="kb:rerankModelArn"):
+            config_from({"kb:rerankModelArn": bad})
+
+
+def test_a_rerank_model_reaches_the_question_functions_and_only_that_model(synthesis: Any) -> None:
+    from aws_cdk.assertions import Template
+
+    from infra.stack import KnowledgeStack
+
+    def rerank_of(stack_name: str, context: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        app = cdk.App(context={"kb:assetsDir": str(synthesis.assets), "kb:allowPlaceholderAssets": True,
+                               **context})
+        resources = Template.from_stack(KnowledgeStack(app, stack_name)).to_json()["Resources"]
+        env_of = {r["Properties"]["Role"]["Fn::GetAtt"][0]: r["Properties"]["Environment"]["Variables"]
+                  for r in resources.values() if r["Type"] == "AWS::Lambda::Function"
+                  and "Environment" in r["Properties"]}
+        grants: dict[str, Any] = {}
+        for r in resources.values():
+            if r["Type"] != "AWS::IAM::Policy":
+                continue
+            for statement in r["Properties"]["PolicyDocument"]["Statement"]:
+                actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+                if "bedrock:Rerank" in actions or statement.get("Resource") == RERANK_ARN:
+                    for role in r["Properties"]["Roles"]:
+                        grants.setdefault(role["Ref"], []).append((actions, statement["Resource"]))
+        with_arn = {role: env for role, env in env_of.items()
+                    if env.get(settings.ENV_RERANK_MODEL_ARN) == RERANK_ARN}
+        return with_arn, grants
+
+    envs, grants = rerank_of("NoRerank", {})
+    assert envs == {} and grants == {}
+    envs, grants = rerank_of("Rerank", {"kb:rerankModelArn": RERANK_ARN})
+    assert envs and set(grants) <= set(envs)
+    retrieve_roles = [role for role in grants if "retrieve" in role.lower()]
+    admin_roles = [role for role in grants if "admin" in role.lower()]
+    assert len(grants) == 2 and retrieve_roles and admin_roles
+    for given in grants.values():
+        assert sorted(given) == [(["bedrock:InvokeModel"], RERANK_ARN), (["bedrock:Rerank"], "*")]
