@@ -27,7 +27,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from knowledge.entry.observability import powertools
 from knowledge.errors import InvalidInput
-from knowledge.refresh import rescue_build, stages
+from knowledge.refresh import leases, rescue_build, scheduling
 from knowledge.schedule import runnable
 from knowledge.settings import ENV_MAX_RUNNING_REFRESHES, ENV_REINDEX_QUEUE, METRIC_LEASE_REAPED
 from knowledge.wiring import build_aws_services
@@ -65,10 +65,10 @@ def reindex_queue() -> Any:
 
 def tick(context: LambdaContext | None = None) -> dict[str, Any]:
     began = time.monotonic()
-    reaped = stages.release_expired_leases(SERVICES)
+    reaped = leases.release_expired_leases(SERVICES)
     if reaped:
         metrics.add_metric(name=METRIC_LEASE_REAPED, unit=MetricUnit.Count, value=len(reaped))
-    started = stages.start_due_refreshes(SERVICES, runnable)
+    started = scheduling.start_due_refreshes(SERVICES, runnable)
     queue = reindex_queue()
     drained = queue.drain() if queue is not None else []
 

@@ -16,7 +16,7 @@ import pytest
 
 import knowledge.sources.website as website
 from knowledge.model import Source
-from knowledge.refresh import stages
+from knowledge.refresh import indexing, leases
 from knowledge.settings import LEASE_SECONDS
 from tests.conftest import FakeClock, page
 from tests.e2e.sites import make_fetcher, resolver, site, tls  # noqa: F401 - fixtures
@@ -43,7 +43,7 @@ class ClockedFetcher:
 
     def _tick(self) -> None:
         self.clock.advance(SECONDS_PER_REQUEST)
-        self.reaped.extend(stages.release_expired_leases(self.aws.services))
+        self.reaped.extend(leases.release_expired_leases(self.aws.services))
 
     def fetch(self, url: str, **kwargs: Any) -> Any:
         self._tick()
@@ -137,7 +137,7 @@ class SlowEmbedder:
     def embed(self, texts: Any) -> list[list[float]]:
         self.calls += 1
         self.clock.advance(50.0)
-        self.reaped.extend(stages.release_expired_leases(self.aws.services))
+        self.reaped.extend(leases.release_expired_leases(self.aws.services))
         return [[1.0] + [0.0] * (self.dimensions - 1) for _ in texts]
 
 
@@ -149,7 +149,7 @@ def test_a_batch_whose_embedding_outlasts_the_lease_keeps_it(aws: Aws, monkeypat
     reaped: list[Any] = []
     embedder = SlowEmbedder(clock, aws, reaped)
     monkeypatch.setattr(aws.services, "embedder_for", lambda bot: embedder)
-    monkeypatch.setattr(stages, "EMBED_CALL", 3)  # 12 passages: 4 embedder calls, 200 s of the clock
+    monkeypatch.setattr(indexing, "EMBED_CALL", 3)  # 12 passages: 4 embedder calls, 200 s of the clock
     ids = {"botId": BOT, "sourceId": source_id, "executionName": "exec-batch"}
     job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
     listing = invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})

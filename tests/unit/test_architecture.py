@@ -106,7 +106,7 @@ def test_the_reader_sees_deferred_imports_and_cycles() -> None:
     # the checker itself: a cycle through a deferred import is one
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     known = modules()
-    assert "knowledge.refresh.stages" in imports_of("knowledge.refresh.pipeline",
+    assert "knowledge.refresh.finish" in imports_of("knowledge.refresh.pipeline",
                                                    known["knowledge.refresh.pipeline"], known)
 
 
