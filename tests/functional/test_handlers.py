@@ -743,7 +743,7 @@ def test_deferred_clients_are_created_by_their_first_use_and_only_once(aws: Aws)
 
 def test_eager_components_are_checked_and_settings_still_fail_at_the_cold_start(aws: Aws) -> None:
     with pytest.raises(ValueError, match="unknown AWS component"):
-        build_aws_services(eager=("dynamodb", "sqs"))
+        build_aws_services(eager=("dynamodb", "lambda"))
     # the search endpoint is validated at build time even though its client is deferred
     with pytest.raises(ValueError, match="https"):
         build_aws_services({**dict(os.environ), ENV_SEARCH_ENDPOINT: "http://search.internal"}, eager=("dynamodb",))
