@@ -16,16 +16,14 @@ from ..model import Document, Passage, Source
 from ..ports import Embedder, Services
 from ..sources.base import DocumentContent, SourceContent, content_checksum
 
-# Chunking and embedding are imported where they are used: the modules that only lease,
-# commit or schedule import this one without loading them.
+# Chunking and embedding are imported where they are used: importing this module (the
+# pipeline, the batch stages) loads neither until a document is chunked or embedded.
 
 MAX_FRAGMENTS_PER_DOCUMENT = 500
 MAX_DOCUMENTS_PER_SOURCE = 100
 #: Shipped documentation packs are exempt from the per-source document cap (a product's
 #: pack routinely has hundreds of pages); crawled and uploaded sources are not.
 UNCAPPED_TYPES = frozenset({"pack"})
-
-
 #: Texts per embedder call between two ``beat`` calls of ``embed_passages``.
 EMBED_CALL = 32
 
