@@ -16,7 +16,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from knowledge.entry.observability import powertools
 from knowledge.errors import KnowledgeError
-from knowledge.refresh import stages
+from knowledge.refresh import crawl_turn, workflow_errors
 from knowledge.wiring import build_aws_services
 
 logger, tracer, metrics = powertools()
@@ -39,8 +39,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     deadline = time.monotonic() + max(5.0, remaining - SAFETY_SECONDS)
     cursor = (event.get("crawl") or {}).get("cursor")
     try:
-        result = stages.crawl_pages(SERVICES, bot, source_id, owner, cursor, deadline=deadline)
+        result = crawl_turn.crawl_pages(SERVICES, bot, source_id, owner, cursor, deadline=deadline)
     except KnowledgeError as exc:
-        raise stages.workflow_error(exc) from exc
+        raise workflow_errors.workflow_error(exc) from exc
     logger.info("crawl turn", extra={"done": result.done, "pages": result.pages, "failures": result.failures})
     return result.as_dict()

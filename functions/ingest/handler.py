@@ -12,7 +12,7 @@ Two kinds of event:
   checks, then the file source's refresh is queued (``knowledge.lifecycle.uploads``).
 
 Project errors become the exceptions the state machine retries (``RateLimited``) or catches
-(``RefreshError``); see ``knowledge.refresh.stages``.
+(``RefreshError``); see ``knowledge.refresh.workflow_errors``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from knowledge.entry.observability import powertools
 from knowledge.errors import InvalidInput, KnowledgeError
-from knowledge.refresh import packsync, stages
+from knowledge.refresh import batches, finish, leases, packsync, workflow_errors
 from knowledge.settings import METRIC_REFRESH_FAILED
 from knowledge.sources.base import INCOMING_PREFIX
 from knowledge.wiring import build_aws_services
@@ -43,15 +43,15 @@ def run_task(event: dict[str, Any]) -> dict[str, Any]:
     job = event.get("job") or {}
     if action == "take_lease":
         force = bool((event.get("input") or {}).get("force", False))
-        return stages.take_lease(SERVICES, bot, source_id, owner, force=force)
+        return leases.take_lease(SERVICES, bot, source_id, owner, force=force)
     if action == "list_documents":
-        return stages.list_documents(SERVICES, bot, source_id, owner, job)
+        return batches.list_documents(SERVICES, bot, source_id, owner, job)
     if action == "process_batch":
-        return stages.process_batch(SERVICES, bot, source_id, owner, job, event["batch"])
+        return batches.process_batch(SERVICES, bot, source_id, owner, job, event["batch"])
     if action == "commit":
-        return stages.commit(SERVICES, bot, source_id, owner, job)
+        return finish.commit(SERVICES, bot, source_id, owner, job)
     if action == "fail":
-        result = stages.fail(SERVICES, bot, source_id, owner, event.get("error"), event.get("state"))
+        result = finish.fail(SERVICES, bot, source_id, owner, event.get("error"), event.get("state"))
         logger.warning("refresh failed", extra={"error_code": result["errorCode"], "status": result["status"]})
         if result["status"] == "failed":
             metrics.add_metric(name=METRIC_REFRESH_FAILED, unit=MetricUnit.Count, value=1)
@@ -92,4 +92,4 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     try:
         return run_task(event)
     except KnowledgeError as exc:
-        raise stages.workflow_error(exc) from exc
+        raise workflow_errors.workflow_error(exc) from exc

@@ -8,9 +8,9 @@
   ``RESCUE_RESERVE_MS`` of the invocation remain; a bot left over is rebuilt by a later tick;
 * ``{"action": "reindex_all"}`` (nightly): refresh every enabled source of every bot
   (unchanged content ends in a checksum skip). With a reindex queue configured
-  (``KB_REINDEX_QUEUE_URL``, as the stack does) the refreshes are queued and started only while
-  fewer than ``KB_MAX_RUNNING_REFRESHES`` executions run, by this run and each tick after it
-  (``knowledge.adapters.aws.reindex_queue``); without one they all start at once.
+  (``KB_REINDEX_QUEUE_URL``, as the stack does; the composition root builds it) the refreshes
+  are queued and started only while fewer than ``KB_MAX_RUNNING_REFRESHES`` executions run, by
+  this run and each tick after it; without one they all start at once.
 
 Refreshes start through the Step Functions workflow with deterministic execution names, so
 an overlapping tick starts nothing twice.
@@ -18,7 +18,6 @@ an overlapping tick starts nothing twice.
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -27,49 +26,31 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from knowledge.entry.observability import powertools
 from knowledge.errors import InvalidInput
-from knowledge.refresh import rescue_build, stages
+from knowledge.refresh import leases, rescue_build, scheduling
 from knowledge.schedule import runnable
-from knowledge.settings import ENV_MAX_RUNNING_REFRESHES, ENV_REINDEX_QUEUE, METRIC_LEASE_REAPED
+from knowledge.settings import METRIC_LEASE_REAPED
 from knowledge.wiring import build_aws_services
 
 logger, tracer, metrics = powertools()
-#: clients created at the cold start: what ticks and the nightly reindex use. The index and S3
-#: are needed only when a rescue model is rebuilt: created then (knowledge.wiring.Lazy)
-EAGER = ("dynamodb", "stepfunctions")
+#: clients created at the cold start: what ticks and the nightly reindex use (SQS only when a
+#: reindex queue is configured). The index and S3 are needed only when a rescue model is
+#: rebuilt: created then (knowledge.wiring.Lazy)
+EAGER = ("dynamodb", "stepfunctions", "sqs")
 SERVICES = build_aws_services(embedder=False, eager=EAGER)
 #: a tick starts rescue rebuilds during its first seconds only, so that it usually ends near
 #: the next tick; one rebuild may run on into the function's timeout (infra: 10 minutes)
 RESCUE_WINDOW_SECONDS = 45.0
 #: ...and only while this much of the invocation remains (100k passages of real text: ~1 minute)
 RESCUE_RESERVE_MS = 120_000
-#: refresh executions running at once before the reindex queue waits (the stack sets it)
-DEFAULT_MAX_RUNNING = 20
-_QUEUE: list[Any] = []  # the ReindexQueue, built on first use (its SQS client too)
-
-
-def reindex_queue() -> Any:
-    """The bounded queue of the nightly reindex, or None when none is configured."""
-    url = os.environ.get(ENV_REINDEX_QUEUE, "")
-    if not url:
-        return None
-    if not _QUEUE or _QUEUE[0].queue_url != url:
-        import boto3
-
-        from knowledge.adapters.aws.reindex_queue import ReindexQueue
-
-        max_running = int(os.environ.get(ENV_MAX_RUNNING_REFRESHES) or DEFAULT_MAX_RUNNING)
-        _QUEUE[:] = [ReindexQueue(boto3.client("sqs"), url, SERVICES.workflow, max_running=max_running)]
-    _QUEUE[0].workflow = SERVICES.workflow
-    return _QUEUE[0]
 
 
 def tick(context: LambdaContext | None = None) -> dict[str, Any]:
     began = time.monotonic()
-    reaped = stages.release_expired_leases(SERVICES)
+    reaped = leases.release_expired_leases(SERVICES)
     if reaped:
         metrics.add_metric(name=METRIC_LEASE_REAPED, unit=MetricUnit.Count, value=len(reaped))
-    started = stages.start_due_refreshes(SERVICES, runnable)
-    queue = reindex_queue()
+    started = scheduling.start_due_refreshes(SERVICES, runnable)
+    queue = SERVICES.reindex_queue
     drained = queue.drain() if queue is not None else []
 
     def keep_going() -> bool:
@@ -88,7 +69,7 @@ def tick(context: LambdaContext | None = None) -> dict[str, Any]:
 
 def reindex_all() -> dict[str, Any]:
     bots = SERVICES.state.list_bots()
-    queue = reindex_queue()
+    queue = SERVICES.reindex_queue
     if queue is None:
         workflow = SERVICES.require_workflow()
         jobs = [workflow.start_reindex(bot) for bot in bots]

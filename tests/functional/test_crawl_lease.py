@@ -16,7 +16,7 @@ import pytest
 
 import knowledge.sources.website as website
 from knowledge.model import Source
-from knowledge.refresh import stages
+from knowledge.refresh import batches, indexing, leases
 from knowledge.settings import LEASE_SECONDS
 from tests.conftest import FakeClock, page
 from tests.e2e.sites import make_fetcher, resolver, site, tls  # noqa: F401 - fixtures
@@ -43,7 +43,7 @@ class ClockedFetcher:
 
     def _tick(self) -> None:
         self.clock.advance(SECONDS_PER_REQUEST)
-        self.reaped.extend(stages.release_expired_leases(self.aws.services))
+        self.reaped.extend(leases.release_expired_leases(self.aws.services))
 
     def fetch(self, url: str, **kwargs: Any) -> Any:
         self._tick()
@@ -137,7 +137,7 @@ class SlowEmbedder:
     def embed(self, texts: Any) -> list[list[float]]:
         self.calls += 1
         self.clock.advance(50.0)
-        self.reaped.extend(stages.release_expired_leases(self.aws.services))
+        self.reaped.extend(leases.release_expired_leases(self.aws.services))
         return [[1.0] + [0.0] * (self.dimensions - 1) for _ in texts]
 
 
@@ -149,7 +149,7 @@ def test_a_batch_whose_embedding_outlasts_the_lease_keeps_it(aws: Aws, monkeypat
     reaped: list[Any] = []
     embedder = SlowEmbedder(clock, aws, reaped)
     monkeypatch.setattr(aws.services, "embedder_for", lambda bot: embedder)
-    monkeypatch.setattr(stages, "EMBED_CALL", 3)  # 12 passages: 4 embedder calls, 200 s of the clock
+    monkeypatch.setattr(indexing, "EMBED_CALL", 3)  # 12 passages: 4 embedder calls, 200 s of the clock
     ids = {"botId": BOT, "sourceId": source_id, "executionName": "exec-batch"}
     job = invoke(aws, "ingest", {"action": "take_lease", **ids, "input": {}})
     listing = invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
@@ -183,7 +183,7 @@ class ClockedBlobs:
     def _slow(self, key: str) -> None:
         if self._staged(key):
             self.clock.advance(self.seconds)
-            self.reaped.extend(stages.release_expired_leases(self.aws.services))
+            self.reaped.extend(leases.release_expired_leases(self.aws.services))
 
     def get(self, key: str) -> bytes:
         self._slow(key)
@@ -232,7 +232,7 @@ def test_a_listing_longer_than_the_lease_keeps_it(aws: Aws, monkeypatch: pytest.
     clock, ids, job = staged_site(aws, monkeypatch, "exec-list")
     reaped: list[Any] = []
     monkeypatch.setattr(aws.services, "blobs", ClockedBlobs(aws.services.blobs, clock, aws, reaped, 25.0))
-    monkeypatch.setattr(stages, "BATCH_DOCUMENTS", 2)  # 6 batch files written, 25 s each
+    monkeypatch.setattr(batches, "BATCH_DOCUMENTS", 2)  # 6 batch files written, 25 s each
     began = clock.now()
 
     listing = invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
@@ -244,7 +244,7 @@ def test_a_listing_longer_than_the_lease_keeps_it(aws: Aws, monkeypatch: pytest.
     row = aws.services.state.get_source(BOT, "staged")
     # extended at most a heartbeat interval plus one slow write ago: still well ahead of the clock
     assert row.lease_owner == "exec-list"
-    assert row.lease_expires_at >= clock.now() + LEASE_SECONDS - stages.HEARTBEAT_SECONDS - 25.0 - 1
+    assert row.lease_expires_at >= clock.now() + LEASE_SECONDS - leases.HEARTBEAT_SECONDS - 25.0 - 1
 
 
 def test_a_listing_cancelled_mid_way_stops_at_its_next_heartbeat(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,7 +26,7 @@ from knowledge.api.auth import create_token
 from knowledge.errors import Code, RateLimited
 from knowledge.model import BotSettings, Source
 from knowledge.refresh.packsync import pack_source_id
-from knowledge.refresh.stages import RefreshError
+from knowledge.refresh.workflow_errors import RefreshError
 from knowledge.settings import (
     ENV_EMBEDDER,
     ENV_SEARCH_ENDPOINT,
@@ -262,15 +262,15 @@ def test_throttling_is_retried_by_name_and_requeues_when_it_persists(aws: Aws, c
     def throttled(*args: Any, **kwargs: Any) -> Any:
         raise SourceFailure(Code.RATE_LIMITED, "embedding service throttled")
 
-    import knowledge.refresh.stages as stages
+    import knowledge.refresh.batches as batches
 
-    original = stages.list_documents
-    stages.list_documents = throttled
+    original = batches.list_documents
+    batches.list_documents = throttled
     try:
         with pytest.raises(RateLimited):
             invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
     finally:
-        stages.list_documents = original
+        batches.list_documents = original
     result = invoke(aws, "ingest", {"action": "fail", **ids, "job": job,
                                     "error": {"Error": "RateLimited", "Cause": "{}"}, "state": {"job": job}})
     assert result["status"] == "queued" and result["errorCode"] == Code.RATE_LIMITED
@@ -282,7 +282,7 @@ def test_throttling_is_retried_by_name_and_requeues_when_it_persists(aws: Aws, c
 
 def test_unknown_action_is_a_refresh_error() -> None:
     from knowledge.errors import InvalidInput
-    from knowledge.refresh.stages import workflow_error
+    from knowledge.refresh.workflow_errors import workflow_error
 
     err = workflow_error(InvalidInput("unknown ingest action 'x'"))
     assert isinstance(err, RefreshError) and err.code == Code.INVALID_INPUT
@@ -743,7 +743,7 @@ def test_deferred_clients_are_created_by_their_first_use_and_only_once(aws: Aws)
 
 def test_eager_components_are_checked_and_settings_still_fail_at_the_cold_start(aws: Aws) -> None:
     with pytest.raises(ValueError, match="unknown AWS component"):
-        build_aws_services(eager=("dynamodb", "sqs"))
+        build_aws_services(eager=("dynamodb", "lambda"))
     # the search endpoint is validated at build time even though its client is deferred
     with pytest.raises(ValueError, match="https"):
         build_aws_services({**dict(os.environ), ENV_SEARCH_ENDPOINT: "http://search.internal"}, eager=("dynamodb",))

@@ -6,8 +6,9 @@ import pytest
 
 import knowledge.sources.base as sources_base
 from knowledge.errors import BackendError, Code
+from knowledge.refresh.finish import drop_orphans
 from knowledge.refresh.packsync import install_pack, pack_source_id
-from knowledge.refresh.pipeline import Refresher, drop_orphans
+from knowledge.refresh.pipeline import Refresher
 from knowledge.refresh.reindex import reindex
 from knowledge.retrieve.service import RetrievalRequest, retrieve
 from tests.conftest import page

@@ -548,7 +548,7 @@ def test_every_route_of_the_table_is_deployed_on_aws_and_published(services):
 
 def test_delete_with_a_read_only_index_leaves_passages_for_the_next_clean_up(api, services, monkeypatch):
     from knowledge.errors import BackendError
-    from knowledge.refresh.pipeline import drop_orphans
+    from knowledge.refresh.finish import drop_orphans
 
     src = create(api, "instruction", {"text": "The gnu policy."}, visibility="agent")
     services.workflow.tick()

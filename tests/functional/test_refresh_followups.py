@@ -16,7 +16,7 @@ import pytest
 
 from knowledge.errors import BackendError, Code
 from knowledge.model import BotSettings
-from knowledge.refresh import stages
+from knowledge.refresh import batches, finish, leases, staging
 from knowledge.refresh.packsync import pack_source_id, sync_packs
 from knowledge.wiring import Services
 from tests.conftest import pack_bytes, page
@@ -57,23 +57,23 @@ def test_a_batch_cancelled_while_embedding_stops_at_the_next_heartbeat(services:
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     rules = pack_source_with(services, 5)
     embedder = CancellingEmbedder(services, rules)
-    monkeypatch.setattr(stages, "bot_embedder", lambda _services, _bot: embedder)
-    job = stages.take_lease(services, BOT, rules, "exec-1")
-    listing = stages.list_documents(services, BOT, rules, "exec-1", job)
+    monkeypatch.setattr(batches, "bot_embedder", lambda _services, _bot: embedder)
+    job = leases.take_lease(services, BOT, rules, "exec-1")
+    listing = batches.list_documents(services, BOT, rules, "exec-1", job)
     [batch] = listing["batches"]
 
-    result = stages.process_batch(services, BOT, rules, "exec-1", job, batch)
+    result = batches.process_batch(services, BOT, rules, "exec-1", job, batch)
 
     assert result == {"batch": 0, "stopped": "cancelled"}
     # the slice was embedded, then the heartbeat saw the cancel: nothing was written
     assert embedder.calls == 1
-    assert not services.blobs.exists(f"{stages.staging_prefix(BOT, rules, job['generation'])}result-0.json")
-    outcome = stages.commit(services, BOT, rules, "exec-1", job)
+    assert not services.blobs.exists(f"{staging.staging_prefix(BOT, rules, job['generation'])}result-0.json")
+    outcome = finish.commit(services, BOT, rules, "exec-1", job)
     assert (outcome["status"], outcome["errorCode"]) == ("failed", Code.CANCELLED)
     source = services.state.get_source(BOT, rules)
     assert source.lease_owner is None and source.cancel_requested is False
     # the follow-up takes the lease at once
-    assert stages.take_lease(services, BOT, rules, "exec-2")["acquired"] is True
+    assert leases.take_lease(services, BOT, rules, "exec-2")["acquired"] is True
 
 
 def test_a_batch_not_cancelled_heartbeats_and_writes(services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,12 +85,12 @@ def test_a_batch_not_cancelled_heartbeats_and_writes(services: Services, monkeyp
             return [[1.0, 0.0, 0.0, 1.0] for _ in texts]
 
     embedder = Plain(services, rules)
-    monkeypatch.setattr(stages, "bot_embedder", lambda _services, _bot: embedder)
-    job = stages.take_lease(services, BOT, rules, "exec-1")
-    [batch] = stages.list_documents(services, BOT, rules, "exec-1", job)["batches"]
-    result = stages.process_batch(services, BOT, rules, "exec-1", job, batch)
+    monkeypatch.setattr(batches, "bot_embedder", lambda _services, _bot: embedder)
+    job = leases.take_lease(services, BOT, rules, "exec-1")
+    [batch] = batches.list_documents(services, BOT, rules, "exec-1", job)["batches"]
+    result = batches.process_batch(services, BOT, rules, "exec-1", job, batch)
     assert "stopped" not in result and result["passages"] == 5 and embedder.calls == 1
-    assert stages.commit(services, BOT, rules, "exec-1", job)["status"] == "indexed"
+    assert finish.commit(services, BOT, rules, "exec-1", job)["status"] == "indexed"
 
 
 class ReadOnlyIndex:
@@ -115,10 +115,10 @@ def test_pack_sync_withdraws_out_of_scope_packs_without_index_write_access(servi
     services.state.put_bot(BotSettings(bot=BOT))
     [row] = sync_packs(services, BOT)
     owner = "exec-1"
-    job = stages.take_lease(services, BOT, row.id, owner)
-    for batch in stages.list_documents(services, BOT, row.id, owner, job)["batches"]:
-        stages.process_batch(services, BOT, row.id, owner, job, batch)
-    assert stages.commit(services, BOT, row.id, owner, job)["status"] == "indexed"
+    job = leases.take_lease(services, BOT, row.id, owner)
+    for batch in batches.list_documents(services, BOT, row.id, owner, job)["batches"]:
+        batches.process_batch(services, BOT, row.id, owner, job, batch)
+    assert finish.commit(services, BOT, row.id, owner, job)["status"] == "indexed"
     live = services.state.get_source(BOT, row.id).live_generation
     assert live is not None
 
@@ -132,5 +132,5 @@ def test_pack_sync_withdraws_out_of_scope_packs_without_index_write_access(servi
     assert services.index.refused == 1
     assert services.state.orphan_generations() == [(BOT, row.id, live)]  # left for the clean-up
     services.index = full_index
-    assert stages.drop_orphans(services) == 1
+    assert finish.drop_orphans(services) == 1
     assert services.state.orphan_generations() == []

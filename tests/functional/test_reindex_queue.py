@@ -11,8 +11,22 @@ from typing import Any
 import pytest
 
 from knowledge.model import Source
-from knowledge.settings import ENV_MAX_RUNNING_REFRESHES, ENV_REINDEX_QUEUE
-from tests.functional.test_handlers import BOT, REGION, Aws, aws, invoke  # noqa: F401 - fixtures
+from knowledge.settings import (
+    ENV_BUCKET,
+    ENV_MAX_RUNNING_REFRESHES,
+    ENV_REINDEX_QUEUE,
+    ENV_SEARCH_ENDPOINT,
+    ENV_TABLE,
+)
+from knowledge.wiring import AwsSettings, build_aws_services
+from tests.functional.test_handlers import (  # noqa: F401 - fixtures
+    BOT,
+    REGION,
+    Aws,
+    CountingSession,
+    aws,
+    invoke,
+)
 from tests.lambda_support import event
 
 SOURCES = 5
@@ -33,7 +47,15 @@ def queued(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> Any:
                                              config={"key": f"k{n}", "value": "v"}, created_at=now, updated_at=now))
     aws.services.state.put_source(Source(id="off", bot=BOT, type="fact", name="Off", status="disabled",
                                          config={"key": "k", "value": "v"}, created_at=now, updated_at=now))
-    return sqs, url
+    # the scheduler's services with the queue configured: the composition root builds the queue;
+    # its SQS client is deferred here (and counted), so a run that used any other client shows
+    session = CountingSession()
+    scheduler = aws.handlers["scheduler"]
+    eager = tuple(name for name in scheduler.EAGER if name != "sqs")
+    monkeypatch.setattr(scheduler, "SERVICES", build_aws_services(
+        session=session, search_client=aws.services.index.client, embedder=False, eager=eager))
+    assert session.created["sqs"] == 0
+    return sqs, url, session
 
 
 def running(aws: Aws) -> list[dict[str, Any]]:
@@ -46,7 +68,7 @@ def waiting(sqs: Any, url: str) -> int:
 
 
 def test_nightly_reindex_starts_no_more_than_the_bound_and_ticks_drain_the_rest(aws: Aws, queued: Any) -> None:
-    sqs, url = queued
+    sqs, url, session = queued
     result = invoke(aws, "scheduler", event("scheduler_reindex_all.json"))
     assert result == {"bots": 1, "started": MAX_RUNNING}
     assert len(running(aws)) == MAX_RUNNING and waiting(sqs, url) == SOURCES - MAX_RUNNING
@@ -68,10 +90,12 @@ def test_nightly_reindex_starts_no_more_than_the_bound_and_ticks_drain_the_rest(
     inputs = [json.loads(aws.sfn.describe_execution(executionArn=e["executionArn"])["input"])
               for e in aws.sfn.list_executions(stateMachineArn=aws.state_machine_arn)["executions"]]
     assert sorted(i["sourceId"] for i in inputs) == sorted(seen) and {i["reason"] for i in inputs} == {"reindex"}
+    # every run used the one SQS client of the composition root
+    assert session.created["sqs"] == 1
 
 
 def test_a_retried_nightly_run_queues_duplicates_that_start_nothing(aws: Aws, queued: Any) -> None:
-    sqs, url = queued
+    sqs, url, _session = queued
     invoke(aws, "scheduler", event("scheduler_reindex_all.json"))
     invoke(aws, "scheduler", event("scheduler_reindex_all.json"))  # Lambda's async retry, same day
     for _ in range(2 * SOURCES):
@@ -80,3 +104,14 @@ def test_a_retried_nightly_run_queues_duplicates_that_start_nothing(aws: Aws, qu
         invoke(aws, "scheduler", event("scheduler_tick.json"))
     assert waiting(sqs, url) == 0
     assert len(aws.sfn.list_executions(stateMachineArn=aws.state_machine_arn)["executions"]) == SOURCES
+
+
+def test_the_queue_settings_are_read_at_the_cold_start_and_a_bad_bound_fails_it() -> None:
+    base = {ENV_TABLE: "t", ENV_BUCKET: "b", ENV_SEARCH_ENDPOINT: "search.example"}
+    assert AwsSettings.from_env(base).reindex_queue_url is None
+    configured = AwsSettings.from_env({**base, ENV_REINDEX_QUEUE: "https://sqs/q", ENV_MAX_RUNNING_REFRESHES: "3"})
+    assert (configured.reindex_queue_url, configured.max_running_refreshes) == ("https://sqs/q", 3)
+    with pytest.raises(ValueError, match=f"{ENV_MAX_RUNNING_REFRESHES} must be at least 1"):
+        AwsSettings.from_env({**base, ENV_MAX_RUNNING_REFRESHES: "0"})
+    with pytest.raises(ValueError, match=f"{ENV_MAX_RUNNING_REFRESHES} must be an integer"):
+        AwsSettings.from_env({**base, ENV_MAX_RUNNING_REFRESHES: "many"})

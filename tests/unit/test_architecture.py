@@ -106,7 +106,7 @@ def test_the_reader_sees_deferred_imports_and_cycles() -> None:
     # the checker itself: a cycle through a deferred import is one
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     known = modules()
-    assert "knowledge.refresh.stages" in imports_of("knowledge.refresh.pipeline",
+    assert "knowledge.refresh.finish" in imports_of("knowledge.refresh.pipeline",
                                                    known["knowledge.refresh.pipeline"], known)
 
 
@@ -120,4 +120,29 @@ def test_driven_adapters_import_no_use_case_or_entry_point() -> None:
         for name, targets in graph().items()
         if name.startswith(DRIVEN) and any(t.startswith(DRIVING) for t in targets)
     }
+    assert bad == {}
+
+
+FUNCTIONS = CORE.parents[2] / "functions"
+#: what only the composition root (``knowledge.wiring``) may build: SDK clients and adapters
+BUILT_BY_THE_ROOT = ("boto3", "botocore", "knowledge.adapters")
+
+
+def test_handlers_build_no_client_or_adapter_of_their_own() -> None:
+    """Handlers stay thin: every client and adapter comes from the composition root, created
+    once per process; a handler importing the SDK or an adapter (deferred imports too) fails."""
+    handlers = sorted(FUNCTIONS.glob("*/handler.py"))
+    assert len(handlers) >= 6
+    bad = {}
+    for path in handlers:
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                found.add(node.module or "")
+        prefixes = tuple(f"{root}." for root in BUILT_BY_THE_ROOT)
+        hits = sorted(m for m in found if m in BUILT_BY_THE_ROOT or m.startswith(prefixes))
+        if hits:
+            bad[path.parent.name] = hits
     assert bad == {}

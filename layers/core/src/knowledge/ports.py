@@ -234,6 +234,19 @@ class Workflow(Protocol):
         ...
 
 
+class RefreshQueue(Protocol):
+    """A bounded queue of refreshes to start: the nightly reindex queues one per source and
+    each scheduler run starts them only while few enough run (AWS: an SQS queue)."""
+
+    def enqueue(self, bot: str, token: str) -> dict[str, Any]:
+        """Queue a refresh of every enabled source of ``bot``; ``token`` names the run."""
+        ...
+
+    def drain(self) -> list[dict[str, Any]]:
+        """Start queued refreshes while capacity lasts; the jobs started."""
+        ...
+
+
 EmbedderFactory = Callable[[str, dict[str, Any]], "Embedder | None"]
 
 
@@ -254,6 +267,8 @@ class Services:
     default_embedder: str = "none"
     data_dir: Path | None = None
     workflow: Workflow | None = None
+    #: the nightly reindex's bounded queue, when the deployment has one (AWS)
+    reindex_queue: RefreshQueue | None = None
     #: builds an embedder from a name and a bot's options (the composition root sets it)
     embedder_factory: EmbedderFactory = no_embedders
     #: embedders built so far, by vector-space name, so questions can still be embedded in

@@ -23,6 +23,8 @@ from .settings import (
     ENV_DUE_INDEX,
     ENV_EMBEDDER,
     ENV_INDEX_PREFIX,
+    ENV_MAX_RUNNING_REFRESHES,
+    ENV_REINDEX_QUEUE,
     ENV_RERANK_MODEL_ARN,
     ENV_SEARCH_DIMENSION,
     ENV_SEARCH_ENDPOINT,
@@ -83,6 +85,10 @@ def build_local_services(settings: LocalSettings) -> Services:
     return services
 
 
+#: refresh executions running at once before the reindex queue waits (the stack sets its own)
+DEFAULT_MAX_RUNNING_REFRESHES = 20
+
+
 @dataclass(frozen=True)
 class AwsSettings:
     """The Lambda functions' configuration, read from the environment ``infra/`` sets and
@@ -105,6 +111,8 @@ class AwsSettings:
     rerank_model_arn: str | None = None
     #: where bots' secrets go in Secrets Manager (None: kept in the state table)
     secrets_prefix: str | None = None
+    reindex_queue_url: str | None = None
+    max_running_refreshes: int = DEFAULT_MAX_RUNNING_REFRESHES
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> AwsSettings:
@@ -131,6 +139,12 @@ class AwsSettings:
         if replicas < 0 or not 1 <= dimension <= 16_000 or not 1 <= shards <= 1024:
             raise ValueError(f"{ENV_SEARCH_REPLICAS} must be >= 0, {ENV_SEARCH_SHARDS} within 1..1024 and "
                              f"{ENV_SEARCH_DIMENSION} within 1..16000")
+        try:
+            max_running = int(env.get(ENV_MAX_RUNNING_REFRESHES) or DEFAULT_MAX_RUNNING_REFRESHES)
+        except ValueError as exc:
+            raise ValueError(f"{ENV_MAX_RUNNING_REFRESHES} must be an integer") from exc
+        if max_running < 1:
+            raise ValueError(f"{ENV_MAX_RUNNING_REFRESHES} must be at least 1")
         return cls(
             table=env[ENV_TABLE],
             bucket=env[ENV_BUCKET],
@@ -146,11 +160,13 @@ class AwsSettings:
             bedrock_model=env.get(ENV_BEDROCK_MODEL, "") or "amazon.titan-embed-text-v2:0",
             rerank_model_arn=env.get(ENV_RERANK_MODEL_ARN, "").strip() or None,
             secrets_prefix=env.get(ENV_SECRETS_PREFIX) or None,
+            reindex_queue_url=env.get(ENV_REINDEX_QUEUE) or None,
+            max_running_refreshes=max_running,
         )
 
 
 #: the clients of the AWS composition root, by the name ``build_aws_services(eager=...)`` takes
-AWS_COMPONENTS = ("dynamodb", "s3", "stepfunctions", "opensearch", "bedrock", "rerank")
+AWS_COMPONENTS = ("dynamodb", "s3", "stepfunctions", "opensearch", "bedrock", "rerank", "sqs")
 #: key of ``Services.caches`` holding the components ``build_aws_services`` deferred, by name
 DEFERRED = "aws.deferred"
 
@@ -236,8 +252,11 @@ def build_aws_services(
     ``eager`` names the components (:data:`AWS_COMPONENTS`) created now; each other one is a
     :class:`Lazy` holder created by the first call that uses it, still once per process (the
     OpenSearch index as a whole, so ``opensearchpy`` is not even imported until then; the S3,
-    Step Functions and Bedrock clients inside their adapters). A function lists what most of
-    its invocations use; the holders are in ``services.caches[DEFERRED]``.
+    Step Functions, Bedrock and SQS clients inside their adapters). A function lists what most
+    of its invocations use; the holders are in ``services.caches[DEFERRED]``.
+
+    With a state machine and ``KB_REINDEX_QUEUE_URL`` configured, ``services.reindex_queue``
+    is the nightly reindex's bounded queue (``KB_MAX_RUNNING_REFRESHES`` executions at most).
 
     ``session`` is a botocore session (the default) or anything with boto3's ``client()``,
     ``region_name`` and ``get_credentials()``. The default is botocore's own: boto3 would
@@ -313,6 +332,11 @@ def build_aws_services(
         services.workflow = StepFunctionsWorkflow(component("stepfunctions", client("stepfunctions")),
                                                   settings.state_machine_arn, services=services,
                                                   plan_reindex=_reindex_plan(services))
+        if settings.reindex_queue_url:
+            from .adapters.aws.reindex_queue import ReindexQueue
+
+            services.reindex_queue = ReindexQueue(component("sqs", client("sqs")), settings.reindex_queue_url,
+                                                  services.workflow, max_running=settings.max_running_refreshes)
     if settings.rerank_model_arn:
         from .adapters.aws.bedrock_reranker import BedrockReranker
 

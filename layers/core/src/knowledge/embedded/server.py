@@ -43,7 +43,7 @@ from ..api.routes import dispatch, match
 from ..errors import Code, KnowledgeError
 from ..model import valid_bot_id
 from ..ports import Services
-from ..refresh.pipeline import drop_orphans
+from ..refresh.finish import drop_orphans
 from ..refresh.reaper import reap_expired_leases
 from .console import console_response, is_console_path
 from .worker import InProcessWorkflow

@@ -21,8 +21,8 @@ from ..api.models import AgentPut, parse
 from ..errors import BackendError, Code, Conflict, InvalidInput, NotFound, SourceFailure
 from ..model import Agent, Source, valid_bot_id
 from ..ports import Services
+from ..refresh.finish import drop_orphans
 from ..refresh.packsync import pack_source_id
-from ..refresh.pipeline import drop_orphans
 from ..schedule import REFRESHABLE, runnable
 from ..sources.base import pack_blob_key, pages_prefix, upload_blob_key
 from ..sources.files import awaiting_upload

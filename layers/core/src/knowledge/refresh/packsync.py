@@ -19,7 +19,7 @@ from ..ports import Services
 from ..sources.base import pack_blob_key
 from ..sources.packs import PACK_SUFFIX, product_title, slug_of
 from ..sources.scope import in_scope
-from .stages import drop_orphans
+from .finish import drop_orphans
 
 log = logging.getLogger(__name__)
 

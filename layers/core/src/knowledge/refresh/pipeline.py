@@ -10,8 +10,8 @@ written only by the commit itself, after the passages were replaced — never be
 (reference 000: comparing the new checksum with itself skipped every re-ingest).
 
 The building blocks (checksum, document cap, chunking, embedding, abandoning a run) live in
-:mod:`knowledge.refresh.stages`, shared with the Step Functions stages of the AWS mode; the
-``Refresher`` runs them in one process under one lease.
+:mod:`knowledge.refresh.indexing` and :mod:`knowledge.refresh.finish`, shared with the Step
+Functions stages of the AWS mode; the ``Refresher`` runs them in one process under one lease.
 """
 
 from __future__ import annotations
@@ -27,40 +27,12 @@ from ..ports import Embedder, Services
 from ..settings import LEASE_SECONDS
 from ..sources.base import SourceContent
 from ..sources.registry import load_content
-from .stages import (
-    MAX_DOCUMENTS_PER_SOURCE,
-    MAX_FRAGMENTS_PER_DOCUMENT,
-    REQUEUE_CODES,
-    REQUEUE_MAX_SECONDS,
-    UNCAPPED_TYPES,
-    RefreshOutcome,
-    Tally,
-    abandon,
-    bot_embedder,
-    cap_documents,
-    drop_orphans,
-    drop_own,
-    embed_passages,
-    failure_rows,
-    source_checksum,
-    space_of,
-    unchanged,
-)
+from .finish import REQUEUE_CODES, RefreshOutcome, abandon, drop_orphans, drop_own, failure_rows
+from .indexing import Tally, bot_embedder, cap_documents, embed_passages, source_checksum, space_of, unchanged
 
 log = logging.getLogger(__name__)
 
-__all__ = [
-    "MAX_DOCUMENTS_PER_SOURCE",
-    "MAX_FRAGMENTS_PER_DOCUMENT",
-    "REQUEUE_CODES",
-    "REQUEUE_MAX_SECONDS",
-    "UNCAPPED_TYPES",
-    "WRITE_BATCH",
-    "Progress",
-    "RefreshOutcome",
-    "Refresher",
-    "drop_orphans",
-]
+__all__ = ["WRITE_BATCH", "Progress", "Refresher"]
 
 #: Passages written (and committed in tantivy) per batch: fewer, larger commits ingest faster;
 #: a batch still takes seconds, far inside a lease.

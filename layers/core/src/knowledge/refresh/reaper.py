@@ -8,12 +8,12 @@ previous live generation keeps answering throughout.
 from __future__ import annotations
 
 from ..ports import Services
-from .stages import release_expired_leases
+from .leases import release_expired_leases
 
 
 def reap_expired_leases(services: Services) -> list[str]:
     """Drop what dead workers were staging, then requeue their sources (the state half is
-    the one the AWS scheduler runs: ``stages.release_expired_leases``)."""
+    the one the AWS scheduler runs: ``leases.release_expired_leases``)."""
     state, now = services.state, services.clock.now()
     for bot, source_id, generation in state.stale_staging(now):
         services.index.delete_generation(bot, source_id, generation)

@@ -19,8 +19,9 @@ from ..errors import Code
 from ..ports import Services
 from ..schedule import REFRESHABLE
 from ..sources.files import awaiting_first_upload, awaiting_upload
+from .finish import RefreshOutcome, drop_orphans
 from .packsync import sync_packs
-from .pipeline import Progress, Refresher, RefreshOutcome, drop_orphans
+from .pipeline import Progress, Refresher
 
 log = logging.getLogger(__name__)
 
