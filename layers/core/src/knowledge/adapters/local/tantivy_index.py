@@ -259,7 +259,7 @@ class _PartitionIndex:
         checks against each segment's column first: where every document's key lies inside,
         the clause becomes a match-all that the boolean query drops, so the question's words
         keep their block-max pruning (term clauses, one posting list per allowed value OR-ed
-        together, cost about ten times the search itself at 100k passages). A range can admit
+        together, cost about five times the search itself at 100k passages: bench/boundary.py). A range can admit
         values between the allowed ones: every value this searcher's snapshot holds in the
         field (its term dictionary) that is not allowed, has a key inside the range and has a
         live document is excluded by name with a prohibited term clause — during a refresh
@@ -290,9 +290,10 @@ class _PartitionIndex:
             held = census.get(field)
             if held is None:  # the term dictionary lists deleted documents' values too: None = not counted yet
                 held = census[field] = dict.fromkeys(value for value, _ in searcher.terms_with_prefix(field, ""))
+            allowed_set = set(allowed)
             for value, live in held.items():
                 key = boundary_key(field, value)
-                if value in allowed or (key is not None and not lo <= key <= hi):
+                if value in allowed_set or (key is not None and not lo <= key <= hi):
                     continue  # allowed, or outside the range already
                 if live is None:
                     count = searcher.search(q.term_query(schema, field, value), 1, count=True).count  # type: ignore[attr-defined]
