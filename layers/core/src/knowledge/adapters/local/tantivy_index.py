@@ -4,9 +4,8 @@ One tantivy index per (bot, audience partition), so BM25 term statistics (docume
 frequency, average length) are the partition's own: the half a question cannot be answered
 from does not distort the ranking of the half it can. Every query carries its filters —
 bot, visibility set and the live ``source:generation`` keywords — as non-scoring clauses of
-one boolean query, so filtering happens inside the search, before ranking and limit. A
-clause that provably cannot exclude anything from this index (checked against the index
-itself) is left out, so that a plain question stays a pure disjunction that tantivy can prune.
+one boolean query, so filtering happens inside the search, before ranking and limit (see
+``_PartitionIndex.boundary`` for how they are encoded so that they cost next to nothing).
 
 Text is analysed as :mod:`knowledge.analysis` defines (the OpenSearch twin uses the same
 definition): identifiers written again whole and in parts, then a split at every character
@@ -40,6 +39,7 @@ from ...errors import BackendError
 from ...model import (
     PARTITION_VISIBILITIES,
     PARTITIONS,
+    VISIBILITIES,
     Hit,
     Passage,
     PassageRef,
@@ -51,7 +51,7 @@ from .vectors import KeyedAt, LocalVectorStore
 
 ANALYZER = "kb_en"
 #: Bump with any schema change (and bump settings.INGEST_VERSION with it).
-INDEX_FORMAT = "tantivy-7"
+INDEX_FORMAT = "tantivy-8"  # 8: the boundary keys (botkey, viskey, sgkey)
 log = logging.getLogger(__name__)
 _WRITER_HEAP = 128 * 1024 * 1024
 _WRITER_THREADS = 2  # tantivy indexes on its own threads while Python chunks the next batch
@@ -89,6 +89,11 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("bot", stored=False, tokenizer_name="raw", index_option="basic")
     sb.add_text_field("source_gen", stored=False, tokenizer_name="raw", index_option="basic")
     sb.add_text_field("visibility", stored=False, tokenizer_name="raw", index_option="basic")
+    # the same three as numbers in fast-field columns, which is what every search filters on
+    # (``_PartitionIndex.boundary``): key64(bot), the visibility's place in VISIBILITIES,
+    # key64("source:generation")
+    for name in _BOUNDARY_KEYS.values():
+        sb.add_unsigned_field(name, fast=True)
     # the expanded text (``analysis.expand``), indexed only: the text as written is in ``meta``
     sb.add_text_field("text", stored=False, tokenizer_name=ANALYZER, index_option="position")
     # what a loaded passage shows, text included, in one stored-only field: a stored
@@ -182,6 +187,18 @@ def _open_or_create(path: Path, schema: tantivy.Schema) -> tantivy.Index:
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+#: each boundary field and the fast-field column that holds its key
+_BOUNDARY_KEYS = {"bot": "botkey", "visibility": "viskey", "source_gen": "sgkey"}
+_VISIBILITY_KEY: dict[str, int] = {v: i for i, v in enumerate(VISIBILITIES)}
+
+
+def boundary_key(field: str, value: str) -> int | None:
+    """The number a boundary field's value is filtered by: its place in ``VISIBILITIES`` for a
+    visibility (None for a value that is not one), ``key64`` otherwise."""
+    if field == "visibility":
+        return _VISIBILITY_KEY.get(value)
+    return key64(value)
+
 _REF_FIELDS = ("pkey", "skey", "dkey", "ordinal", "weight", "indexed_at")
 
 
@@ -204,6 +221,10 @@ class _PartitionIndex:
         self._meta = str(path / "meta.json")
         self._view: tuple[tantivy.Searcher, int] | None = None  # a searcher and the meta.json stamp it saw
         self._reload_lock = threading.Lock()
+        # per searcher: what its snapshot holds in each boundary field, and the clauses built
+        # for each (bot, visibilities, generations) asked (see ``boundary``)
+        self._census: tuple[tantivy.Searcher | None, dict[str, dict[str, bool | None]],
+                            dict[tuple[Any, ...], list[Any]]] = (None, {}, {})
 
     def searcher(self) -> tantivy.Searcher:
         # Another process (or this one) may have committed: reload when meta.json moved on.
@@ -225,6 +246,64 @@ class _PartitionIndex:
                     self._reading.reload()
                     view = self._view = (self._reading.searcher(), stamp)
         return view[0]
+
+    def boundary(self, searcher: tantivy.Searcher, bot: str, visibilities: tuple[str, ...],
+                 source_gens: tuple[str, ...]) -> list[Any]:
+        """The clauses that keep a search through ``searcher`` inside its boundary: the asking
+        bot, the visibilities its audience may see, the live generations. They are in every
+        query, and a document passes exactly when its bot, visibility and ``source:generation``
+        are among those given.
+
+        Each field is filtered by its key column (``boundary_key``): a required range from the
+        smallest to the largest allowed key. A range over a fast field is the one filter tantivy
+        checks against each segment's column first: where every document's key lies inside,
+        the clause becomes a match-all that the boolean query drops, so the question's words
+        keep their block-max pruning (term clauses, one posting list per allowed value OR-ed
+        together, cost about five times the search itself at 100k passages: bench/boundary.py). A range can admit
+        values between the allowed ones: every value this searcher's snapshot holds in the
+        field (its term dictionary) that is not allowed, has a key inside the range and has a
+        live document is excluded by name with a prohibited term clause — during a refresh
+        the generation being built, for a moment after a commit the one it replaces, and
+        another bot whose key64 were equal. Read from the snapshot being searched, not from a
+        record kept beside it, so no document can be in it without being counted. Keys are
+        written by ``_document``, the only writer, from the same values as the names.
+
+        Built once per snapshot and question scope (a handful of scopes per bot)."""
+        census_of, census, built = self._census
+        if census_of is not searcher:
+            census, built = {}, {}
+            self._census = (searcher, census, built)
+        scope = (bot, visibilities, source_gens)
+        clauses = built.get(scope)
+        if clauses is not None:
+            return clauses
+        q, schema = tantivy.Query, self.schema
+        clauses = []
+        for field, allowed in (("bot", (bot,)), ("visibility", visibilities), ("source_gen", source_gens)):
+            keys = [k for k in (boundary_key(field, v) for v in allowed) if k is not None]
+            if not keys:  # nothing can be allowed
+                clauses.append((tantivy.Occur.Must, q.empty_query()))
+                continue
+            lo, hi = min(keys), max(keys)
+            clauses.append((tantivy.Occur.Must, q.range_query(
+                schema, _BOUNDARY_KEYS[field], tantivy.FieldType.Unsigned, lo, hi)))
+            held = census.get(field)
+            if held is None:  # the term dictionary lists deleted documents' values too: None = not counted yet
+                held = census[field] = dict.fromkeys(value for value, _ in searcher.terms_with_prefix(field, ""))
+            allowed_set = set(allowed)
+            for value, live in held.items():
+                key = boundary_key(field, value)
+                if value in allowed_set or (key is not None and not lo <= key <= hi):
+                    continue  # allowed, or outside the range already
+                if live is None:
+                    count = searcher.search(q.term_query(schema, field, value), 1, count=True).count  # type: ignore[attr-defined]
+                    live = held[value] = count > 0
+                if live:
+                    clauses.append((tantivy.Occur.MustNot, q.term_query(schema, field, value)))
+        if len(built) >= 64:
+            built.clear()
+        built[scope] = clauses
+        return clauses
 
     def layout(self) -> tuple[int, int, int]:
         """(segments, documents, deleted documents) of the last commit, from ``meta.json``."""
@@ -388,6 +467,11 @@ class TantivySearchIndex:
         doc.add_text("bot", p.bot)
         doc.add_text("source_gen", p.source_gen)
         doc.add_text("visibility", p.visibility)
+        for field, value in (("bot", p.bot), ("visibility", p.visibility), ("source_gen", p.source_gen)):
+            key = boundary_key(field, value)
+            if key is None:
+                raise ValueError(f"unknown {field} {value!r}")
+            doc.add_unsigned(_BOUNDARY_KEYS[field], key)
         doc.add_text("text", analysis.expand(p.text))
         doc.add_bytes("meta", _meta(p))
         doc.add_integer("ordinal", p.ordinal)
@@ -439,26 +523,13 @@ class TantivySearchIndex:
 
     # -- reads ----------------------------------------------------------------------------
 
-    def _filters(self, bot: str, visibilities: Sequence[str], source_gens: Sequence[str]) -> list[Any]:
-        """The non-scoring Must clauses every search carries: the asking bot, its audience's
-        visibility set and the live generations it may see. They are always there, even when
-        the partition could hold nothing else: they are the tenant and audience boundary, and a
-        damaged or foreign document must still be excluded by the query itself.
-
-        Built from term queries (posting lists that intersection can seek into) rather than
-        term-set queries, which materialise a bitset of every matching document per query."""
-        schema = self.schema
-        q, must = tantivy.Query, tantivy.Occur.Must
-
-        def any_of(field: str, values: Sequence[str]) -> Any:
-            terms = [q.term_query(schema, field, v) for v in dict.fromkeys(values)]
-            return terms[0] if len(terms) == 1 else q.boolean_query([(tantivy.Occur.Should, t) for t in terms])
-
-        return [
-            (must, q.const_score_query(q.term_query(schema, "bot", bot), 0.0)),
-            (must, q.const_score_query(any_of("visibility", visibilities), 0.0)),
-            (must, q.const_score_query(any_of("source_gen", source_gens), 0.0)),
-        ]
+    def _filters(self, part: _PartitionIndex, searcher: tantivy.Searcher, bot: str, visibilities: Sequence[str],
+                 source_gens: Sequence[str]) -> list[Any]:
+        """The boundary clauses every search through ``searcher`` carries (the asking bot, its
+        audience's visibility set, the live generations), whatever the partition holds: they
+        are the tenant and audience boundary, and a damaged or foreign document must still be
+        excluded by the query itself. See ``_PartitionIndex.boundary``."""
+        return part.boundary(searcher, bot, tuple(visibilities), tuple(source_gens))
 
     def search_lexical(
         self,
@@ -483,7 +554,7 @@ class TantivySearchIndex:
         text_query = tantivy.Query.boolean_query(should)
         searcher = part.searcher()
         query_obj = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, text_query), *self._filters(bot, visibilities, source_gens)]
+            [(tantivy.Occur.Must, text_query), *self._filters(part, searcher, bot, visibilities, source_gens)]
         )
         try:
             found = searcher.search(query_obj, limit, count=False).hits  # a new list per access: once
@@ -528,7 +599,8 @@ class TantivySearchIndex:
             if part is None:
                 continue
             searcher = part.searcher()
-            query = tantivy.Query.boolean_query(self._filters(bot, PARTITION_VISIBILITIES[partition], source_gens))
+            query = tantivy.Query.boolean_query(
+                self._filters(part, searcher, bot, PARTITION_VISIBILITIES[partition], source_gens))
             total = int(searcher.search(query, 1, count=True).count)  # type: ignore[attr-defined]
             if not total:
                 continue
@@ -546,7 +618,7 @@ class TantivySearchIndex:
         searcher = part.searcher()
         query = tantivy.Query.boolean_query(
             [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "pkey", key)),
-             *self._filters(bot, visibilities, source_gens)]
+             *self._filters(part, searcher, bot, visibilities, source_gens)]
         )
         hits = searcher.search(query, 1, count=False).hits
         return self._passage(bot, searcher.doc(hits[0][1])) if hits else None
