@@ -99,3 +99,27 @@ def test_malformed_settings_have_stable_codes(settings: dict, code: str) -> None
     with pytest.raises(InvalidInput) as err:
         TopicClassifier.from_settings(settings)
     assert err.value.code == code
+
+
+def test_the_indexed_term_lookup_agrees_with_the_word_by_word_scan():
+    """Every question is checked against every term through a set index; it must find
+    exactly what scanning the words finds, prefixes and multi-word terms included."""
+    from knowledge.answer.topics import _Index
+
+    classifier = TopicClassifier.from_settings({"extraContext": ["top up*", "cash out"]})
+    texts = [
+        "How long until my XMR withdrawal arrives?", "what's the min. deposit for USDT (TRC-20)?",
+        "Withdrawals take up to 3 business days", "is there a fee to cash out or top-up?",
+        "feeless transfers", "processing times vary: minutes to hours", "my limit", "", "f",
+        "topping up my card costs 2 %", "the within-day cap on ATM withdrawals",
+    ]
+    terms = [t for rule in classifier.rules.values() for t in (*rule.strong, *rule.weak, *rule.evidence)]
+    terms += list(classifier.context)
+    hits = 0
+    for text in texts:
+        words = normalise(text)
+        index = _Index(words)
+        for term in terms:
+            assert term.found_in(words, index) == term.found_in(words), (text, term)
+            hits += term.found_in(words)
+    assert hits > 20  # the texts exercise matching terms, not only misses

@@ -122,11 +122,19 @@ class _Term:
         words = tuple(normalise(raw.rstrip("*")))
         return cls(words, prefix)
 
-    def found_in(self, words: list[str]) -> bool:
+    def found_in(self, words: list[str], index: _Index | None = None) -> bool:
+        """Whether the term occurs in ``words``; ``index`` (``_Index(words)``, built once per
+        text by the caller) settles most terms with one set lookup: every question is checked
+        against every term, so this is on each question's path."""
         n = len(self.words)
         if n == 0:
             return False
         head, last = self.words[:-1], self.words[-1]
+        if index is not None:
+            if n == 1:
+                return last in (index.prefixes if self.prefix else index.present)
+            if head[0] not in index.present:
+                return False
         for i in range(len(words) - n + 1):
             if tuple(words[i : i + n - 1]) != head:
                 continue
@@ -134,6 +142,17 @@ class _Term:
             if word == last or (self.prefix and word.startswith(last)):
                 return True
         return False
+
+
+class _Index:
+    """A text's words as sets: the words, and every non-empty prefix of each (for the
+    terms ending in ``*``)."""
+
+    __slots__ = ("prefixes", "present")
+
+    def __init__(self, words: list[str]):
+        self.present = frozenset(words)
+        self.prefixes = frozenset(w[:i] for w in self.present for i in range(1, len(w) + 1))
 
 
 def _terms(raw: Iterable[str]) -> tuple[_Term, ...]:
@@ -187,12 +206,13 @@ class TopicClassifier:
         """Weight per topic: 2 per strong term found, 1 per weak term when the question
         also names a money movement."""
         words = normalise(question)
-        has_context = any(t.found_in(words) for t in self.context)
+        present = _Index(words)
+        has_context = any(t.found_in(words, present) for t in self.context)
         out: dict[str, int] = {}
         for topic, rule in self.rules.items():
-            score = 2 * sum(t.found_in(words) for t in rule.strong)
+            score = 2 * sum(t.found_in(words, present) for t in rule.strong)
             if has_context:
-                score += sum(t.found_in(words) for t in rule.weak)
+                score += sum(t.found_in(words, present) for t in rule.weak)
             out[topic] = score
         return out
 
@@ -208,7 +228,8 @@ class TopicClassifier:
         if rule is None:
             return False
         words = normalise(text)
-        return any(t.found_in(words) for t in rule.evidence)
+        present = _Index(words)
+        return any(t.found_in(words, present) for t in rule.evidence)
 
 
 def _known(body: Mapping[str, Any], allowed: set[str], what: str) -> None:
