@@ -2,28 +2,33 @@
 confidence constants of ``knowledge.retrieve.confidence``.
 
     python bench/confidence.py [--fit] [--embedder none|hashing|local] [--dump FILE]
-                               [--rows FILE] [--lexical-rows FILE]
+                               [--rows FILE] [--lexical-rows FILE] [--fit-on all|tune]
+                               [--questions FILE]
 
 The labelled set is ``bench/support_questions.jsonl``: support questions over the example packs
 (``examples/packs``, all three in one bot, as ``make run`` ingests them) and over the Harbor
 documentation in ``../shared/data/docs/harbor`` (read at run time, never copied; skipped when
 absent). Each line is answerable (with its right page) or not (a question that looks like the
 others but that the corpus cannot answer), and belongs to the ``tune`` or ``heldout`` half.
+``bench/support_questions_fresh.jsonl`` (``--questions``) is a second set of the same kind,
+written after the first was used for fitting and reporting and never fitted on: the held-out
+figure is read there (split ``fresh``).
 
 The example questions of the packs (``examples/questions.jsonl``, all answerable, written with
 the customer's words rather than the documentation's) join the two halves by the same hash rule.
 
 Every question goes through ``retrieve()``; the components of its confidence are read from the
-response. ``--fit`` uses the tuning half only: it picks the lexical components by 5-fold
-cross-validation (every combination of two or more of :data:`CANDIDATES`; the one whose worse
+response. ``--fit`` uses the fitting set only (both halves; ``--fit-on tune``: the tuning half):
+it picks the lexical components by 5-fold cross-validation (every combination of two or more of
+:data:`CANDIDATES` whose fitted weights all have the sign of :data:`SIGNS`; the one whose worse
 margin over the targets is best, ties broken by cross-validated AUC), fits a logistic
 regression (class-balanced, small L2) of "answerable" on them, then moves the intercept so that
-the default floor (0.35) answers the share of the tuning answerables (one of
+the default floor (0.35) answers the share of those answerables (one of
 :data:`ANSWER_TARGETS`) chosen with the components, and prints the constants to
 paste into ``confidence.py``. With rows retrieved with an embedder (``--rows``, the lexical
 model fitted on ``--lexical-rows`` of a run without one) it also fits the embedder's model: the
 lexical model's components plus :data:`EMBEDDER_CANDIDATES`, its answer share chosen by
-cross-validation. Figures are printed for both halves at the floor; "answered" is the
+cross-validation. Figures are printed for each half at the floor; "answered" is the
 confidence's decision (``confidence >= floor``), before the topic gate. ``--embedder local``
 caches the vectors outside the repository (``bench/embedding_cache.py``).
 """
@@ -59,7 +64,12 @@ QUESTIONS = ROOT / "bench" / "support_questions.jsonl"
 EXAMPLES = ROOT / "examples" / "questions.jsonl"
 HARBOR = ROOT.parent / "shared" / "data" / "docs" / "harbor" / "docs"
 FLOOR = 0.35
-CANDIDATES = ("coverage", "strength", "focus", "unseen")
+CANDIDATES = ("coverage", "strength", "focus", "unseen", "rare", "missing", "title", "depth")
+#: the direction each component's evidence points (+1: for an answer, -1: against); a
+#: combination whose fit gives a weight the other sign is skipped, so that every weight in the
+#: code reads as its component's meaning says (no component used as a correction of another)
+SIGNS = {"coverage": 1, "strength": 1, "focus": 1, "unseen": -1, "rare": 1, "missing": -1, "title": 1, "depth": 1,
+         "agreement": 1, "similarity": 1}
 #: the embedder's components: a second model, used when they are present, takes the lexical
 #: model's components and these (its answer share chosen as above), fitted on a run with one
 EMBEDDER_CANDIDATES = ("agreement", "similarity")
@@ -87,10 +97,11 @@ def build(tmp: Path, name: str, src: Path, embedder: str) -> Any:
     return services
 
 
-def collect(embedder: str) -> list[dict[str, Any]]:
-    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
-    # the example questions of the packs: answerable, never used for fitting
-    for line in EXAMPLES.read_text().splitlines():
+def collect(embedder: str, questions: Path = QUESTIONS) -> list[dict[str, Any]]:
+    items = [json.loads(line) for line in questions.read_text().splitlines() if line.strip()]
+    # the example questions of the packs: answerable, never used for fitting (with the
+    # fitting set only; a --questions set is reported alone)
+    for line in EXAMPLES.read_text().splitlines() if questions == QUESTIONS else []:
         if line.strip():
             item = json.loads(line)
             items.append({**item, "answerable": True, "corpus": "packs", "split": half(item["query"]),
@@ -169,27 +180,29 @@ def select(rows: list[dict[str, Any]], folds: int = 5, repeats: int = 5, candida
     combos = [fixed] if fixed else [c for k in range(2, len(candidates) + 1)
                                     for c in itertools.combinations(candidates, k)]
     for names, target in itertools.product(combos, ANSWER_TARGETS):
-        if True:
-            x = features(rows, names)
-            rng = np.random.default_rng(0)
-            hits = np.zeros(4)
-            aucs = []
-            for _ in range(repeats):
-                order = rng.permutation(len(rows))
-                zs = np.zeros(len(rows))
-                for part in np.array_split(order, folds):
-                    train = np.setdiff1d(order, part)
-                    beta = logistic(x[train], y[train])
-                    cut = cut_for(np.hstack([np.ones((len(train), 1)), x[train]]) @ beta, y[train], target)
-                    zs[part] = np.hstack([np.ones((len(part), 1)), x[part]]) @ beta - cut
-                hits += [(zs[y == 1] >= 0).sum(), (y == 1).sum(), (zs[y == 0] < 0).sum(), (y == 0).sum()]
-                aucs.append(auc(zs[y == 1].tolist(), zs[y == 0].tolist()))
-            margin = min(hits[0] / hits[1] - TARGETS[0], hits[2] / hits[3] - TARGETS[1])
-            key = (round(float(margin), 6), float(np.mean(aucs)))
-            print(f"  cross-validated {'+'.join(names):<32} target {target:.2f}: answered {hits[0] / hits[1]:6.1%} "
-                  f"refused {hits[2] / hits[3]:6.1%} AUC {key[1]:.3f}")
-            if best is None or key > best[0]:
-                best = (key, names, target)
+        x = features(rows, names)
+        signs = np.sign(logistic(x, y)[1:]) * np.array([SIGNS[n] for n in names])
+        if (signs < 0).any() and not fixed:
+            continue
+        rng = np.random.default_rng(0)
+        hits = np.zeros(4)
+        aucs = []
+        for _ in range(repeats):
+            order = rng.permutation(len(rows))
+            zs = np.zeros(len(rows))
+            for part in np.array_split(order, folds):
+                train = np.setdiff1d(order, part)
+                beta = logistic(x[train], y[train])
+                cut = cut_for(np.hstack([np.ones((len(train), 1)), x[train]]) @ beta, y[train], target)
+                zs[part] = np.hstack([np.ones((len(part), 1)), x[part]]) @ beta - cut
+            hits += [(zs[y == 1] >= 0).sum(), (y == 1).sum(), (zs[y == 0] < 0).sum(), (y == 0).sum()]
+            aucs.append(auc(zs[y == 1].tolist(), zs[y == 0].tolist()))
+        margin = min(hits[0] / hits[1] - TARGETS[0], hits[2] / hits[3] - TARGETS[1])
+        key = (round(float(margin), 6), float(np.mean(aucs)))
+        print(f"  cross-validated {'+'.join(names):<32} target {target:.2f}: answered {hits[0] / hits[1]:6.1%} "
+              f"refused {hits[2] / hits[3]:6.1%} AUC {key[1]:.3f}")
+        if best is None or key > best[0]:
+            best = (key, names, target)
     assert best is not None
     return best[1], best[2]
 
@@ -209,6 +222,8 @@ def fit(rows: list[dict[str, Any]], names: tuple[str, ...], target: float) -> tu
 def report(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
     ans = [r for r in rows if r["answerable"]]
     una = [r for r in rows if not r["answerable"]]
+    if not rows:
+        return {}
     answered = sum(r["wouldAnswer"] for r in ans) / len(ans) if ans else 0.0
     refused = sum(not r["wouldAnswer"] for r in una) / len(una) if una else 0.0
     area = auc([r["confidence"] for r in ans], [r["confidence"] for r in una])
@@ -224,6 +239,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fit", action="store_true", help="fit the constants on the tuning half and print them")
     parser.add_argument("--embedder", default="none")
+    parser.add_argument("--fit-on", choices=("tune", "all"), default="all",
+                        help="the fitting set's halves to select and fit on: 'all' (both, the default since the "
+                        "held-out figure is read on bench/support_questions_fresh.jsonl) or 'tune' only")
+    parser.add_argument("--questions", type=Path, default=QUESTIONS,
+                        help="the labelled set (default: the fitting set; bench/support_questions_fresh.jsonl: "
+                        "the held-out set never fitted on, reported as its own split)")
     parser.add_argument("--dump", help="write every question's row (components, decision) to this JSONL file")
     parser.add_argument("--rows", help="read the rows from a --dump file instead of retrieving again")
     parser.add_argument("--lexical-rows", help="with --fit: fit the lexical model on these rows (a --dump of a "
@@ -236,17 +257,18 @@ def main() -> int:
     if args.rows:
         rows = [json.loads(line) for line in Path(args.rows).read_text().splitlines()]
     else:
-        rows = collect(args.embedder)
+        rows = collect(args.embedder, args.questions)
     if args.dump:
         Path(args.dump).write_text("".join(json.dumps(r) + "\n" for r in rows))
     if args.fit:
-        tune = [r for r in rows if r["split"] == "tune"]
+        fit_on = {"tune"} if args.fit_on == "tune" else {"tune", "heldout"}
+        tune = [r for r in rows if r["split"] in fit_on]
         lexical_rows = ([json.loads(line) for line in Path(args.lexical_rows).read_text().splitlines()]
                         if args.lexical_rows else rows)
-        lexical_tune = [r for r in lexical_rows if r["split"] == "tune"]
+        lexical_tune = [r for r in lexical_rows if r["split"] in fit_on]
         names, target = select(lexical_tune)
         intercept, weights = fit(lexical_tune, names, target)
-        print(f"selected {names}, answering {target:.0%} of the tuning answerables; fitted on the tuning half:")
+        print(f"selected {names}, answering {target:.0%} of the answerables fitted on ({sorted(fit_on)}):")
         print(f"INTERCEPT = {intercept:.4f}")
         print("WEIGHTS = {" + ", ".join(f'"{k}": {v:.4f}' for k, v in weights.items()) + "}")
         models = [({}, intercept, weights)]
@@ -255,7 +277,7 @@ def main() -> int:
             # chosen by cross-validation (choosing among 370 combinations of 120 questions overfits)
             e_names, e_target = select(tune, fixed=names + EMBEDDER_CANDIDATES)
             e_intercept, e_weights = fit(tune, e_names, e_target)
-            print(f"with an embedder: selected {e_names}, answering {e_target:.0%} of the tuning answerables:")
+            print(f"with an embedder: selected {e_names}, answering {e_target:.0%} of the answerables fitted on:")
             print(f"EMBEDDER_INTERCEPT = {e_intercept:.4f}")
             print("EMBEDDER_WEIGHTS = {" + ", ".join(f'"{k}": {v:.4f}' for k, v in e_weights.items()) + "}")
             models.insert(0, ({"similarity"}, e_intercept, e_weights))
@@ -271,8 +293,10 @@ def main() -> int:
     else:
         print(f"with the constants in the code (intercept {conf.INTERCEPT}, weights {dict(conf.WEIGHTS)}), "
               f"embedder {args.embedder!r}, floor {FLOOR}:")
-    for split in ("tune", "heldout"):
+    for split in ("tune", "heldout", "fresh"):
         part = [r for r in rows if r["split"] == split]
+        if not part:
+            continue
         report(part, split)
         report([r for r in part if not r.get("examples")], f"  {split}/own questions")
         for corpus in ("packs", "harbor"):

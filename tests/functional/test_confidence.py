@@ -15,7 +15,8 @@ from knowledge.retrieve.service import RetrievalRequest, retrieve
 from tests.conftest import page
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-COMPONENTS = {"coverage", "strength", "focus", "unseen", "agreement", "similarity", "rescue", "reranker"}
+COMPONENTS = {"coverage", "strength", "focus", "unseen", "agreement", "similarity", "rescue", "reranker", "rare",
+              "missing", "title", "depth"}
 
 
 def ask(services, q, audience="customer"):
@@ -71,6 +72,14 @@ def test_answerable_questions_stay_above_the_floor(examples, q, audience, page_p
     assert res["excerpts"][0]["path"] == page_path
     components = res["confidenceComponents"]
     assert components["unseen"] == 0.0 and 0 < components["strength"] <= 1 and 0 < components["coverage"] <= 1
+    assert 0 <= components["title"] <= 1 and 0 < components["rare"] <= 1 and 0 <= components["missing"] <= 1
+
+
+def test_a_page_whose_title_names_the_question_counts_for_it(articles):
+    titled = ask(articles, "shipping warranty")  # the shipping page's title holds "shipping"
+    body = ask(articles, "delivery warranty")  # the same page, both words in its body only
+    assert titled["excerpts"][0]["path"] == body["excerpts"][0]["path"] == "help/shipping.md"
+    assert titled["confidenceComponents"]["title"] > 0 and body["confidenceComponents"]["title"] == 0.0
 
 
 def test_an_unknown_content_word_lowers_the_confidence(examples):

@@ -44,13 +44,44 @@ def test_unseen_weighs_missing_terms_like_the_rarest_known():
     assert conf.unseen([], idf, rarest=4.0) is None
 
 
+def test_rare_looks_for_the_rarest_known_words_anywhere_in_the_excerpt():
+    idf = {"warranti": 3.0, "polici": 2.0, "deliveri": 1.0, "zzz": None}
+    terms = analysis.terms("warranty policy delivery zzz")
+    assert conf.rare("Our warranty policy.", terms, idf) == pytest.approx(1.0)  # delivery is not among the 2
+    assert conf.rare("The policy covers delivery.", terms, idf) == pytest.approx(2.0 / 5.0)
+    assert conf.rare("text", ["zzz"], idf) is None
+
+
+def test_missing_is_the_most_telling_known_word_the_excerpt_lacks():
+    idf = {"warranti": 3.0, "polici": 2.0, "deliveri": 1.0, "zzz": None}
+    terms = analysis.terms("warranty policy delivery zzz")
+    assert conf.missing("Our warranty policy covers delivery.", terms, idf, rarest=4.0) == 0.0
+    assert conf.missing("The policy covers delivery.", terms, idf, rarest=4.0) == pytest.approx(3.0 / 4.0)
+    assert conf.missing("nothing", terms, idf, rarest=2.0) == 1.0  # capped
+    assert conf.missing("text", ["zzz"], idf, rarest=4.0) is None
+
+
+def test_title_is_the_share_of_the_known_words_in_the_title_fields():
+    idf = {"warranti": 3.0, "polici": 1.0, "zzz": None}
+    assert conf.title({"warranti", "other"}, ["warranti", "polici", "zzz"], idf) == pytest.approx(3.0 / 4.0)
+    assert conf.title(set(), ["warranti"], idf) == 0.0
+    assert conf.title({"zzz"}, ["zzz"], idf) is None
+
+
+def test_depth_is_focus_against_a_deeper_rank():
+    pages = [(i, 10.0 - i) for i in range(10)]
+    assert conf.focus(pages, depth=conf.DEPTH) == pytest.approx(1 - 1.0 / 10.0)
+    assert conf.focus(pages[:9], depth=conf.DEPTH) == 1.0
+
+
 def test_score_is_the_fitted_logistic_and_monotone():
-    c = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0)
+    c = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, title=0.3)
     z = conf.INTERCEPT + sum(w * getattr(c, name) for name, w in conf.WEIGHTS.items())
     assert conf.score(c) == pytest.approx(1 / (1 + math.exp(-z)))
     assert 0.0 < conf.score(c) < 1.0
-    assert conf.score(conf.Components(coverage=0.8, strength=0.6, focus=0.6, unseen=0.0)) > conf.score(c)
-    assert conf.score(conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.3)) < conf.score(c)
+    assert conf.score(conf.Components(coverage=0.8, strength=0.6, focus=0.6, unseen=0.0, title=0.3)) > conf.score(c)
+    assert conf.score(conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.3, title=0.3)) < conf.score(c)
+    assert conf.score(conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, title=0.6)) > conf.score(c)
     assert conf.score(conf.Components()) == 0.0  # no lexical evidence at all
 
 
@@ -71,15 +102,18 @@ def test_agreement():
 def test_components_json_rounds_and_keeps_absent_ones():
     out = conf.Components(coverage=1 / 3, unseen=0.0).as_json()
     assert out == {"coverage": 0.3333, "strength": None, "focus": None, "unseen": 0.0, "agreement": None,
-                   "similarity": None, "rescue": None, "reranker": None}
+                   "similarity": None, "rescue": None, "reranker": None, "rare": None, "missing": None,
+                   "title": None, "depth": None}
 
 
 def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
     name = "local-minilm-l6-v2-384"
     intercept, weights = conf.EMBEDDER_MODELS[name]
-    lexical = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0)
-    close = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, agreement=0.6, similarity=0.7)
-    far = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, agreement=0.6, similarity=0.1)
+    lexical = conf.Components(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3)
+    close = conf.Components(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, agreement=0.6,
+                            similarity=0.7)
+    far = conf.Components(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, agreement=0.6,
+                          similarity=0.1)
     z = intercept + sum(w * getattr(close, n) for n, w in weights.items())
     assert conf.score(close, name) == pytest.approx(1 / (1 + math.exp(-z)))
     assert conf.score(close, name) > conf.score(far, name)  # nearer text in meaning: more confident

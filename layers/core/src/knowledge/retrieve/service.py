@@ -260,12 +260,17 @@ def _field_boost(services: Services, query_terms: list[str], idf: dict[str, floa
         return served, {}
     match: dict[int, float] = {}
     for cand, p in served:
-        name = p.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("-", " ").replace("_", " ")
-        fields_terms = set(services.index.analyze(f"{p.title} {p.breadcrumb} {name}"))
+        fields_terms = _field_terms(services, p.title, p.breadcrumb, p.path)
         match[cand.ref.key] = sum(w for t, w in known.items() if t in fields_terms) / total
     order = sorted(range(len(served)), key=lambda i: -served[i][0].score
                    * (1.0 + FIELD_BOOST * match[served[i][0].ref.key]))
     return [served[i] for i in order], match
+
+
+def _field_terms(services: Services, title: str | None, breadcrumb: str | None, path: str | None) -> set[str]:
+    """The analysed terms of a passage's title, breadcrumb and file name."""
+    name = (path or "").rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("-", " ").replace("_", " ")
+    return set(services.index.analyze(f"{title or ''} {breadcrumb or ''} {name}"))
 
 
 def _rerank(reranker: Reranker, question: str, served: list[tuple[ranking.Candidate, Passage]], top_k: int
@@ -439,6 +444,7 @@ def _components(
     rarest = math.log(1.0 + (max(n, 1) - 0.5) / 1.5)  # the IDF of a term one passage holds
     rescued = excerpts[-1] if excerpts[-1]["reason"] == "rescue" else None
     rescue = rescued["signals"].get("rescueSimilarity") if rescued is not None else None
+    top = excerpts[0]
     return conf.Components(
         coverage=conf.coverage(excerpts[0]["text"], query_terms, idf),
         strength=conf.strength(lexical[0].score if lexical else None, query_terms, idf),
@@ -448,6 +454,11 @@ def _components(
         similarity=max(-1.0, min(1.0, semantic[0].score)) if semantic else None,
         rescue=float(rescue) if rescue is not None else None,
         reranker=excerpts[0]["signals"].get("rerank"),
+        rare=conf.rare(top["text"], query_terms, idf),
+        missing=conf.missing(top["text"], query_terms, idf, rarest),
+        title=conf.title(_field_terms(services, top.get("title"), top.get("breadcrumb"), top.get("path")),
+                         query_terms, idf),
+        depth=conf.focus([(h.ref.doc_key, h.score) for h in lexical], depth=conf.DEPTH),
     )
 
 
