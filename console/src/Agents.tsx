@@ -1,14 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
-import { ApiError, type Agent, type Credentials, type Source, api } from "./api";
+import { type Agent, api, ApiError, type Credentials, errorText, type ScreenProps, type Source } from "./api";
 import { usePolling } from "./polling";
 
-type Props = {
-  creds: Credentials;
-  canWrite: boolean | null;
-  announce: (text: string) => void;
-  onApiError: (e: ApiError) => boolean;
-};
+type Props = ScreenProps;
 
 type FormProps = {
   creds: Credentials;
@@ -50,7 +45,7 @@ function AgentForm({ creds, agent, sources, onSaved, onCancel, onApiError }: For
       onSaved(await api.putAgent(creds, id.trim(), status, ids));
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setError(errorText(e));
       queueMicrotask(() => errorBox.current?.focus());
     } finally {
       setBusy(false);
@@ -143,7 +138,7 @@ export function Agents({ creds, canWrite, announce, onApiError }: Props) {
       setError(null);
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setError(errorText(e));
     }
     return false;
   }, [creds, onApiError]);

@@ -1,16 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
-import { ApiError, type Credentials, type GapCluster, api } from "./api";
+import { api, ApiError, errorText, type GapCluster, type ScreenProps } from "./api";
 import { DateTime } from "./DateTime";
 import { AUDIENCES } from "./explain";
 import { usePolling } from "./polling";
 
-type Props = {
-  creds: Credentials;
-  canWrite: boolean | null;
-  announce: (text: string) => void;
-  onApiError: (e: ApiError) => boolean;
-};
+type Props = ScreenProps;
 
 /** Why a question went unanswered, in words (the API's outcome codes). */
 export const OUTCOMES: Record<string, string> = {
@@ -44,7 +39,7 @@ export function Gaps({ creds, canWrite, announce, onApiError }: Props) {
       setError(null);
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setError(errorText(e));
     }
     return false;
   }, [creds, audience, onApiError]);
@@ -65,7 +60,7 @@ export function Gaps({ creds, canWrite, announce, onApiError }: Props) {
       );
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setError(errorText(e));
     } finally {
       setBusy(false);
       poke();

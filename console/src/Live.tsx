@@ -1,14 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
-import { ApiError, type Credentials, type LiveRow, type LiveSource, api } from "./api";
+import { api, ApiError, type Credentials, errorText, type LiveRow, type LiveSource, type ScreenProps } from "./api";
 import { usePolling } from "./polling";
 
-type Props = {
-  creds: Credentials;
-  canWrite: boolean | null;
-  announce: (text: string) => void;
-  onApiError: (e: ApiError) => boolean;
-};
+type Props = ScreenProps;
 
 /** The row fields the API accepts, in the order they are drawn (answer.live.LiveRow). */
 const COLUMNS: { key: string; label: string }[] = [
@@ -85,7 +80,7 @@ function TableEditor({ creds, source, table, rows, onDone, onCancel, onApiError 
       onDone(`Table “${out.table}” of “${source.name}” replaced: ${out.rows} rows, ${out.enabled} enabled.`);
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setError(errorText(e));
       queueMicrotask(() => errorBox.current?.focus());
     } finally {
       setBusy(false);
@@ -160,7 +155,7 @@ export function Live({ creds, canWrite, announce, onApiError }: Props) {
       setError(null);
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setError(errorText(e));
     }
     return false;
   }, [creds, onApiError]);

@@ -1,13 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
-import { ApiError, type Credentials, type Settings as BotSettings, api } from "./api";
+import { api, ApiError, errorText, type ScreenProps, type Settings as BotSettings } from "./api";
 
-type Props = {
-  creds: Credentials;
-  canWrite: boolean | null;
-  announce: (text: string) => void;
-  onApiError: (e: ApiError) => boolean;
-};
+type Props = ScreenProps;
 
 const EMBEDDERS: { value: string; label: string }[] = [
   { value: "", label: "the deployment's default" },
@@ -134,7 +129,7 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
       setLoadError(null);
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setLoadError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setLoadError(errorText(e));
     }
   }, [creds, onApiError]);
   useEffect(() => void load(), [load]);
@@ -159,7 +154,7 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
       announce(`Settings saved: ${Object.keys(patch).join(", ")}.${s.reindexNeeded ? " A reindex is needed." : ""}`);
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setError(errorText(e));
       queueMicrotask(() => errorBox.current?.focus());
     } finally {
       setBusy(false);
@@ -173,7 +168,7 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
       announce("Reindex queued: the Sources screen shows its progress.");
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setError(errorText(e));
     }
   }
 

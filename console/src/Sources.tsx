@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
 import { ApiError, type Credentials, type IndexSummary, type Source, api } from "./api";
+import { usePolling } from "./polling";
 import { CreateSource } from "./CreateSource";
 import { explainSourceError } from "./explain";
 import { DateTime } from "./DateTime";
@@ -47,7 +48,6 @@ export function Sources({ creds, canWrite, draft, announce, onApiError }: Props)
   const statuses = useRef<Map<string, string> | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const confirmButton = useRef<HTMLButtonElement>(null);
-  const poke = useRef<() => void>(() => undefined);
 
   useEffect(() => {
     if (!draft) heading.current?.focus();
@@ -80,27 +80,8 @@ export function Sources({ creds, canWrite, draft, announce, onApiError }: Props)
     }
   }, [creds, announce, onApiError]);
 
-  useEffect(() => {
-    let stopped = false;
-    let timer: number | undefined;
-    const tick = async () => {
-      window.clearTimeout(timer);
-      // a hidden tab asks nothing; it catches up as soon as it is shown again
-      const moving = document.hidden ? false : await load();
-      if (!stopped) timer = window.setTimeout(tick, moving ? FAST_POLL_MS : SLOW_POLL_MS);
-    };
-    const onVisible = () => {
-      if (!document.hidden) void tick();
-    };
-    poke.current = () => void tick();
-    document.addEventListener("visibilitychange", onVisible);
-    void tick();
-    return () => {
-      stopped = true;
-      window.clearTimeout(timer);
-      document.removeEventListener("visibilitychange", onVisible);
-    };
-  }, [load]);
+  // a hidden tab asks nothing; it catches up as soon as it is shown again
+  const reload = usePolling(load, SLOW_POLL_MS, FAST_POLL_MS);
 
   function note(id: string, n: RowNote | null) {
     setNotes((prev) => {
@@ -143,14 +124,14 @@ export function Sources({ creds, canWrite, draft, announce, onApiError }: Props)
       }
     } finally {
       setBusyRow(null);
-      poke.current();
+      reload();
     }
   }
 
   const created = useCallback(
     (_source: Source, text: string) => {
       announce(text);
-      poke.current();
+      reload();
     },
     [announce],
   );
@@ -188,7 +169,7 @@ export function Sources({ creds, canWrite, draft, announce, onApiError }: Props)
         </p>
       )}
       <div class="actions-bar">
-        <button type="button" class="secondary" onClick={() => poke.current()}>
+        <button type="button" class="secondary" onClick={() => reload()}>
           Reload list
         </button>
         <span class="hint">The list updates by itself while sources are indexing.</span>

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
-import { ApiError, type Credentials, type TokenInfo, api } from "./api";
+import { api, ApiError, type Credentials, errorText, type TokenInfo } from "./api";
 import { DateTime } from "./DateTime";
 import { usePolling } from "./polling";
 
@@ -67,7 +67,7 @@ export function Tokens({ creds, announce, onApiError }: Props) {
       setError(null);
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setError(errorText(e));
     }
     return false;
   }, [creds, onApiError]);
@@ -85,7 +85,7 @@ export function Tokens({ creds, announce, onApiError }: Props) {
       poke();
     } catch (e) {
       if (e instanceof ApiError && onApiError(e)) return;
-      setFormError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setFormError(errorText(e));
     } finally {
       setBusy(false);
     }
@@ -102,7 +102,7 @@ export function Tokens({ creds, announce, onApiError }: Props) {
     } catch (e) {
       setConfirming(null);
       if (e instanceof ApiError && onApiError(e)) return;
-      setError(e instanceof ApiError ? `${e.message} (${e.code})` : String(e));
+      setError(errorText(e));
     } finally {
       setBusy(false);
       poke();

@@ -116,6 +116,19 @@ export type Settings = {
 };
 
 /** An answer other than 2xx, in the API's `{"error": {"code", "message", ...}}` shape. */
+/** What a failed call says to the operator: the API's message and its stable code. */
+export function errorText(e: unknown): string {
+  return e instanceof ApiError ? `${e.message} (${e.code})` : String(e);
+}
+
+/** What every signed-in screen is given by the shell. */
+export type ScreenProps = {
+  creds: Credentials;
+  canWrite: boolean | null;
+  announce: (text: string) => void;
+  onApiError: (e: ApiError) => boolean;
+};
+
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
