@@ -80,7 +80,8 @@ def draft_from_ticket(messages: object, title: object) -> TicketDraft:
     for result in results:
         counts.update(result.counts)
     clean_title = " ".join(results[0].text.split())
-    question = [r.text.strip() for (role, t), r in zip(checked, results[1:], strict=True) if role == "customer" and t.strip()]
-    answer = [r.text.strip() for (role, t), r in zip(checked, results[1:], strict=True) if role == "agent" and t.strip()]
+    turns = list(zip(checked, results[1:], strict=True))
+    question = [r.text.strip() for (role, t), r in turns if role == "customer" and t.strip()]
+    answer = [r.text.strip() for (role, t), r in turns if role == "agent" and t.strip()]
     body = "## Question\n\n" + "\n\n".join(question) + "\n\n## Answer\n\n" + "\n\n".join(answer) + "\n"
     return TicketDraft(title=clean_title, body=body, redacted={k: counts[k] for k in KINDS if counts[k]})
