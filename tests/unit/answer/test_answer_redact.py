@@ -174,6 +174,8 @@ def test_a_name_introduced_once_goes_from_every_message_of_the_ticket() -> None:
         ("Please remove Grace O'Malley from billing", "Grace O'Malley"),
         # two capitalised words outside the dictionary, one a census surname
         ("Add Rahul Mehta as an admin", "Rahul Mehta"),
+        # after a given name, a census surname that is also a word ("khan")
+        ("I sent it to Ahmed Khan by mistake", "Ahmed Khan"),
         # named by their relation to the writer, in lower case too
         ("my colleague Oluwaseun has the invoice", "Oluwaseun"),
         ("my brother kevin used my card", "kevin"),
@@ -193,6 +195,10 @@ def test_names_are_found_by_lexicon_and_context(text: str, value: str) -> None:
     result = redact(text)
     assert value not in result.text
     assert result.counts == {"person_name": 1}
+
+
+def test_a_contraction_before_a_name_is_kept() -> None:
+    assert redact("I'm Daniel Okonkwo, it's urgent").text == "I'm [person_name], it's urgent"
 
 
 def test_a_signature_name_stops_at_the_line_end() -> None:

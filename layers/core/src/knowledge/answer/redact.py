@@ -203,7 +203,10 @@ _LOCATIVE = frozenset(("in", "at", "near", "across", "within", "throughout", "ar
 
 
 def _ordinary(word: str) -> bool:
-    """A word the dictionary spells in lower case ("will", "grant"), or a stop word."""
+    """A word the dictionary spells in lower case ("will", "grant"), a stop word, or a
+    contraction ("I'm", "It's")."""
+    if re.search(r"['’](?:m|s|re|ve|d|ll|t)$", word, re.IGNORECASE):
+        return True
     key = name_lexicon.key(word)
     return key in name_lexicon.ordinary_words() or word.lower().strip("'’") in _NOT_NAMES
 
@@ -273,8 +276,10 @@ def _lexicon_names(text: str) -> Iterator[Span]:
                 i += 1
                 continue
             end = i + 1
+            # after a name, a capitalised census surname belongs to it even when it is a word too ("Ahmed Khan")
             while end < len(run) and (plain[end] or (re.fullmatch(_PARTICLE, words[end]) and end + 1 < len(run)
-                                                      and plain[end + 1])):
+                                                      and plain[end + 1])
+                                      or (_surname(words[end]) and words[end].lower() not in _NOT_NAMES)):
                 end += 1
             yield Span(run[start].start(), run[end - 1].end(), "person_name")
             i = end
