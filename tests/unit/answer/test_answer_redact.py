@@ -180,6 +180,8 @@ def test_a_name_introduced_once_goes_from_every_message_of_the_ticket() -> None:
         ("my colleague Oluwaseun has the invoice", "Oluwaseun"),
         ("my brother kevin used my card", "kevin"),
         ("My friend, Tyrone, sent it.", "Tyrone"),
+        ("Someone called Dmitri Volkov wrote to me", "Dmitri Volkov"),
+        ("Merhaba, ben Emre Yılmaz, hesabım kilitlendi.", "Emre Yılmaz"),
         # lower case after the words that introduce a name
         ("hey this is jake thompson, no email came", "jake thompson"),
         # the line after a sign-off line, up to the end of the name
@@ -239,6 +241,7 @@ def test_a_secret_after_a_prefixed_key_and_a_bare_user_handle(text: str, value: 
         "Contact Support from the Help menu.",
         "I spoke to Billing yesterday.",
         "my brother has the card",
+        "I called Support and a coin called Solana was listed.",
         "Hola, gracias por la ayuda.",
         "Command  State  Ports",
     ],

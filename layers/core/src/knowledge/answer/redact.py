@@ -131,7 +131,7 @@ _NAME_CUES = re.compile(
     r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
     r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|"
     r"hier\s+ist|ich\s+bin|je\s+suis|je\s+m'appelle|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|"
-    r"titular\s+es|titular|sono|mi\s+chiamo|mijn\s+naam\s+is|ik\s+ben|nazywam\s+si[eę])(?:\s+is)?)\s*[:,-]?\s+"
+    r"titular\s+es|titular|sono|mi\s+chiamo|mijn\s+naam\s+is|ik\s+ben|nazywam\s+si[eę]|ben|ad[ıi]m)(?:\s+is)?)\s*[:,-]?\s+"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
     r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|cordialement|"
     r"saludos|atentamente|cordiali\s+saluti|pozdrawiam|met\s+vriendelijke\s+groet|"
@@ -290,7 +290,9 @@ _RELATION = re.compile(
     r"(?i:\bmy\s+(?:husband|wife|partner|brother|sister|mother|mom|mum|father|dad|son|daughter|friend|colleague|"
     r"boss|manager|accountant|assistant|cousin|uncle|aunt|grandmother|grandfather|fianc[ée]e?|boyfriend|girlfriend|"
     r"neighbou?r|employee|client)s?|\b(?:talk|speak|spoke|talked|spoken|chat|chatted|speaking)\s+(?:to|with)|"
-    r"\bask(?:ed)?\s+for|\bcc|\bcontact|\bforward(?:ed)?\s+(?:it\s+)?to)\s*,?[ \t]+"
+    r"\bask(?:ed)?\s+for|\bcc|\bcontact|\bforward(?:ed)?\s+(?:it\s+)?to|"
+    r"\b(?:someone|somebody|a\s+(?:guy|man|woman|lady|person|girl|boy|user|customer|agent)|person)\s+"
+    r"(?:called|named))\s*,?[ \t]+"
     r"([^\W\d_][^\W\d_'’-]*(?:[ \t]+[^\W\d_][^\W\d_'’-]*){0,2})"
 )
 #: a name written in lower case after the words that introduce one ("this is jake thompson")
