@@ -4,6 +4,7 @@ import itertools
 
 import pytest
 
+from knowledge.answer import name_lexicon
 from knowledge.answer.redact import find_spans, redact
 from knowledge.answer.tickets import draft_from_ticket, redact_ticket
 from knowledge.errors import InvalidInput
@@ -167,14 +168,14 @@ def test_a_name_introduced_once_goes_from_every_message_of_the_ticket() -> None:
 @pytest.mark.parametrize(
     ("text", "value"),
     [
-        # a census given name that is no ordinary word, alone or with the capitalised words after it
+        # a listed given name that is no ordinary word, alone or with the capitalised words after it
         ("Can you check whether Svetlana approved it?", "Svetlana"),
         ("The refund went to Darnell Washington yesterday", "Darnell Washington"),
         # a given name that is also a word ("grace") only before a surname
         ("Please remove Grace O'Malley from billing", "Grace O'Malley"),
-        # two capitalised words outside the dictionary, one a census surname
+        # two capitalised words outside the dictionary, one a listed surname
         ("Add Rahul Mehta as an admin", "Rahul Mehta"),
-        # after a given name, a census surname that is also a word ("khan")
+        # after a given name, a listed surname that is also a word ("khan")
         ("I sent it to Ahmed Khan by mistake", "Ahmed Khan"),
         # named by their relation to the writer, in lower case too
         ("my colleague Oluwaseun has the invoice", "Oluwaseun"),
@@ -258,3 +259,12 @@ def test_a_ticket_is_redacted_as_a_whole() -> None:
     assert [r.text for r in results] == [
         "Account for [person_name]", "My husband [person_name] opened it, I am [person_name].",
         "[person_name] can add you; [person_name], see Settings."]
+
+
+def test_the_word_lists_know_names_from_many_languages_and_which_words_are_ordinary() -> None:
+    given, surnames, ordinary = name_lexicon.given_names(), name_lexicon.surnames(), name_lexicon.ordinary_words()
+    assert {"kevin", "svetlana", "priya", "emre", "chloe"} <= given
+    assert {"okonkwo", "yilmaz", "hoffmann", "omalley"} <= surnames  # "O'Malley" is looked up as omalley
+    assert {"will", "may", "grant", "mark"} <= ordinary
+    assert not {"kevin", "robert", "svetlana"} & ordinary  # listed capitalised only
+    assert name_lexicon.key("O'Malley") == "omalley" and name_lexicon.key("Al-Farsi") == "alfarsi"

@@ -157,10 +157,11 @@ _NOT_NAMES = frozenset((
     "urgent", "us", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "wondering",
     "writing", "yes", "you", "your",
     # greetings and thanks in the languages tickets most often come in, and nationalities the
-    # census lists also hold as given names
+    # name lists also hold as given names
     "hola", "hallo", "bonjour", "salut", "ciao", "grüezi", "servus", "moin", "hej", "hei", "tack", "ola", "olá",
-    "danke", "merci", "gracias", "grazie", "obrigado", "obrigada", "dzięki", "dziękuję", "namaste", "irish", "german",
-    # months and days, which the census lists also hold as given names ("It's June already")
+    "danke", "merci", "gracias", "grazie", "obrigado", "obrigada", "dzięki", "dziękuję", "namaste", "merhaba",
+    "irish", "german",
+    # months and days, which the name lists also hold as given names ("It's June already")
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 ))
@@ -195,7 +196,7 @@ def _names(text: str) -> Iterator[Span]:
 
 
 
-# -- names by lexicon: capitalised words that the census lists know as names ------------------
+# -- names by lexicon: capitalised words that the name lists know as names ------------------
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _TITLE_WORD = re.compile(r"[^\W\d_](?:['’][^\W\d_])?[^\W\d_A-Z]*(?:-[^\W\d_][^\W\d_A-Z]*)?")
 #: place words: "in Paris", "near Sofia" (a given name after them is a place more often)
@@ -252,7 +253,7 @@ def _capitalised_runs(text: str) -> Iterator[tuple[list[re.Match[str]], str]]:
 
 
 def _lexicon_names(text: str) -> Iterator[Span]:
-    """A capitalised given name that is no ordinary word ("Kevin", "Svetlana"), with the
+    """A capitalised given name (``name_lexicon``) that is no ordinary word ("Kevin", "Svetlana"), with the
     capitalised non-ordinary words after it ("Darnell Washington"); an ambiguous given name
     ("Grace", "May") only before a surname ("Grace O'Malley"); two non-ordinary capitalised
     words one of which is a surname ("Rahul Mehta"). Never after a place word ("in Paris")."""
@@ -276,7 +277,7 @@ def _lexicon_names(text: str) -> Iterator[Span]:
                 i += 1
                 continue
             end = i + 1
-            # after a name, a capitalised census surname belongs to it even when it is a word too ("Ahmed Khan")
+            # after a name, a capitalised listed surname belongs to it even when it is a word too ("Ahmed Khan")
             while end < len(run) and (plain[end] or (re.fullmatch(_PARTICLE, words[end]) and end + 1 < len(run)
                                                       and plain[end + 1])
                                       or (_surname(words[end]) and words[end].lower() not in _NOT_NAMES)):
