@@ -185,6 +185,7 @@ def test_a_name_introduced_once_goes_from_every_message_of_the_ticket() -> None:
         ("Merhaba, ben Emre Yılmaz, hesabım kilitlendi.", "Emre Yılmaz"),
         # lower case after the words that introduce a name
         ("hey this is jake thompson, no email came", "jake thompson"),
+        ("hi its marcus again, still locked", "marcus"),
         # the line after a sign-off line, up to the end of the name
         ("Works now.\nregards\nana", "ana"),
         ("Thanks!\nBest regards,\nOluwaseun Adeyemi\nHead of Finance", "Oluwaseun Adeyemi"),
@@ -192,6 +193,7 @@ def test_a_name_introduced_once_goes_from_every_message_of_the_ticket() -> None:
         ("您好，我是王伟，我的订单没到。", "王伟"),
         ("こんにちは、佐藤花子です。", "佐藤花子"),
         ("안녕하세요, 김민준입니다.", "김민준"),
+        ("नमस्ते, मेरा नाम राहुल वर्मा है और भुगतान नहीं आया।", "राहुल वर्मा"),
     ],
 )
 def test_names_are_found_by_lexicon_and_context(text: str, value: str) -> None:
@@ -237,7 +239,7 @@ def test_a_secret_after_a_prefixed_key_and_a_bare_user_handle(text: str, value: 
         "Done.\nBest regards,\nThe Support Team",
         "Sorted.\nThanks,\nCustomer Success",
         # the cues without a name after them
-        "this is urgent, i am unable to log in",
+        "this is urgent, i am unable to log in; its status is odd",
         "I'm new here and my name is not shown",
         "Contact Support from the Help menu.",
         "I spoke to Billing yesterday.",

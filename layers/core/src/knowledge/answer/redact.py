@@ -298,7 +298,7 @@ _RELATION = re.compile(
 )
 #: a name written in lower case after the words that introduce one ("this is jake thompson")
 _LOWER_CUE = re.compile(
-    r"(?i:\b(?:(my\s+name\s+is|name\s+is|me\s+llamo|je\s+m'appelle|ich\s+heiße)|this\s+is|i\s+am|i'm|it's|"
+    r"(?i:\b(?:(my\s+name\s+is|name\s+is|me\s+llamo|je\s+m'appelle|ich\s+heiße)|this\s+is|i\s+am|i'?m|it'?s|"
     r"signed|soy|ich\s+bin|je\s+suis)"
     r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
 )
@@ -310,11 +310,13 @@ _SIGN_OFF_LINE = re.compile(
     r"groetjes|hälsningar|med\s+vänlig\s+hälsning)[ \t]*[,.!]?[ \t]*\n[ \t]*(?:[-–—~][ \t]*)?"
     r"([^\W\d_][^\W\d_'’.-]*(?:[ \t]+[^\W\d_][^\W\d_'’.-]*){0,2})[ \t]*(?:,[^\n]*)?$"
 )
-#: names in scripts without capitals: after "I am" (我是, 我叫), before "です"/"입니다" after a greeting
+#: names in scripts without capitals: after "I am" (我是, 我叫), before "です"/"입니다" after a greeting,
+#: between "मेरा नाम" and "है"
 _CJK_NAMES = re.compile(
     r"(?:我是|我叫|我的名字是|名字叫|私は|저는|제\s*이름은)\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,4}|[가-힣]{2,4})"
     r"|[、,，]\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,5})(?=です|と申します|といいます)"
     r"|[,，]\s*([가-힣]{2,4})(?=입니다|이에요|예요|라고\s*합니다)"
+    r"|(?:मेरा|मेरी)\s+नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)\s+(?=है)"
 )
 
 
@@ -355,7 +357,7 @@ def _context_names(text: str) -> Iterator[Span]:
             continue  # "Support Team", "The billing team"
         yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
     for m in _CJK_NAMES.finditer(text):
-        group = next(g for g in (1, 2, 3) if m.group(g))
+        group = next(g for g in (1, 2, 3, 4) if m.group(g))
         yield Span(m.start(group), m.end(group), "person_name")
 
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
