@@ -8,8 +8,9 @@ candidates. Spans found by several detectors go to the best-ranked kind (``_PRIO
 
 People's names, dates of birth and user names have no checksum: they are found by the words
 around them ("my name is", "account holder", a greeting or title, a signature closing a turn;
-"born", "DOB"; "username", an ``@handle``, ``name#1234``). A name nothing introduces is not
-found (no language model is loaded here).
+"born", "DOB"; "username", an ``@handle``, ``name#1234``). Names nothing introduces are found
+by word lists (``name_lexicon``): a capitalised listed given name or surname that is no
+ordinary English word. No language model is loaded here.
 """
 
 from __future__ import annotations
