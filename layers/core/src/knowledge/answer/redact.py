@@ -8,8 +8,9 @@ candidates. Spans found by several detectors go to the best-ranked kind (``_PRIO
 
 People's names, dates of birth and user names have no checksum: they are found by the words
 around them ("my name is", "account holder", a greeting or title, a signature closing a turn;
-"born", "DOB"; "username", an ``@handle``, ``name#1234``). A name nothing introduces is not
-found (no language model is loaded here).
+"born", "DOB"; "username", an ``@handle``, ``name#1234``). Names nothing introduces are found
+by word lists (``name_lexicon``): a capitalised listed given name or surname that is no
+ordinary English word. No language model is loaded here.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from dataclasses import dataclass, field
 import phonenumbers
 from stdnum import bitcoin, iban, luhn
 from stdnum.exceptions import ValidationError
+
+from . import name_lexicon
 
 #: The kinds of data removed (overlapping spans go to the kind ranked first in ``_PRIORITY``).
 KINDS: tuple[str, ...] = (
@@ -68,7 +71,7 @@ _SECRET_PREFIXED = re.compile(
     re.IGNORECASE,
 )
 _BEARER = re.compile(
-    r"(?i)\b(?:bearer|token|password|passwd|pwd|secret|passcode|pin)\b\s*(?:is\s+|[:=]\s*)?([^\s,;]{8,})")
+    r"(?i)(?<![a-z])(?:bearer|token|password|passwd|pwd|secret|passcode|pin)\b\s*(?:is\s+|[:=]\s*)?([^\s,;]{8,})")
 _LONG_TOKEN = re.compile(r"(?<![\w/.-])[A-Za-z0-9_+/-]{20,}={0,2}(?![\w/.=-])")
 _BASE58 = "1-9A-HJ-NP-Za-km-z"
 _WALLETS = [
@@ -124,12 +127,12 @@ _STREET = re.compile(
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽ"
 _NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[^\W\d_]+(?:[-'’][{_UPPER}]?[^\W\d_]+)?"
 _PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y)"
-_NAME_SEQ = rf"{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)?{_NAME_WORD}){{0,3}}"
+_NAME_SEQ = rf"{_NAME_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_NAME_WORD}){{0,3}}"
 _NAME_CUES = re.compile(
     r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
     r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|"
     r"hier\s+ist|ich\s+bin|je\s+suis|je\s+m'appelle|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|"
-    r"titular\s+es|titular|sono|mi\s+chiamo|mijn\s+naam\s+is|ik\s+ben|nazywam\s+si[eę])(?:\s+is)?)\s*[:,-]?\s+"
+    r"titular\s+es|titular|sono|mi\s+chiamo|mijn\s+naam\s+is|ik\s+ben|nazywam\s+si[eę]|ben|ad[ıi]m)(?:\s+is)?)\s*[:,-]?\s+"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
     r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|cordialement|"
     r"saludos|atentamente|cordiali\s+saluti|pozdrawiam|met\s+vriendelijke\s+groet|"
@@ -141,7 +144,7 @@ _NAME_CUES = re.compile(
 )
 #: a turn that ends on two to four capitalised words after a full stop: a signature
 _SIGNATURE = re.compile(
-    rf"(?:(?<=[.!?])|(?<=[.!?]\s))\s*({_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)?{_NAME_WORD}){{1,3}})\s*$")
+    rf"(?:(?<=[.!?])|(?<=[.!?]\s))\s*({_NAME_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_NAME_WORD}){{1,3}})\s*$")
 _NOT_NAMES = frozenset((
     "a", "about", "account", "afraid", "after", "afternoon", "again", "all", "also", "an", "and", "any", "anyone",
     "are", "as", "at", "back", "bank", "because", "before", "but", "by", "can", "card", "could", "customer", "did",
@@ -154,6 +157,14 @@ _NOT_NAMES = frozenset((
     "that", "the", "their", "them", "then", "there", "they", "this", "to", "today", "too", "trying", "unable",
     "urgent", "us", "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "wondering",
     "writing", "yes", "you", "your",
+    # greetings and thanks in the languages tickets most often come in, and nationalities the
+    # name lists also hold as given names
+    "hola", "hallo", "bonjour", "salut", "ciao", "grüezi", "servus", "moin", "hej", "hei", "tack", "ola", "olá",
+    "danke", "merci", "gracias", "grazie", "obrigado", "obrigada", "dzięki", "dziękuję", "namaste", "merhaba",
+    "irish", "german",
+    # months and days, which the name lists also hold as given names ("It's June already")
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 ))
 #: titles that may come between a greeting and a name ("Danke Herr Meier")
 _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "frau", "monsieur", "madame", "mme",
@@ -185,6 +196,171 @@ def _names(text: str) -> Iterator[Span]:
             yield Span(start, end, "person_name")
 
 
+
+# -- names by lexicon: capitalised words that the name lists know as names ------------------
+_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_TITLE_WORD = re.compile(r"[^\W\d_](?:['’][^\W\d_])?[^\W\d_A-Z]*(?:-[^\W\d_][^\W\d_A-Z]*)?")
+#: place words: "in Paris", "near Sofia" (a given name after them is a place more often)
+_LOCATIVE = frozenset(("in", "at", "near", "across", "within", "throughout", "around", "visiting"))
+
+
+def _ordinary(word: str) -> bool:
+    """A word the dictionary spells in lower case ("will", "grant"), a stop word, or a
+    contraction ("I'm", "It's")."""
+    if re.search(r"['’](?:m|s|re|ve|d|ll|t)$", word, re.IGNORECASE):
+        return True
+    key = name_lexicon.key(word)
+    return key in name_lexicon.ordinary_words() or word.lower().strip("'’") in _NOT_NAMES
+
+
+def _given(word: str) -> bool:
+    return name_lexicon.key(word) in name_lexicon.given_names()
+
+
+def _surname(word: str) -> bool:
+    return name_lexicon.key(word) in name_lexicon.surnames()
+
+
+def _capitalised_runs(text: str) -> Iterator[tuple[list[re.Match[str]], str]]:
+    """Runs of title-case words on one line (a particle may sit inside), each with the word
+    before the run (lower case, "" at a line's start)."""
+    words = list(_WORD.finditer(text))
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if not (w.group()[0].isupper() and _TITLE_WORD.fullmatch(w.group())):
+            i += 1
+            continue
+        run = [w]
+        j = i + 1
+        while j < len(words):
+            gap = text[words[j - 1].end() : words[j].start()]
+            nxt = words[j].group()
+            if gap not in (" ", "\t"):
+                break
+            title = bool(nxt[0].isupper() and _TITLE_WORD.fullmatch(nxt))
+            inner_particle = bool(re.fullmatch(_PARTICLE, nxt) and j + 1 < len(words)
+                                  and words[j + 1].group()[0].isupper()
+                                  and re.fullmatch(r"[ \t]+", text[words[j].end() : words[j + 1].start()]))
+            if not (title or inner_particle):
+                break
+            run.append(words[j])
+            j += 1
+        before = ""
+        if i > 0 and "\n" not in text[words[i - 1].end() : w.start()]:
+            before = words[i - 1].group().lower()
+        yield run, before
+        i = j
+
+
+def _lexicon_names(text: str) -> Iterator[Span]:
+    """A capitalised given name (``name_lexicon``) that is no ordinary word ("Kevin", "Svetlana"), with the
+    capitalised non-ordinary words after it ("Darnell Washington"); an ambiguous given name
+    ("Grace", "May") only before a surname ("Grace O'Malley"); two non-ordinary capitalised
+    words one of which is a surname ("Rahul Mehta"). Never after a place word ("in Paris")."""
+    for run, before in _capitalised_runs(text):
+        if before in _LOCATIVE:
+            continue
+        words = [m.group() for m in run]
+        # particles only join names: they never start or end one
+        plain = [not re.fullmatch(_PARTICLE, w) and not _ordinary(w) for w in words]
+        i = 0
+        while i < len(run):
+            w = words[i]
+            nxt = words[i + 1] if i + 1 < len(run) else ""
+            next_plain = bool(nxt) and plain[i + 1]
+            starts = not re.fullmatch(_PARTICLE, w) and (
+                (plain[i] and _given(w))  # "Kevin", "Svetlana"
+                or (_given(w) and next_plain and _surname(nxt) and w.lower() not in _NOT_NAMES)  # "Grace O'Malley"
+                or (plain[i] and next_plain and (_surname(w) or _surname(nxt) or _given(nxt))))  # "Rahul Mehta"
+            start = i if starts else None
+            if start is None:
+                i += 1
+                continue
+            end = i + 1
+            # after a name, a capitalised listed surname belongs to it even when it is a word too ("Ahmed Khan")
+            while end < len(run) and (plain[end] or (re.fullmatch(_PARTICLE, words[end]) and end + 1 < len(run)
+                                                      and plain[end + 1])
+                                      or (_surname(words[end]) and words[end].lower() not in _NOT_NAMES)):
+                end += 1
+            yield Span(run[start].start(), run[end - 1].end(), "person_name")
+            i = end
+
+
+#: someone named by their relation to the writer, or as the one to talk to
+_RELATION = re.compile(
+    r"(?i:\bmy\s+(?:husband|wife|partner|brother|sister|mother|mom|mum|father|dad|son|daughter|friend|colleague|"
+    r"boss|manager|accountant|assistant|cousin|uncle|aunt|grandmother|grandfather|fianc[ée]e?|boyfriend|girlfriend|"
+    r"neighbou?r|employee|client)s?|\b(?:talk|speak|spoke|talked|spoken|chat|chatted|speaking)\s+(?:to|with)|"
+    r"\bask(?:ed)?\s+for|\bcc|\bcontact|\bforward(?:ed)?\s+(?:it\s+)?to|"
+    r"\b(?:someone|somebody|a\s+(?:guy|man|woman|lady|person|girl|boy|user|customer|agent)|person)\s+"
+    r"(?:called|named))\s*,?[ \t]+"
+    r"([^\W\d_][^\W\d_'’-]*(?:[ \t]+[^\W\d_][^\W\d_'’-]*){0,2})"
+)
+#: a name written in lower case after the words that introduce one ("this is jake thompson")
+_LOWER_CUE = re.compile(
+    r"(?i:\b(?:(my\s+name\s+is|name\s+is|me\s+llamo|je\s+m'appelle|ich\s+heiße)|this\s+is|i\s+am|i'?m|it'?s|"
+    r"signed|soy|ich\s+bin|je\s+suis)"
+    r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
+)
+#: a line that is only a sign-off ("regards", "Best regards,"): the next line is a name
+_SIGN_OFF_LINE = re.compile(
+    r"(?im)^[ \t]*(?:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|thanks\s+again|"
+    r"yours\s+sincerely|yours\s+truly|sincerely|regards|thanks|thank\s+you|cheers|best|br|mit\s+freundlichen\s+grüßen|"
+    r"viele\s+grüße|cordialement|saludos|atentamente|cordiali\s+saluti|pozdrawiam|met\s+vriendelijke\s+groet|"
+    r"groetjes|hälsningar|med\s+vänlig\s+hälsning)[ \t]*[,.!]?[ \t]*\n[ \t]*(?:[-–—~][ \t]*)?"
+    r"([^\W\d_][^\W\d_'’.-]*(?:[ \t]+[^\W\d_][^\W\d_'’.-]*){0,2})[ \t]*(?:,[^\n]*)?$"
+)
+#: names in scripts without capitals: after "I am" (我是, 我叫), before "です"/"입니다" after a greeting,
+#: between "मेरा नाम" and "है"
+_CJK_NAMES = re.compile(
+    r"(?:我是|我叫|我的名字是|名字叫|私は|저는|제\s*이름은)\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,4}|[가-힣]{2,4})"
+    r"|[、,，]\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,5})(?=です|と申します|といいます)"
+    r"|[,，]\s*([가-힣]{2,4})(?=입니다|이에요|예요|라고\s*합니다)"
+    r"|(?:मेरा|मेरी)\s+नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)\s+(?=है)"
+)
+
+
+def _context_names(text: str) -> Iterator[Span]:
+    for m in _RELATION.finditer(text):
+        words = list(re.finditer(r"\S+", m.group(1)))
+        kept = []
+        for w in words:
+            word = w.group()
+            capital = word[0].isupper()
+            if word.lower() in _NOT_NAMES or (not capital and not (_given(word) and not _ordinary(word))):
+                break
+            if capital and _ordinary(word) and not _given(word):
+                break
+            kept.append(w)
+            if not capital:
+                break
+        if kept:
+            yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+    for m in _LOWER_CUE.finditer(text):
+        first, _, second = m.group(2).partition(" ")
+        second = second.strip()
+        surname = bool(second) and (_surname(second) or _given(second)) and not _ordinary(second)
+        # "this is mark": a given name that is also a word needs a surname after it, unless
+        # the cue says outright that a name follows ("my name is mark")
+        if not (_given(first) and (m.group(1) or surname or not _ordinary(first))):
+            continue
+        yield Span(m.start(2), m.end(2) if surname else m.start(2) + len(first), "person_name")
+    for m in _SIGN_OFF_LINE.finditer(text):
+        words = list(re.finditer(r"\S+", m.group(1)))
+        # the name is the line's opening words, up to a word like "from" ("Marta from Support")
+        kept = [words[0]]
+        for w in words[1:]:
+            if w.group().lower() in _NOT_NAMES or (w.group()[0].islower() and _ordinary(w.group())):
+                break
+            kept.append(w)
+        if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept):
+            continue  # "Support Team", "The billing team"
+        yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+    for m in _CJK_NAMES.finditer(text):
+        group = next(g for g in (1, 2, 3, 4) if m.group(g))
+        yield Span(m.start(group), m.end(group), "person_name")
+
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
            r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|janvier|février|mars|avril|mai|juin|juillet|août|septembre|"
            r"octobre|novembre|décembre|Januar|Februar|März|Juni|Juli|Oktober|Dezember|enero|febrero|marzo|abril|"
@@ -200,13 +376,15 @@ _BIRTH = re.compile(
 _HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
 _DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
 _USERNAME = re.compile(
-    r"(?i:\b(?:user\s*name|username|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
+    r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
     r"benutzername|usuario|nome\s+utente))\s*(is\s+|[:=]\s*)?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
 
 
 def _people(text: str) -> Iterator[Span]:
     yield from _names(text)
+    yield from _lexicon_names(text)
+    yield from _context_names(text)
     for m in _BIRTH.finditer(text):
         yield Span(m.start(1), m.end(1), "date_of_birth")
     for pattern in (_HANDLE, _DISCORD):

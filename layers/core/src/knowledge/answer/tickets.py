@@ -6,13 +6,13 @@ counts of what was removed leave this module."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidInput
 from ..lifecycle.validation import MAX_NAME_CHARS, UNKNOWN_FIELD
-from .redact import KINDS, names_in, redact
+from .redact import KINDS, Redaction, names_in, redact
 
 ROLES = ("customer", "agent")
 MAX_MESSAGES = 200
@@ -64,21 +64,24 @@ def _validated(messages: object, title: object) -> tuple[list[tuple[str, str]], 
     return out, title
 
 
+def redact_ticket(texts: Sequence[str]) -> list[Redaction]:
+    """Each text of one ticket (its title and messages) redacted; a name found in one text
+    ("my name is Jonas Weber") is removed from every text ("Thanks Jonas")."""
+    known = names_in(texts)
+    return [redact(text, known_names=known) for text in texts]
+
+
 def draft_from_ticket(messages: object, title: object) -> TicketDraft:
     """Redact every message and the title, then shape the conversation: customer turns make
     the question, agent turns the answer, each in the order they were written."""
     checked, raw_title = _validated(messages, title)
     counts: Counter[str] = Counter()
-    # a name introduced in one message ("my name is Jonas Weber") goes from every message ("Thanks Jonas")
-    known = names_in([raw_title, *(t for _, t in checked)])
-
-    def clean(text: str) -> str:
-        result = redact(text, known_names=known)
+    results = redact_ticket([raw_title, *(t for _, t in checked)])
+    for result in results:
         counts.update(result.counts)
-        return result.text.strip()
-
-    clean_title = " ".join(clean(raw_title).split())
-    question = [clean(t) for r, t in checked if r == "customer" and t.strip()]
-    answer = [clean(t) for r, t in checked if r == "agent" and t.strip()]
+    clean_title = " ".join(results[0].text.split())
+    turns = list(zip(checked, results[1:], strict=True))
+    question = [r.text.strip() for (role, t), r in turns if role == "customer" and t.strip()]
+    answer = [r.text.strip() for (role, t), r in turns if role == "agent" and t.strip()]
     body = "## Question\n\n" + "\n\n".join(question) + "\n\n## Answer\n\n" + "\n\n".join(answer) + "\n"
     return TicketDraft(title=clean_title, body=body, redacted={k: counts[k] for k in KINDS if counts[k]})

@@ -1,0 +1,70 @@
+"""Word lists that tell a person's name from an ordinary word, loaded once on first use.
+
+- given names and surnames: the person lists Faker (MIT) keeps for each of its locales
+  (about 30,000 given names and 28,000 surnames, from Yoruba to Japanese);
+- ordinary words: the words Webster's word list (``english-words``, MIT) spells in lower case,
+  so "will", "may", "grant" or "mark" are ordinary while "Kevin" or "Robert" (listed only
+  capitalised there) are not.
+
+All three are sets of lower-case words without apostrophes or hyphens (``O'Malley`` is
+``omalley``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+from collections.abc import Iterable
+
+
+def _kind(attr: str) -> int | None:
+    """0 for a list of given names (``first_names_female``, ``first_romanized_names``), 1 for
+    one of surnames (``last_names``, ``male_last_names``), None otherwise."""
+    if attr.startswith("_") or "pairs" in attr or "kana" in attr:
+        return None
+    if attr.startswith("first_") and "names" in attr:
+        return 0
+    return 1 if "last_name" in attr else None
+
+
+def key(word: str) -> str:
+    """The form a word is looked up in: lower case, apostrophes and hyphens dropped."""
+    return "".join(c for c in word.lower() if c.isalpha())
+
+
+def _words(values: object) -> Iterable[str]:
+    # a locale keeps its names as a tuple, or as a mapping of name to weight
+    for value in values if isinstance(values, tuple | list | dict) else ():
+        if isinstance(value, str):
+            yield from (key(w) for w in value.split())
+
+
+@functools.cache
+def _person_lists() -> tuple[frozenset[str], frozenset[str]]:
+    import faker.providers.person as person
+
+    lists: tuple[set[str], set[str]] = (set(), set())
+    for module in pkgutil.iter_modules(person.__path__):
+        provider = getattr(importlib.import_module(f"{person.__name__}.{module.name}"), "Provider", None)
+        for attr in dir(provider):
+            kind = _kind(attr)
+            if kind is not None:
+                lists[kind].update(_words(getattr(provider, attr)))
+    given, surnames = (frozenset(w for w in names if w) for names in lists)
+    return given, surnames
+
+
+def given_names() -> frozenset[str]:
+    return _person_lists()[0]
+
+
+def surnames() -> frozenset[str]:
+    return _person_lists()[1]
+
+
+@functools.cache
+def ordinary_words() -> frozenset[str]:
+    from english_words import get_english_words_set
+
+    return frozenset(get_english_words_set(["web2"], alpha=True, lower=False))
