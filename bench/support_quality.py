@@ -1,6 +1,6 @@
 """Ranking quality on support questions: kb beside bm25s, same passages, same run.
 
-    python bench/support_quality.py [--embedder none|hashing|local]
+    python bench/support_quality.py [--embedder none|hashing|local] [--questions FILE]
 
 The answerable questions of ``bench/support_questions.jsonl`` and ``examples/questions.jsonl``
 (judged by page) over the example packs and the Harbor documentation in
@@ -8,6 +8,11 @@ The answerable questions of ``bench/support_questions.jsonl`` and ``examples/que
 ``bench/confidence.py`` does. bm25s indexes exactly the passages kb indexed (the asker's
 partition), with its English stop words and the same Snowball stemmer; a passage counts for its
 page. nDCG@10, recall@5 and MRR per half, by ``knowledge.evaluation.score_case``.
+
+``--questions FILE`` measures another set of the same format alone (without the example
+questions), e.g. ``bench/vocab_mismatch_questions.jsonl``. Each run also counts, per half, the
+questions the rescue appended a passage to, how many of those passages belong to a right page,
+and how many brought a right page the list without the rescue did not have.
 """
 
 from __future__ import annotations
@@ -29,14 +34,15 @@ from confidence import EXAMPLES, HARBOR, QUESTIONS, build, half  # noqa: E402
 
 from knowledge import analysis  # noqa: E402
 from knowledge.adapters.local.tantivy_index import TantivySearchIndex  # noqa: E402
-from knowledge.evaluation import score_case  # noqa: E402
+from knowledge.evaluation import matches, score_case  # noqa: E402
 from knowledge.model import partition_of_audience  # noqa: E402
 from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve  # noqa: E402
 
 MODES = {
     "kb lexical": RetrievalOptions(semantic=False, rescue=False, upstream=False),
     "kb lexical + rescue": RetrievalOptions(semantic=False, rescue=True, upstream=False),
-    "kb hybrid + rescue": RetrievalOptions(),
+    "kb hybrid": RetrievalOptions(rescue=False, upstream=False),
+    "kb hybrid + rescue": RetrievalOptions(upstream=False),
 }
 
 
@@ -76,17 +82,21 @@ class Bm25:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--embedder", default="none")
+    parser.add_argument("--questions", type=Path, default=None,
+                        help="a question set of the same format, measured alone")
     args = parser.parse_args()
     if args.embedder == "local":  # embed each text once across runs (a cache outside the repository)
         import embedding_cache
 
         print(f"embedding cache: {embedding_cache.install()}", file=sys.stderr)
-    items = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    items = [json.loads(line) for line in (args.questions or QUESTIONS).read_text().splitlines() if line.strip()]
     items = [i for i in items if i["answerable"]]
-    items += [{**json.loads(line), "corpus": "packs", "split": half(json.loads(line)["query"]), "examples": True}
-              for line in EXAMPLES.read_text().splitlines() if line.strip()]
+    if not args.questions:  # the example questions of the packs, with the suite only
+        items += [{**json.loads(line), "corpus": "packs", "split": half(json.loads(line)["query"]), "examples": True}
+                  for line in EXAMPLES.read_text().splitlines() if line.strip()]
     modes = dict(MODES) if args.embedder != "none" else {k: v for k, v in MODES.items() if "hybrid" not in k}
     scores: dict[tuple[str, str], list[Any]] = {}
+    rescued: dict[tuple[str, str], list[int]] = {}  # (mode, group) -> [appended, right page, new right page]
     with tempfile.TemporaryDirectory(prefix="kb-support-") as tmp_name:
         tmp = Path(tmp_name)
         corpora = {"packs": build(tmp, "packs", ROOT.parent / "examples" / "packs", args.embedder)}
@@ -108,6 +118,15 @@ def main() -> int:
                                options=options)
                 for g in groups:
                     scores.setdefault((name, g), []).append(score_case(item["query"], expected, res["excerpts"], 5))
+                extra = [e for e in res["excerpts"] if e.get("reason") == "rescue"]
+                if extra:
+                    right = any(matches(x, extra[0]) for x in expected)
+                    before = any(matches(x, e) for x in expected for e in res["excerpts"] if e is not extra[0])
+                    for g in groups:
+                        tally = rescued.setdefault((name, g), [0, 0, 0])
+                        tally[0] += 1
+                        tally[1] += right
+                        tally[2] += right and not before
             found = bm25[(item["corpus"], partition_of_audience(item["audience"]))].ask(item["query"])
             for g in groups:
                 scores.setdefault(("bm25s", g), []).append(score_case(item["query"], expected, found, 5))
@@ -122,6 +141,9 @@ def main() -> int:
             n = len(cases)
             print(f"{name:<22}{group:<16}{n:>4}{sum(c.ndcg for c in cases) / n:>10.4f}"
                   f"{sum(c.recall for c in cases) / n:>10.4f}{sum(c.rr for c in cases) / n:>8.4f}")
+    print("\nrescue: questions given a rescued passage / of a right page / a right page not listed without it")
+    for (name, group), (appended, right, new) in sorted(rescued.items()):
+        print(f"{name:<22}{group:<16}{appended:>4}{right:>6}{new:>6}")
     return 0
 
 

@@ -58,7 +58,8 @@ def main() -> int:
         item["overlap"] = shared(item["query"], item["expected"])
         over = len(item["overlap"]) > MAX_SHARED
         bad += over
-        print(f"{'OVER ' if over else ''}{len(item['overlap'])} {item['overlap']}  {item['query']}  -> {item['expected']}")
+        print(f"{'OVER ' if over else ''}{len(item['overlap'])} {item['overlap']}  {item['query']}"
+              f"  -> {item['expected']}")
     counts = [len(i.get("overlap", [])) for i in items]
     print(f"{len(items)} questions: {counts.count(0)} share no term with their page, {counts.count(1)} share one, "
           f"{bad} over {MAX_SHARED} or missing")
