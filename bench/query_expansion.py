@@ -2,7 +2,7 @@
 kb's lexical ranking on the support suite? (Issue 14: "expansion of the question through the
 co-occurrence space before the BM25 search".)
 
-    python bench/query_expansion.py [--split tune|heldout]
+    python bench/query_expansion.py [--split tune|heldout] [--questions FILE]
 
 For each answerable question of ``bench/support_questions.jsonl`` and
 ``examples/questions.jsonl`` in the chosen half (decide on ``tune``; report ``heldout`` only
@@ -10,6 +10,8 @@ for a variant that is kept), the question is folded into the bot's rescue model 
 folds it, and the ``m`` terms of the corpus nearest to it (cosine of the term vectors, at
 least ``threshold``, not already in the question) are appended to the question before the
 lexical search. Prints nDCG@10 per variant beside the unexpanded question, same index, same run.
+``--questions FILE`` reads another set of the same format alone (for example
+``bench/vocab_mismatch_questions.jsonl``).
 """
 
 from __future__ import annotations
@@ -33,16 +35,19 @@ from knowledge.evaluation import score_case  # noqa: E402
 from knowledge.refresh import rescue_build  # noqa: E402
 from knowledge.retrieve.service import RetrievalRequest, retrieve  # noqa: E402
 
-VARIANTS = [(0, 0.0), (1, 0.5), (1, 0.7), (2, 0.5), (2, 0.7), (3, 0.5), (3, 0.7)]
+VARIANTS = [(0, 0.0), (1, 0.5), (1, 0.7), (2, 0.5), (2, 0.7), (3, 0.5), (3, 0.7), (5, 0.5)]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="tune", choices=("tune", "heldout"))
+    parser.add_argument("--questions", type=Path, default=None, help="a question set of the same format, alone")
     args = parser.parse_args()
-    items = [i for i in map(json.loads, filter(str.strip, QUESTIONS.read_text().splitlines())) if i["answerable"]]
-    items += [{**i, "corpus": "packs", "split": half(i["query"])}
-              for i in map(json.loads, filter(str.strip, EXAMPLES.read_text().splitlines()))]
+    source = args.questions or QUESTIONS
+    items = [i for i in map(json.loads, filter(str.strip, source.read_text().splitlines())) if i["answerable"]]
+    if not args.questions:
+        items += [{**i, "corpus": "packs", "split": half(i["query"])}
+                  for i in map(json.loads, filter(str.strip, EXAMPLES.read_text().splitlines()))]
     items = [i for i in items if i["split"] == args.split]
     with tempfile.TemporaryDirectory(prefix="kb-expansion-") as tmp_name:
         tmp = Path(tmp_name)
