@@ -204,7 +204,9 @@ def instructions(name: str, *, lambda_env: bool = True) -> float | None:
         return int(found.group(1).replace(",", ""))
 
     prelude = "import importlib, json, sys, time"
-    return (count(f"{prelude}; importlib.import_module('functions.{name}.handler')") - count(prelude)) / 1e6
+    work = (f"{prelude}\n{FLOOR_CODE}" if name == FLOOR
+            else f"{prelude}; importlib.import_module('functions.{name}.handler')")
+    return (count(work) - count(prelude)) / 1e6
 
 
 def asset_sizes() -> tuple[dict[str, int], dict[str, int]]:
@@ -305,9 +307,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{statistics.median(figures.cpu):7.0f} {later:10.0f}  "
               f"{verdict:14} {counted}{names or '-'}", flush=True)
     floor = measure(FLOOR, max(1, args.runs), lambda_env=lambda_env)
+    floor_counted = ""
+    if args.instructions:
+        millions = instructions(FLOOR, lambda_env=lambda_env)
+        floor_counted = f", {millions:.0f} M instr" if millions is not None else ""
     print(f"{FLOOR}: {statistics.median(floor.imports):.0f} ms (min {min(floor.imports):.0f}, "
-          f"max {max(floor.imports):.0f}, cpu {statistics.median(floor.cpu):.0f}): the part of every figure "
-          "above that no code of ours can remove, measured in this run")
+          f"max {max(floor.imports):.0f}, cpu {statistics.median(floor.cpu):.0f}{floor_counted}): the part of "
+          "every figure above that no code of ours can remove, measured in this run")
     if not lambda_env:
         print("\n(--outside-lambda: Powertools tracing disabled, X-Ray sampling poller built)")
     print_sizes(*asset_sizes())

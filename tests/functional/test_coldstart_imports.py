@@ -26,7 +26,7 @@ from tests.lambda_support import fresh_lambda_env, function_env
 STATE_MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:kb"
 HANDLERS = ("ingest", "crawl", "retrieve", "admin_api", "authorizer", "scheduler")
 #: the functions whose cold start creates the OpenSearch client (their ``EAGER``)
-SEARCHING = frozenset({"ingest", "retrieve"})
+SEARCHING = frozenset({"retrieve"})
 NEVER = ("boto3", "s3transfer", "multiprocessing", "sqlite3", "tantivy", "numpy", "bs4", "lxml", "pypdf",
          "markdown_it", "sentence_transformers")
 #: the refresh pipeline and the source lifecycle: what only the functions that change sources use
