@@ -28,6 +28,8 @@ What a function defers is not hidden: the components ``build_aws_services`` left
 same process right after the import and timed. That is the extra cost of the first
 invocation that needs each of them (once per environment); ``+deferred`` is the sum, i.e.
 the worst case of a first invocation that needs all of them, and the last column names them.
+``opensearch-py`` is the client the search index creates for its first management call or
+write (queries go as plain signed HTTP, ``knowledge.adapters.aws.search_http``).
 Each function only defers what most of its invocations never touch (its ``EAGER`` tuple;
 ``tests/functional/test_handlers.py`` checks the usual invocations leave the rest uncreated).
 
@@ -127,6 +129,12 @@ PROBE = (
     "    t = time.perf_counter()\n"
     "    holder.get()\n"
     "    deferred[name] = (time.perf_counter() - t) * 1000.0\n"
+    "index = getattr(getattr(module, 'SERVICES', None), 'index', None)\n"
+    "client = getattr(index, 'client', None) if index is not None else None\n"
+    "if client is not None and getattr(client, '_full', 0) is None:  # search_http.QueryClient\n"
+    "    t = time.perf_counter()\n"
+    "    client.full\n"
+    "    deferred['opensearch-py'] = (time.perf_counter() - t) * 1000.0\n"
     "print(json.dumps({'import': cold, 'cpu': cpu, 'deferred': deferred}))\n"
 )
 
