@@ -28,6 +28,8 @@ What a function defers is not hidden: the components ``build_aws_services`` left
 same process right after the import and timed. That is the extra cost of the first
 invocation that needs each of them (once per environment); ``+deferred`` is the sum, i.e.
 the worst case of a first invocation that needs all of them, and the last column names them.
+``opensearch-py`` is the client the search index creates for its first management call or
+write (queries go as plain signed HTTP, ``knowledge.adapters.aws.search_http``).
 Each function only defers what most of its invocations never touch (its ``EAGER`` tuple;
 ``tests/functional/test_handlers.py`` checks the usual invocations leave the rest uncreated).
 
@@ -127,6 +129,12 @@ PROBE = (
     "    t = time.perf_counter()\n"
     "    holder.get()\n"
     "    deferred[name] = (time.perf_counter() - t) * 1000.0\n"
+    "index = getattr(getattr(module, 'SERVICES', None), 'index', None)\n"
+    "client = getattr(index, 'client', None) if index is not None else None\n"
+    "if client is not None and getattr(client, '_full', 0) is None:  # search_http.QueryClient\n"
+    "    t = time.perf_counter()\n"
+    "    client.full\n"
+    "    deferred['opensearch-py'] = (time.perf_counter() - t) * 1000.0\n"
     "print(json.dumps({'import': cold, 'cpu': cpu, 'deferred': deferred}))\n"
 )
 
@@ -204,7 +212,9 @@ def instructions(name: str, *, lambda_env: bool = True) -> float | None:
         return int(found.group(1).replace(",", ""))
 
     prelude = "import importlib, json, sys, time"
-    return (count(f"{prelude}; importlib.import_module('functions.{name}.handler')") - count(prelude)) / 1e6
+    work = (f"{prelude}\n{FLOOR_CODE}" if name == FLOOR
+            else f"{prelude}; importlib.import_module('functions.{name}.handler')")
+    return (count(work) - count(prelude)) / 1e6
 
 
 def asset_sizes() -> tuple[dict[str, int], dict[str, int]]:
@@ -305,9 +315,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{statistics.median(figures.cpu):7.0f} {later:10.0f}  "
               f"{verdict:14} {counted}{names or '-'}", flush=True)
     floor = measure(FLOOR, max(1, args.runs), lambda_env=lambda_env)
+    floor_counted = ""
+    if args.instructions:
+        millions = instructions(FLOOR, lambda_env=lambda_env)
+        floor_counted = f", {millions:.0f} M instr" if millions is not None else ""
     print(f"{FLOOR}: {statistics.median(floor.imports):.0f} ms (min {min(floor.imports):.0f}, "
-          f"max {max(floor.imports):.0f}, cpu {statistics.median(floor.cpu):.0f}): the part of every figure "
-          "above that no code of ours can remove, measured in this run")
+          f"max {max(floor.imports):.0f}, cpu {statistics.median(floor.cpu):.0f}{floor_counted}): the part of "
+          "every figure above that no code of ours can remove, measured in this run")
     if not lambda_env:
         print("\n(--outside-lambda: Powertools tracing disabled, X-Ray sampling poller built)")
     print_sizes(*asset_sizes())

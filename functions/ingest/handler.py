@@ -30,9 +30,11 @@ from knowledge.sources.base import INCOMING_PREFIX
 from knowledge.wiring import build_aws_services
 
 logger, tracer, metrics = powertools()
-#: clients created at the cold start: what the workflow's tasks use. Step Functions only
-#: serves S3 pack drops, so the first drop creates it (knowledge.wiring.Lazy)
-EAGER = ("dynamodb", "s3", "opensearch", "bedrock")
+#: clients created at the cold start: what every workflow task uses. Step Functions only
+#: serves S3 pack drops, and the index only the batches and commits of content that changed
+#: (a scheduled or nightly refresh of unchanged content, a pack drop or an upload's arrival
+#: never touch it): each is created by the first invocation that needs it (knowledge.wiring.Lazy)
+EAGER = ("dynamodb", "s3", "bedrock")
 SERVICES = build_aws_services(eager=EAGER)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from knowledge.api import models  # noqa: F401 - every question's body is validated with it (and pydantic)
 from knowledge.api.http import Response
 from knowledge.api.routes import dispatch
 from knowledge.entry.apigateway import event_response, request_from_event

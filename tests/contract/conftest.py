@@ -96,6 +96,17 @@ def _opensearch_index(request: pytest.FixtureRequest, tmp: Path) -> Any:
     return OpenSearchIndex(client, request.getfixturevalue("index_prefix"), dimension=8)
 
 
+def _opensearch_http_index(request: pytest.FixtureRequest, tmp: Path) -> Any:
+    """The Lambda functions' client: queries as plain HTTP (unsigned here), the rest through
+    opensearch-py."""
+    from knowledge.adapters.aws.opensearch_index import OpenSearchIndex
+    from knowledge.adapters.aws.search_http import QueryClient
+
+    client = request.getfixturevalue("search_client")
+    queries = QueryClient(request.getfixturevalue("osmem_search").url, None, credentials=None, full=lambda: client)
+    return OpenSearchIndex(queries, request.getfixturevalue("index_prefix"), dimension=8)
+
+
 STATE_ADAPTERS: dict[str, Factory] = {
     "sqlite": lambda request, tmp: SqliteStateStore(tmp / "state.db"),
     "dynamodb": _dynamodb_state,
@@ -103,6 +114,7 @@ STATE_ADAPTERS: dict[str, Factory] = {
 INDEX_ADAPTERS: dict[str, Factory] = {
     "tantivy": lambda request, tmp: TantivySearchIndex(tmp / "index"),
     "opensearch": _opensearch_index,
+    "opensearch-http": _opensearch_http_index,
 }
 BLOB_ADAPTERS: dict[str, Factory] = {
     "folder": lambda request, tmp: FolderBlobStore(tmp / "blobs"),

@@ -1,12 +1,20 @@
 """OpenSearch index specifics: request bodies (k-NN is checked by shape: osmem-server has no
 k-NN), mapping and aliases, routing, generations that share passage ids, per-bot statistics,
-the ``_analyze`` fallback, error translation and the SigV4 client."""
+the ``_analyze`` fallback, error translation, the SigV4 client and the plain-HTTP query client
+(``search_http``: every test against osmem-server runs through opensearch-py and through it)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import http.server
 import itertools
-from typing import Any
+import json
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any, ClassVar
 
 import pytest
 import requests
@@ -25,8 +33,15 @@ from knowledge.adapters.aws.opensearch_index import (
     lexical_query,
     search_filters,
 )
+from knowledge.adapters.aws.search_http import (
+    QueryClient,
+    SearchBadRequest,
+    SearchHttpError,
+    SearchNotFound,
+    SearchUnreachable,
+)
 from knowledge.adapters.local.tantivy_index import build_analyzer
-from knowledge.errors import BackendError
+from knowledge.errors import BackendError, Code
 from knowledge.model import Passage, PassageRef
 
 
@@ -35,9 +50,15 @@ def passage(pid: str, text: str, *, bot: str = "b1", gen: int = 1, vis: str = "p
                    title="T", path="a.md", breadcrumb="A", text=text, visibility=vis, **kw)
 
 
-@pytest.fixture
-def index(search_client: Any, index_prefix: str) -> OpenSearchIndex:
-    return OpenSearchIndex(search_client, index_prefix, dimension=4)
+@pytest.fixture(params=["opensearch-py", "http"])
+def index(request: pytest.FixtureRequest, search_client: Any, index_prefix: str) -> OpenSearchIndex:
+    """Through opensearch-py, and through the Lambda functions' client (queries as plain HTTP,
+    management and writes through opensearch-py)."""
+    if request.param == "opensearch-py":
+        return OpenSearchIndex(search_client, index_prefix, dimension=4)
+    url = request.getfixturevalue("osmem_search").url
+    return OpenSearchIndex(QueryClient(url, None, credentials=None, full=lambda: search_client), index_prefix,
+                           dimension=4)
 
 
 # -- request bodies (pure) -------------------------------------------------------------------
@@ -211,7 +232,8 @@ def test_search_errors_become_backend_errors(index):
     index.write("b1", [passage("a", "alpha", vector=[1.0, 0.0, 0.0, 0.0])])
     with pytest.raises(BackendError) as info:  # osmem-server rejects k-NN queries
         index.search_vector("b1", "customer", [1.0, 0.0, 0.0, 0.0], visibilities=["public"], source_gens=["s1:1"])
-    assert isinstance(info.value.__cause__, TransportError)
+    assert isinstance(info.value.__cause__, (TransportError, SearchBadRequest))
+    assert info.value.details == {"status": 400}
 
 
 def test_analyze_uses_the_server_english_analyzer(index):
@@ -293,6 +315,21 @@ def test_analyze_falls_back_to_the_local_english_analyzer():
             OpenSearchIndex(AnalyzeClient(error), "x").analyze(text)
 
 
+def test_analyze_falls_back_alike_on_the_http_client_s_errors():
+    text = "The withdrawals are processed in batches"
+    local = analysis.terms(text)
+    missing = AnalyzeClient(SearchNotFound(404, "no handler found"))
+    index = OpenSearchIndex(missing, "x")
+    assert index.analyze(text) == local and index.analyze(text) == local and missing.calls == 1
+    refused = AnalyzeClient(SearchBadRequest(400, "illegal_argument_exception"))
+    index = OpenSearchIndex(refused, "x")
+    index.analyze(text)
+    assert index.analyze(text) == local and refused.calls == 2
+    for error in (SearchHttpError(503, "unavailable"), SearchUnreachable("N/A", "EndpointConnectionError")):
+        with pytest.raises(BackendError):
+            OpenSearchIndex(AnalyzeClient(error), "x").analyze(text)
+
+
 class RacingClient:
     """Both processes saw no alias; this one lost the race to create the index."""
 
@@ -352,3 +389,151 @@ def test_signed_client_refreshes_its_credentials():
         build_opensearch_client("http://plain.example", "eu-west-1", session=FakeSession(credentials))
     with pytest.raises(BackendError):
         build_opensearch_client("search.example", "eu-west-1", session=FakeSession(None))
+
+
+# -- the plain-HTTP query client ---------------------------------------------------------------
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """A 127.0.0.1 server that records each request and answers what ``answers`` says."""
+
+    answers: ClassVar[list[tuple[int, Any]]] = []
+    seen: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.seen.append({"path": self.path, "headers": dict(self.headers), "body": body})
+        status, payload = self.answers.pop(0) if self.answers else (200, {"hits": {"hits": []}})
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass  # quiet
+
+
+@pytest.fixture
+def recorder() -> Iterator[tuple[str, type[Recorder]]]:
+    handler = type("Handler", (Recorder,), {"answers": [], "seen": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", handler
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def never_built() -> Any:
+    raise AssertionError("a query must not build the opensearch-py client")
+
+
+def test_http_queries_send_the_adapter_s_bodies_with_routing(recorder):
+    url, handler = recorder
+    index = OpenSearchIndex(QueryClient(url, None, credentials=None, full=never_built), "x", dimension=3)
+    kwargs: dict[str, Any] = {"visibilities": ["public"], "source_gens": ["s1:1"], "limit": 5}
+    assert index.search_lexical("b/1", "customer", "fees", **kwargs) == []
+    handler.answers.append((200, {"count": 7}))
+    assert index.count("b/1", "customer", ["s1:1"]) == 7
+    lexical, count = handler.seen
+    assert lexical["path"] == "/x-customer/_search?routing=b%2F1"
+    assert count["path"] == "/x-customer/_count?routing=b%2F1"
+    assert json.loads(lexical["body"]) == lexical_query("fees", search_filters("b/1", ["public"], ["s1:1"]), 5)
+    assert lexical["headers"]["Content-Type"] == "application/json"
+    assert "Authorization" not in lexical["headers"]  # unsigned: a local server only
+
+
+def test_http_errors_become_the_same_backend_errors(recorder):
+    url, handler = recorder
+    index = OpenSearchIndex(QueryClient(url, None, credentials=None, full=never_built), "x", dimension=3)
+    kwargs: dict[str, Any] = {"visibilities": ["public"], "source_gens": ["s1:1"]}
+    handler.answers.append((404, {"error": {"type": "index_not_found_exception"}, "status": 404}))
+    assert index.search_lexical("b1", "customer", "fees", **kwargs) == []  # a partition never written
+    handler.answers.append((503, {"error": {"type": "cluster_block_exception"}, "status": 503}))
+    with pytest.raises(BackendError) as info:
+        index.search_lexical("b1", "customer", "fees", **kwargs)
+    assert info.value.code == Code.INTERNAL and info.value.details == {"status": 503}
+    assert isinstance(info.value.__cause__, SearchHttpError) and info.value.__cause__.error == "cluster_block_exception"
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    unreachable = OpenSearchIndex(QueryClient(closed, None, credentials=None, full=never_built, timeout=2), "x")
+    with pytest.raises(BackendError) as info:
+        unreachable.count("b1", "customer", ["s1:1"])
+    assert isinstance(info.value.__cause__, SearchUnreachable) and not info.value.details  # no status: no answer
+
+
+def test_http_queries_are_signed_with_credentials_renewed_per_request():
+    issued = (f"AKID{n}" for n in itertools.count(1))
+
+    def refresh() -> dict[str, str]:
+        expiry = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)  # inside the refresh window: renewed per use
+        return {"access_key": next(issued), "secret_key": "secret", "token": "session-token",
+                "expiry_time": expiry.isoformat()}
+
+    from botocore.awsrequest import AWSRequest
+
+    credentials = RefreshableCredentials.create_from_metadata(refresh(), refresh, "test")
+    client = QueryClient("https://search-kb.eu-west-1.es.amazonaws.com", "eu-west-1", credentials=credentials,
+                         full=never_built)
+    assert client.base == "https://search-kb.eu-west-1.es.amazonaws.com:443"
+    signed = []
+    for _ in range(2):
+        request = AWSRequest(method="POST", url=f"{client.base}/kb-customer/_search?routing=b1", data=b'{"size":1}',
+                             headers={"Content-Type": "application/json"})
+        client._sign(request)
+        signed.append(request.headers)
+    keys = [h["Authorization"].split("Credential=")[1].split("/")[0] for h in signed]
+    assert keys[0] != keys[1] and all(k.startswith("AKID") for k in keys)
+    assert "/eu-west-1/es/aws4_request" in signed[0]["Authorization"]
+    assert "x-amz-content-sha256" in signed[0]["Authorization"]  # the body's hash is signed
+    assert signed[0]["X-Amz-Content-SHA256"] == hashlib.sha256(b'{"size":1}').hexdigest()
+    assert signed[0]["X-Amz-Security-Token"] == "session-token"
+    with pytest.raises(ValueError):  # plain HTTP is for an unsigned local server only
+        QueryClient("http://plain.example", "eu-west-1", credentials=credentials, full=never_built)
+
+
+def test_the_functions_client_queries_over_http_and_manages_through_opensearch_py():
+    from knowledge.adapters.aws.opensearch_index import build_query_client
+
+    credentials = RefreshableCredentials.create_from_metadata(
+        {"access_key": "AKID", "secret_key": "s", "token": "t",
+         "expiry_time": (dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).isoformat()}, lambda: {}, "test")
+    client = build_query_client("search-kb.eu-west-1.es.amazonaws.com", "eu-west-1", session=FakeSession(credentials))
+    assert isinstance(client, QueryClient) and client._full is None
+    full = client.full  # what index management and writes go through: the SigV4 opensearch-py client
+    assert isinstance(full.transport.get_connection(), RequestsHttpConnection) and client.full is full
+    assert client.indices.exists_alias.__self__ is full.indices  # type: ignore[attr-defined]
+    with pytest.raises(BackendError):
+        build_query_client("search.example", "eu-west-1", session=FakeSession(None))
+    with pytest.raises(ValueError):
+        build_query_client("http://plain.example", "eu-west-1", session=FakeSession(credentials))
+
+
+def test_http_queries_are_traced_as_remote_subsegments_when_x_ray_is_loaded(recorder, monkeypatch):
+    import contextlib
+    import types
+
+    url, handler = recorder
+    opened: list[tuple[str, dict[str, Any]]] = []
+
+    @contextlib.contextmanager
+    def in_subsegment(name: str, **kwargs: Any) -> Iterator[None]:
+        opened.append((name, kwargs))
+        yield
+
+    # what the Powertools Tracer loads in Lambda; the client never imports it itself
+    fake = types.SimpleNamespace(xray_recorder=types.SimpleNamespace(in_subsegment=in_subsegment))
+    client = QueryClient(url, None, credentials=None, full=never_built)
+    monkeypatch.delitem(sys.modules, "aws_xray_sdk.core", raising=False)
+    client.search(index="x-customer", body={"size": 0}, routing="b1")
+    assert opened == []
+    monkeypatch.setitem(sys.modules, "aws_xray_sdk.core", fake)
+    client.search(index="x-customer", body={"size": 0}, routing="b1")
+    client.indices.analyze(body={"text": "fees"})
+    assert opened == [("opensearch _search", {"namespace": "remote"}), ("opensearch _analyze", {"namespace": "remote"})]
+    assert len(handler.seen) == 3

@@ -4,12 +4,15 @@ usual invocations need and for no others (``bench/coldstart.py`` times it).
 
 * boto3 (and with it s3transfer and multiprocessing) is never imported: the composition root
   uses botocore's session and clients, and the DynamoDB store writes typed values itself;
-* asyncio is imported only by the functions that create the OpenSearch client at their cold
-  start (``opensearchpy`` needs it); the X-Ray SDK's wrapt must not (wrapt 2 imports asyncio
+* neither opensearch-py nor requests nor asyncio: the functions' search client sends queries as
+  plain signed HTTP and loads opensearch-py for index management and writes only, when first
+  made; the X-Ray SDK's wrapt must not import asyncio either (wrapt 2 imports asyncio
   and importlib.metadata at import: ``pyproject.toml`` keeps it below 2);
 * nothing of the embedded deployment or of extraction (SQLite, tantivy, numpy, parsers);
 * the functions that only answer (retrieve, the authorizer) load neither the source lifecycle
-  nor the refresh pipeline (the admin routes import them on first use).
+  nor the refresh pipeline (the admin routes import them on first use);
+* pydantic and the API's body models only where every invocation validates a body (retrieve):
+  the admin routes load them with the first route that takes a body (most admin calls are GETs).
 """
 
 from __future__ import annotations
@@ -25,14 +28,14 @@ from tests.lambda_support import fresh_lambda_env, function_env
 
 STATE_MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:kb"
 HANDLERS = ("ingest", "crawl", "retrieve", "admin_api", "authorizer", "scheduler")
-#: the functions whose cold start creates the OpenSearch client (their ``EAGER``)
-SEARCHING = frozenset({"ingest", "retrieve"})
 NEVER = ("boto3", "s3transfer", "multiprocessing", "sqlite3", "tantivy", "numpy", "bs4", "lxml", "pypdf",
          "markdown_it", "sentence_transformers")
 #: the refresh pipeline and the source lifecycle: what only the functions that change sources use
 PIPELINE = ("knowledge.lifecycle", "knowledge.refresh.pipeline", "knowledge.sources.registry")
 ANSWERING = frozenset({"retrieve", "authorizer"})
-WATCHED = (*NEVER, *PIPELINE, "asyncio", "opensearchpy", "requests", "wrapt")
+#: the functions whose every invocation validates a JSON body with the API's models
+VALIDATING = frozenset({"retrieve"})
+WATCHED = (*NEVER, *PIPELINE, "asyncio", "opensearchpy", "requests", "wrapt", "pydantic", "knowledge.api.models")
 
 PROBE = (
     "import importlib, json, sys\n"
@@ -60,10 +63,15 @@ def test_a_cold_start_imports_what_the_function_uses_and_no_more(name: str, tmp_
     assert "wrapt" in loaded and int(report["wrapt"].split(".")[0]) < 2  # X-Ray's patching, the light wrapt
     if name in ANSWERING:
         assert not loaded & set(PIPELINE), f"{name} imports {sorted(loaded & set(PIPELINE))} at its cold start"
-    if name in SEARCHING:
-        assert {"opensearchpy", "requests", "asyncio"} <= loaded
+    validating = {"pydantic", "knowledge.api.models"}
+    if name in VALIDATING:
+        assert validating <= loaded
     else:
-        assert not loaded & {"opensearchpy", "requests", "asyncio"}, f"{name}: {sorted(loaded)}"
+        assert not loaded & validating, f"{name} imports {sorted(loaded & validating)} at its cold start"
+    # retrieve creates its search client at the cold start: queries go as plain signed HTTP
+    # (search_http), so no function loads opensearch-py (nor requests, nor asyncio) before an
+    # index management call or a write needs it
+    assert not loaded & {"opensearchpy", "requests", "asyncio"}, f"{name}: {sorted(loaded)}"
 
 
 def test_the_default_session_is_botocore_s_in_the_region_the_function_runs_in(monkeypatch: pytest.MonkeyPatch) -> None:

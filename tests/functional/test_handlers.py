@@ -766,9 +766,17 @@ def test_each_function_defers_only_clients_its_usual_invocations_do_not_touch(
         aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
     source_id = pack_source(aws, "wallet", [WITHDRAW, FEES])
     ingest, ingest_session = handler_services(aws, "ingest", monkeypatch)
+    assert set(deferred_of(ingest)) == {"stepfunctions", "opensearch"}
+    # the usual refresh (scheduled or nightly) finds its content unchanged: no index, no workflow
     assert run_refresh(aws, source_id, "exec-lazy")["status"] == "indexed"
-    assert not deferred_of(ingest)["stepfunctions"].created  # a refresh's tasks never start one
+    ingest, ingest_session = handler_services(aws, "ingest", monkeypatch)
+    assert run_refresh(aws, source_id, "exec-lazy-again")["status"] == "skipped"
+    assert not any(holder.created for holder in deferred_of(ingest).values())
     assert set(ingest_session.created) == {"dynamodb", "s3"}
+    # content that changed is written by the first batch: the index is created then, once
+    put_pack(aws, "wallet", [WITHDRAW])
+    assert run_refresh(aws, source_id, "exec-lazy-changed")["status"] == "indexed"
+    assert deferred_of(ingest)["opensearch"].created and not deferred_of(ingest)["stepfunctions"].created
 
     token = create_token(aws.services, BOT, ["knowledge:read"])
     retrieve, retrieve_session = handler_services(aws, "retrieve", monkeypatch)

@@ -305,11 +305,11 @@ def build_aws_services(
         return lambda: create(service, region_name=region, config=config)
 
     def search_index() -> Any:
-        from .adapters.aws.opensearch_index import OpenSearchIndex, build_opensearch_client
+        from .adapters.aws.opensearch_index import OpenSearchIndex, build_query_client
 
         search = search_client
-        if search is None:
-            search = build_opensearch_client(settings.search_endpoint, region, session=session)
+        if search is None:  # queries as signed HTTP; management and writes load opensearch-py when first made
+            search = build_query_client(settings.search_endpoint, region, session=session)
         return OpenSearchIndex(search, settings.index_prefix, dimension=settings.dimension,
                                shards=settings.shards, replicas=settings.replicas, read_roles=settings.read_roles)
 

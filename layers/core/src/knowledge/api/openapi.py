@@ -18,7 +18,8 @@ REF = "#/components/schemas/{model}"
 
 
 def ref(model: Any) -> dict[str, Any]:
-    return {"$ref": REF.format(model=model.__name__)}
+    """A reference to a model's schema: the model, or its name (as the route table gives it)."""
+    return {"$ref": REF.format(model=model if isinstance(model, str) else model.__name__)}
 
 
 def schemas() -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """Route definitions shared by API Gateway (Lambda) and the embedded server.
 
 Each route names its method, path template, required scope, handler and the models of its
-bodies (``models.py``; ``openapi.py`` publishes their schemas). ``dispatch`` is the only
+bodies (``models.py``; ``openapi.py`` publishes their schemas), by name: pydantic and the
+models load with the first route that has a body (or the document), never for a cold start
+whose invocations only read (most admin calls are GETs). ``dispatch`` is the only
 entry point: it authenticates, authorises against the path's bot, validates the body with
 the route's model, runs the handler and turns any error into the documented
 ``{"error": {...}}`` shape. ``HEAD`` is answered as ``GET`` (the transport sends no body).
@@ -15,23 +17,24 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel
 
 from ..errors import InvalidInput, NotFound
 from ..model import Source, Token, valid_bot_id
 from ..ports import Services
 from ..retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
-from . import models, responses, views
+from . import views
 from .auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, authenticate, authorize, issue_token
-from .citations import validate_citations
 from .http import Request, Response, encodable, error_response
 from .ratelimit import TokenBucket
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from .. import lifecycle
+    from . import models
 
 
 def _lifecycle() -> ModuleType:
@@ -86,20 +89,30 @@ class Route:
     scope: str | None
     handler: Handler
     summary: str
-    #: the model of the JSON body (None: no JSON body)
-    body: type[BaseModel] | None = None
+    #: the name of the JSON body's model in ``models`` (None: no JSON body)
+    body: str | None = None
     body_required: bool = False
     #: the body is raw bytes (an upload), not JSON
     raw_body: bool = False
     ok: int = 200
-    #: the model of the success body (None: no body)
-    response: type[BaseModel] | None = None
+    #: the name of the success body's model in ``responses`` (None: no body)
+    response: str | None = None
     #: error statuses this route may answer besides 400/401/403/429/500
     errors: tuple[int, ...] = ()
     #: rate limited per token (429), counted before the body is read
     limited: bool = False
     #: optional query parameters, for the document: (name, description, JSON Schema)
     query: tuple[tuple[str, str, dict[str, Any]], ...] = ()
+
+    @property
+    def body_model(self) -> type[BaseModel] | None:
+        """The body's model class (imports ``models``, and pydantic with it)."""
+        return None if self.body is None else _model("models", self.body)
+
+    @property
+    def response_model(self) -> type[BaseModel] | None:
+        """The success body's model class (imports ``responses``, and pydantic with it)."""
+        return None if self.response is None else _model("responses", self.response)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -110,6 +123,10 @@ class Route:
     def operation_id(self) -> str:
         head, *rest = self.handler.__name__.split("_")
         return head + "".join(part.title() for part in rest)
+
+
+def _model(module: str, name: str) -> Any:
+    return getattr(import_module(f"{__package__}.{module}"), name)
 
 
 BOT = "/api/bots/{botID}"
@@ -217,6 +234,8 @@ def post_retrieval_test(ctx: Context) -> Response:
 
 
 def validate_citations_route(ctx: Context) -> Response:
+    from .citations import validate_citations
+
     return Response(200, validate_citations(ctx.services, ctx.bot, ctx.body))
 
 
@@ -394,85 +413,85 @@ S = f"{KB}/sources/{{sourceID}}"
 
 ROUTES: list[Route] = [
     Route("GET", f"{KB}/sources", SCOPE_READ, list_sources, "List the bot's sources, heaviest first",
-          response=responses.SourceList),
+          response="SourceList"),
     Route("POST", f"{KB}/sources", SCOPE_WRITE, create_source, "Create a source (queued for indexing)",
-          body=models.SourceCreate, body_required=True, ok=201, response=responses.Source, errors=(409,)),
-    Route("GET", S, SCOPE_READ, get_source, "One source with its status", response=responses.Source, errors=(404,)),
+          body="SourceCreate", body_required=True, ok=201, response="Source", errors=(409,)),
+    Route("GET", S, SCOPE_READ, get_source, "One source with its status", response="Source", errors=(404,)),
     Route("PATCH", S, SCOPE_WRITE, patch_source,
           "Change a source; a new config or visibility queues a refresh, name and priority apply at once",
-          body=models.SourcePatch, body_required=True, response=responses.Source, errors=(404,)),
+          body="SourcePatch", body_required=True, response="Source", errors=(404,)),
     Route("DELETE", S, SCOPE_WRITE, delete_source,
           "Delete a source with its documents and passages (409 while an active agent selects it)",
           ok=204, errors=(404, 409)),
     Route("POST", f"{S}/upload", SCOPE_WRITE, upload_source, "Upload the file of a file source (at most 8 MB)",
-          raw_body=True, body_required=True, ok=202, response=responses.Source, errors=(404, 409, 413)),
+          raw_body=True, body_required=True, ok=202, response="Source", errors=(404, 409, 413)),
     Route("POST", f"{S}/upload-url", SCOPE_WRITE, upload_url,
           "A short-lived presigned form to send the file (up to 8 MB) straight to the store; the refresh "
           "is queued once it lands (400 not_supported where uploads go through POST .../upload only)",
-          response=responses.UploadUrl, errors=(404, 409)),
+          response="UploadUrl", errors=(404, 409)),
     Route("POST", f"{S}/refresh", SCOPE_WRITE, refresh_source, "Queue a refresh (unchanged content is skipped)",
-          body=models.Refresh, ok=202, response=responses.Source, errors=(404, 409)),
+          body="Refresh", ok=202, response="Source", errors=(404, 409)),
     Route("POST", f"{S}/cancel", SCOPE_WRITE, cancel_source,
           "Stop the current or queued run; the previous content keeps answering",
-          ok=202, response=responses.Source, errors=(404, 409)),
+          ok=202, response="Source", errors=(404, 409)),
     Route("POST", f"{S}/disable", SCOPE_WRITE, disable_source, "Remove the source from every search at once",
-          response=responses.Source, errors=(404,)),
+          response="Source", errors=(404,)),
     Route("POST", f"{S}/enable", SCOPE_WRITE, enable_source, "Enable a disabled source and queue it",
-          ok=202, response=responses.Source, errors=(404, 409)),
+          ok=202, response="Source", errors=(404, 409)),
     Route("GET", f"{S}/index-status", SCOPE_READ, source_index_status,
-          "Status, attempts, counters, error code and lastIndexedAt", response=responses.IndexStatus, errors=(404,)),
+          "Status, attempts, counters, error code and lastIndexedAt", response="IndexStatus", errors=(404,)),
     Route("GET", f"{S}/documents", SCOPE_READ, list_documents, "A source's documents",
-          response=responses.DocumentList, errors=(404,)),
+          response="DocumentList", errors=(404,)),
     Route("GET", f"{KB}/index", SCOPE_READ, get_index, "What is indexed: builtAt, totals, per-source rows",
-          response=responses.Index),
+          response="Index"),
     Route("POST", f"{KB}/reindex", SCOPE_WRITE, post_reindex, "Re-index every source of the bot",
-          body=models.Reindex, ok=202, response=responses.Accepted),
+          body="Reindex", ok=202, response="Accepted"),
     Route("POST", f"{KB}/retrieve", SCOPE_READ, post_retrieve, "Grounded excerpts for a question",
-          body=models.RetrievalBody, body_required=True, response=responses.Retrieval, errors=(404, 409)),
+          body="RetrievalBody", body_required=True, response="Retrieval", errors=(404, 409)),
     Route("POST", f"{KB}/retrieval-test", SCOPE_READ, post_retrieval_test,
           "Retrieval without a model, rate limited per token; with each excerpt's signals and the "
           "confidence components",
-          body=models.RetrievalTestBody, body_required=True, response=responses.Retrieval, errors=(404, 409),
+          body="RetrievalTestBody", body_required=True, response="Retrieval", errors=(404, 409),
           limited=True),
     Route("POST", f"{KB}/citations/validate", SCOPE_READ, validate_citations_route,
           "Check the citations of an answer against what its retrieval served",
-          body=models.CitationCheck, body_required=True, response=responses.CitationValid, errors=(404, 422)),
+          body="CitationCheck", body_required=True, response="CitationValid", errors=(404, 422)),
     Route("GET", f"{KB}/live", SCOPE_READ, list_live_tables,
-          "The bot's live sources, each with the rows of every table stored for it", response=responses.LiveList),
+          "The bot's live sources, each with the rows of every table stored for it", response="LiveList"),
     Route("PUT", f"{KB}/live/{{table}}", SCOPE_WRITE, put_live_table,
           "Replace one table of the bot's live source at once (read at answer time, never indexed)",
-          body=models.LiveTablePut, body_required=True, response=responses.LiveTable, errors=(404,),
+          body="LiveTablePut", body_required=True, response="LiveTable", errors=(404,),
           query=(("sourceId", "the live source (needed only when the bot has several)", {"type": "string"}),)),
     Route("GET", f"{KB}/gaps", SCOPE_READ, list_gaps,
-          "What was asked that nothing answered, clustered, most frequent first", response=responses.GapList,
+          "What was asked that nothing answered, clustered, most frequent first", response="GapList",
           query=(("audience", "customer, public or operator (all when left out)",
                   {"type": "string", "enum": ["customer", "public", "operator"]}),
                  ("since", "only gaps from this time: Unix seconds or an ISO 8601 time", {"type": "string"}))),
     Route("POST", f"{KB}/gaps/recheck", SCOPE_WRITE, recheck_gaps,
           "Ask each gap cluster's examples again; nowAnswers marks the clusters that now answer",
-          body=models.GapRecheck, response=responses.GapList),
+          body="GapRecheck", response="GapList"),
     Route("POST", f"{KB}/articles/from-ticket", SCOPE_WRITE, article_from_ticket,
           "Redact a resolved ticket and make it a draft article (searchable only once published)",
-          body=models.TicketArticle, body_required=True, ok=201, response=responses.DraftArticle),
+          body="TicketArticle", body_required=True, ok=201, response="DraftArticle"),
     Route("GET", AGENTS, SCOPE_READ, list_agents, "The bot's agents with their selected sources",
-          response=responses.AgentList),
+          response="AgentList"),
     Route("GET", f"{AGENTS}/{{agentID}}", SCOPE_READ, get_agent, "An agent and its selected sources",
-          response=responses.Agent, errors=(404,)),
+          response="Agent", errors=(404,)),
     Route("PUT", f"{AGENTS}/{{agentID}}", SCOPE_WRITE, put_agent,
           "Create or replace an agent: status active|paused, at most 100 selected sources (none = all)",
-          body=models.AgentPut, body_required=True, response=responses.Agent),
+          body="AgentPut", body_required=True, response="Agent"),
     Route("POST", f"{BOT}/tokens", SCOPE_ADMIN, post_token,
-          "Create a token for this bot; its secret is in this answer only", body=models.TokenCreate,
-          body_required=True, ok=201, response=responses.TokenCreated),
+          "Create a token for this bot; its secret is in this answer only", body="TokenCreate",
+          body_required=True, ok=201, response="TokenCreated"),
     Route("GET", f"{BOT}/tokens", SCOPE_ADMIN, list_tokens, "The bot's tokens: scopes, created, last used, expiry",
-          response=responses.TokenList),
+          response="TokenList"),
     Route("DELETE", f"{BOT}/tokens/{{tokenID}}", SCOPE_ADMIN, delete_token, "Revoke a token (at once)",
           ok=204, errors=(404,)),
     Route("GET", f"{BOT}/settings", SCOPE_ADMIN, get_settings,
-          "The bot's settings; secrets only as whether they are set", response=responses.Settings),
+          "The bot's settings; secrets only as whether they are set", response="Settings"),
     Route("PATCH", f"{BOT}/settings", SCOPE_ADMIN, patch_settings,
           "Change the bot's settings (a new embedder takes effect at the next reindex); secrets are write-only",
-          body=models.SettingsPatch, body_required=True, response=responses.Settings),
+          body="SettingsPatch", body_required=True, response="Settings"),
     Route("GET", "/openapi.json", None, get_openapi, "This OpenAPI document"),
 ]
 
@@ -532,7 +551,9 @@ def dispatch(services: Services, request: Request, *, limiter: TokenBucket | Non
         if route.body is not None:
             if route.body_required and not request.body:
                 raise InvalidInput("this route needs a JSON body")
-            ctx.body = models.parse(route.body, request.json())
+            from .models import parse  # with pydantic: only the routes that take a body load them
+
+            ctx.body = parse(route.body_model, request.json())  # type: ignore[arg-type]
         return route.handler(ctx)
     except Exception as exc:  # noqa: BLE001 - the one place every error becomes an HTTP answer
         return error_response(exc)

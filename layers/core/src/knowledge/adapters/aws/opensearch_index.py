@@ -46,15 +46,12 @@ a search).
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
-
-from opensearchpy import OpenSearch, RequestsHttpConnection, helpers
-from opensearchpy.exceptions import ConnectionError as SearchConnectionError
-from opensearchpy.exceptions import NotFoundError, OpenSearchException, RequestError, TransportError
 
 from ... import analysis
 from ...errors import BackendError
@@ -68,6 +65,10 @@ from ...model import (
     partition_of_visibility,
     stable_id,
 )
+from .search_http import SearchBadRequest, SearchHttpError, SearchNotFound, SearchUnreachable
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
 
 INDEX_VERSION = "v2"
 DEFAULT_DIMENSION = 1024
@@ -81,6 +82,38 @@ SCAN_PAGE = 1000
 #: the order a corpus scan walks in: exact keywords whose pair is unique among the generations
 #: scanned (``search_after`` needs a total order; the document ``_id`` is not sortable everywhere)
 SCAN_SORT = [{"source_gen": "asc"}, {"id": "asc"}]
+
+
+class _ErrorKinds(NamedTuple):
+    """The exception classes of each kind of failure a client raises."""
+
+    not_found: tuple[type[Exception], ...]  # 404
+    failed: tuple[type[Exception], ...]  # any failure of the client
+    request: tuple[type[Exception], ...]  # 400 (``error``: the server's error type)
+    connection: tuple[type[Exception], ...]  # no answer
+    transport: tuple[type[Exception], ...]  # an HTTP status (``status_code``), or no answer
+
+
+_HTTP_ERRORS = _ErrorKinds((SearchNotFound,), (SearchHttpError,), (SearchBadRequest,), (SearchUnreachable,),
+                           (SearchHttpError,))
+_BOTH_ERRORS: list[_ErrorKinds] = []
+
+
+def _errors() -> _ErrorKinds:
+    """What each ``except`` catches: the errors of the HTTP read path (``search_http``) and,
+    once opensearch-py is loaded, its own (none of them can be raised before: the module
+    does not import opensearch-py for a process that only queries)."""
+    if _BOTH_ERRORS:
+        return _BOTH_ERRORS[0]
+    if "opensearchpy" not in sys.modules:
+        return _HTTP_ERRORS
+    from opensearchpy import exceptions as found
+
+    both = _ErrorKinds(*((*own, theirs) for own, theirs in zip(_HTTP_ERRORS, (
+        found.NotFoundError, found.OpenSearchException, found.RequestError, found.ConnectionError,
+        found.TransportError), strict=True)))
+    _BOTH_ERRORS.append(both)
+    return both
 
 
 def _analyze_chain() -> dict[str, Any]:
@@ -322,10 +355,11 @@ class OpenSearchIndex:
                         self.client.indices.create(index=index_name(self.prefix, partition), body=body)
                     else:
                         self._move_alias(partition)
-                except RequestError as exc:
-                    if exc.error != "resource_already_exists_exception":  # another process won the race
+                except _errors().request as exc:
+                    # another process won the race
+                    if getattr(exc, "error", None) != "resource_already_exists_exception":
                         raise BackendError("cannot create the search index") from exc
-                except OpenSearchException as exc:
+                except _errors().failed as exc:
                     raise BackendError("cannot create the search index") from exc
                 if self.read_roles and not self._ready:
                     ensure_read_role(self.client, self.prefix, self.read_roles)
@@ -343,8 +377,8 @@ class OpenSearchIndex:
         body.pop("aliases")
         try:
             self.client.indices.create(index=current, body=body)
-        except RequestError as exc:
-            if exc.error != "resource_already_exists_exception":
+        except _errors().request as exc:
+            if getattr(exc, "error", None) != "resource_already_exists_exception":
                 raise
         actions: list[dict[str, Any]] = [{"remove": {"index": old, "alias": alias}} for old in sorted(held)]
         actions.append({"add": {"index": current, "alias": alias}})
@@ -375,9 +409,11 @@ class OpenSearchIndex:
                  "_source": _document(p, space)}
                 for p in items
             )
+            from opensearchpy import helpers  # writes go through opensearch-py (the full client)
+
             try:
-                ok, _ = helpers.bulk(self.client, actions, refresh="wait_for", chunk_size=_BULK_CHUNK,
-                                     max_chunk_bytes=_BULK_BYTES)
+                ok, _ = helpers.bulk(getattr(self.client, "full", self.client), actions, refresh="wait_for",
+                                     chunk_size=_BULK_CHUNK, max_chunk_bytes=_BULK_BYTES)
             except helpers.BulkIndexError as exc:
                 # the error items echo each rejected document: drop that copy of the passage
                 # text before the exception is chained (and maybe logged with its cause)
@@ -388,7 +424,7 @@ class OpenSearchIndex:
                 kinds = sorted({str(next(iter(e.values())).get("error", {}).get("type")) for e in exc.errors})
                 raise BackendError("search index write failed",
                                    details={"failed": len(exc.errors), "errors": kinds}) from exc
-            except OpenSearchException as exc:
+            except _errors().failed as exc:
                 raise self._failed("write", exc) from exc
             written += int(ok)
         return written
@@ -398,9 +434,9 @@ class OpenSearchIndex:
             try:
                 self.client.delete_by_query(index=self._alias(partition), body={"query": {"bool": {"filter": filters}}},
                                             routing=bot, refresh=True, conflicts="proceed")
-            except NotFoundError:
+            except _errors().not_found:
                 continue  # the partition was never written
-            except OpenSearchException as exc:
+            except _errors().failed as exc:
                 raise self._failed("delete", exc) from exc
 
     def delete_generation(self, bot: str, source_id: str, generation: int) -> None:
@@ -417,9 +453,9 @@ class OpenSearchIndex:
         alias = self._alias(partition)
         try:
             response = self.client.search(index=alias, body=body, routing=bot)
-        except NotFoundError:
+        except _errors().not_found:
             return []
-        except OpenSearchException as exc:
+        except _errors().failed as exc:
             raise self._failed("search", exc) from exc
         hits = []
         for rank, raw in enumerate(response["hits"]["hits"], start=1):
@@ -497,9 +533,9 @@ class OpenSearchIndex:
                 try:
                     response = self.client.search(index=alias, body=scan_query(filters, SCAN_PAGE, after),
                                                   routing=bot)
-                except NotFoundError:
+                except _errors().not_found:
                     break  # the partition was never written
-                except OpenSearchException as exc:
+                except _errors().failed as exc:
                     raise self._failed("scan", exc) from exc
                 hits = response["hits"]["hits"]
                 for raw in hits:
@@ -531,9 +567,9 @@ class OpenSearchIndex:
         }
         try:
             response = self.client.search(index=alias, body=body, routing=bot)
-        except NotFoundError:
+        except _errors().not_found:
             return None
-        except OpenSearchException as exc:
+        except _errors().failed as exc:
             raise self._failed("find", exc) from exc
         for raw in response["hits"]["hits"]:
             src = raw["_source"]
@@ -554,9 +590,9 @@ class OpenSearchIndex:
         }
         try:
             response = self.client.search(index=self._alias(partition), body=body, routing=bot)
-        except NotFoundError:
+        except _errors().not_found:
             return set()
-        except OpenSearchException as exc:
+        except _errors().failed as exc:
             raise self._failed("vector_spaces", exc) from exc
         buckets = response.get("aggregations", {}).get("spaces", {}).get("buckets", [])
         return {str(b["key"]) for b in buckets if b.get("doc_count", 0) > 0}
@@ -577,7 +613,7 @@ class OpenSearchIndex:
             try:
                 response = self.client.mget(index=index, body={"ids": [a.id for _, a in group]}, routing=bot,
                                             _source_excludes=["vector"])
-            except OpenSearchException as exc:
+            except _errors().failed as exc:
                 raise self._failed("fetch", exc) from exc
             found = {d["_id"]: d["_source"] for d in response.get("docs", []) if d.get("found")}
             for hit, address in group:
@@ -588,9 +624,9 @@ class OpenSearchIndex:
     def _count(self, bot: str, partition: str, body: dict[str, Any]) -> int:
         try:
             response = self.client.count(index=self._alias(partition), body=body, routing=bot)
-        except NotFoundError:
+        except _errors().not_found:
             return 0
-        except OpenSearchException as exc:
+        except _errors().failed as exc:
             raise self._failed("count", exc) from exc
         return int(response["count"])
 
@@ -616,9 +652,9 @@ class OpenSearchIndex:
             body["aggs"] = {f"t{i}": {"filter": {"term": {"body": term}}} for i, term in enumerate(distinct)}
         try:
             response = self.client.search(index=self._alias(partition), body=body, routing=bot)
-        except NotFoundError:
+        except _errors().not_found:
             return {term: 0 for term in distinct}, 0
-        except OpenSearchException as exc:
+        except _errors().failed as exc:
             raise self._failed("doc_freqs", exc) from exc
         total = response["hits"]["total"]
         n = int(total["value"] if isinstance(total, Mapping) else total)
@@ -633,10 +669,11 @@ class OpenSearchIndex:
             try:
                 response = self.client.indices.analyze(body={**_ANALYZE_CHAIN, "text": analysis.expand(text)})
                 return [str(t["token"]) for t in response.get("tokens", [])]
-            except SearchConnectionError as exc:
+            except _errors().connection as exc:
                 raise self._failed("analyze", exc) from exc
-            except TransportError as exc:
-                status = exc.status_code if isinstance(exc.status_code, int) else 0
+            except _errors().transport as exc:
+                status = getattr(exc, "status_code", None)
+                status = status if isinstance(status, int) else 0
                 if status >= 500:
                     raise self._failed("analyze", exc) from exc
                 if status != 400:  # 404/405/501...: the endpoint does not exist here
@@ -675,7 +712,7 @@ def ensure_read_role(client: Any, prefix: str, role_arns: Sequence[str]) -> None
         client.transport.perform_request(
             "PUT", f"/_plugins/_security/api/rolesmapping/{role}", body={"backend_roles": list(role_arns)}
         )
-    except OpenSearchException as exc:
+    except _errors().failed as exc:
         raise BackendError("cannot map the read-only search role") from exc
 
 
@@ -687,6 +724,7 @@ def build_opensearch_client(endpoint: str, region: str, *, session: Any = None, 
     under an assumed role) and asks it for fresh frozen credentials on every request, so the
     client can live for the whole Lambda environment. TLS certificates are verified.
     """
+    from opensearchpy import OpenSearch, RequestsHttpConnection
     from requests_aws4auth import AWS4Auth
 
     parts = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
@@ -711,3 +749,26 @@ def build_opensearch_client(endpoint: str, region: str, *, session: Any = None, 
         max_retries=2,
         retry_on_timeout=True,
     )
+
+
+def build_query_client(endpoint: str, region: str, *, session: Any = None, service: str = "es",
+                       timeout: float = 10.0) -> Any:
+    """The client of the Lambda functions: queries as plain SigV4-signed HTTP
+    (``search_http.QueryClient``: botocore signs and sends, opensearch-py is not imported),
+    index management and writes through :func:`build_opensearch_client`'s client, created by
+    the first of them. Same endpoint rule, same credentials (renewed per request)."""
+    from .search_http import QueryClient
+
+    parts = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
+    if parts.scheme != "https" or not parts.hostname:
+        raise ValueError("the search endpoint must be an https URL or a host name")
+    if session is None:
+        from botocore.session import get_session
+
+        session = get_session()
+    credentials = session.get_credentials()
+    if credentials is None:
+        raise BackendError("no AWS credentials to sign search requests with")
+    return QueryClient(endpoint, region, credentials=credentials, service=service, timeout=timeout,
+                       full=lambda: build_opensearch_client(endpoint, region, session=session, service=service,
+                                                            timeout=timeout))
