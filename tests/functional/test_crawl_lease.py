@@ -6,15 +6,21 @@ A crawl turn may run for most of the crawl function's time budget (its timeout l
 margin), far longer than the 2-minute lease, and so may a batch whose embedder is slow. Both
 heartbeat (before every request, after every embedder call), so the minute tick's reaper never
 finds the lease expired and the work is kept.
+
+The crawl tests give the handler the time budget the stack gives the function (its timeout in
+``infra.functions``) and run the turn's deadline on the same moved clock as the lease.
 """
 
 from __future__ import annotations
 
+import functools
+import types
 from typing import Any
 
 import pytest
 
 import knowledge.sources.website as website
+from infra.functions import FUNCTION_SPECS
 from knowledge.model import Source
 from knowledge.refresh import batches, indexing, leases
 from knowledge.settings import LEASE_SECONDS
@@ -28,10 +34,21 @@ SECONDS_PER_REQUEST = 25.0
 PAGES = 8
 
 
-class LambdaBudget(FakeContext):
-    """The time a Lambda invocation really has: 900 s, the longest Lambda allows."""
+#: the crawl function's timeout in the stack: what a turn's invocation has left when it starts
+CRAWL_TIMEOUT_SECONDS = next(spec.timeout.to_seconds() for spec in FUNCTION_SPECS if spec.name == "crawl")
 
-    remaining_ms = 900_000
+
+class LambdaBudget(FakeContext):
+    """The time a crawl invocation really has: the function's timeout in the stack."""
+
+    remaining_ms = int(CRAWL_TIMEOUT_SECONDS * 1000)
+
+
+def turn_on_clock(aws: Aws, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the crawl turn's deadline (the handler's) and the crawler's checks of it on ``clock``
+    instead of ``time.monotonic``, so the moved clock spends the turn's budget as real fetches would."""
+    monkeypatch.setattr(aws.handlers["crawl"], "time", types.SimpleNamespace(monotonic=clock.now))
+    monkeypatch.setattr(website, "crawl", functools.partial(website.crawl, clock=clock.now))
 
 
 class ClockedFetcher:
@@ -79,22 +96,38 @@ def test_a_crawl_turn_longer_than_the_lease_keeps_it(aws: Aws, site: Any, make_f
     assert job["acquired"] is True
     reaped: list[Any] = []
     monkeypatch.setattr(website, "default_fetcher", lambda policy: ClockedFetcher(make_fetcher(), clock, aws, reaped))
+    turn_on_clock(aws, clock, monkeypatch)
+    budget = CRAWL_TIMEOUT_SECONDS - crawl_handler_safety(aws)
+    assert budget > LEASE_SECONDS  # what the test is about: a turn may outlast the lease
     began = clock.now()
 
-    result = aws.handlers["crawl"].handler({**ids, "job": job, "crawl": {"done": False, "waitSeconds": 0}},
-                                           LambdaBudget())
+    first = aws.handlers["crawl"].handler({**ids, "job": job, "crawl": {"done": False, "waitSeconds": 0}},
+                                          LambdaBudget())
 
-    # robots.txt, /sitemap.xml and 8 pages at 25 s each: 250 s, twice the lease, in one turn
-    assert clock.now() - began == (PAGES + 2) * SECONDS_PER_REQUEST > 1.5 * LEASE_SECONDS
+    # the turn spent its budget on the moved clock (a request at most past it), longer than the
+    # lease, and the reaper that looked after every request never found the lease expired
+    spent = clock.now() - began
+    assert LEASE_SECONDS < spent <= budget + SECONDS_PER_REQUEST
     assert reaped == []
-    assert result["done"] is True and "stopped" not in result
-    assert result["pages"] == PAGES and result["failures"] == 0
+    assert first["done"] is False and "stopped" not in first and 0 < first["pages"] < PAGES
     row = aws.services.state.get_source(BOT, "site")
     assert row.lease_owner == "exec-long" and row.lease_expires_at >= clock.now() + LEASE_SECONDS - 1
     assert row.status == "indexing"
+
+    # the state machine calls again with the cursor: the next turn finishes the site
+    second = aws.handlers["crawl"].handler({**ids, "job": job, "crawl": first}, LambdaBudget())
+    assert reaped == []
+    assert second["done"] is True and "stopped" not in second
+    assert first["pages"] + second["pages"] == PAGES and second["failures"] == 0
+    assert aws.services.state.get_source(BOT, "site").lease_owner == "exec-long"
     # the crawl is staged for the next step: list_documents builds its documents
     listing = invoke(aws, "ingest", {"action": "list_documents", **ids, "job": job})
     assert listing["documents"] == PAGES
+
+
+def crawl_handler_safety(aws: Aws) -> float:
+    """The time the crawl handler keeps back from its invocation's budget."""
+    return float(aws.handlers["crawl"].SAFETY_SECONDS)
 
 
 def test_a_turn_cancelled_mid_way_stops_at_its_next_heartbeat(aws: Aws, site: Any, make_fetcher: Any,
@@ -115,6 +148,7 @@ def test_a_turn_cancelled_mid_way_stops_at_its_next_heartbeat(aws: Aws, site: An
             return inner.fetch_robots(url, **kwargs)
 
     monkeypatch.setattr(website, "default_fetcher", lambda policy: Cancelling())
+    turn_on_clock(aws, clock, monkeypatch)
     result = aws.handlers["crawl"].handler({**ids, "job": job, "crawl": {"done": False, "waitSeconds": 0}},
                                            LambdaBudget())
     assert result["done"] is True and result["stopped"] == "cancelled"
