@@ -10,6 +10,8 @@ from typing import Any, Literal
 from aws_cdk import aws_logs as logs
 from constructs import Node
 
+from knowledge.embed.factory import DEFAULT_DIMENSIONS as EMBEDDER_DIMENSIONS
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 Profile = Literal["minimum", "production"]
@@ -52,7 +54,8 @@ RETRIEVE_CONCURRENCY = {"minimum": 10, "production": 100}
 EMBEDDERS = ("none", "bedrock", "openai", "hashing")
 #: the ``knn_vector`` dimension each embedder produces unless told otherwise: the index is
 #: created with it (``KB_SEARCH_DIMENSION``), so the two never disagree
-DEFAULT_DIMENSIONS = {"bedrock": 1024, "openai": 1536, "hashing": 256, "none": 1024}
+#: what each embedder produces by default (the core's table); "none" still sizes the index
+DEFAULT_DIMENSIONS = {**EMBEDDER_DIMENSIONS, "none": 1024}
 #: dimensions a model can produce; another one is refused here, not at the first refresh
 ALLOWED_DIMENSIONS = {"bedrock": (256, 512, 1024)}
 MAX_DIMENSION = 16_000  # OpenSearch k-NN

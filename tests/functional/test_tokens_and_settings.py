@@ -164,3 +164,28 @@ def test_settings_bodies(api, services, body):
     status, reply = api("PATCH", f"{BOT}/settings", body)
     assert (status, reply["error"]["code"]) == (400, "invalid_setting"), body
     assert services.state.get_bot("default") == BotSettings(bot="default")
+
+
+def test_an_embedder_whose_vectors_do_not_fit_the_index_is_refused_when_it_is_set(api, services):
+    """Where the index stores one vector dimension (AWS: the OpenSearch mapping), an embedder
+    producing another is refused at PATCH time instead of failing every refresh after it."""
+    openai = {"embedder": "openai", "embedderOptions": {"baseUrl": "https://embed.example.com/v1",
+                                                        "apiKey": "sk-test"}}
+    # tantivy keeps a vector space per embedder: any dimension is fine
+    status, body = api("PATCH", f"{BOT}/settings", openai)
+    assert status == 200 and body["embedder"] == "openai"
+    api("PATCH", f"{BOT}/settings", {"embedder": None})
+
+    services.vector_dimension = 1024
+    status, body = api("PATCH", f"{BOT}/settings", openai)  # the openai default is 1,536
+    assert (status, body["error"]["code"]) == (400, "invalid_setting")
+    assert "1536" in body["error"]["message"] and "1024" in body["error"]["message"]
+    assert services.state.get_bot("default").embedder is None  # nothing stored
+    status, body = api("PATCH", f"{BOT}/settings", {"embedder": "hashing"})  # 256 by default
+    assert (status, body["error"]["code"]) == (400, "invalid_setting")
+    fitted = {"embedder": "openai", "embedderOptions": {**openai["embedderOptions"], "dimensions": 1024}}
+    status, body = api("PATCH", f"{BOT}/settings", fitted)
+    assert status == 200 and body["embedder"] == "openai"
+    # settings that leave the embedder alone are not checked again
+    status, body = api("PATCH", f"{BOT}/settings", {"floor": 0.4})
+    assert status == 200 and body["floor"] == 0.4

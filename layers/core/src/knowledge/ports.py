@@ -283,6 +283,9 @@ class Services:
     reranker: Reranker | None = None
     #: presigned uploads (AWS: the S3 bucket); None where files only arrive through the API
     upload_signer: UploadSigner | None = None
+    #: the one vector dimension the search index stores (AWS: the OpenSearch mapping's, fixed
+    #: when the index is created); None where every vector space keeps its own (tantivy)
+    vector_dimension: int | None = None
 
     def embedder_for(self, bot: str) -> Embedder | None:
         """The bot's embedder (its setting, else the default), built once per process."""

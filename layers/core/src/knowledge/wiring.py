@@ -325,6 +325,7 @@ def build_aws_services(
         blobs=blobs,
         upload_signer=blobs,
         index=component("opensearch", search_index),
+        vector_dimension=settings.dimension,
         default_embedder=settings.embedder,
         embedder_factory=build_embedder,
     )

@@ -387,7 +387,9 @@ def get_settings(ctx: Context) -> Response:
 def patch_settings(ctx: Context) -> Response:
     from .settings import apply_settings
 
-    settings, rebuild = apply_settings(ctx.services.state.get_bot(ctx.bot), ctx.body, ctx.services.outbound)
+    settings, rebuild = apply_settings(ctx.services.state.get_bot(ctx.bot), ctx.body, ctx.services.outbound,
+                                       vector_dimension=ctx.services.vector_dimension,
+                                       default_embedder=ctx.services.default_embedder)
     ctx.services.state.put_bot(settings)
     # passages keep the vector space they were embedded in (and questions are embedded in
     # it) until a reindex rebuilds them: the caller starts it (POST reindex) when it suits

@@ -14,9 +14,13 @@ from .models import INVALID_SETTING, SettingsPatch
 
 
 def apply_settings(current: BotSettings, patch: SettingsPatch,
-                   policy: OutboundPolicy | None = None) -> tuple[BotSettings, bool]:
+                   policy: OutboundPolicy | None = None, *,
+                   vector_dimension: int | None = None,
+                   default_embedder: str | None = None) -> tuple[BotSettings, bool]:
     """(the new settings, whether the embedder changed: passages must be rebuilt). ``policy``
-    is the deployment's outbound policy (the development loopback port, if any)."""
+    is the deployment's outbound policy (the development loopback port, if any);
+    ``vector_dimension`` the index's one vector dimension where it has one (AWS): an embedder
+    producing another is refused now rather than failing every refresh after it."""
     from ..crawl.outbound import check_configured_url
     from ..sources.scope import validate_product
 
@@ -72,7 +76,19 @@ def apply_settings(current: BotSettings, patch: SettingsPatch,
         raise InvalidInput("the openai embedder needs embedderOptions.baseUrl and embedderOptions.apiKey",
                            code=INVALID_SETTING)
     changed = (new.embedder, new.embedder_options) != (current.embedder, dict(current.embedder_options or {}))
+    if changed and vector_dimension is not None:
+        _check_dimension(new.embedder or default_embedder, new.embedder_options, vector_dimension)
     return new, changed
+
+
+def _check_dimension(name: str | None, options: dict[str, Any], vector_dimension: int) -> None:
+    from ..embed.factory import embedder_dimensions
+
+    produced = embedder_dimensions(name, options)
+    if produced is not None and produced != vector_dimension:
+        raise InvalidInput(f"embedderOptions.dimensions: the {name} embedder would produce {produced} dimensions "
+                           f"and this deployment's index stores {vector_dimension}; set "
+                           f"embedderOptions.dimensions to {vector_dimension}", code=INVALID_SETTING)
 
 
 def _answer(patch: SettingsPatch) -> dict[str, Any] | None:

@@ -72,6 +72,20 @@ def check_embedder(
     raise EmbedderUnavailable(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDER_CHOICES)}")
 
 
+#: what each embedder produces when its options name no ``dimensions``
+DEFAULT_DIMENSIONS = {"hashing": 256, "local": 384, "openai": 1536, "bedrock": 1024}
+
+
+def embedder_dimensions(name: str | None, options: dict[str, Any] | None = None) -> int | None:
+    """How many dimensions the embedder ``name`` with ``options`` produces, without building
+    it (None: no embedder)."""
+    if name in (None, "", "none") or name not in DEFAULT_DIMENSIONS:
+        return None
+    if name == "local":
+        return DEFAULT_DIMENSIONS["local"]
+    return int((options or {}).get("dimensions", DEFAULT_DIMENSIONS[name]))
+
+
 def build_embedder(
     name: str | None, options: dict[str, Any] | None = None, *, policy: OutboundPolicy | None = None
 ) -> Embedder | None:
@@ -85,7 +99,7 @@ def build_embedder(
     if name == "hashing":
         from .hashing import HashingEmbedder
 
-        return HashingEmbedder(int(options.get("dimensions", 256)))
+        return HashingEmbedder(int(options.get("dimensions", DEFAULT_DIMENSIONS["hashing"])))
     if name == "local":
         from .local import LocalEmbedder
 
@@ -98,7 +112,8 @@ def build_embedder(
         try:
             return OpenAIEmbedder(str(options["baseUrl"]), str(options["apiKey"]),
                                   model=str(options.get("model", "text-embedding-3-small")),
-                                  dimensions=int(options.get("dimensions", 1536)), policy=policy)
+                                  dimensions=int(options.get("dimensions", DEFAULT_DIMENSIONS["openai"])),
+                                  policy=policy)
         except InvalidInput as exc:
             raise ValueError(f"the openai embedder's baseUrl is refused ({exc.code})") from exc
     if name == "bedrock":
@@ -108,7 +123,7 @@ def build_embedder(
 
         return BedrockEmbedder(boto3.client("bedrock-runtime"),
                                model_id=str(options.get("modelId", "amazon.titan-embed-text-v2:0")),
-                               dimensions=int(options.get("dimensions", 1024)))
+                               dimensions=int(options.get("dimensions", DEFAULT_DIMENSIONS["bedrock"])))
     raise ValueError(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDER_CHOICES)}")
 
 
