@@ -181,7 +181,7 @@ class InProcessWorkflow:
     def tick(self) -> None:
         """Reap dead workers' leases and queue sources that are waiting or due.
 
-        What picking a source up changes is ``refresh.schedule.pickup_changes``, as on AWS.
+        What picking a source up changes is ``schedule.pickup_changes``, as on AWS.
         File sources still waiting for their upload are left alone."""
         try:
             services = self.services

@@ -15,13 +15,12 @@ from typing import Any
 
 from ..model import Source
 from ..ports import Services
-from ..settings import LEASE_SECONDS
+from ..settings import HEARTBEAT_SECONDS, LEASE_SECONDS
 
 log = logging.getLogger(__name__)
 
-#: A long stage (a crawl turn, a batch) extends its lease at least this often (DESIGN.md §6:
-#: a third of the lease, so a heartbeat late by a slow fetch or embedder call still lands in time).
-HEARTBEAT_SECONDS = LEASE_SECONDS / 3
+__all__ = ["HEARTBEAT_SECONDS", "HeartbeatingFetcher", "LeaseKeeper", "RunStopped", "check_run",
+           "release_expired_leases", "take_lease"]
 
 
 class RunStopped(Exception):

@@ -24,11 +24,12 @@ from collections.abc import Callable
 from ..errors import Code, KnowledgeError, SourceFailure
 from ..model import Document, Passage
 from ..ports import Embedder, Services
-from ..settings import LEASE_SECONDS
+from ..settings import HEARTBEAT_SECONDS, LEASE_SECONDS
 from ..sources.base import SourceContent
 from ..sources.registry import load_content
 from .finish import REQUEUE_CODES, RefreshOutcome, abandon, drop_orphans, drop_own, failure_rows
 from .indexing import Tally, bot_embedder, cap_documents, embed_passages, source_checksum, space_of, unchanged
+from .leases import check_run
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +40,6 @@ __all__ = ["WRITE_BATCH", "Progress", "Refresher"]
 WRITE_BATCH = 8000
 
 Progress = Callable[..., None]
-
-
-#: Heartbeat at least this often while working (the lease lasts LEASE_SECONDS).
-HEARTBEAT_SECONDS = LEASE_SECONDS / 4
 
 
 class _Cancelled(Exception):
@@ -211,20 +208,17 @@ class Refresher:
     def _checkpoint(self, bot: str, source_id: str, *, beat: bool) -> None:
         """Between documents and before every write: stop when cancelled, disabled or
         deleted; give up when the lease went to someone else; heartbeat when due."""
-        state, clock = self.services.state, self.services.clock
-        now = clock.now()
-        if not self._changed(beat) and now - self._last_beat < HEARTBEAT_SECONDS:
+        clock = self.services.clock
+        if not self._changed(beat) and clock.now() - self._last_beat < HEARTBEAT_SECONDS:
             return
-        current = state.get_source(bot, source_id)
-        if current is None or current.cancel_requested or current.status == "disabled":
+        extend = beat or clock.now() - self._last_beat >= HEARTBEAT_SECONDS
+        status, _ = check_run(self.services, bot, source_id, self.owner, beat=extend)
+        if status == "cancelled":
             raise _Cancelled()
-        if current.lease_owner != self.owner:
+        if status == "lost":
             raise _LeaseLost()
-        now = clock.now()
-        if beat or now - self._last_beat >= HEARTBEAT_SECONDS:
-            if not state.extend_lease(bot, source_id, self.owner, now, LEASE_SECONDS):
-                raise _LeaseLost()
-            self._last_beat = now
+        if extend:
+            self._last_beat = clock.now()
 
     def _stage(self, bot: str, source_id: str, batch: list[Passage], documents: list[Document],
                passages: int, failed: int) -> None:

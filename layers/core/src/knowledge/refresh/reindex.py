@@ -12,18 +12,29 @@ pass: passages are searchable as soon as their generation is committed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Code
+from ..model import Source
 from ..ports import Services
-from ..schedule import REFRESHABLE
+from ..schedule import runnable
 from ..sources.files import awaiting_first_upload, awaiting_upload
 from .finish import RefreshOutcome, drop_orphans
 from .packsync import sync_packs
 from .pipeline import Progress, Refresher
 
 log = logging.getLogger(__name__)
+
+
+def reindexed(source: Source, awaiting: Callable[[Source], bool]) -> bool:
+    """Whether a reindex refreshes ``source``: enabled, refreshable (``schedule.runnable``) and
+    not a file source still awaiting its upload. Only ``awaiting`` differs between the two
+    passes: the embedded one asks the blob store (``sources.files.awaiting_upload``), the AWS
+    plan reads the row (``awaiting_first_upload``) so the functions that start reindexes need
+    no read access to the uploads."""
+    return source.status != "disabled" and runnable(source) and not awaiting(source)
 
 
 @dataclass
@@ -70,9 +81,7 @@ def reindex(
     for source in services.state.list_sources(bot):
         if only is not None and source.id not in only:
             continue
-        if source.status == "disabled":
-            continue
-        if source.type not in REFRESHABLE or awaiting_upload(services, source):
+        if not reindexed(source, lambda s: awaiting_upload(services, s)):
             continue
         try:
             report.outcomes.append(refresher.refresh(bot, source.id, force=force))
@@ -91,9 +100,8 @@ def reindex(
 def reindex_targets(services: Services, bot: str) -> tuple[list[str], list[str]]:
     """Sync the bot's pack sources (``sync_packs``: every pack under ``packs/`` gets a row,
     out-of-scope ones are listed ``disabled``/``out_of_scope`` and withdrawn), then name what a
-    reindex refreshes: (every enabled refreshable source, the slugs of out-of-scope packs).
-    A file source never uploaded is left out (``awaiting_first_upload``: read from the row, so
-    the Lambda functions that start reindexes need no read access to the uploads)."""
+    reindex refreshes: (every source ``reindexed`` keeps, the slugs of out-of-scope packs).
+    A file source never uploaded is left out (``awaiting_first_upload``: read from the row)."""
     out_of_scope = [
         str(source.config.get("slug", source.id))
         for source in sync_packs(services, bot)
@@ -101,6 +109,6 @@ def reindex_targets(services: Services, bot: str) -> tuple[list[str], list[str]]
     ]
     targets = [
         source.id for source in services.state.list_sources(bot)
-        if source.status != "disabled" and source.type in REFRESHABLE and not awaiting_first_upload(source)
+        if reindexed(source, awaiting_first_upload)
     ]
     return targets, out_of_scope

@@ -23,9 +23,10 @@ How it is built (``RescueModel.build``)
       cap by corpus size matters: 128 dimensions over a few hundred passages nearly
       reproduce the matrix itself, so terms only sit near the passages that contain them
       and nothing is bridged (measured: a taught synonym scored 0.09 at 128 dimensions over
-      240 passages, 0.70 at 30). The sparse
-      products are done in bounded row chunks (gather + ``np.add.reduceat``), so memory
-      stays near ``nnz + (terms + passages) * (k + oversampling)`` floats.
+      240 passages, 0.70 at 30). The sparse products are done in bounded row chunks
+      (``linalg.SparseMatrix``: rows padded within power-of-two length buckets, one batched
+      product per chunk), so memory stays near ``nnz + (terms + passages) * (k +
+      oversampling)`` floats.
       A passage's vector is its projection onto the term subspace (``S v_j``); a term's
       vector is its row of ``U`` times its idf. A question is folded in as the weighted sum
       of the vectors of its usable terms. Everything is L2-normalised; similarity is cosine.
