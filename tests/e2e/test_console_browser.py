@@ -733,6 +733,72 @@ def test_settings_show_the_apis_validation_message_and_save(tab, server):
         call(base, "PATCH", "/api/bots/default/settings", tokens["admin"], {"floor": before["floor"]})
 
 
+def test_settings_edit_rerank_and_the_answer_time_settings(tab, server):
+    """rerank, the topic gate, gap retention and a topic's extra terms: the API's message on a
+    refusal, and `answer` sent whole (it replaces the stored answer settings)."""
+    pg, _ = tab
+    base, tokens, _ = server
+    _, before, _ = call(base, "GET", "/api/bots/default/settings", tokens["admin"])
+    sign_in(pg, tokens["admin"])
+    pg.get_by_role("link", name="Settings").click()
+    rerank = pg.get_by_label("Rerank the first excerpts")
+    gate = pg.get_by_label("Topic gate on")
+    days = pg.get_by_label("Keep gaps for (days)")
+    fees = pg.get_by_label("Fees: extra terms")
+    expect(rerank).to_be_checked(checked=bool(before["rerank"]))
+    expect(gate).to_be_checked(checked=before["answer"].get("gate", True) is not False)
+    expect(pg.get_by_role("group", name="Other settings (read only here)")).to_have_count(0)
+    try:
+        days.fill("400")
+        pg.get_by_role("button", name="Save settings").click()
+        status, refused, _ = call(base, "PATCH", "/api/bots/default/settings", tokens["admin"],
+                                  {"answer": {"gapRetentionDays": 400}})
+        assert status == 400
+        alert = pg.get_by_role("alert")
+        expect(alert).to_have_text(f"{refused['error']['message']} ({refused['error']['code']})")
+        expect(days).to_have_attribute("aria-invalid", "true")
+        expect(fees).not_to_have_attribute("aria-invalid", "true")
+
+        fees.fill("x" * 81)
+        days.fill("30")
+        pg.get_by_role("button", name="Save settings").click()
+        status, refused, _ = call(base, "PATCH", "/api/bots/default/settings", tokens["admin"],
+                                  {"answer": {"gapRetentionDays": 30, "topics": {"fees": {"extraStrong": ["x" * 81]}}}})
+        assert status == 400
+        expect(alert).to_have_text(f"{refused['error']['message']} ({refused['error']['code']})")
+        expect(fees).to_have_attribute("aria-invalid", "true")
+        expect(days).not_to_have_attribute("aria-invalid", "true")
+
+        fees.fill("voucher fee, card surcharge ,")
+        gate.uncheck()
+        rerank.set_checked(not before["rerank"])
+        with pg.expect_request("**/settings") as sent:
+            pg.get_by_role("button", name="Save settings").click()
+        expected_answer = {**before["answer"], "gate": False, "gapRetentionDays": 30,
+                           "topics": {"fees": {"extraStrong": ["voucher fee", "card surcharge"]}}}
+        assert sent.value.post_data_json == {"rerank": not before["rerank"], "answer": expected_answer}
+        expect(pg.get_by_role("status")).to_contain_text("Settings saved: rerank, answer.")
+        _, after, _ = call(base, "GET", "/api/bots/default/settings", tokens["admin"])
+        assert after["rerank"] is (not before["rerank"]) and after["answer"] == expected_answer
+        # the saved values are drawn back, and an unchanged form sends nothing
+        expect(fees).to_have_value("voucher fee, card surcharge")
+        expect(gate).not_to_be_checked()
+        expect(days).to_have_value("30")
+        pg.get_by_role("group", name="Answer time").scroll_into_view_if_needed()
+        shot(pg, "21-settings-answer-time")
+        axe(pg, "settings, answer time")
+
+        # clearing the terms and the days leaves them out of `answer` (the defaults again)
+        fees.fill("")
+        days.fill("")
+        with pg.expect_request("**/settings") as sent:
+            pg.get_by_role("button", name="Save settings").click()
+        assert sent.value.post_data_json == {"answer": {**before["answer"], "gate": False}}
+    finally:
+        call(base, "PATCH", "/api/bots/default/settings", tokens["admin"],
+             {"rerank": before["rerank"], "answer": before["answer"] or None})
+
+
 def test_a_setting_this_screen_does_not_edit_is_still_shown(tab, server):
     """A section the API adds later is drawn read-only rather than hidden."""
     pg, _ = tab
