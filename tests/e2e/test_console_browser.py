@@ -609,8 +609,69 @@ def test_live_rows_are_shown_and_a_bad_row_gets_the_apis_message(tab, server):
     expect(table.locator("caption")).to_have_text("Table “methods”: 2 rows, 1 enabled")
     expect(table.locator("tbody tr.off")).to_contain_text("0.002 ETH")
     _, live, _ = call(base, "GET", f"{KB_PATH}/live", tokens["rw"])
-    assert live["sources"][0]["tables"] == [{"table": "methods", "rows": [{"enabled": True, **r} for r in rows]}]
+    methods = [t for t in live["sources"][0]["tables"] if t["table"] == "methods"]  # the CSV test adds one
+    assert methods == [{"table": "methods", "rows": [{"enabled": True, **r} for r in rows]}]
     shot(pg, "15-live")
+
+
+def test_a_live_table_is_sent_as_csv_and_the_apis_message_shown(tab, server):
+    """CSV with a header row becomes the rows PUT sends: amounts as numbers when they are one,
+    `enabled` as a boolean, an empty cell left out, quoted commas kept."""
+    pg, _ = tab
+    base, tokens, _ = server
+    sign_in(pg, tokens["rw"])
+    pg.get_by_role("link", name="Live data").click()
+    pg.get_by_role("button", name="Add a table to Payment methods").click()
+    pg.get_by_label("Table name").fill("csv-limits")
+    pg.get_by_label("CSV (header row: field names)").check()
+    editor = pg.get_by_label("Rows (CSV)")
+    expect(editor).to_have_value(re.compile(r"^area,name,code"))  # the example follows the format
+
+    editor.fill('area,name\nDeposits,"Bitcoin\n')
+    pg.get_by_role("button", name="Replace table").click()
+    expect(pg.get_by_role("alert")).to_contain_text("This is not CSV")
+
+    # a code the API refuses: its message verbatim, the row counted from the line under the header
+    editor.fill("area,name,code\nDeposits,Bitcoin,BTC\nDeposits,Ether,eth")
+    pg.get_by_role("button", name="Replace table").click()
+    status, refused, _ = call(base, "PUT", f"{KB_PATH}/live/csv-limits", tokens["rw"], {"rows": [
+        {"area": "Deposits", "name": "Bitcoin", "code": "BTC"}, {"area": "Deposits", "name": "Ether", "code": "eth"}]})
+    assert status == 400
+    alert = pg.get_by_role("alert")
+    expect(alert).to_have_text(f"{refused['error']['message']} ({refused['error']['code']})")
+    expect(alert).to_be_focused()
+    expect(editor).to_have_attribute("aria-invalid", "true")
+    shot(pg, "16-live-csv-refused")
+
+    editor.fill("area,name,code,fixedFee,minAmount,processingTime,enabled\n"
+                'Withdrawals,Bitcoin,BTC,0.0005,"0.001 BTC, after review",,yes\n'
+                "Withdrawals,Ether,ETH,2.5e-3,,about 10 minutes,no\n")
+    with pg.expect_request(f"**{KB_PATH}/live/csv-limits**") as sent:
+        pg.get_by_role("button", name="Replace table").click()
+    rows = [{"area": "Withdrawals", "name": "Bitcoin", "code": "BTC", "fixedFee": 0.0005,
+             "minAmount": "0.001 BTC, after review", "enabled": True},
+            {"area": "Withdrawals", "name": "Ether", "code": "ETH", "fixedFee": 0.0025,
+             "processingTime": "about 10 minutes", "enabled": False}]
+    assert sent.value.post_data_json["rows"] == rows
+    expect(pg.get_by_role("status")).to_contain_text("“csv-limits” of “Payment methods” replaced: 2 rows, 1 enabled")
+    _, live, _ = call(base, "GET", f"{KB_PATH}/live", tokens["rw"])
+    tables = {t["table"]: t["rows"] for t in live["sources"][0]["tables"]}
+    assert tables["csv-limits"] == rows
+    shot(pg, "16-live-csv")
+    axe(pg, "live data after a CSV table")
+
+    # a stored table opens as JSON and is rewritten as CSV when the format is switched; sent
+    # again from CSV, it is the same rows
+    pg.get_by_role("button", name="Edit rows of table csv-limits").click()
+    editor = pg.get_by_label("Rows (JSON)")
+    assert json.loads(editor.input_value()) == rows
+    pg.get_by_label("CSV (header row: field names)").check()
+    editor = pg.get_by_label("Rows (CSV)")
+    expect(editor).to_have_value(re.compile(r'^area,name,code,.*\nWithdrawals,Bitcoin,BTC,.*"0\.001 BTC, after review"'))
+    with pg.expect_request(f"**{KB_PATH}/live/csv-limits**") as sent:
+        pg.get_by_role("button", name="Replace table").click()
+    assert sent.value.post_data_json["rows"] == rows
+    expect(pg.get_by_role("status")).to_contain_text("“csv-limits” of “Payment methods” replaced: 2 rows, 1 enabled")
 
 
 # -- agents -------------------------------------------------------------------------------
