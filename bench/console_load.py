@@ -165,7 +165,8 @@ def main() -> None:
     print(f"{'first load, signed in -> sources drawn':36}{med(x[0] for x in loads):8.0f}"
           f"{med(x[1] for x in loads) / 1024:9.1f}{med(x[2] for x in loads):11.0f}")
     print(f"{'sign-in pressed -> sources drawn':36}{med(signs):8.0f}")
-    print(f"{'reference: GET sources alone':36}{med(x[0] for x in refs):8.0f}{med(x[1] for x in refs) / 1024:9.1f}{1:11d}")
+    print(f"{'reference: GET sources alone':36}{med(x[0] for x in refs):8.0f}"
+          f"{med(x[1] for x in refs) / 1024:9.1f}{1:11d}")
     print(f"first load range: {min(x[0] for x in loads):.0f}-{max(x[0] for x in loads):.0f} ms; "
           f"bytes range {min(x[1] for x in loads)}-{max(x[1] for x in loads)}")
 

@@ -667,7 +667,8 @@ def test_a_live_table_is_sent_as_csv_and_the_apis_message_shown(tab, server):
     assert json.loads(editor.input_value()) == rows
     pg.get_by_label("CSV (header row: field names)").check()
     editor = pg.get_by_label("Rows (CSV)")
-    expect(editor).to_have_value(re.compile(r'^area,name,code,.*\nWithdrawals,Bitcoin,BTC,.*"0\.001 BTC, after review"'))
+    expect(editor).to_have_value(
+        re.compile(r'^area,name,code,.*\nWithdrawals,Bitcoin,BTC,.*"0\.001 BTC, after review"'))
     with pg.expect_request(f"**{KB_PATH}/live/csv-limits**") as sent:
         pg.get_by_role("button", name="Replace table").click()
     assert sent.value.post_data_json["rows"] == rows
