@@ -24,6 +24,51 @@ const EXAMPLE = `[
    "fixedFee": 0, "minAmount": "0.0001 BTC", "processingTime": "3 confirmations"}
 ]`;
 
+const EXAMPLE_CSV = `area,name,code,network,fixedFee,minAmount,processingTime
+Deposits,Bitcoin,BTC,Bitcoin,0,0.0001 BTC,3 confirmations`;
+
+/** The fields whose CSV cells are numbers when they read as one (the API also takes text). */
+const AMOUNTS = new Set(["fixedFee", "percentageFee", "minAmount", "maxAmount"]);
+
+type Format = "json" | "csv";
+
+/** A CSV cell as the value PUT sends: amounts as numbers when they are one, `enabled` as true
+ * or false when it says so; anything else stays text, for the API to judge. */
+function csvValue(field: string, cell: string): unknown {
+  const v = cell.trim();
+  if (AMOUNTS.has(field) && /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v)) return Number(v);
+  if (field === "enabled") {
+    const b = v.toLowerCase();
+    if (["true", "yes", "1"].includes(b)) return true;
+    if (["false", "no", "0"].includes(b)) return false;
+  }
+  return v;
+}
+
+/** CSV with a header row of field names, as the rows PUT sends; an empty cell leaves the
+ * field out. Parsed with Papa Parse, loaded only when CSV is used. */
+async function parseCsv(text: string): Promise<{ rows: LiveRow[] } | { problem: string }> {
+  const { default: Papa } = await import("papaparse");
+  const out = Papa.parse<string[]>(text.trim(), { skipEmptyLines: "greedy" });
+  if (out.errors.length) {
+    const e = out.errors[0];
+    return { problem: `This is not CSV: ${e.message}${e.row !== undefined ? ` (row ${e.row})` : ""}.` };
+  }
+  const [header, ...lines] = out.data;
+  if (!header || header.every((h) => !h.trim())) return { problem: "The first line must name the fields: area,name,…" };
+  const names = header.map((h) => h.trim());
+  const blank = names.indexOf("");
+  if (blank >= 0) return { problem: `Column ${blank + 1} of the header has no field name.` };
+  const rows = lines.map((line) => {
+    const r: Record<string, unknown> = {};
+    names.forEach((n, i) => {
+      if ((line[i] ?? "").trim() !== "") r[n] = csvValue(n, line[i]);
+    });
+    return r as LiveRow;
+  });
+  return { rows };
+}
+
 function cell(v: unknown): string {
   if (v === undefined || v === null) return "—";
   if (typeof v === "boolean") return v ? "yes" : "no";
@@ -56,6 +101,7 @@ type EditorProps = {
 
 function TableEditor({ creds, source, table, rows, onDone, onCancel, onApiError }: EditorProps) {
   const [name, setName] = useState(table ?? "");
+  const [format, setFormat] = useState<Format>("json");
   const [text, setText] = useState(rows.length ? JSON.stringify(rows, null, 2) : EXAMPLE);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -65,9 +111,27 @@ function TableEditor({ creds, source, table, rows, onDone, onCancel, onApiError 
 
   useEffect(() => first.current?.focus(), []);
 
+  /** The rows in the editor, rewritten in the other format when they read as rows (the
+   * untouched example follows too); text that does not read is left as it is. */
+  async function switchTo(f: Format) {
+    setFormat(f);
+    if (text === EXAMPLE || text === EXAMPLE_CSV) return setText(f === "csv" ? EXAMPLE_CSV : EXAMPLE);
+    if (f === format) return;
+    if (f === "json") {
+      const parsed = await parseCsv(text);
+      if ("rows" in parsed) setText(JSON.stringify(parsed.rows, null, 2));
+      return;
+    }
+    const parsed = parseRows(text);
+    if (!("rows" in parsed)) return;
+    const { default: Papa } = await import("papaparse");
+    const columns = [...new Set(parsed.rows.flatMap((r) => Object.keys(r)))];
+    setText(Papa.unparse(parsed.rows, { columns, newline: "\n" }));
+  }
+
   async function save(ev: Event) {
     ev.preventDefault();
-    const parsed = parseRows(text);
+    const parsed = format === "csv" ? await parseCsv(text) : parseRows(text);
     if ("problem" in parsed) {
       setError(parsed.problem);
       queueMicrotask(() => errorBox.current?.focus());
@@ -111,8 +175,23 @@ function TableEditor({ creds, source, table, rows, onDone, onCancel, onApiError 
           </p>
         </div>
       )}
+      <fieldset class="radio-group">
+        <legend>Format</legend>
+        {(["json", "csv"] as const).map((f) => (
+          <span class="radio">
+            <input
+              type="radio"
+              id={`${id}-format-${f}`}
+              name={`${id}-format`}
+              checked={format === f}
+              onChange={() => void switchTo(f)}
+            />
+            <label for={`${id}-format-${f}`}>{f === "json" ? "JSON array" : "CSV (header row: field names)"}</label>
+          </span>
+        ))}
+      </fieldset>
       <div class="field">
-        <label for={`${id}-rows`}>Rows (JSON)</label>
+        <label for={`${id}-rows`}>Rows ({format === "csv" ? "CSV" : "JSON"})</label>
         <textarea
           id={`${id}-rows`}
           ref={table ? first : undefined}
@@ -127,6 +206,7 @@ function TableEditor({ creds, source, table, rows, onDone, onCancel, onApiError 
         <p id={`${id}-rows-hint`} class="hint">
           The whole table, replaced at once; the next question reads it. Fields: {COLUMNS.map((c) => c.key).join(", ")}.
           At most 500 rows; amounts are numbers or text quoted verbatim.
+          {format === "csv" ? " In CSV, row 0 is the line under the header and an empty cell leaves the field out." : ""}
         </p>
       </div>
       <div class="buttons">

@@ -14,13 +14,43 @@ const EMBEDDERS: { value: string; label: string }[] = [
 ];
 
 /** Fields this screen edits; any other field the API returns is shown as it is. */
-const KNOWN = new Set(["bot", "products", "scopeToProducts", "floor", "topK", "embedder", "embedderOptions", "upstream", "reindexNeeded"]);
+const KNOWN = new Set(["bot", "products", "scopeToProducts", "floor", "topK", "rerank", "embedder", "embedderOptions", "upstream", "answer", "reindexNeeded"]);
+
+/** The topic gate's topics; this screen edits the terms each adds to its defaults. */
+const TOPICS: { key: string; label: string }[] = [
+  { key: "fees", label: "Fees" },
+  { key: "limits", label: "Limits" },
+  { key: "processing_time", label: "Processing time" },
+];
+
+type Answer = {
+  gate?: boolean;
+  gapRetentionDays?: number;
+  topics?: Record<string, Record<string, string[]> | undefined>;
+  [other: string]: unknown;
+};
+
+function answerOf(s: BotSettings): Answer {
+  return (s.answer && typeof s.answer === "object" ? s.answer : {}) as Answer;
+}
+
+/** Comma-separated terms as a list (empty pieces dropped). */
+function terms(text: string): string[] {
+  return text
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
 
 type Form = {
   products: string;
   scopeToProducts: boolean;
   floor: string;
   topK: string;
+  rerank: boolean;
+  gate: boolean;
+  gapDays: string;
+  topicTerms: Record<string, string>;
   embedder: string;
   baseUrl: string;
   model: string;
@@ -38,6 +68,10 @@ function formOf(s: BotSettings): Form {
     scopeToProducts: s.scopeToProducts,
     floor: String(s.floor),
     topK: String(s.topK),
+    rerank: Boolean(s.rerank),
+    gate: answerOf(s).gate !== false,
+    gapDays: answerOf(s).gapRetentionDays !== undefined ? String(answerOf(s).gapRetentionDays) : "",
+    topicTerms: Object.fromEntries(TOPICS.map((t) => [t.key, (answerOf(s).topics?.[t.key]?.extraStrong ?? []).join(", ")])),
     embedder: s.embedder ?? "",
     baseUrl: s.embedderOptions.baseUrl ?? "",
     model: s.embedderOptions.model ?? "",
@@ -54,6 +88,12 @@ function formOf(s: BotSettings): Form {
 const FIELDS_OF: Record<string, string[]> = {
   floor: ["set-floor"],
   topK: ["set-topk"],
+  rerank: ["set-rerank"],
+  "answer.gate": ["set-gate"],
+  "answer.gapRetentionDays": ["set-gapdays"],
+  ...Object.fromEntries(TOPICS.map((t) => [`answer.topics.${t.key}`, [`set-topic-${t.key}`]])),
+  // the classifier's own refusal ("answer: ...") is about the terms
+  answer: TOPICS.map((t) => `set-topic-${t.key}`),
   products: ["set-products"],
   scopeToProducts: ["set-scope"],
   embedder: ["set-embedder"],
@@ -63,14 +103,17 @@ const FIELDS_OF: Record<string, string[]> = {
 
 function invalidFields(message: string | null): Set<string> {
   if (!message) return new Set();
-  const first = /^[A-Za-z]+/.exec(message)?.[0] ?? "";
-  if (FIELDS_OF[first]) return new Set(FIELDS_OF[first]);
+  // the longest setting name the message starts with ("answer.gapRetentionDays must be ...")
+  const first = Object.keys(FIELDS_OF)
+    .filter((k) => new RegExp(`^${k.replace(/\./g, "\\.")}(?![A-Za-z])`).test(message))
+    .sort((a, b) => b.length - a.length)[0];
+  if (first) return new Set(FIELDS_OF[first]);
   // "the openai embedder needs embedderOptions.baseUrl ...": every setting the message names
   return new Set(Object.keys(FIELDS_OF).filter((k) => message.includes(k)).flatMap((k) => FIELDS_OF[k]));
 }
 
 /** What changed, as a PATCH body: numbers are sent as typed so the API judges them. */
-function patchOf(before: Form, f: Form): Record<string, unknown> {
+function patchOf(settings: BotSettings, before: Form, f: Form): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const num = (v: string) => (v.trim() === "" || Number.isNaN(Number(v)) ? v : Number(v));
   if (f.products !== before.products)
@@ -81,6 +124,32 @@ function patchOf(before: Form, f: Form): Record<string, unknown> {
   if (f.scopeToProducts !== before.scopeToProducts) out.scopeToProducts = f.scopeToProducts;
   if (f.floor !== before.floor) out.floor = num(f.floor);
   if (f.topK !== before.topK) out.topK = num(f.topK);
+  if (f.rerank !== before.rerank) out.rerank = f.rerank;
+  const topicsChanged = TOPICS.some((t) => f.topicTerms[t.key] !== before.topicTerms[t.key]);
+  if (f.gate !== before.gate || f.gapDays !== before.gapDays || topicsChanged) {
+    // `answer` replaces the stored answer settings: start from them, change what was edited
+    const answer: Answer = structuredClone(answerOf(settings));
+    if (f.gate !== before.gate) answer.gate = f.gate;
+    if (f.gapDays !== before.gapDays) {
+      if (f.gapDays.trim() === "") delete answer.gapRetentionDays;
+      else answer.gapRetentionDays = num(f.gapDays) as number;
+    }
+    if (topicsChanged) {
+      const topics = { ...(answer.topics ?? {}) };
+      for (const t of TOPICS) {
+        if (f.topicTerms[t.key] === before.topicTerms[t.key]) continue;
+        const rest = { ...(topics[t.key] ?? {}) };
+        const list = terms(f.topicTerms[t.key]);
+        if (list.length) rest.extraStrong = list;
+        else delete rest.extraStrong;
+        if (Object.keys(rest).length) topics[t.key] = rest;
+        else delete topics[t.key];
+      }
+      if (Object.keys(topics).length) answer.topics = topics;
+      else delete answer.topics;
+    }
+    out.answer = answer;
+  }
   if (f.embedder !== before.embedder) out.embedder = f.embedder || null;
   const optKeys = ["baseUrl", "model", "modelId", "dimensions"] as const;
   if (optKeys.some((k) => f[k] !== before[k]) || f.apiKey) {
@@ -139,7 +208,7 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
   async function save(ev: Event) {
     ev.preventDefault();
     if (!settings || !form) return;
-    const patch = patchOf(formOf(settings), form);
+    const patch = patchOf(settings, formOf(settings), form);
     if (Object.keys(patch).length === 0) {
       announce("Nothing changed.");
       return;
@@ -227,6 +296,58 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
                 </p>
               </div>
             </div>
+            <div class="radio">
+              <input id="set-rerank" {...mark("set-rerank", "set-rerank-hint")} type="checkbox" checked={form.rerank} onChange={(e) => set("rerank", e.currentTarget.checked)} />
+              <label for="set-rerank">Rerank the first excerpts</label>
+            </div>
+            <p id="set-rerank-hint" class="hint">
+              With the deployment's reranker, when it has one; without one this changes nothing.
+            </p>
+          </fieldset>
+          <fieldset>
+            <legend>Answer time</legend>
+            <div class="row">
+              <div class="field">
+                <div class="radio">
+                  <input id="set-gate" {...mark("set-gate", "set-gate-hint")} type="checkbox" checked={form.gate} onChange={(e) => set("gate", e.currentTarget.checked)} />
+                  <label for="set-gate">Topic gate on</label>
+                </div>
+                <p id="set-gate-hint" class="hint">
+                  Fees, limits and processing times are answered only from operator-written excerpts.
+                </p>
+              </div>
+              <div class="field">
+                <label for="set-gapdays">Keep gaps for (days)</label>
+                <input id="set-gapdays" {...mark("set-gapdays", "set-gapdays-hint")} inputMode="numeric" value={form.gapDays} onInput={(e) => set("gapDays", e.currentTarget.value)} />
+                <p id="set-gapdays-hint" class="hint">
+                  1 to 365; empty: the default (90).
+                </p>
+              </div>
+            </div>
+            <div class="row">
+              {TOPICS.map((t) => (
+                <div class="field grow">
+                  <label for={`set-topic-${t.key}`}>{t.label}: extra terms</label>
+                  <input
+                    id={`set-topic-${t.key}`}
+                    {...mark(`set-topic-${t.key}`, "set-topic-hint")}
+                    value={form.topicTerms[t.key]}
+                    onInput={(e) => {
+                      const v = e.currentTarget.value;
+                      setForm((prev) => (prev ? { ...prev, topicTerms: { ...prev.topicTerms, [t.key]: v } } : prev));
+                    }}
+                  />
+                </div>
+              ))}
+            </div>
+            <p id="set-topic-hint" class="hint">
+              Comma-separated words or phrases that mark a question as this topic, added to the built-in ones.
+            </p>
+            {Object.keys(answerOf(settings)).some((k) => !["gate", "gapRetentionDays", "topics"].includes(k)) && (
+              <p class="hint">
+                Also stored (kept as is): <code>{JSON.stringify(Object.fromEntries(Object.entries(answerOf(settings)).filter(([k]) => !["gate", "gapRetentionDays", "topics"].includes(k))))}</code>
+              </p>
+            )}
           </fieldset>
           <fieldset>
             <legend>Products</legend>

@@ -111,6 +111,8 @@ export type Settings = {
   embedder: string | null;
   embedderOptions: { baseUrl?: string; model?: string; modelId?: string; dimensions?: number; apiKeySet: boolean };
   upstream: { url: string; bot: string; tokenSet: boolean } | null;
+  rerank?: boolean;
+  answer?: Record<string, unknown>;
   reindexNeeded?: boolean;
   [other: string]: unknown;
 };

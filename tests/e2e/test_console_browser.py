@@ -609,8 +609,70 @@ def test_live_rows_are_shown_and_a_bad_row_gets_the_apis_message(tab, server):
     expect(table.locator("caption")).to_have_text("Table “methods”: 2 rows, 1 enabled")
     expect(table.locator("tbody tr.off")).to_contain_text("0.002 ETH")
     _, live, _ = call(base, "GET", f"{KB_PATH}/live", tokens["rw"])
-    assert live["sources"][0]["tables"] == [{"table": "methods", "rows": [{"enabled": True, **r} for r in rows]}]
+    methods = [t for t in live["sources"][0]["tables"] if t["table"] == "methods"]  # the CSV test adds one
+    assert methods == [{"table": "methods", "rows": [{"enabled": True, **r} for r in rows]}]
     shot(pg, "15-live")
+
+
+def test_a_live_table_is_sent_as_csv_and_the_apis_message_shown(tab, server):
+    """CSV with a header row becomes the rows PUT sends: amounts as numbers when they are one,
+    `enabled` as a boolean, an empty cell left out, quoted commas kept."""
+    pg, _ = tab
+    base, tokens, _ = server
+    sign_in(pg, tokens["rw"])
+    pg.get_by_role("link", name="Live data").click()
+    pg.get_by_role("button", name="Add a table to Payment methods").click()
+    pg.get_by_label("Table name").fill("csv-limits")
+    pg.get_by_label("CSV (header row: field names)").check()
+    editor = pg.get_by_label("Rows (CSV)")
+    expect(editor).to_have_value(re.compile(r"^area,name,code"))  # the example follows the format
+
+    editor.fill('area,name\nDeposits,"Bitcoin\n')
+    pg.get_by_role("button", name="Replace table").click()
+    expect(pg.get_by_role("alert")).to_contain_text("This is not CSV")
+
+    # a code the API refuses: its message verbatim, the row counted from the line under the header
+    editor.fill("area,name,code\nDeposits,Bitcoin,BTC\nDeposits,Ether,eth")
+    pg.get_by_role("button", name="Replace table").click()
+    status, refused, _ = call(base, "PUT", f"{KB_PATH}/live/csv-limits", tokens["rw"], {"rows": [
+        {"area": "Deposits", "name": "Bitcoin", "code": "BTC"}, {"area": "Deposits", "name": "Ether", "code": "eth"}]})
+    assert status == 400
+    alert = pg.get_by_role("alert")
+    expect(alert).to_have_text(f"{refused['error']['message']} ({refused['error']['code']})")
+    expect(alert).to_be_focused()
+    expect(editor).to_have_attribute("aria-invalid", "true")
+    shot(pg, "16-live-csv-refused")
+
+    editor.fill("area,name,code,fixedFee,minAmount,processingTime,enabled\n"
+                'Withdrawals,Bitcoin,BTC,0.0005,"0.001 BTC, after review",,yes\n'
+                "Withdrawals,Ether,ETH,2.5e-3,,about 10 minutes,no\n")
+    with pg.expect_request(f"**{KB_PATH}/live/csv-limits**") as sent:
+        pg.get_by_role("button", name="Replace table").click()
+    rows = [{"area": "Withdrawals", "name": "Bitcoin", "code": "BTC", "fixedFee": 0.0005,
+             "minAmount": "0.001 BTC, after review", "enabled": True},
+            {"area": "Withdrawals", "name": "Ether", "code": "ETH", "fixedFee": 0.0025,
+             "processingTime": "about 10 minutes", "enabled": False}]
+    assert sent.value.post_data_json["rows"] == rows
+    expect(pg.get_by_role("status")).to_contain_text("“csv-limits” of “Payment methods” replaced: 2 rows, 1 enabled")
+    _, live, _ = call(base, "GET", f"{KB_PATH}/live", tokens["rw"])
+    tables = {t["table"]: t["rows"] for t in live["sources"][0]["tables"]}
+    assert tables["csv-limits"] == rows
+    shot(pg, "16-live-csv")
+    axe(pg, "live data after a CSV table")
+
+    # a stored table opens as JSON and is rewritten as CSV when the format is switched; sent
+    # again from CSV, it is the same rows
+    pg.get_by_role("button", name="Edit rows of table csv-limits").click()
+    editor = pg.get_by_label("Rows (JSON)")
+    assert json.loads(editor.input_value()) == rows
+    pg.get_by_label("CSV (header row: field names)").check()
+    editor = pg.get_by_label("Rows (CSV)")
+    expect(editor).to_have_value(
+        re.compile(r'^area,name,code,.*\nWithdrawals,Bitcoin,BTC,.*"0\.001 BTC, after review"'))
+    with pg.expect_request(f"**{KB_PATH}/live/csv-limits**") as sent:
+        pg.get_by_role("button", name="Replace table").click()
+    assert sent.value.post_data_json["rows"] == rows
+    expect(pg.get_by_role("status")).to_contain_text("“csv-limits” of “Payment methods” replaced: 2 rows, 1 enabled")
 
 
 # -- agents -------------------------------------------------------------------------------
@@ -731,6 +793,72 @@ def test_settings_show_the_apis_validation_message_and_save(tab, server):
         shot(pg, "20-settings")
     finally:
         call(base, "PATCH", "/api/bots/default/settings", tokens["admin"], {"floor": before["floor"]})
+
+
+def test_settings_edit_rerank_and_the_answer_time_settings(tab, server):
+    """rerank, the topic gate, gap retention and a topic's extra terms: the API's message on a
+    refusal, and `answer` sent whole (it replaces the stored answer settings)."""
+    pg, _ = tab
+    base, tokens, _ = server
+    _, before, _ = call(base, "GET", "/api/bots/default/settings", tokens["admin"])
+    sign_in(pg, tokens["admin"])
+    pg.get_by_role("link", name="Settings").click()
+    rerank = pg.get_by_label("Rerank the first excerpts")
+    gate = pg.get_by_label("Topic gate on")
+    days = pg.get_by_label("Keep gaps for (days)")
+    fees = pg.get_by_label("Fees: extra terms")
+    expect(rerank).to_be_checked(checked=bool(before["rerank"]))
+    expect(gate).to_be_checked(checked=before["answer"].get("gate", True) is not False)
+    expect(pg.get_by_role("group", name="Other settings (read only here)")).to_have_count(0)
+    try:
+        days.fill("400")
+        pg.get_by_role("button", name="Save settings").click()
+        status, refused, _ = call(base, "PATCH", "/api/bots/default/settings", tokens["admin"],
+                                  {"answer": {"gapRetentionDays": 400}})
+        assert status == 400
+        alert = pg.get_by_role("alert")
+        expect(alert).to_have_text(f"{refused['error']['message']} ({refused['error']['code']})")
+        expect(days).to_have_attribute("aria-invalid", "true")
+        expect(fees).not_to_have_attribute("aria-invalid", "true")
+
+        fees.fill("x" * 81)
+        days.fill("30")
+        pg.get_by_role("button", name="Save settings").click()
+        status, refused, _ = call(base, "PATCH", "/api/bots/default/settings", tokens["admin"],
+                                  {"answer": {"gapRetentionDays": 30, "topics": {"fees": {"extraStrong": ["x" * 81]}}}})
+        assert status == 400
+        expect(alert).to_have_text(f"{refused['error']['message']} ({refused['error']['code']})")
+        expect(fees).to_have_attribute("aria-invalid", "true")
+        expect(days).not_to_have_attribute("aria-invalid", "true")
+
+        fees.fill("voucher fee, card surcharge ,")
+        gate.uncheck()
+        rerank.set_checked(not before["rerank"])
+        with pg.expect_request("**/settings") as sent:
+            pg.get_by_role("button", name="Save settings").click()
+        expected_answer = {**before["answer"], "gate": False, "gapRetentionDays": 30,
+                           "topics": {"fees": {"extraStrong": ["voucher fee", "card surcharge"]}}}
+        assert sent.value.post_data_json == {"rerank": not before["rerank"], "answer": expected_answer}
+        expect(pg.get_by_role("status")).to_contain_text("Settings saved: rerank, answer.")
+        _, after, _ = call(base, "GET", "/api/bots/default/settings", tokens["admin"])
+        assert after["rerank"] is (not before["rerank"]) and after["answer"] == expected_answer
+        # the saved values are drawn back, and an unchanged form sends nothing
+        expect(fees).to_have_value("voucher fee, card surcharge")
+        expect(gate).not_to_be_checked()
+        expect(days).to_have_value("30")
+        pg.get_by_role("group", name="Answer time").scroll_into_view_if_needed()
+        shot(pg, "21-settings-answer-time")
+        axe(pg, "settings, answer time")
+
+        # clearing the terms and the days leaves them out of `answer` (the defaults again)
+        fees.fill("")
+        days.fill("")
+        with pg.expect_request("**/settings") as sent:
+            pg.get_by_role("button", name="Save settings").click()
+        assert sent.value.post_data_json == {"answer": {**before["answer"], "gate": False}}
+    finally:
+        call(base, "PATCH", "/api/bots/default/settings", tokens["admin"],
+             {"rerank": before["rerank"], "answer": before["answer"] or None})
 
 
 def test_a_setting_this_screen_does_not_edit_is_still_shown(tab, server):
