@@ -83,6 +83,20 @@ def half(query: str) -> str:
     return "heldout" if int(hashlib.sha256(query.encode()).hexdigest(), 16) % 2 else "tune"
 
 
+def build_corpora(tmp: Path, embedder: str, *, warn: bool = False) -> dict[str, Any]:
+    """The example packs and, when ``../shared/data`` has it, the Harbor docs, each indexed in
+    its own data folder under ``tmp``: ``{"packs": services, "harbor": services}``."""
+    corpora = {"packs": build(tmp, "packs", ROOT / "examples" / "packs", embedder)}
+    if HARBOR.is_dir():
+        src = tmp / "harbor-src"
+        src.mkdir()
+        (src / "harbor").symlink_to(HARBOR)
+        corpora["harbor"] = build(tmp, "harbor", src, embedder)
+    elif warn:
+        print(f"{HARBOR} not found: the Harbor questions are left out", file=sys.stderr)
+    return corpora
+
+
 def build(tmp: Path, name: str, src: Path, embedder: str) -> Any:
     out = tmp / f"{name}-packs"
     subprocess.run([sys.executable, str(ROOT / "examples" / "build_packs.py"), str(out), "--src", str(src)],
@@ -109,14 +123,7 @@ def collect(embedder: str, questions: Path = QUESTIONS) -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="kb-confidence-") as tmp_name:
         tmp = Path(tmp_name)
-        corpora = {"packs": build(tmp, "packs", ROOT / "examples" / "packs", embedder)}
-        if HARBOR.is_dir():
-            src = tmp / "harbor-src"
-            src.mkdir()
-            (src / "harbor").symlink_to(HARBOR)
-            corpora["harbor"] = build(tmp, "harbor", src, embedder)
-        else:
-            print(f"{HARBOR} not found: the Harbor questions are left out", file=sys.stderr)
+        corpora = build_corpora(tmp, embedder, warn=True)
         for item in items:
             services = corpora.get(item["corpus"])
             if services is None:

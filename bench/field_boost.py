@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT.parent / "layers" / "core" / "src"))
 sys.path.insert(0, str(ROOT))
 
 import support_quality as S  # noqa: E402
-from confidence import EXAMPLES, HARBOR, QUESTIONS, build, half  # noqa: E402
+from confidence import EXAMPLES, QUESTIONS, build_corpora, half  # noqa: E402
 
 from knowledge.evaluation import score_case  # noqa: E402
 from knowledge.retrieve import service  # noqa: E402
@@ -35,12 +35,7 @@ def main() -> int:
     items = [i for i in items if i["split"] == split]
     with tempfile.TemporaryDirectory(prefix="kb-boost-") as tmp_name:
         tmp = Path(tmp_name)
-        corpora = {"packs": build(tmp, "packs", ROOT.parent / "examples" / "packs", "none")}
-        if HARBOR.is_dir():
-            src = tmp / "harbor-src"
-            src.mkdir()
-            (src / "harbor").symlink_to(HARBOR)
-            corpora["harbor"] = build(tmp, "harbor", src, "none")
+        corpora = build_corpora(tmp, "none")
         items = [i for i in items if i["corpus"] in corpora]
         for boost in boosts:
             service.FIELD_BOOST = boost

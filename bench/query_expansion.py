@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent / "layers" / "core" / "src"))
 sys.path.insert(0, str(ROOT))
 
-from confidence import EXAMPLES, HARBOR, QUESTIONS, build, half  # noqa: E402
+from confidence import EXAMPLES, QUESTIONS, build_corpora, half  # noqa: E402
 from support_quality import MODES  # noqa: E402
 
 from knowledge.evaluation import score_case  # noqa: E402
@@ -51,12 +51,7 @@ def main() -> int:
     items = [i for i in items if i["split"] == args.split]
     with tempfile.TemporaryDirectory(prefix="kb-expansion-") as tmp_name:
         tmp = Path(tmp_name)
-        corpora = {"packs": build(tmp, "packs", ROOT.parent / "examples" / "packs", "none")}
-        if HARBOR.is_dir():
-            src = tmp / "harbor-src"
-            src.mkdir()
-            (src / "harbor").symlink_to(HARBOR)
-            corpora["harbor"] = build(tmp, "harbor", src, "none")
+        corpora = build_corpora(tmp, "none")
         spaces = {}
         for name, services in corpora.items():
             model = rescue_build.load_version(services, "default", services.state.get_bot("default").rescue_version)

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import bm25s  # noqa: E402
 import tantivy  # noqa: E402
-from confidence import EXAMPLES, HARBOR, QUESTIONS, build, half  # noqa: E402
+from confidence import EXAMPLES, QUESTIONS, build_corpora, half  # noqa: E402
 
 from knowledge import analysis  # noqa: E402
 from knowledge.adapters.local.tantivy_index import TantivySearchIndex  # noqa: E402
@@ -99,12 +99,7 @@ def main() -> int:
     rescued: dict[tuple[str, str], list[int]] = {}  # (mode, group) -> [appended, right page, new right page]
     with tempfile.TemporaryDirectory(prefix="kb-support-") as tmp_name:
         tmp = Path(tmp_name)
-        corpora = {"packs": build(tmp, "packs", ROOT.parent / "examples" / "packs", args.embedder)}
-        if HARBOR.is_dir():
-            src = tmp / "harbor-src"
-            src.mkdir()
-            (src / "harbor").symlink_to(HARBOR)
-            corpora["harbor"] = build(tmp, "harbor", src, args.embedder)
+        corpora = build_corpora(tmp, args.embedder)
         bm25 = {(name, part): Bm25(found) for name, s in corpora.items() for part in ("customer", "operator")
                 if (found := passages(s, part))}
         for item in items:

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
-import { type Agent, api, ApiError, type Credentials, errorText, type ScreenProps, type Source } from "./api";
+import { type Agent, api, ApiError, type Credentials, type ScreenProps, type Source } from "./api";
+import { useRead, useSubmit } from "./calls";
 import { usePolling } from "./polling";
 
 type Props = ScreenProps;
@@ -18,9 +19,7 @@ function AgentForm({ creds, agent, sources, onSaved, onCancel, onApiError }: For
   const [id, setId] = useState(agent?.id ?? "");
   const [status, setStatus] = useState<string>(agent?.status ?? "active");
   const [selected, setSelected] = useState<Set<string>>(new Set(agent?.sourceIds ?? []));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const errorBox = useRef<HTMLParagraphElement>(null);
+  const { busy, error, errorBox, run } = useSubmit(onApiError);
   const first = useRef<HTMLInputElement & HTMLSelectElement>(null);
   const fid = `agent-${agent?.id ?? "new"}`;
 
@@ -37,19 +36,11 @@ function AgentForm({ creds, agent, sources, onSaved, onCancel, onApiError }: For
 
   async function save(ev: Event) {
     ev.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       // the sources' own order (heaviest first), not the order they were ticked
       const ids = sources.filter((s) => selected.has(s.id)).map((s) => s.id);
       onSaved(await api.putAgent(creds, id.trim(), status, ids));
-    } catch (e) {
-      if (e instanceof ApiError && onApiError(e)) return;
-      setError(errorText(e));
-      queueMicrotask(() => errorBox.current?.focus());
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -130,18 +121,12 @@ export function Agents({ creds, canWrite, announce, onApiError }: Props) {
 
   useEffect(() => heading.current?.focus(), []);
 
-  const load = useCallback(async () => {
-    try {
-      const [a, s] = await Promise.all([api.agents(creds), api.sources(creds)]);
-      setAgents(a);
-      setSources(s);
-      setError(null);
-    } catch (e) {
-      if (e instanceof ApiError && onApiError(e)) return;
-      setError(errorText(e));
-    }
-    return false;
-  }, [creds, onApiError]);
+  const read = useCallback(async () => {
+    const [a, s] = await Promise.all([api.agents(creds), api.sources(creds)]);
+    setAgents(a);
+    setSources(s);
+  }, [creds]);
+  const load = useRead(read, setError, onApiError);
   const poke = usePolling(load, editing ? 3_600_000 : 15000);
 
   const names = new Map(sources.map((s) => [s.id, s.name]));

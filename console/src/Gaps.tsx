@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, errorText, type GapCluster, type ScreenProps } from "./api";
 import { DateTime } from "./DateTime";
 import { AUDIENCES } from "./explain";
+import { useRead } from "./calls";
 import { usePolling } from "./polling";
 
 type Props = ScreenProps;
@@ -33,16 +34,8 @@ export function Gaps({ creds, canWrite, announce, onApiError }: Props) {
 
   useEffect(() => heading.current?.focus(), []);
 
-  const load = useCallback(async () => {
-    try {
-      setClusters(await api.gaps(creds, audience || null));
-      setError(null);
-    } catch (e) {
-      if (e instanceof ApiError && onApiError(e)) return;
-      setError(errorText(e));
-    }
-    return false;
-  }, [creds, audience, onApiError]);
+  const read = useCallback(async () => setClusters(await api.gaps(creds, audience || null)), [creds, audience]);
+  const load = useRead(read, setError, onApiError);
 
   const poke = usePolling(load, 15000);
 

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
-import { api, ApiError, type Credentials, errorText, type LiveRow, type LiveSource, type ScreenProps } from "./api";
+import { api, ApiError, type Credentials, type LiveRow, type LiveSource, type ScreenProps } from "./api";
+import { useRead, useSubmit } from "./calls";
 import { usePolling } from "./polling";
 
 type Props = ScreenProps;
@@ -103,9 +104,7 @@ function TableEditor({ creds, source, table, rows, onDone, onCancel, onApiError 
   const [name, setName] = useState(table ?? "");
   const [format, setFormat] = useState<Format>("json");
   const [text, setText] = useState(rows.length ? JSON.stringify(rows, null, 2) : EXAMPLE);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const errorBox = useRef<HTMLParagraphElement>(null);
+  const { busy, error, errorBox, fail, run } = useSubmit(onApiError);
   const first = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   const id = `live-${source.sourceId}-${table ?? "new"}`;
 
@@ -132,23 +131,11 @@ function TableEditor({ creds, source, table, rows, onDone, onCancel, onApiError 
   async function save(ev: Event) {
     ev.preventDefault();
     const parsed = format === "csv" ? await parseCsv(text) : parseRows(text);
-    if ("problem" in parsed) {
-      setError(parsed.problem);
-      queueMicrotask(() => errorBox.current?.focus());
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
+    if ("problem" in parsed) return fail(parsed.problem);
+    await run(async () => {
       const out = await api.putLive(creds, name.trim(), source.sourceId, parsed.rows);
       onDone(`Table “${out.table}” of “${source.name}” replaced: ${out.rows} rows, ${out.enabled} enabled.`);
-    } catch (e) {
-      if (e instanceof ApiError && onApiError(e)) return;
-      setError(errorText(e));
-      queueMicrotask(() => errorBox.current?.focus());
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -229,18 +216,17 @@ export function Live({ creds, canWrite, announce, onApiError }: Props) {
 
   useEffect(() => heading.current?.focus(), []);
 
-  const load = useCallback(async () => {
-    try {
-      setSources(await api.live(creds));
-      setError(null);
-    } catch (e) {
-      if (e instanceof ApiError && onApiError(e)) return;
-      setError(errorText(e));
-    }
-    return false;
-  }, [creds, onApiError]);
+  const read = useCallback(async () => setSources(await api.live(creds)), [creds]);
+  const load = useRead(read, setError, onApiError);
   // paused while a table is being edited: a reload must not pull rows from under the editor
   const poke = usePolling(load, editing ? 3_600_000 : 15000);
+
+  /** A table saved: the editor closes, the result is announced and the tables read again. */
+  function edited(note: string) {
+    setEditing(null);
+    announce(note);
+    poke();
+  }
 
   const write = canWrite !== false;
 
@@ -316,11 +302,7 @@ export function Live({ creds, canWrite, announce, onApiError }: Props) {
                         rows={t.rows}
                         onApiError={onApiError}
                         onCancel={() => setEditing(null)}
-                        onDone={(note) => {
-                          setEditing(null);
-                          announce(note);
-                          poke();
-                        }}
+                        onDone={edited}
                       />
                     ) : (
                       <button type="button" class="secondary" onClick={() => setEditing(key)}>
@@ -339,11 +321,7 @@ export function Live({ creds, canWrite, announce, onApiError }: Props) {
                   rows={[]}
                   onApiError={onApiError}
                   onCancel={() => setEditing(null)}
-                  onDone={(note) => {
-                    setEditing(null);
-                    announce(note);
-                    poke();
-                  }}
+                  onDone={edited}
                 />
               ) : (
                 <button type="button" onClick={() => setEditing(`${s.sourceId}/`)}>

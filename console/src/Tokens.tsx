@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
 import { api, ApiError, type Credentials, errorText, type TokenInfo } from "./api";
 import { DateTime } from "./DateTime";
+import { useRead } from "./calls";
 import { usePolling } from "./polling";
 
 type Props = {
@@ -61,16 +62,8 @@ export function Tokens({ creds, announce, onApiError }: Props) {
     if (confirming) confirmButton.current?.focus();
   }, [confirming]);
 
-  const load = useCallback(async () => {
-    try {
-      setTokens(await api.tokens(creds));
-      setError(null);
-    } catch (e) {
-      if (e instanceof ApiError && onApiError(e)) return;
-      setError(errorText(e));
-    }
-    return false;
-  }, [creds, onApiError]);
+  const read = useCallback(async () => setTokens(await api.tokens(creds)), [creds]);
+  const load = useRead(read, setError, onApiError);
   const poke = usePolling(load, 30000);
 
   async function create(ev: Event) {
