@@ -81,7 +81,7 @@ EMBEDDER_CANDIDATES = ("agreement", "similarity", "nearness", "distinct", "conco
 ANSWER_TARGETS = tuple(round(0.80 + 0.01 * i, 2) for i in range(19))
 TARGETS = (0.85, 0.80)  # answered when answerable, refused when not
 #: the L2 penalty of the logistic regression (class weights sum to the number of questions)
-L2 = 1.0
+L2 = 0.01
 
 
 def half(query: str) -> str:

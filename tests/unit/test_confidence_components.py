@@ -74,15 +74,27 @@ def test_depth_is_focus_against_a_deeper_rank():
     assert conf.focus(pages[:9], depth=conf.DEPTH) == 1.0
 
 
+#: the components that are evidence against an answer (every other one is evidence for it)
+AGAINST = {"unseen", "missing"}
+
+
+def test_every_fitted_weight_reads_as_its_component_means():
+    models = [conf.WEIGHTS, *(weights for _, weights in conf.EMBEDDER_MODELS.values())]
+    for weights in models:
+        for name, weight in weights.items():
+            assert (weight < 0) == (name in AGAINST), name
+
+
 def test_score_is_the_fitted_logistic_and_monotone():
     base = dict(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, title=0.3, rare=0.5, depth=0.7)
     c = conf.Components(**base)
     z = conf.INTERCEPT + sum(w * getattr(c, name) for name, w in conf.WEIGHTS.items())
     assert conf.score(c) == pytest.approx(1 / (1 + math.exp(-z)))
     assert 0.0 < conf.score(c) < 1.0
-    for component in ("coverage", "strength", "focus", "title", "rare", "depth"):  # evidence for an answer
-        assert conf.score(conf.Components(**{**base, component: base[component] + 0.1})) > conf.score(c)
-    assert conf.score(conf.Components(**{**base, "unseen": 0.3})) < conf.score(c)  # evidence against
+    for component in conf.WEIGHTS:  # each weighted component moves the score the way its meaning says
+        moved = conf.score(conf.Components(**{**base, component: base[component] + 0.1}))
+        assert moved < conf.score(c) if component in AGAINST else moved > conf.score(c)
+    assert conf.score(conf.Components(**{**base, "unseen": 0.3})) < conf.score(c)  # an unseen word weighs against
     assert conf.score(conf.Components()) == 0.0  # no lexical evidence at all
 
 
@@ -119,7 +131,7 @@ def test_the_embedder_model_rises_with_each_semantic_component():
     base = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5,
                 agreement=0.4, similarity=0.5, nearness=0.5, distinct=0.15, concord=0.5)
     ref = conf.score(conf.Components(**base), name)
-    for component in ("similarity", "nearness", "distinct", "concord"):
+    for component in ("similarity", "distinct", "concord"):
         assert conf.score(conf.Components(**{**base, component: base[component] + 0.1}), name) > ref
     # an unseen word weighs against an answer with an embedder too
     assert conf.score(conf.Components(**{**base, "unseen": 0.3}), name) < ref
