@@ -10,9 +10,10 @@ The labelled set is ``bench/support_questions.jsonl``: support questions over th
 documentation in ``../shared/data/docs/harbor`` (read at run time, never copied; skipped when
 absent). Each line is answerable (with its right page) or not (a question that looks like the
 others but that the corpus cannot answer), and belongs to a split: ``tune`` and ``heldout`` (the
-first two halves, by a hash of the question) and ``tune2`` (117 more, written later over the
-same corpora, each unanswerable one checked with ``grep`` for the word it turns on); all three
-are fitted on. ``bench/support_questions_fresh.jsonl`` (``--questions``) is a set of the same
+first two halves, by a hash of the question), ``tune2`` (117 more, written later over the same
+corpora, each unanswerable one checked with ``grep`` for the word it turns on) and ``tune3`` (92
+more, written after the constants fitted on the first three were committed); all are fitted on
+(:data:`FITTING`). ``bench/support_questions_fresh.jsonl`` (``--questions``) is a set of the same
 kind that is never fitted on nor used to choose anything: the held-out figure is read there
 (split ``fresh``).
 
@@ -68,6 +69,8 @@ QUESTIONS = ROOT / "bench" / "support_questions.jsonl"
 EXAMPLES = ROOT / "examples" / "questions.jsonl"
 HARBOR = ROOT.parent / "shared" / "data" / "docs" / "harbor" / "docs"
 FLOOR = 0.35
+#: the splits of the fitting set (bench/support_questions.jsonl); "fresh" is never among them
+FITTING = ("tune", "heldout", "tune2", "tune3")
 CANDIDATES = ("coverage", "strength", "focus", "unseen", "rare", "missing", "title", "depth")
 #: the direction each component's evidence points (+1: for an answer, -1: against); a
 #: combination whose fit gives a weight the other sign is skipped, so that every weight in the
@@ -292,7 +295,7 @@ def main() -> int:
     if args.dump:
         Path(args.dump).write_text("".join(json.dumps(r) + "\n" for r in rows))
     if args.fit:
-        fit_on = {"tune"} if args.fit_on == "tune" else {"tune", "heldout", "tune2"}
+        fit_on = {"tune"} if args.fit_on == "tune" else set(FITTING)
         tune = [r for r in rows if r["split"] in fit_on]
         lexical_rows = ([json.loads(line) for line in Path(args.lexical_rows).read_text().splitlines()]
                         if args.lexical_rows else rows)
@@ -331,8 +334,8 @@ def main() -> int:
     else:
         print(f"with the constants in the code (intercept {conf.INTERCEPT}, weights {dict(conf.WEIGHTS)}), "
               f"embedder {args.embedder!r}, floor {FLOOR}:")
-    report([r for r in rows if r["split"] in ("tune", "heldout", "tune2")], "fitting set (all)")
-    for split in ("tune", "heldout", "tune2", "fresh"):
+    report([r for r in rows if r["split"] in FITTING], "fitting set (all)")
+    for split in (*FITTING, "fresh"):
         part = [r for r in rows if r["split"] == split]
         if not part:
             continue
