@@ -27,7 +27,8 @@ one of :data:`CANDIDATES`, less those whose fitted weight points against their m
 (:data:`SIGNS`; dropped one at a time, worst first, refitting each time), so that each weight
 in the code reads as its component says. Its cut: the intercept is moved so that the default
 floor (0.35) answers a share of the fitted answerables, the share (one of
-:data:`ANSWER_TARGETS`) whose 5-fold cross-validated rates stand furthest above the targets
+:data:`ANSWER_TARGETS`) whose 5-fold cross-validated rates on the set's own questions (the
+example questions are fitted on, not counted) stand furthest above the targets
 (:data:`TARGETS`) on the worse of the two. With rows retrieved with an embedder (``--rows``,
 the lexical model fitted on ``--lexical-rows`` of a run without one) it also fits the
 embedder's model the same way on the lexical model's components plus
@@ -73,14 +74,14 @@ FLOOR = 0.35
 FITTING = ("tune", "heldout", "tune2", "tune3")
 CANDIDATES = ("coverage", "strength", "focus", "unseen", "rare", "missing", "title", "depth")
 #: the direction each component's evidence points (+1: for an answer, -1: against); a
-#: combination whose fit gives a weight the other sign is skipped, so that every weight in the
+#: component whose fitted weight has the other sign is dropped, so that every weight in the
 #: code reads as its component's meaning says (no component used as a correction of another)
 SIGNS = {"coverage": 1, "strength": 1, "focus": 1, "unseen": -1, "rare": 1, "missing": -1, "title": 1, "depth": 1,
          "agreement": 1, "similarity": 1, "nearness": 1, "distinct": 1, "concord": 1}
 #: the embedder's components: a second model, used when they are present, takes the lexical
-#: model's components and these (its answer share chosen as above), fitted on a run with one
+#: model's components and these, fitted on a run with one
 EMBEDDER_CANDIDATES = ("agreement", "similarity", "nearness", "distinct", "concord")
-#: shares of the tuning answerables the floor may answer (the cut); chosen by cross-validation
+#: shares of the fitted answerables the floor may answer (the cut); chosen by cross-validation
 ANSWER_TARGETS = tuple(round(0.80 + 0.01 * i, 2) for i in range(19))
 TARGETS = (0.85, 0.80)  # answered when answerable, refused when not
 #: the L2 penalty of the logistic regression (class weights sum to the number of questions)

@@ -33,8 +33,8 @@ Components (None when absent; an absent component drops out of the sum):
   (the one the agent reads first), or the semantic list's lowest when that list did not reach it.
 - ``distinct``: with an embedder, how far the semantic list's best page stands above its fifth
   (the difference of their cosines): a question close to one page in meaning, not to all of
-  them alike, is about something the corpus holds. A paraphrase that shares few words with its
-  page still stands out here, and a question about what the corpus never covers does not.
+  them alike, is about something the corpus holds; one about what the corpus never covers is
+  about as close to many pages (0 with fewer than five pages: no evidence either way).
 - ``concord``: with an embedder, one over the rank of the word list's best page among the
   semantic list's pages (1: both lists put the same page first; 0: the semantic list's 50
   best passages miss it): the words and the meaning point at the same page.
@@ -80,10 +80,10 @@ WEIGHTS: Mapping[str, float] = {
 #: The models used when an embedder gave the semantic components, by the embedder's name (a
 #: cosine means something else in each model's space): the lexical model's components plus
 #: ``agreement``, ``similarity``, ``nearness``, ``distinct`` and ``concord``, less those whose
-#: weight pointed against their meaning (``agreement``, ``nearness`` and ``title``, which add
-#: nothing beyond ``similarity`` and ``concord``: shown, not weighted), fitted the same way on the
-#: same questions retrieved with that embedder (``bench/confidence.py --fit --rows ...
-#: --lexical-rows ...``). Its cut answers 89% of those answerables: the share whose
+#: weight pointed against their meaning (``agreement``, ``nearness`` and ``title``: beside
+#: ``similarity`` and ``concord`` their weights turned negative; shown, not weighted), fitted
+#: the same way on the same questions retrieved with that embedder (``bench/confidence.py
+#: --fit --rows ... --lexical-rows ...``). Its cut answers 89% of those answerables: the share whose
 #: cross-validated rates improve most on both of the lexical model's (answered and refused), so
 #: that with the embedder more answerable questions are answered and more unanswerable ones
 #: refused. An embedder without a model here has its components shown but decided by the
