@@ -16,7 +16,7 @@ from tests.conftest import page
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 COMPONENTS = {"coverage", "strength", "focus", "unseen", "agreement", "similarity", "rescue", "reranker", "rare",
-              "missing", "title", "depth"}
+              "missing", "title", "depth", "nearness", "distinct", "concord"}
 
 
 def ask(services, q, audience="customer"):
@@ -54,7 +54,8 @@ def test_questions_the_packs_cannot_answer_fall_under_the_floor(examples, q):
     components = res["confidenceComponents"]
     assert set(components) == COMPONENTS
     assert components["reranker"] is None and components["agreement"] is None  # neither is configured
-    assert components["similarity"] is None
+    assert components["similarity"] is None and components["nearness"] is None and components["distinct"] is None
+    assert components["concord"] is None
 
 
 @pytest.mark.parametrize(("q", "audience", "page_path"), [

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from knowledge.embed.hashing import HashingEmbedder
 from knowledge.errors import Code, SourceFailure
 from knowledge.refresh.packsync import install_pack, pack_source_id
@@ -122,6 +124,12 @@ def test_semantic_confidence_components_and_the_model_they_are_decided_by(servic
     c = hybrid["confidenceComponents"]
     assert c["agreement"] is not None and -1.0 <= c["similarity"] <= 1.0
     assert lexical["confidenceComponents"]["similarity"] is None
+    # nearness: the top excerpt's own cosine (at most the list's first); distinct: a difference of cosines
+    top_cosine = hybrid["excerpts"][0]["signals"].get("semanticScore")
+    if top_cosine is not None:
+        assert c["nearness"] == pytest.approx(top_cosine, abs=1e-4)
+    assert c["nearness"] <= c["similarity"] and 0.0 <= c["distinct"] <= 2.0 and 0.0 <= c["concord"] <= 1.0
+    assert all(lexical["confidenceComponents"][k] is None for k in ("nearness", "distinct", "concord"))
     # no model was fitted for the hashing embedder: its components are shown and drop out
     assert hybrid["confidence"] == lexical["confidence"] > 0
     # with a model for this embedder, the semantic components decide with the lexical ones

@@ -74,14 +74,27 @@ def test_depth_is_focus_against_a_deeper_rank():
     assert conf.focus(pages[:9], depth=conf.DEPTH) == 1.0
 
 
+#: the components that are evidence against an answer (every other one is evidence for it)
+AGAINST = {"unseen", "missing"}
+
+
+def test_every_fitted_weight_reads_as_its_component_means():
+    models = [conf.WEIGHTS, *(weights for _, weights in conf.EMBEDDER_MODELS.values())]
+    for weights in models:
+        for name, weight in weights.items():
+            assert (weight < 0) == (name in AGAINST), name
+
+
 def test_score_is_the_fitted_logistic_and_monotone():
-    c = conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, title=0.3)
+    base = dict(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, title=0.3, rare=0.5, depth=0.7)
+    c = conf.Components(**base)
     z = conf.INTERCEPT + sum(w * getattr(c, name) for name, w in conf.WEIGHTS.items())
     assert conf.score(c) == pytest.approx(1 / (1 + math.exp(-z)))
     assert 0.0 < conf.score(c) < 1.0
-    assert conf.score(conf.Components(coverage=0.8, strength=0.6, focus=0.6, unseen=0.0, title=0.3)) > conf.score(c)
-    assert conf.score(conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.3, title=0.3)) < conf.score(c)
-    assert conf.score(conf.Components(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, title=0.6)) > conf.score(c)
+    for component in conf.WEIGHTS:  # each weighted component moves the score the way its meaning says
+        moved = conf.score(conf.Components(**{**base, component: base[component] + 0.1}))
+        assert moved < conf.score(c) if component in AGAINST else moved > conf.score(c)
+    assert conf.score(conf.Components(**{**base, "unseen": 0.3})) < conf.score(c)  # an unseen word weighs against
     assert conf.score(conf.Components()) == 0.0  # no lexical evidence at all
 
 
@@ -99,21 +112,54 @@ def test_agreement():
     assert conf.agreement([1], []) is None
 
 
+def test_nearness_is_the_top_excerpts_cosine_or_at_most_the_lists_lowest():
+    assert conf.nearness(0.62, [0.7, 0.62, 0.4]) == pytest.approx(0.62)
+    assert conf.nearness(None, [0.7, 0.62, 0.4]) == pytest.approx(0.4)  # beyond the semantic list
+    assert conf.nearness(1.0000002, [1.0000002]) == 1.0
+    assert conf.nearness(0.5, []) is None
+
+
+def test_distinct_is_how_far_the_best_page_stands_above_the_fifth_in_meaning():
+    pages = [(1, 0.8), (1, 0.75), (2, 0.6), (3, 0.55), (4, 0.5), (5, 0.45), (6, 0.2)]
+    assert conf.distinct(pages) == pytest.approx(0.8 - 0.45)  # a page counts once, at its best
+    assert conf.distinct([(1, 0.8), (2, 0.3)]) == 0.0  # fewer than five pages: no evidence either way
+    assert conf.distinct([]) is None
+
+
+def test_the_embedder_model_rises_with_each_semantic_component():
+    name = "local-minilm-l6-v2-384"
+    base = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5,
+                agreement=0.4, similarity=0.5, nearness=0.5, distinct=0.15, concord=0.5)
+    ref = conf.score(conf.Components(**base), name)
+    for component in ("similarity", "distinct", "concord"):
+        assert conf.score(conf.Components(**{**base, component: base[component] + 0.1}), name) > ref
+    # an unseen word weighs against an answer with an embedder too
+    assert conf.score(conf.Components(**{**base, "unseen": 0.3}), name) < ref
+
+
+def test_concord_is_one_over_the_rank_of_the_word_lists_best_page_in_the_semantic_list():
+    assert conf.concord([7, 3], [7, 7, 2]) == 1.0  # both lists put page 7 first
+    assert conf.concord([2, 7], [7, 7, 9, 2]) == pytest.approx(1 / 3)  # pages, not passages: 7, 9, 2
+    assert conf.concord([4], [7, 9]) == 0.0  # beyond the semantic list
+    assert conf.concord([], [7]) is None and conf.concord([7], []) is None
+
+
 def test_components_json_rounds_and_keeps_absent_ones():
     out = conf.Components(coverage=1 / 3, unseen=0.0).as_json()
     assert out == {"coverage": 0.3333, "strength": None, "focus": None, "unseen": 0.0, "agreement": None,
                    "similarity": None, "rescue": None, "reranker": None, "rare": None, "missing": None,
-                   "title": None, "depth": None}
+                   "title": None, "depth": None, "nearness": None, "distinct": None,
+                   "concord": None}
 
 
 def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
     name = "local-minilm-l6-v2-384"
     intercept, weights = conf.EMBEDDER_MODELS[name]
-    lexical = conf.Components(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3)
+    lexical = conf.Components(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5)
     close = conf.Components(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, agreement=0.6,
-                            similarity=0.7)
+                            similarity=0.7, nearness=0.7, distinct=0.3, concord=1.0, rare=0.5, depth=0.5)
     far = conf.Components(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, agreement=0.6,
-                          similarity=0.1)
+                          similarity=0.1, nearness=0.1, distinct=0.02, concord=0.0, rare=0.5, depth=0.5)
     z = intercept + sum(w * getattr(close, n) for n, w in weights.items())
     assert conf.score(close, name) == pytest.approx(1 / (1 + math.exp(-z)))
     assert conf.score(close, name) > conf.score(far, name)  # nearer text in meaning: more confident

@@ -459,6 +459,9 @@ def _components(
         title=conf.title(_field_terms(services, top.get("title"), top.get("breadcrumb"), top.get("path")),
                          query_terms, idf),
         depth=conf.focus([(h.ref.doc_key, h.score) for h in lexical], depth=conf.DEPTH),
+        nearness=conf.nearness(top["signals"].get("semanticScore"), [h.score for h in semantic]),
+        distinct=conf.distinct([(h.ref.doc_key, h.score) for h in semantic]) if semantic else None,
+        concord=conf.concord([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
     )
 
 
