@@ -341,7 +341,8 @@ def main() -> int:
         print(f"with the constants in the code (intercept {conf.INTERCEPT}, weights {dict(conf.WEIGHTS)}), "
               f"embedder {args.embedder!r}, floor {FLOOR}:")
     report([r for r in rows if r["split"] in FITTING], "fitting set (all)")
-    for split in (*FITTING, "fresh"):
+    held_out = sorted({r["split"] for r in rows} - set(FITTING))  # fresh, fresh2: never fitted on
+    for split in (*FITTING, *held_out):
         part = [r for r in rows if r["split"] == split]
         if not part:
             continue
