@@ -69,11 +69,11 @@ class RetrievalRequest:
 
     @classmethod
     def parse(cls, bot: str, body: Any) -> RetrievalRequest:
-        """From a ``POST retrieve`` body: parsed JSON, or the ``RetrievalBody`` the route
-        validated (its model declares the fields, their bounds and error codes)."""
-        from ..api.models import RetrievalBody, parse
+        """From a ``POST retrieve`` body: parsed JSON, or the fields the route checked
+        (``api.bodies``: the rules of ``models.RetrievalBody``, without pydantic)."""
+        from ..api.bodies import RetrievalFields, parse_retrieval
 
-        model = body if isinstance(body, RetrievalBody) else parse(RetrievalBody, body)
+        model = body if isinstance(body, RetrievalFields) else parse_retrieval(body)
         return cls(bot=bot, q=model.q, audience=model.audience or "customer", agent_id=model.agentId).validated()
 
     def validated(self, raw_q: object = "") -> RetrievalRequest:
