@@ -10,7 +10,8 @@ usual invocations need and for no others (``bench/coldstart.py`` times it).
   and importlib.metadata at import: ``pyproject.toml`` keeps it below 2);
 * nothing of the embedded deployment or of extraction (SQLite, tantivy, numpy, parsers);
 * the functions that only answer (retrieve, the authorizer) load neither the source lifecycle
-  nor the refresh pipeline (the admin routes import them on first use);
+  nor the refresh pipeline (the admin routes import them on first use), nor the outbound
+  client (a question loads it only for a bot that fuses in another deployment);
 * no function loads pydantic or the API's body models at its cold start: the admin routes load
   them with the first route that takes a body (most admin calls are GETs), and a question's
   body is checked without them (``knowledge.api.bodies``).
@@ -31,8 +32,9 @@ STATE_MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:kb"
 HANDLERS = ("ingest", "crawl", "retrieve", "admin_api", "authorizer", "scheduler")
 NEVER = ("boto3", "s3transfer", "multiprocessing", "sqlite3", "tantivy", "numpy", "bs4", "lxml", "pypdf",
          "markdown_it", "sentence_transformers")
-#: the refresh pipeline and the source lifecycle: what only the functions that change sources use
-PIPELINE = ("knowledge.lifecycle", "knowledge.refresh.pipeline", "knowledge.sources.registry")
+#: the refresh pipeline, the source lifecycle and the outbound client: what the answering functions never load
+PIPELINE = ("knowledge.lifecycle", "knowledge.refresh.pipeline", "knowledge.sources.registry",
+            "knowledge.crawl.outbound")
 ANSWERING = frozenset({"retrieve", "authorizer"})
 WATCHED = (*NEVER, *PIPELINE, "asyncio", "opensearchpy", "requests", "wrapt", "pydantic", "knowledge.api.models")
 
