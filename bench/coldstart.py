@@ -7,7 +7,9 @@ session and the clients the function uses on most invocations) — with an envir
 the one Lambda gives the function but pointing nowhere: clients are created, never called,
 so nothing touches the network. The time is wall clock from just before the import to just
 after it (interpreter start-up excluded: Lambda pays that before the handler module anyway);
-the median of ``--runs`` runs is reported (the verdict is on it), with the median CPU time of
+the median of ``--runs`` runs is reported (the verdict is on it; the runs of every handler and
+of the reference are interleaved, round by round, so a change of the machine's load during
+the measurement reaches all rows alike), with the median CPU time of
 the importing process next to it — the steadier figure on a machine other jobs share — and
 the asset sizes from ``build/assets/manifest.json`` when ``make assets`` (or ``--core-only``)
 wrote one.
@@ -163,21 +165,39 @@ def child_env(name: str, *, lambda_env: bool = True) -> dict[str, str]:
     return env
 
 
-def measure(name: str, runs: int, *, lambda_env: bool = True) -> Figures:
+def _probe(name: str, *, lambda_env: bool) -> dict[str, object]:
+    """One fresh interpreter importing ``functions.<name>.handler`` (or the reference)."""
     module = "-floor" if name == FLOOR else f"functions.{name}.handler"
-    figures = Figures()
-    # the first run warms the bytecode cache: the deployed layers ship theirs (build_lambda_assets.py)
-    for run in range(runs + 1):
-        out = subprocess.run([sys.executable, "-c", PROBE, module, DEFERRED, FLOOR_CODE], cwd=REPO,
-                             env=child_env(name, lambda_env=lambda_env), capture_output=True, text=True,
-                             timeout=120, check=False)
-        if out.returncode != 0:
-            raise SystemExit(f"importing {module} failed:\n{out.stderr[-2000:]}")
-        data = json.loads(out.stdout.strip().splitlines()[-1])
-        if run:
-            figures.imports.append(float(data["import"]))
-            figures.cpu.append(float(data["cpu"]))
-            figures.deferred.append({str(k): float(v) for k, v in data["deferred"].items()})
+    out = subprocess.run([sys.executable, "-c", PROBE, module, DEFERRED, FLOOR_CODE], cwd=REPO,
+                         env=child_env(name, lambda_env=lambda_env), capture_output=True, text=True,
+                         timeout=120, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"importing {module} failed:\n{out.stderr[-2000:]}")
+    data: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return data
+
+
+def rounds(names: list[str], runs: int) -> list[list[str]]:
+    """The order of the measured runs: ``runs`` rounds, each running every name once, the
+    order turned by one each round, so a change of the machine's load during the measurement
+    reaches every row (the reference too) alike instead of the rows measured last."""
+    return [names[r % len(names):] + names[:r % len(names)] for r in range(runs)]
+
+
+def measure_all(names: list[str], runs: int, *, lambda_env: bool = True) -> dict[str, Figures]:
+    """The figures of each name (a handler or ``FLOOR``), their runs interleaved (``rounds``)."""
+    figures = {name: Figures() for name in names}
+    # an unmeasured first run of each warms the bytecode cache: the deployed layers ship theirs
+    for name in names:
+        _probe(name, lambda_env=lambda_env)
+    for order in rounds(names, runs):
+        for name in order:
+            data = _probe(name, lambda_env=lambda_env)
+            figures[name].imports.append(float(data["import"]))  # type: ignore[arg-type]
+            figures[name].cpu.append(float(data["cpu"]))  # type: ignore[arg-type]
+            deferred = data["deferred"]
+            assert isinstance(deferred, dict)
+            figures[name].deferred.append({str(k): float(v) for k, v in deferred.items()})
     return figures
 
 
@@ -285,14 +305,15 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"print one JSON document (ratios to the reference; exit 1 above {MAX_RATIO}x)")
     args = parser.parse_args(argv)
     lambda_env = not args.outside_lambda
+    measured = measure_all([*FUNCTIONS, FLOOR], max(1, args.runs), lambda_env=lambda_env)
     if args.json:
         rows: list[dict[str, object]] = []
         for name in FUNCTIONS:
-            figures = measure(name, max(1, args.runs), lambda_env=lambda_env)
+            figures = measured[name]
             rows.append({"name": name, "importMs": round(statistics.median(figures.imports), 1),
                          "cpuMs": round(statistics.median(figures.cpu), 1),
                          "deferredMs": round(statistics.median(figures.deferred_total), 1)})
-        report = json_report(rows, measure(FLOOR, max(1, args.runs), lambda_env=lambda_env), lambda_env)
+        report = json_report(rows, measured[FLOOR], lambda_env)
         print(json.dumps(report, indent=2))
         return 0 if report["allWithinRatio"] else 1
 
@@ -300,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
           + (f"{'M instr':>8}  " if args.instructions else "") + "deferred to first use (ms)")
     over = 0
     for name in FUNCTIONS:
-        figures = measure(name, max(1, args.runs), lambda_env=lambda_env)
+        figures = measured[name]
         median = statistics.median(figures.imports)
         over += median > TARGET_MS
         later = statistics.median(figures.deferred_total)
@@ -314,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:12} {median:10.0f} {min(figures.imports):6.0f} {max(figures.imports):6.0f} "
               f"{statistics.median(figures.cpu):7.0f} {later:10.0f}  "
               f"{verdict:14} {counted}{names or '-'}", flush=True)
-    floor = measure(FLOOR, max(1, args.runs), lambda_env=lambda_env)
+    floor = measured[FLOOR]
     floor_counted = ""
     if args.instructions:
         millions = instructions(FLOOR, lambda_env=lambda_env)

@@ -31,10 +31,11 @@ from knowledge.wiring import build_aws_services
 
 logger, tracer, metrics = powertools()
 #: clients created at the cold start: what every workflow task uses. Step Functions only
-#: serves S3 pack drops, and the index only the batches and commits of content that changed
-#: (a scheduled or nightly refresh of unchanged content, a pack drop or an upload's arrival
-#: never touch it): each is created by the first invocation that needs it (knowledge.wiring.Lazy)
-EAGER = ("dynamodb", "s3", "bedrock")
+#: serves S3 pack drops, and the index and Bedrock only the batches and commits of content that
+#: changed (a scheduled or nightly refresh of unchanged content, a pack drop or an upload's
+#: arrival never touch them): each is created by the first invocation that needs it
+#: (knowledge.wiring.Lazy)
+EAGER = ("dynamodb", "s3")
 SERVICES = build_aws_services(eager=EAGER)
 
 

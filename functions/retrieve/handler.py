@@ -1,7 +1,9 @@
 """``retrieve``: ``POST .../knowledge/retrieve`` and ``.../retrieval-test`` (API Gateway proxy).
 
 The event becomes a transport-neutral request for the same ``dispatch`` the embedded server
-uses, which authenticates, authorises (bot + scope) and answers in the documented JSON.
+uses, which authenticates, authorises (bot + scope) and answers in the documented JSON. The
+question's body is checked without pydantic (``knowledge.api.bodies``), so neither the cold
+start nor the first question loads it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from knowledge.api import models  # noqa: F401 - every question's body is validated with it (and pydantic)
 from knowledge.api.http import Response
 from knowledge.api.routes import dispatch
 from knowledge.entry.apigateway import event_response, request_from_event

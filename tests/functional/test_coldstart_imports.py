@@ -10,9 +10,11 @@ usual invocations need and for no others (``bench/coldstart.py`` times it).
   and importlib.metadata at import: ``pyproject.toml`` keeps it below 2);
 * nothing of the embedded deployment or of extraction (SQLite, tantivy, numpy, parsers);
 * the functions that only answer (retrieve, the authorizer) load neither the source lifecycle
-  nor the refresh pipeline (the admin routes import them on first use);
-* pydantic and the API's body models only where every invocation validates a body (retrieve):
-  the admin routes load them with the first route that takes a body (most admin calls are GETs).
+  nor the refresh pipeline (the admin routes import them on first use), nor the outbound
+  client (a question loads it only for a bot that fuses in another deployment);
+* no function loads pydantic or the API's body models at its cold start: the admin routes load
+  them with the first route that takes a body (most admin calls are GETs), and a question's
+  body is checked without them (``knowledge.api.bodies``).
 """
 
 from __future__ import annotations
@@ -30,11 +32,10 @@ STATE_MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:kb"
 HANDLERS = ("ingest", "crawl", "retrieve", "admin_api", "authorizer", "scheduler")
 NEVER = ("boto3", "s3transfer", "multiprocessing", "sqlite3", "tantivy", "numpy", "bs4", "lxml", "pypdf",
          "markdown_it", "sentence_transformers")
-#: the refresh pipeline and the source lifecycle: what only the functions that change sources use
-PIPELINE = ("knowledge.lifecycle", "knowledge.refresh.pipeline", "knowledge.sources.registry")
+#: the refresh pipeline, the source lifecycle and the outbound client: what the answering functions never load
+PIPELINE = ("knowledge.lifecycle", "knowledge.refresh.pipeline", "knowledge.sources.registry",
+            "knowledge.crawl.outbound")
 ANSWERING = frozenset({"retrieve", "authorizer"})
-#: the functions whose every invocation validates a JSON body with the API's models
-VALIDATING = frozenset({"retrieve"})
 WATCHED = (*NEVER, *PIPELINE, "asyncio", "opensearchpy", "requests", "wrapt", "pydantic", "knowledge.api.models")
 
 PROBE = (
@@ -64,10 +65,7 @@ def test_a_cold_start_imports_what_the_function_uses_and_no_more(name: str, tmp_
     if name in ANSWERING:
         assert not loaded & set(PIPELINE), f"{name} imports {sorted(loaded & set(PIPELINE))} at its cold start"
     validating = {"pydantic", "knowledge.api.models"}
-    if name in VALIDATING:
-        assert validating <= loaded
-    else:
-        assert not loaded & validating, f"{name} imports {sorted(loaded & validating)} at its cold start"
+    assert not loaded & validating, f"{name} imports {sorted(loaded & validating)} at its cold start"
     # retrieve creates its search client at the cold start: queries go as plain signed HTTP
     # (search_http), so no function loads opensearch-py (nor requests, nor asyncio) before an
     # index management call or a write needs it

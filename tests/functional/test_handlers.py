@@ -804,6 +804,68 @@ def test_each_function_defers_only_clients_its_usual_invocations_do_not_touch(
     assert set(scheduler_session.created) == {"dynamodb", "stepfunctions"}
 
 
+class TitanEmbeddings:
+    """Bedrock's ``InvokeModel`` for the Titan body (moto has no bedrock-runtime): a unit
+    vector per text, every text kept."""
+
+    def __init__(self, dimensions: int) -> None:
+        self.dimensions = dimensions
+        self.texts: list[str] = []
+        self.lock = threading.Lock()
+
+    def invoke_model(self, **kwargs: Any) -> dict[str, Any]:
+        import io
+
+        text = json.loads(kwargs["body"])["inputText"]
+        with self.lock:
+            self.texts.append(text)
+        vector = [0.0] * self.dimensions
+        vector[sum(map(ord, text)) % self.dimensions] = 1.0
+        return {"body": io.BytesIO(json.dumps({"embedding": vector, "inputTextTokenCount": 1}).encode())}
+
+
+class BedrockSession(CountingSession):
+    """A counting session whose ``bedrock-runtime`` client is ``bedrock``."""
+
+    def __init__(self, bedrock: TitanEmbeddings) -> None:
+        super().__init__()
+        self.bedrock = bedrock
+
+    def client(self, service: str, **kwargs: Any) -> Any:
+        if service != "bedrock-runtime":
+            return super().client(service, **kwargs)
+        self.created[service] += 1
+        return self.bedrock
+
+
+def test_ingest_creates_the_bedrock_client_only_for_content_that_changed(
+        aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deployment embeds with Bedrock: a refresh of unchanged content (the usual one)
+    never creates the Bedrock client; new content creates it with its first batch."""
+    monkeypatch.setenv(ENV_EMBEDDER, "bedrock")
+    source_id = pack_source(aws, "wallet", [WITHDRAW, FEES])
+    bedrock = TitanEmbeddings(aws.services.index.dimension)
+    module = aws.handlers["ingest"]
+
+    def cold_start() -> tuple[Services, BedrockSession]:
+        session = BedrockSession(bedrock)
+        services = build_aws_services(session=session, search_client=aws.services.index.client, eager=module.EAGER)
+        monkeypatch.setattr(module, "SERVICES", services)
+        return services, session
+
+    ingest, session = cold_start()
+    assert set(deferred_of(ingest)) == {"stepfunctions", "opensearch", "bedrock"}
+    assert "bedrock-runtime" not in session.created
+    assert run_refresh(aws, source_id, "exec-new")["status"] == "indexed"
+    embedded = len(bedrock.texts)
+    assert embedded >= 2 and deferred_of(ingest)["bedrock"].created and session.created["bedrock-runtime"] == 1
+
+    ingest, session = cold_start()
+    assert run_refresh(aws, source_id, "exec-same")["status"] == "skipped"
+    assert not deferred_of(ingest)["bedrock"].created and "bedrock-runtime" not in session.created
+    assert len(bedrock.texts) == embedded and set(session.created) == {"dynamodb", "s3"}
+
+
 def test_a_cold_start_in_lambda_traces_search_calls_once_the_index_is_first_used(tmp_path: Path) -> None:
     """In a Lambda-like environment (tracing on), ``admin_api`` imports neither the OpenSearch
     client nor requests at its cold start, and the first use of the index patches requests

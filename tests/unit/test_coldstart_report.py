@@ -25,3 +25,12 @@ def test_ratios_are_to_the_reference_and_the_verdict_is_on_the_import_ratio() ->
     assert (retrieve["importRatio"], retrieve["cpuRatio"], retrieve["withinRatio"]) == (1.5, 1.3, True)
     assert (ingest["importRatio"], ingest["withinRatio"]) == (1.51, False)
     assert report["allWithinRatio"] is False and report["maxRatio"] == 1.5
+
+
+def test_runs_are_interleaved_round_by_round_with_the_order_turned() -> None:
+    bench = load()
+    names = ["ingest", "retrieve", bench.FLOOR]
+    order = bench.rounds(names, 4)
+    assert order == [["ingest", "retrieve", bench.FLOOR], ["retrieve", bench.FLOOR, "ingest"],
+                     [bench.FLOOR, "ingest", "retrieve"], ["ingest", "retrieve", bench.FLOOR]]
+    assert all(sorted(r) == sorted(names) for r in order)

@@ -273,7 +273,9 @@ def build_aws_services(
         raise ValueError(f"unknown AWS component(s) {', '.join(unknown)}; known: {', '.join(AWS_COMPONENTS)}")
     settings = AwsSettings.from_env(env)
     if session is None:
-        session = get_session()
+        from .adapters.aws.model_loader import use_plain_json
+
+        session = use_plain_json(get_session())  # the same models, parsed for less at each cold start
         if settings.region:
             session.set_config_variable("region", settings.region)
     region = _session_region(session) or settings.region

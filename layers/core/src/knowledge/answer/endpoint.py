@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..api.bodies import UNKNOWN_FIELD
 from ..errors import Code, InvalidInput, KnowledgeError, SourceFailure
-from ..lifecycle.validation import UNKNOWN_FIELD
 from ..model import Source
 from ..ports import Clock
 from ..settings import OutboundPolicy

@@ -36,8 +36,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
+from ..api.bodies import UNKNOWN_FIELD
 from ..errors import InvalidInput, KnowledgeError
-from ..lifecycle.validation import UNKNOWN_FIELD
 from ..model import Source, stable_id
 
 log = logging.getLogger(__name__)

@@ -148,15 +148,18 @@ def live_excerpts(services: Services, bot: str, question: str, topic: str | None
     and is noted in ``failures``."""
     if topic is None:
         return []
+    visible = AUDIENCE_VISIBILITY.get(audience, ())
+    sources = [source for source in services.state.list_sources(bot)
+               if source.type == SOURCE_TYPE and source.visibility in visible and (only is None or source.id in only)]
+    if not sources:  # most bots have no live source: the readers (and pydantic) are not loaded
+        return []
     from .endpoint import EndpointLiveReader
     from .live import source_passages
 
-    visible = AUDIENCE_VISIBILITY.get(audience, ())
     passages = []
-    for source in services.state.list_sources(bot):
-        if source.type == SOURCE_TYPE and source.visibility in visible and (only is None or source.id in only):
-            reader = reader or EndpointLiveReader(services.state, services.outbound, services.clock)
-            passages.extend(source_passages(reader, source, question, topic, failures))
+    for source in sources:
+        reader = reader or EndpointLiveReader(services.state, services.outbound, services.clock)
+        passages.extend(source_passages(reader, source, question, topic, failures))
     return [p.excerpt(rank) for rank, p in enumerate(passages, start=1)]
 
 

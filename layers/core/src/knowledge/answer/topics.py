@@ -26,8 +26,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..api.bodies import UNKNOWN_FIELD
 from ..errors import InvalidInput
-from ..lifecycle.validation import UNKNOWN_FIELD
 
 TOPICS: tuple[str, ...] = ("fees", "limits", "processing_time")
 

@@ -4,7 +4,9 @@ Each body is a model with ``extra="forbid"`` and strict types: a JSON string is 
 for a number, ``true`` never for ``1``, and a field nobody declared is ``unknown_field``, not
 silently dropped. Every string, list and integer is bounded here. The route table names the
 model of each body; ``dispatch`` validates with it and the OpenAPI document publishes its
-JSON Schema, so the validator and the document cannot drift.
+JSON Schema, so the validator and the document cannot drift. The two retrieval bodies are
+checked by ``bodies`` instead (no pydantic on the path of a question), to the same rules: a
+test compares the two over many bodies.
 
 A field names the stable error code its failures get in ``x-error-code`` (published in the
 schema too): either one code, or a map from pydantic's error type to a code with ``*`` for
@@ -28,10 +30,10 @@ from pydantic_core import PydanticCustomError
 from ..errors import Code, InvalidInput
 from ..model import SOURCE_TYPES, VISIBILITIES
 from ..settings import MAX_AGENT_SOURCES, MAX_QUESTION_CHARS
+from .bodies import UNKNOWN_FIELD, safe
 
 # -- stable codes of body errors (HTTP 400) ------------------------------------------------
 INVALID_BODY = Code.INVALID_INPUT
-UNKNOWN_FIELD = "unknown_field"
 INVALID_TYPE = "invalid_type"
 INVALID_NAME = "invalid_name"
 INVALID_VISIBILITY = "invalid_visibility"
@@ -499,11 +501,6 @@ def parse(model: type[M], data: Any) -> M:
         return model.model_validate(data)
     except ValidationError as exc:
         raise invalid_input(exc, model) from None
-
-
-def safe(text: str, limit: int = 200) -> str:
-    """``text`` cut to ``limit`` and made encodable (a lone surrogate becomes ``\\ud800``)."""
-    return text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def invalid_input(exc: ValidationError, model: type[BaseModel], *, prefix: tuple[str, ...] = (),

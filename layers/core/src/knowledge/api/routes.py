@@ -3,7 +3,8 @@
 Each route names its method, path template, required scope, handler and the models of its
 bodies (``models.py``; ``openapi.py`` publishes their schemas), by name: pydantic and the
 models load with the first route that has a body (or the document), never for a cold start
-whose invocations only read (most admin calls are GETs). ``dispatch`` is the only
+whose invocations only read (most admin calls are GETs) nor for questions (the retrieval
+bodies are checked by ``bodies``, to the same rules). ``dispatch`` is the only
 entry point: it authenticates, authorises against the path's bot, validates the body with
 the route's model, runs the handler and turns any error into the documented
 ``{"error": {...}}`` shape. ``HEAD`` is answered as ``GET`` (the transport sends no body).
@@ -27,6 +28,7 @@ from ..ports import Services
 from ..retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
 from . import views
 from .auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, authenticate, authorize, issue_token
+from .bodies import PARSERS
 from .http import Request, Response, encodable, error_response
 from .ratelimit import TokenBucket
 
@@ -513,6 +515,18 @@ def match(method: str, path: str) -> tuple[Route, dict[str, str]] | tuple[None, 
     return None, path_exists
 
 
+def parse_body(route: Route, data: Any) -> Any:
+    """``data`` (parsed JSON) checked as the route's body: the retrieval bodies without
+    pydantic (``bodies``: every question has one), the others with their model (pydantic and
+    the models load with the first such route)."""
+    plain = PARSERS.get(route.body or "")
+    if plain is not None:
+        return plain(data)
+    from .models import parse
+
+    return parse(route.body_model, data)  # type: ignore[arg-type]
+
+
 _default_limiter: TokenBucket | None = None
 _limiter_lock = threading.Lock()
 
@@ -553,9 +567,7 @@ def dispatch(services: Services, request: Request, *, limiter: TokenBucket | Non
         if route.body is not None:
             if route.body_required and not request.body:
                 raise InvalidInput("this route needs a JSON body")
-            from .models import parse  # with pydantic: only the routes that take a body load them
-
-            ctx.body = parse(route.body_model, request.json())  # type: ignore[arg-type]
+            ctx.body = parse_body(route, request.json())
         return route.handler(ctx)
     except Exception as exc:  # noqa: BLE001 - the one place every error becomes an HTTP answer
         return error_response(exc)

@@ -45,7 +45,7 @@ from ..settings import (
     RETRIEVAL_TTL_SECONDS,
 )
 from . import confidence as conf
-from . import ranking, upstream
+from . import ranking
 
 if TYPE_CHECKING:  # numpy: imported when a bot has a model, not with this module
     from .rescue import Probe, RescueModel
@@ -69,11 +69,11 @@ class RetrievalRequest:
 
     @classmethod
     def parse(cls, bot: str, body: Any) -> RetrievalRequest:
-        """From a ``POST retrieve`` body: parsed JSON, or the ``RetrievalBody`` the route
-        validated (its model declares the fields, their bounds and error codes)."""
-        from ..api.models import RetrievalBody, parse
+        """From a ``POST retrieve`` body: parsed JSON, or the fields the route checked
+        (``api.bodies``: the rules of ``models.RetrievalBody``, without pydantic)."""
+        from ..api.bodies import RetrievalFields, parse_retrieval
 
-        model = body if isinstance(body, RetrievalBody) else parse(RetrievalBody, body)
+        model = body if isinstance(body, RetrievalFields) else parse_retrieval(body)
         return cls(bot=bot, q=model.q, audience=model.audience or "customer", agent_id=model.agentId).validated()
 
     def validated(self, raw_q: object = "") -> RetrievalRequest:
@@ -209,6 +209,8 @@ def retrieve(
     # the semantic components mean what they were fitted on in one vector space only
     confidence = round(conf.score(components, spaces[0] if len(spaces) == 1 else None), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
+        from . import upstream  # with the outbound client: only bots that fuse another deployment
+
         remote = upstream.fetch(settings.upstream, req.q, req.audience, policy=services.outbound)
         if remote:
             excerpts = upstream.fuse(excerpts, remote, MAX_EXCERPTS)
