@@ -10,7 +10,6 @@ and passage id).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,7 +28,7 @@ from .indexing import (
     unchanged,
 )
 from .leases import LeaseKeeper, RunStopped, check_run
-from .staging import get_json, job_generation, put_json, staging_prefix
+from .staging import fields_of, get_json, job_generation, put_json, staging_prefix
 
 #: Documents per Map item, and the most document text one batch blob holds: a batch is
 #: chunked, embedded (32 texts per embedder call) and written well inside one Lambda run.
@@ -93,7 +92,7 @@ def list_documents(services: Services, bot: str, source_id: str, owner: str, job
         for number, (start, count) in enumerate(batches):
             keeper.beat()
             put_json(services, f"{prefix}docs-{number}.json",
-                     [dataclasses.asdict(d) for d in docs[start : start + count]])
+                     [fields_of(d) for d in docs[start : start + count]])
     except RunStopped as stop:
         return {"batches": [], "documents": 0, "stopped": str(stop)}
     manifest.update(skip=False, batches=len(batches), documents=len(docs), failures=[list(f) for f in failures])
@@ -147,7 +146,7 @@ def process_batch(services: Services, bot: str, source_id: str, owner: str, job:
         return {"batch": number, "stopped": "lost"}
     result = {
         "batch": number,
-        "documents": [dataclasses.asdict(d) for d in documents],
+        "documents": [fields_of(d) for d in documents],
         "passages": len(passages),
         "failures": [list(f) for f in failures],
         "visibilityCounts": visibility_counts,

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Code
-from ..model import Document, stable_id
+from ..model import Document, Source, stable_id
 from ..ports import Services
 from ..schedule import requeue_at
+from ..sources.base import clear_staged_crawl
 from .leases import check_run
 from .staging import clear_staging, get_json, job_generation, staging_prefix
 from .workflow_errors import RefreshError, classify_failure
@@ -115,7 +116,8 @@ def abandon(services: Services, bot: str, source_id: str, owner: str, generation
 
 def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[str, Any]) -> dict[str, Any]:
     """Flip the live generation with the checksum and counters (one conditional write),
-    release the lease, drop the old generation and the staging files."""
+    release the lease, drop the old generation and the staging files (a website's staged
+    crawl included)."""
     state = services.state
     generation = job_generation(job)
     source = state.get_source(bot, source_id)
@@ -124,7 +126,8 @@ def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[s
         return {**RefreshOutcome(source_id, name, "indexed", passages=source.passages).as_dict(), "repeated": True}
     status, source = check_run(services, bot, source_id, owner)
     if status == "cancelled":
-        abandon(services, bot, source_id, owner, generation, Code.CANCELLED, "cancelled by request")
+        if abandon(services, bot, source_id, owner, generation, Code.CANCELLED, "cancelled by request"):
+            _clear_crawl_of(services, source)
         clear_staging(services, bot, source_id, generation)
         return RefreshOutcome(source_id, name, "failed", error_code=Code.CANCELLED).as_dict()
     if status == "lost" or source is None:
@@ -137,6 +140,7 @@ def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[s
         state.finish_generation(bot, source_id, generation)
         state.update_source(bot, source_id, status="ready", error_code=None, error_message=None,
                             documents_unchanged=int(manifest.get("unchanged", 0)))
+        _clear_crawl_of(services, source)
         state.release_lease(bot, source_id, owner)
         clear_staging(services, bot, source_id, generation)
         return RefreshOutcome(source_id, name, "skipped", passages=source.passages).as_dict()
@@ -167,10 +171,18 @@ def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[s
                             documents=rows, counters=counters, now=services.clock.now(),
                             visibility_counts=visibility_counts, error_code=error_code)
     drop_orphans(services)  # this source's old generation, and any a read-only caller left behind
+    _clear_crawl_of(services, source)
     clear_staging(services, bot, source_id, generation)
     return RefreshOutcome(source_id, name, "indexed", documents=len(documents), passages=total,
                           skipped=int(manifest.get("skipped", 0)), failed=len(failures),
                           error_code=error_code).as_dict()
+
+
+def _clear_crawl_of(services: Services, source: Source | None) -> None:
+    """A website's staged crawl, read by this run's listing. Only while the source is still
+    this run's: a later run may be crawling into the same place."""
+    if source is not None and source.type == "website":
+        clear_staged_crawl(services, source.bot, source.id)
 
 
 def failure_rows(bot: str, source_id: str, visibility: str, failures: Sequence[tuple[str, str]],
@@ -205,6 +217,8 @@ def fail(services: Services, bot: str, source_id: str, owner: str, error: Any,
         generation = None  # committed before the failure (e.g. while clearing staging): keep it
     requeue = code in REQUEUE_CODES
     touched = abandon(services, bot, source_id, owner, generation, code, message, requeue=requeue)
+    if touched:
+        _clear_crawl_of(services, current)
     if generation is not None:
         clear_staging(services, bot, source_id, generation)
     lost = current is not None and not touched
