@@ -142,6 +142,27 @@ def test_the_embedded_runner_calls_the_stages_in_the_state_machines_order(servic
     assert called == ["take_lease", "list_documents", "fail"]
 
 
+def test_the_embedded_runner_keeps_its_batch_files_in_memory(services: Services,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same stages write the same files; in one process they need not reach the store."""
+    ids = pack_for_both(services, "wallet", pack_bytes(PAGES))
+    written: list[str] = []
+    real_put = services.blobs.put
+
+    def put(key: str, data: bytes) -> None:
+        written.append(key)
+        real_put(key, data)
+
+    monkeypatch.setattr(services.blobs, "put", put)
+    assert Refresher(services).refresh(EMBEDDED, ids[EMBEDDED]).status == "indexed"
+    assert [k for k in written if k.startswith("staging/")] == []
+    assert run_as_the_state_machine(services, AWS, ids[AWS], "exec-wallet")["status"] == "indexed"
+    staged = sorted(k.rsplit("/", 1)[-1] for k in written if k.startswith(f"staging/{AWS}/"))
+    assert staged == ["docs-0.json", "manifest.json", "result-0.json"]
+    assert row(services, EMBEDDED, ids[EMBEDDED]) == row(services, AWS, ids[AWS])
+    assert services.blobs.list("staging/") == []
+
+
 # -- a rule of the fail stage, seen through both runners --------------------------------------------
 
 

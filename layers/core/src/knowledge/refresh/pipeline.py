@@ -23,6 +23,7 @@ were replaced (reference 000: comparing the new checksum with itself skipped eve
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import uuid
@@ -33,6 +34,7 @@ from ..errors import NotFound, RateLimited, SourceFailure
 from ..ports import Services
 from . import batches, crawl_turn, finish, leases
 from .finish import RefreshOutcome
+from .staging import InProcessStaging, staging_prefix
 from .workflow_errors import caught_error
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,9 @@ class Refresher:
             return RefreshOutcome(source.id, source.name, str(job["reason"]),
                                   error_code=source.error_code if job["reason"] == "disabled" else None)
         name = source.name
+        # the run's batch files stay in this process (the stages read and write them as on AWS)
+        staging = InProcessStaging(services.blobs, staging_prefix(bot, source_id, int(job["generation"])))
+        services = dataclasses.replace(services, blobs=staging)
         try:
             if job["sourceType"] == "website":
                 self._crawl(bot, source_id, job)
