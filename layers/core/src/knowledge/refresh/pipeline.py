@@ -23,7 +23,7 @@ were replaced (reference 000: comparing the new checksum with itself skipped eve
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import logging
 import time
 import uuid
@@ -75,9 +75,10 @@ class Refresher:
             return RefreshOutcome(source.id, source.name, str(job["reason"]),
                                   error_code=source.error_code if job["reason"] == "disabled" else None)
         name = source.name
-        # the run's batch files stay in this process (the stages read and write them as on AWS)
-        staging = InProcessStaging(services.blobs, staging_prefix(bot, source_id, int(job["generation"])))
-        services = dataclasses.replace(services, blobs=staging)
+        # the run's batch files stay in this process (the stages read and write them as on AWS):
+        # the same services, whatever was set on them, with the blob store wrapped
+        services = copy.copy(services)
+        services.blobs = InProcessStaging(services.blobs, staging_prefix(bot, source_id, int(job["generation"])))
         try:
             if job["sourceType"] == "website":
                 self._crawl(bot, source_id, job)
