@@ -11,7 +11,8 @@ what a commit or a failure records, when the source is next due) is written once
 stages, and both deployments follow it. What the state machine adds around a task and this
 runner does not: retrying a throttled task (the fail stage queues the source again after a
 backoff instead, and the scheduler picks it up), waiting for a lease another run holds (``busy``
-is returned; the source stays queued), and running batches four at a time.
+is returned; the source stays queued), and running batches four at a time. The run's batch
+files stay in this process (``staging.InProcessStaging``) instead of going to the blob store.
 
 A refresh writes every passage under a new generation no query can see, then one state write
 (``commit``) flips the source's live generation with the checksum and counters, conditioned
@@ -24,7 +25,6 @@ were replaced (reference 000: comparing the new checksum with itself skipped eve
 from __future__ import annotations
 
 import copy
-import logging
 import time
 import uuid
 from collections.abc import Callable
@@ -36,8 +36,6 @@ from . import batches, crawl_turn, finish, leases
 from .finish import RefreshOutcome
 from .staging import InProcessStaging, staging_prefix
 from .workflow_errors import caught_error
-
-log = logging.getLogger(__name__)
 
 __all__ = ["LOCAL_BATCH_CHARS", "LOCAL_BATCH_DOCUMENTS", "Progress", "Refresher"]
 
