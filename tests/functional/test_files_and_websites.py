@@ -21,9 +21,11 @@ from knowledge.api.routes import dispatch
 from knowledge.embedded.worker import InProcessWorkflow
 from knowledge.errors import Code, SourceFailure
 from knowledge.model import Source
+from knowledge.refresh import crawl_turn
+from knowledge.refresh.pipeline import Refresher
 from knowledge.retrieve.service import RetrievalRequest, retrieve
 from knowledge.settings import LEASE_SECONDS
-from knowledge.sources.base import pages_prefix, upload_blob_key
+from knowledge.sources.base import SourceContent, pages_prefix, upload_blob_key
 from knowledge.sources.registry import load_content
 from knowledge.sources.website import crawl_prefix, crawl_step, website_content
 from tests.e2e.sites import (  # noqa: F401 - fixtures
@@ -94,11 +96,13 @@ class SlowFetcher:
         return self.inner.fetch_robots(url, **kwargs)
 
 
-class NoFetcher:
-    def fetch(self, url: str, **kwargs: Any) -> Any:
-        raise AssertionError("nothing may be fetched")
-
-    fetch_robots = fetch
+def crawled(services: Any, source: Source, fetcher: Any) -> SourceContent:
+    """Crawl ``source`` to the end in steps (as the refresh's crawl turns do), then read the
+    staged crawl back as documents (as its listing does)."""
+    cursor = None
+    while not (step := crawl_step(services, source, cursor, deadline=time.monotonic() + 30, fetcher=fetcher)).done:
+        cursor = step.cursor
+    return website_content(services, source)
 
 
 def small_site(site: Any, pages: int = 6, word: str = "lemming") -> None:
@@ -137,7 +141,7 @@ def test_crawl_steps_stage_pages_and_resume_from_a_small_cursor(services: Any, s
     assert site.paths().count("/robots.txt") == 1  # the robots cache travels between steps
 
     # the pipeline's load stage builds the documents from the staged crawl, fetching nothing
-    content = website_content(services, source, fetcher=NoFetcher())
+    content = website_content(services, source)
     assert sorted(d.path for d in content.documents) == ["/"] + [f"/p{i}" for i in range(5)]
     assert {d.url for d in content.documents} == {site.url("/")} | {site.url(f"/p{i}") for i in range(5)}
     assert all(d.visibility == "public" and d.weight == 1.0 for d in content.documents)
@@ -150,7 +154,7 @@ def test_crawl_steps_stage_pages_and_resume_from_a_small_cursor(services: Any, s
     while not (step := crawl_step(services, source, None, deadline=time.monotonic() + 30, fetcher=make_fetcher())).done:
         pass
     assert sorted(services.blobs.list(prefix)) == [prefix + "0.json", prefix + "done.json"]
-    assert [d.title for d in website_content(services, source, fetcher=NoFetcher()).documents] == ["Only"]
+    assert [d.title for d in website_content(services, source).documents] == ["Only"]
 
 
 def test_crawl_delay_is_the_wait_between_steps_and_is_not_slept_twice(
@@ -191,7 +195,7 @@ def test_pages_reachable_only_through_the_sitemap_become_documents(
     )
     site.routes["/orphan"] = site.page(site.html(title="Orphan", text="the wombat page nobody links to"))
     source = make_source(services, site)
-    content = website_content(services, source, fetcher=make_fetcher())
+    content = crawled(services, source, make_fetcher())
     assert [d.title for d in content.documents] == ["Home", "Orphan"]
     assert content.failed == []
     assert "wombat" in content.documents[1].body
@@ -208,34 +212,31 @@ def test_source_patterns_and_canonical_links_shape_the_documents(
     site.fallback = lambda h: site.respond(h, 200, site.html(title="other").encode())
     source = make_source(services, site)
     source.config.update(include=["/docs/*"], exclude=["/docs/old/*"])
-    content = website_content(services, source, fetcher=make_fetcher())
+    content = crawled(services, source, make_fetcher())
     assert [(d.title, d.url) for d in content.documents] == [("t", site.url("/")), ("Guide", site.url("/docs/guide"))]
     assert "/docs/old/x" not in site.paths() and "/blog" not in site.paths()
 
 
-def test_embedded_crawl_heartbeats_and_cleans_up(services: Any, site: Any, site_fetcher: Any, clock: Any) -> None:
+def test_the_embedded_refresh_crawls_in_turns_and_cleans_up(services: Any, site: Any, site_fetcher: Any) -> None:
     small_site(site, pages=2)
     make_source(services, site)
-    assert services.state.acquire_lease("default", "web1", "worker-a", clock.now(), LEASE_SECONDS)
-    clock.advance(100)
-    content = load_content(services, services.state.get_source("default", "web1"))  # no fetcher: the default
-    assert len(content.documents) == 2 and site_fetcher.made
+    outcome = Refresher(services).refresh("default", "web1")  # no fetcher: the default
+    assert (outcome.status, outcome.documents) == ("indexed", 2) and site_fetcher.made
     row = services.state.get_source("default", "web1")
-    assert row.lease_owner == "worker-a" and row.lease_expires_at == clock.now() + LEASE_SECONDS
-    assert row.status == "indexing"
+    assert (row.status, row.lease_owner, row.documents_processed) == ("ready", None, 2)
     assert services.blobs.list(crawl_prefix("default", "web1")) == []  # nothing left staged
 
 
-def test_a_cancelled_or_disabled_source_stops_between_steps(services: Any, site: Any, site_fetcher: Any,
-                                                             clock: Any) -> None:
+def test_a_cancelled_or_disabled_source_stops_before_its_next_turn(services: Any, site: Any, site_fetcher: Any,
+                                                                    clock: Any) -> None:
     small_site(site, pages=2)
     make_source(services, site)
     services.state.acquire_lease("default", "web1", "worker-a", clock.now(), LEASE_SECONDS)
     for change in ({"cancel_requested": True}, {"status": "disabled"}):
         services.state.update_source("default", "web1", **change)
-        with pytest.raises(SourceFailure) as caught:
-            website_content(services, services.state.get_source("default", "web1"))
-        assert caught.value.code == Code.CANCELLED
+        turn = crawl_turn.crawl_pages(services, "default", "web1", "worker-a", None,
+                                      deadline=time.monotonic() + 30)
+        assert (turn.done, turn.stopped, turn.pages) == (True, "cancelled", 0)
         services.state.update_source("default", "web1", cancel_requested=False, status="waiting")
     assert site.paths() == []
 
@@ -250,7 +251,10 @@ def test_a_staged_crawl_left_by_another_lease_is_not_served(services: Any, site:
     services.state.release_lease("default", "web1", "worker-old")
     small_site(site, pages=2, word="new")
     services.state.acquire_lease("default", "web1", "worker-new", clock.now(), LEASE_SECONDS)
-    content = website_content(services, source, fetcher=make_fetcher())
+    with pytest.raises(SourceFailure) as caught:
+        website_content(services, source)
+    assert caught.value.code == Code.INTERNAL
+    content = crawled(services, source, make_fetcher())
     assert all("new" in d.body and "old" not in d.body for d in content.documents)
 
 
@@ -264,7 +268,7 @@ def test_hostile_site_pages_fail_with_their_codes(services: Any, site: Any, make
                          origins=[site.origin(), site.origin(host="meta.test")])
     source.config["startUrls"].append(site.url("/", host="meta.test"))
     fetcher = make_fetcher(timeout=2.0)
-    content = website_content(services, source, fetcher=fetcher)
+    content = crawled(services, source, fetcher)
     failed = dict(content.failed)
     origin = site.origin()
     assert {url[len(origin):]: code for url, code in failed.items() if url.startswith(origin)} == {
@@ -293,7 +297,7 @@ def test_redirect_to_an_allowed_origin_on_a_private_address_is_blocked_address(
     site.routes["/"] = site.redirect(f"https://evil.test:{site.port}/inside")
     source = make_source(services, site, origins=[site.origin(), site.origin(host="evil.test")])
     with pytest.raises(SourceFailure) as caught:
-        website_content(services, source, fetcher=make_fetcher())
+        crawled(services, source, make_fetcher())
     assert caught.value.code == Code.BLOCKED_ADDRESS
 
 

@@ -62,8 +62,8 @@ INGEST_VERSION = "kb-ingest-10"  # 10: boundary key columns (tantivy-8); 9: know
 RESCUE_FORMAT = 4
 
 LEASE_SECONDS = 120.0
-#: A refresh extends its lease at least this often, in every workflow (the in-process
-#: ``Refresher`` and the stages' ``LeaseKeeper``): a third of the lease, so a heartbeat late by
+#: A refresh extends its lease at least this often, in every workflow (the stages'
+#: ``LeaseKeeper``, which both runners use): a third of the lease, so a heartbeat late by
 #: a slow fetch or embedder call still lands in time.
 HEARTBEAT_SECONDS = LEASE_SECONDS / 3
 MAX_QUESTION_CHARS = 16_000

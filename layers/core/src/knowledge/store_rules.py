@@ -5,6 +5,7 @@ The contract suite (``tests/contract``) runs each rule through both stores."""
 from __future__ import annotations
 
 from .model import Source
+from .schedule import next_refresh
 
 
 def commit_changes(
@@ -21,7 +22,8 @@ def commit_changes(
     """The source fields a commit writes, given the source's current ``status`` and
     ``refresh_every``: the new live generation, checksum and counters; ``ready`` (a source
     disabled while its run finished stays ``disabled``, and unsearched); the next scheduled
-    refresh one interval from now for a source on an interval, none otherwise; the lease and
+    refresh one interval from now for a source on an interval, none otherwise
+    (``schedule.next_refresh``); the lease and
     any cancel request cleared."""
     return {
         "live_generation": generation,
@@ -36,7 +38,7 @@ def commit_changes(
         "error_code": error_code,
         "error_message": None,
         "last_indexed_at": now,
-        "next_refresh_at": now + float(refresh_every) if refresh_every is not None else None,
+        "next_refresh_at": next_refresh(refresh_every, now),
         "updated_at": now,
         "lease_owner": None,
         "lease_expires_at": None,

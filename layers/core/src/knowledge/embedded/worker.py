@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import KnowledgeError
+from ..model import Source
 from ..ports import Services
 from ..refresh import rescue_build
 from ..refresh.pipeline import Refresher
 from ..refresh.reaper import reap_expired_leases
 from ..refresh.reindex import reindex
-from ..schedule import pickup_changes, runnable
+from ..refresh.scheduling import start_due_refreshes
+from ..schedule import runnable
 from ..sources.files import awaiting_upload
 
 log = logging.getLogger(__name__)
@@ -179,24 +181,19 @@ class InProcessWorkflow:
             self.tick()
 
     def tick(self) -> None:
-        """Reap dead workers' leases and queue sources that are waiting or due.
-
-        What picking a source up changes is ``schedule.pickup_changes``, as on AWS.
-        File sources still waiting for their upload are left alone."""
+        """Reap dead workers' leases and queue sources that are waiting or due, as the AWS
+        scheduler does (``scheduling.start_due_refreshes``), leaving alone those already
+        queued here and file sources still waiting for their upload."""
         try:
             services = self.services
             reap_expired_leases(services)
             with self._lock:
                 queued = {(j.bot, j.source_id) for j in self._jobs.values() if j.status in ("queued", "running")}
-            now = services.clock.now()
-            for source in services.state.due_sources(now):
-                if not runnable(source) or (source.bot, source.id) in queued:
-                    continue
-                if awaiting_upload(services, source):
-                    continue
-                changes = pickup_changes(source, now)
-                if changes:
-                    services.state.update_source(source.bot, source.id, **changes)
-                self.start_refresh(source.bot, source.id)
+
+            def startable(source: Source) -> bool:
+                return (runnable(source) and (source.bot, source.id) not in queued
+                        and not awaiting_upload(services, source))
+
+            start_due_refreshes(services, startable, workflow=self)
         except Exception:  # a failing tick is logged and retried on the next tick
             log.exception("scheduler tick failed")

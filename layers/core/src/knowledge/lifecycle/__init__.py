@@ -23,7 +23,7 @@ from ..model import Agent, Source, valid_bot_id
 from ..ports import Services
 from ..refresh.finish import drop_orphans
 from ..refresh.packsync import pack_source_id
-from ..schedule import REFRESHABLE, runnable
+from ..schedule import REFRESHABLE, next_refresh, runnable
 from ..sources.base import pack_blob_key, pages_prefix, upload_blob_key
 from ..sources.files import awaiting_upload
 from .validation import SourceSpec, parse_create, parse_patch
@@ -164,8 +164,7 @@ def patch_source(services: Services, bot: str, source_id: str, body: Any) -> Que
         # a website's interval alone changes when it is fetched next, not what it holds
         changes["refresh_every"] = spec.refresh_every
         if not content_changed and source.status in ("ready", "failed") and source.last_indexed_at is not None:
-            changes["next_refresh_at"] = (source.last_indexed_at + spec.refresh_every
-                                          if spec.refresh_every is not None else None)
+            changes["next_refresh_at"] = next_refresh(spec.refresh_every, source.last_indexed_at)
     if content_changed:
         changes["visibility"] = spec.visibility
         if spec.type == "pack" and spec.config["slug"] != source.config.get("slug"):

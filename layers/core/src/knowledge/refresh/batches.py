@@ -10,8 +10,7 @@ and passage id).
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..model import Passage
@@ -29,24 +28,26 @@ from .indexing import (
     unchanged,
 )
 from .leases import LeaseKeeper, RunStopped, check_run
-from .staging import get_json, job_generation, put_json, staging_prefix
+from .staging import fields_of, get_json, job_generation, put_json, staging_prefix
 
 #: Documents per Map item, and the most document text one batch blob holds: a batch is
 #: chunked, embedded (32 texts per embedder call) and written well inside one Lambda run.
+#: (The embedded runner passes larger sizes: it has no Lambda time limit, and each batch is
+#: one commit of the search index, so fewer, larger batches ingest faster.)
 BATCH_DOCUMENTS = 20
 BATCH_CHARS = 2_000_000
 #: Texts embedded between two forced lease checks of a batch (cancel checkpoints).
 EMBED_SLICE = 256
 
 
-def _batches(docs: Sequence[DocumentContent]) -> list[tuple[int, int]]:
-    """(start, count) of consecutive documents: at most BATCH_DOCUMENTS and about
-    BATCH_CHARS of text each (a single larger document is a batch of its own)."""
+def _batches(docs: Sequence[DocumentContent], max_documents: int, max_chars: int) -> list[tuple[int, int]]:
+    """(start, count) of consecutive documents: at most ``max_documents`` and about
+    ``max_chars`` of text each (a single larger document is a batch of its own)."""
     out: list[tuple[int, int]] = []
     start, size = 0, 0
     for i, doc in enumerate(docs):
         count = i - start
-        if count and (count >= BATCH_DOCUMENTS or size + len(doc.body) > BATCH_CHARS):
+        if count and (count >= max_documents or size + len(doc.body) > max_chars):
             out.append((start, count))
             start, size = i, 0
         size += len(doc.body)
@@ -55,9 +56,12 @@ def _batches(docs: Sequence[DocumentContent]) -> list[tuple[int, int]]:
     return out
 
 
-def list_documents(services: Services, bot: str, source_id: str, owner: str, job: dict[str, Any]) -> dict[str, Any]:
+def list_documents(services: Services, bot: str, source_id: str, owner: str, job: dict[str, Any], *,
+                   batch_documents: int | None = None, batch_chars: int | None = None) -> dict[str, Any]:
     """Fetch/extract: load the source's documents (a pack from S3, a staged crawl, an
-    upload...), skip when unchanged, else stage them in batches for the Map state."""
+    upload...), skip when unchanged, else stage them in batches (of at most
+    ``batch_documents`` documents and about ``batch_chars`` of text; BATCH_DOCUMENTS and
+    BATCH_CHARS unless given) for the Map state."""
     from ..sources.registry import load_content
 
     generation = job_generation(job)
@@ -83,12 +87,12 @@ def list_documents(services: Services, bot: str, source_id: str, owner: str, job
                                  documents_processed=0, fragments_processed=0, documents_failed=0)
     failures = list(content.failed)
     docs = cap_documents(source.type, content.documents, failures)
-    batches = _batches(docs)
+    batches = _batches(docs, batch_documents or BATCH_DOCUMENTS, batch_chars or BATCH_CHARS)
     try:
         for number, (start, count) in enumerate(batches):
             keeper.beat()
             put_json(services, f"{prefix}docs-{number}.json",
-                     [dataclasses.asdict(d) for d in docs[start : start + count]])
+                     [fields_of(d) for d in docs[start : start + count]])
     except RunStopped as stop:
         return {"batches": [], "documents": 0, "stopped": str(stop)}
     manifest.update(skip=False, batches=len(batches), documents=len(docs), failures=[list(f) for f in failures])
@@ -100,9 +104,12 @@ def list_documents(services: Services, bot: str, source_id: str, owner: str, job
 
 
 def process_batch(services: Services, bot: str, source_id: str, owner: str, job: dict[str, Any],
-                  batch: dict[str, Any]) -> dict[str, Any]:
+                  batch: dict[str, Any], *,
+                  on_document: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Chunk, embed and write one batch under the job's generation (invisible until commit),
-    heartbeating, and record what it indexed for ``commit``."""
+    heartbeating, and record what it indexed for ``commit``. Before each document a cheap
+    checkpoint (``LeaseKeeper.look``) stops a cancelled run; ``on_document(done, passages)``
+    is told after each one (the embedded runner's progress line)."""
     generation = job_generation(job)
     number = int(batch["batch"])
     status, source = check_run(services, bot, source_id, owner)
@@ -114,14 +121,19 @@ def process_batch(services: Services, bot: str, source_id: str, owner: str, job:
     now = services.clock.now()
     tally = Tally(bot, source_id, source.priority, generation, now)
     passages: list[Passage] = []
-    for doc in docs:
-        passages.extend(tally.chunk(doc))
-    documents, failures, visibility_counts = tally.documents, tally.failures, tally.visibility_counts
-
     # a heartbeat every third of the lease, and a checkpoint every EMBED_SLICE texts: a run
     # cancelled (or edited) mid-batch lets go of the lease within one slice, so the
     # follow-up refresh waiting for it starts soon
     keeper = LeaseKeeper(services, bot, source_id, owner, every_calls=max(1, EMBED_SLICE // EMBED_CALL))
+    try:
+        for done, doc in enumerate(docs, start=1):
+            keeper.look()
+            passages.extend(tally.chunk(doc))
+            if on_document is not None:
+                on_document(done, tally.passages)
+    except RunStopped as stop:
+        return {"batch": number, "stopped": str(stop)}
+    documents, failures, visibility_counts = tally.documents, tally.failures, tally.visibility_counts
     try:
         if embedder is not None and passages:
             embed_passages(embedder, passages, keeper.beat)
@@ -134,7 +146,7 @@ def process_batch(services: Services, bot: str, source_id: str, owner: str, job:
         return {"batch": number, "stopped": "lost"}
     result = {
         "batch": number,
-        "documents": [dataclasses.asdict(d) for d in documents],
+        "documents": [fields_of(d) for d in documents],
         "passages": len(passages),
         "failures": [list(f) for f in failures],
         "visibilityCounts": visibility_counts,

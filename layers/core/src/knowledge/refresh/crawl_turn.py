@@ -1,6 +1,6 @@
-"""One turn of a website source's crawl loop in the Step Functions workflow (DESIGN.md §6):
-fetch pages until a deadline, heartbeating the lease before every request, stage them and say
-how long to wait before the next turn.
+"""One turn of a website source's crawl loop (DESIGN.md §6): fetch pages until a deadline,
+heartbeating the lease before every request, stage them and say how long to wait before the
+next turn. A crawl Lambda task on AWS; a turn of the embedded runner's loop in-process.
 """
 
 from __future__ import annotations

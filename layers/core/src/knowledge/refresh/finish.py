@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Code
-from ..model import Document, stable_id
+from ..model import Document, Source, stable_id
 from ..ports import Services
+from ..schedule import requeue_at
+from ..sources.base import clear_staged_crawl
 from .leases import check_run
 from .staging import clear_staging, get_json, job_generation, staging_prefix
 from .workflow_errors import RefreshError, classify_failure
@@ -28,7 +30,6 @@ log = logging.getLogger(__name__)
 #: Failures that leave the source queued (with the error shown) rather than failed: the
 #: embedder is throttled or down, not the content wrong. Retried after a growing backoff.
 REQUEUE_CODES = frozenset({Code.RATE_LIMITED, Code.EMBEDDING_FAILED})
-REQUEUE_MAX_SECONDS = 3600.0
 
 
 @dataclass
@@ -55,6 +56,14 @@ class RefreshOutcome:
             "errorCode": self.error_code,
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RefreshOutcome:
+        """The outcome a stage reported (``commit``, ``fail``) as ``as_dict`` wrote it."""
+        return cls(str(data["sourceId"]), str(data.get("name") or data["sourceId"]), str(data["status"]),
+                   documents=int(data.get("documents", 0)), passages=int(data.get("passages", 0)),
+                   skipped=int(data.get("skipped", 0)), failed=int(data.get("failed", 0)),
+                   error_code=data.get("errorCode"))
+
 
 def drop_orphans(services: Services, only: tuple[str, str] | None = None) -> int:
     """Delete from the index every generation no query may see (retired, or staged by a
@@ -78,33 +87,37 @@ def drop_own(services: Services, bot: str, source_id: str, generation: int | Non
 
 
 def abandon(services: Services, bot: str, source_id: str, owner: str, generation: int | None, code: str,
-            message: str, *, requeue: bool = False) -> None:
+            message: str, *, requeue: bool = False) -> bool:
     """Keep the previous live generation, drop the partial one, record the error (or queue
-    the source again after a backoff), release the lease — unless another owner holds it."""
+    the source again after a backoff), release the lease — unless another owner holds it.
+    False when the source row was not this run's to touch (deleted, or leased elsewhere)."""
     state = services.state
     if generation is not None:
         services.index.delete_generation(bot, source_id, generation)
         state.finish_generation(bot, source_id, generation)
     current = state.get_source(bot, source_id)
-    if current is not None and current.lease_owner in (None, owner):
+    touched = current is not None and current.lease_owner in (None, owner)
+    if current is not None and touched:
         if current.status == "disabled":
             # disabled mid-run: it stays disabled (and out of every search)
             state.update_source(bot, source_id, cancel_requested=False)
         elif requeue:
             # still queued, error shown; retried after a backoff that grows with attempts
-            delay = min(REQUEUE_MAX_SECONDS, 30.0 * 2 ** min(current.attempts, 7))
             state.update_source(bot, source_id, status="waiting", error_code=code, error_message=message,
-                                cancel_requested=False, next_refresh_at=services.clock.now() + delay)
+                                cancel_requested=False,
+                                next_refresh_at=requeue_at(current.attempts, services.clock.now()))
         else:
             state.update_source(bot, source_id, status="failed", error_code=code, error_message=message,
                                 cancel_requested=False)
         state.release_lease(bot, source_id, owner)
     log.info("refresh of %s/%s failed: %s", bot, source_id, code)
+    return touched
 
 
 def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[str, Any]) -> dict[str, Any]:
     """Flip the live generation with the checksum and counters (one conditional write),
-    release the lease, drop the old generation and the staging files."""
+    release the lease, drop the old generation and the staging files (a website's staged
+    crawl included)."""
     state = services.state
     generation = job_generation(job)
     source = state.get_source(bot, source_id)
@@ -113,11 +126,13 @@ def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[s
         return {**RefreshOutcome(source_id, name, "indexed", passages=source.passages).as_dict(), "repeated": True}
     status, source = check_run(services, bot, source_id, owner)
     if status == "cancelled":
-        abandon(services, bot, source_id, owner, generation, Code.CANCELLED, "cancelled by request")
+        if abandon(services, bot, source_id, owner, generation, Code.CANCELLED, "cancelled by request"):
+            _clear_crawl_of(services, source)
         clear_staging(services, bot, source_id, generation)
         return RefreshOutcome(source_id, name, "failed", error_code=Code.CANCELLED).as_dict()
     if status == "lost" or source is None:
         drop_own(services, bot, source_id, generation)
+        clear_staging(services, bot, source_id, generation)
         return RefreshOutcome(source_id, name, "lost").as_dict()
     prefix = staging_prefix(bot, source_id, generation)
     manifest = get_json(services, prefix + "manifest.json")
@@ -125,6 +140,7 @@ def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[s
         state.finish_generation(bot, source_id, generation)
         state.update_source(bot, source_id, status="ready", error_code=None, error_message=None,
                             documents_unchanged=int(manifest.get("unchanged", 0)))
+        _clear_crawl_of(services, source)
         state.release_lease(bot, source_id, owner)
         clear_staging(services, bot, source_id, generation)
         return RefreshOutcome(source_id, name, "skipped", passages=source.passages).as_dict()
@@ -155,10 +171,18 @@ def commit(services: Services, bot: str, source_id: str, owner: str, job: dict[s
                             documents=rows, counters=counters, now=services.clock.now(),
                             visibility_counts=visibility_counts, error_code=error_code)
     drop_orphans(services)  # this source's old generation, and any a read-only caller left behind
+    _clear_crawl_of(services, source)
     clear_staging(services, bot, source_id, generation)
     return RefreshOutcome(source_id, name, "indexed", documents=len(documents), passages=total,
                           skipped=int(manifest.get("skipped", 0)), failed=len(failures),
                           error_code=error_code).as_dict()
+
+
+def _clear_crawl_of(services: Services, source: Source | None) -> None:
+    """A website's staged crawl, read by this run's listing. Only while the source is still
+    this run's: a later run may be crawling into the same place."""
+    if source is not None and source.type == "website":
+        clear_staged_crawl(services, source.bot, source.id)
 
 
 def failure_rows(bot: str, source_id: str, visibility: str, failures: Sequence[tuple[str, str]],
@@ -180,7 +204,9 @@ def failure_rows(bot: str, source_id: str, visibility: str, failures: Sequence[t
 def fail(services: Services, bot: str, source_id: str, owner: str, error: Any,
          workflow_state: dict[str, Any] | None = None) -> dict[str, Any]:
     """The Catch path: record the error code (or queue the source again for throttling and
-    embedder outages), drop the partial generation, release the lease."""
+    embedder outages), drop the partial generation, release the lease. Status ``lost`` when
+    another owner holds the lease by now (e.g. reaped while this run stalled): its row is
+    theirs, only this run's generation is dropped."""
     code, message = classify_failure(error)
     job = (workflow_state or {}).get("job") or {}
     generation = job.get("generation") if job.get("acquired") else None
@@ -190,7 +216,11 @@ def fail(services: Services, bot: str, source_id: str, owner: str, error: Any,
     if generation is not None and current is not None and current.live_generation == generation:
         generation = None  # committed before the failure (e.g. while clearing staging): keep it
     requeue = code in REQUEUE_CODES
-    abandon(services, bot, source_id, owner, generation, code, message, requeue=requeue)
+    touched = abandon(services, bot, source_id, owner, generation, code, message, requeue=requeue)
+    if touched:
+        _clear_crawl_of(services, current)
     if generation is not None:
         clear_staging(services, bot, source_id, generation)
-    return {"sourceId": source_id, "status": "queued" if requeue else "failed", "errorCode": code}
+    lost = current is not None and not touched
+    return {"sourceId": source_id, "status": "lost" if lost else "queued" if requeue else "failed",
+            "errorCode": code}

@@ -1,9 +1,7 @@
-"""What both refresh runners do to a source's documents (DESIGN.md §6): resolve the bot's
-embedder, checksum the content (and tell an unchanged source), cap the document count, chunk
-each document into passages while booking what it produced (``Tally``), and embed passages.
-
-The in-process :class:`~knowledge.refresh.pipeline.Refresher` and the Step Functions batch
-stages (:mod:`knowledge.refresh.batches`) both use these, so the two modes index alike.
+"""What the listing and batch stages (:mod:`knowledge.refresh.batches`) do to a source's
+documents (DESIGN.md §6): resolve the bot's embedder, checksum the content (and tell an
+unchanged source), cap the document count, chunk each document into passages while booking
+what it produced (``Tally``), and embed passages.
 """
 
 from __future__ import annotations
@@ -92,9 +90,9 @@ def chunk_document(bot: str, source_id: str, priority: int, generation: int, doc
 
 @dataclass
 class Tally:
-    """What chunking a run of documents produced, booked the same way by both runners (the
-    in-process Refresher and ``process_batch``): a row per document (its fragment count, or
-    ``expanded_too_large``), the failures, and passages per visibility."""
+    """What chunking a batch of documents produced (``process_batch``): a row per document
+    (its fragment count, or ``expanded_too_large``), the failures, and passages per
+    visibility."""
 
     bot: str
     source_id: str

@@ -58,6 +58,26 @@ class LeaseKeeper:
         self.calls = 0
         self.last = services.clock.now()
         self.beats = 0
+        self._seen: object = None
+
+    def look(self) -> None:
+        """A cheap checkpoint between documents: asks whether the run may go on only when the
+        store says something committed since the last look (``StateStore.version``, which
+        SQLite can tell and DynamoDB cannot) or when a heartbeat is due, and raises
+        ``RunStopped`` like ``beat``. A cancel made in the embedded mode is so seen before
+        the next document; elsewhere within a heartbeat or at the batch's next ``beat``."""
+        version = self.services.state.version()
+        changed = version is not None and version != self._seen
+        self._seen = version
+        due = self.services.clock.now() - self.last >= HEARTBEAT_SECONDS
+        if not (changed or due):
+            return
+        status, _ = check_run(self.services, self.bot, self.source_id, self.owner, beat=due)
+        if status != "ok":
+            raise RunStopped(status)
+        if due:
+            self.last = self.services.clock.now()
+            self.beats += 1
 
     def beat(self, *, force: bool = False) -> None:
         self.calls += 1

@@ -1,7 +1,8 @@
 """Return sources whose worker died to the queue (DESIGN.md §6).
 
 A worker that dies releases nothing; its lease simply expires. The reaper drops the
-generation it was staging (never visible to queries) and queues the source again. The
+generation it was staging (never visible to queries) with its batch files, and queues the
+source again. The
 previous live generation keeps answering throughout.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from ..ports import Services
 from .leases import release_expired_leases
+from .staging import clear_staging
 
 
 def reap_expired_leases(services: Services) -> list[str]:
@@ -18,4 +20,5 @@ def reap_expired_leases(services: Services) -> list[str]:
     for bot, source_id, generation in state.stale_staging(now):
         services.index.delete_generation(bot, source_id, generation)
         state.finish_generation(bot, source_id, generation)
+        clear_staging(services, bot, source_id, generation)  # its batch files, if it got that far
     return [source.id for source in release_expired_leases(services)]

@@ -1,6 +1,7 @@
 """The errors a refresh workflow sees (DESIGN.md §6): the exception a Lambda task raises for
 a project error (``RateLimited`` is retried by the state machine, ``RefreshError`` is caught
-and runs ``fail``), and the (code, message) a caught error is recorded with.
+and runs ``fail``), the error object the Catch hands ``fail``, and the (code, message) a
+caught error is recorded with.
 """
 
 from __future__ import annotations
@@ -30,6 +31,16 @@ def workflow_error(exc: KnowledgeError) -> Exception:
     if exc.code == Code.RATE_LIMITED or status == 429:
         return RateLimited(exc.message, code=Code.RATE_LIMITED)
     return RefreshError(exc.code, exc.message)
+
+
+def caught_error(exc: BaseException) -> dict[str, str]:
+    """What the state machine's Catch hands ``fail`` for an exception a task raised: the
+    task's own conversion (``workflow_error`` for a project error), then Step Functions' shape
+    of a Lambda error, ``{"Error": <class name>, "Cause": <the Lambda error object as JSON>}``.
+    The embedded runner records its failures through the same ``fail`` with this."""
+    raised = workflow_error(exc) if isinstance(exc, KnowledgeError) else exc
+    name = type(raised).__name__
+    return {"Error": name, "Cause": json.dumps({"errorMessage": str(raised), "errorType": name})}
 
 
 KNOWN_CODES = frozenset(v for k, v in vars(Code).items() if k.isupper() and isinstance(v, str))

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..settings import INGEST_VERSION
+
+if TYPE_CHECKING:
+    from ..ports import Services
 
 
 def pack_blob_key(slug: str) -> str:
@@ -16,6 +20,20 @@ def pack_blob_key(slug: str) -> str:
 def upload_blob_key(bot: str, source_id: str) -> str:
     """Where a file source's uploaded bytes lie in the blob store."""
     return f"uploads/{bot}/{source_id}"
+
+
+def crawl_prefix(bot: str, source_id: str) -> str:
+    """Where a website source's crawl stages its steps until the listing reads them."""
+    return f"staging/{bot}/{source_id}/crawl/"
+
+
+def clear_staged_crawl(services: Services, bot: str, source_id: str) -> int:
+    """Delete a website source's staged crawl (a new crawl starts with it; a run's end deletes
+    what it read); returns how many blobs went."""
+    keys = services.blobs.list(crawl_prefix(bot, source_id))
+    for key in keys:
+        services.blobs.delete(key)
+    return len(keys)
 
 
 def pages_prefix(bot: str, source_id: str) -> str:

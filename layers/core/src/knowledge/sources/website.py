@@ -1,14 +1,10 @@
 """Website sources: a resumable crawl staged as blobs, then one document per page.
 
-Two ways to run, one result:
-
-* **Step Functions** calls :func:`crawl_step` in a loop (a Lambda per step, a Wait state of
-  ``wait_seconds`` between them) and then the refresh pipeline, whose ``load_content`` ends
-  up in :func:`website_content`, which finds the completed staged crawl and builds the
-  documents from it.
-* **Embedded**: the pipeline calls :func:`website_content` directly; there is no staged
-  crawl of this run yet, so it runs the steps itself (heart-beating the source's lease and
-  stopping when the source is cancelled, disabled or deleted between steps).
+The refresh workflow (both deployments: ``knowledge.refresh.crawl_turn``) calls
+:func:`crawl_step` turn after turn (a Lambda per turn and a Wait state of ``wait_seconds``
+between them on AWS; a loop of the embedded runner in-process), then its listing stage's
+``load_content`` ends up in :func:`website_content`, which builds the documents from the
+completed staged crawl of this run.
 
 Staging layout (``crawl_prefix(bot, source_id)`` = ``staging/{bot}/{source_id}/crawl/``):
 
@@ -27,13 +23,13 @@ carries the same ones; a 304 keeps the page from that file without extracting it
 ``crawler``). What a crawl did not keep is deleted when it completes. An ingest version
 change, a missing file or validators that disagree with the row mean a full fetch.
 
-A fresh crawl (``cursor`` None) first deletes whatever an earlier crawl staged. The marker
-remembers the lease owner at the time the crawl finished: a marker written under another
-lease (an earlier run that died before the pipeline consumed it) is stale and is crawled
-again rather than served.
+A fresh crawl (``cursor`` None) first deletes whatever an earlier crawl staged; the run's end
+(commit or fail) deletes what it crawled. The marker remembers the lease owner at the time the
+crawl finished: a marker written under another lease (an earlier run that died before its
+listing read it) is stale and never served.
 
-Tests and tools choose the fetcher by monkeypatching :func:`default_fetcher` (the pipeline
-calls ``load_content(services, source)`` without one; ``services.outbound`` is passed in):
+Tests and tools choose the fetcher by monkeypatching :func:`default_fetcher` (the crawl turn
+passes none; ``services.outbound`` is passed in):
 ``monkeypatch.setattr(knowledge.sources.website, "default_fetcher", lambda policy: Fetcher(...))``.
 """
 
@@ -54,20 +50,17 @@ from ..crawl.outbound import OutboundPolicy
 from ..crawl.robots import MAX_REDIRECTS as ROBOTS_MAX_REDIRECTS
 from ..crawl.robots import RobotsPolicy
 from ..crawl.urls import origin_of
-from ..errors import Code, NotFound, SourceFailure
+from ..errors import Code, SourceFailure
 from ..extract import extract_bytes
 from ..model import TYPE_WEIGHT, Source, stable_id
-from ..settings import INGEST_VERSION, LEASE_SECONDS
-from .base import DocumentContent, SourceContent, pages_prefix
+from ..settings import INGEST_VERSION
+from .base import DocumentContent, SourceContent, clear_staged_crawl, crawl_prefix, pages_prefix
 
 if TYPE_CHECKING:
     from ..ports import Services
 
 #: At most this many pages per website source (reference 003, "Website sources").
 MAX_PAGES = 100
-#: Embedded mode: length of one crawl step, between two lease heartbeats. A step can run
-#: over by one fetch (15 s) plus one Crawl-delay (10 s); the lease lasts LEASE_SECONDS.
-STEP_SECONDS = 30.0
 CURSOR_VERSION = 1
 DONE_MARKER = "done.json"
 _STEP_BLOB = re.compile(r"^(\d+)\.json$")
@@ -94,10 +87,6 @@ class CrawlStep:
     wait_seconds: float
     pages: int
     failures: int
-
-
-def crawl_prefix(bot: str, source_id: str) -> str:
-    return f"staging/{bot}/{source_id}/crawl/"
 
 
 def _page_key(bot: str, source_id: str, url: str) -> str:
@@ -157,13 +146,6 @@ def page_text(body: bytes, content_type: str) -> tuple[str | None, str]:
     limits raise ``SourceFailure`` and the crawler records the page as failed."""
     extracted = extract_bytes(body, content_type=content_type)
     return extracted.title, extracted.text
-
-
-def clear_staged_crawl(services: Services, bot: str, source_id: str) -> int:
-    keys = services.blobs.list(crawl_prefix(bot, source_id))
-    for key in keys:
-        services.blobs.delete(key)
-    return len(keys)
 
 
 def _lease_owner(services: Services, source: Source) -> str | None:
@@ -310,67 +292,24 @@ def _staged_crawl(services: Services, source: Source,
     return pages, failures
 
 
-def _keep_going(services: Services, source: Source) -> None:
-    """Between embedded crawl steps: stop when the source was cancelled, disabled or
-    deleted; otherwise extend the lease of the worker running this refresh."""
-    current = services.state.get_source(source.bot, source.id)
-    if current is None or current.cancel_requested or current.status == "disabled":
-        raise SourceFailure(Code.CANCELLED, "cancelled by request")
-    if current.lease_owner is None:
-        return
-    try:
-        services.state.extend_lease(source.bot, source.id, current.lease_owner, services.clock.now(),
-                                    LEASE_SECONDS)
-        if current.status != "indexing":
-            # the card shows the crawl as indexing, not as still waiting for a worker
-            services.state.update_source(source.bot, source.id, status="indexing")
-    except NotFound:  # deleted just now
-        raise SourceFailure(Code.CANCELLED, "cancelled by request") from None
-
-
-def _crawl_here(
-    services: Services, source: Source, fetcher: PageFetcher | None, sleep: Callable[[float], None]
-) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
-    fetcher = fetcher or default_fetcher(services.outbound)
-    cursor: dict[str, Any] | None = None
-    while True:
-        _keep_going(services, source)
-        step = crawl_step(services, source, cursor, deadline=time.monotonic() + STEP_SECONDS, fetcher=fetcher,
-                          sleep=sleep)
-        if step.done:
-            break
-        cursor = step.cursor
-        if step.wait_seconds > 0:
-            sleep(step.wait_seconds)
-    staged = _staged_crawl(services, source)
-    # what this process staged for itself is not needed once read
-    clear_staged_crawl(services, source.bot, source.id)
-    if staged is None:  # pragma: no cover - only if the blob store lost what was just written
-        raise SourceFailure(Code.INTERNAL, "the staged crawl could not be read back")
-    return staged
-
-
 def _page_path(url: str) -> str:
     parts = urlsplit(url)
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
-def website_content(
-    services: Services,
-    source: Source,
-    *,
-    fetcher: PageFetcher | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    beat: Callable[[], None] | None = None,
-) -> SourceContent:
-    """One document per crawled page (see the module docstring for where pages come from).
+def website_content(services: Services, source: Source, *, beat: Callable[[], None] | None = None) -> SourceContent:
+    """One document per page of this run's completed staged crawl (:func:`crawl_step`).
     ``beat`` is called before each staged step is read (the caller's lease heartbeat).
 
     Pages that failed are returned in ``failed`` as ``(url, code)``. When every page failed
-    the site is unreachable: ``SourceFailure`` with the first code, so the pipeline keeps
-    the previous live generation instead of replacing it with nothing."""
+    the site is unreachable: ``SourceFailure`` with the first code, so the refresh keeps the
+    previous live generation instead of replacing it with nothing. Without a completed crawl
+    of this run (its lease's) there is nothing to read: ``SourceFailure`` ``internal_error``
+    (the workflow always crawls before it lists)."""
     staged = _staged_crawl(services, source, beat)
-    pages, failures = staged if staged is not None else _crawl_here(services, source, fetcher, sleep)
+    if staged is None:
+        raise SourceFailure(Code.INTERNAL, "no completed crawl of this run is staged")
+    pages, failures = staged
     if not pages and failures:
         raise SourceFailure(failures[0][1], f"no page of the site could be indexed ({len(failures)} failed)")
     documents: list[DocumentContent] = []

@@ -82,7 +82,7 @@ from ...model import (
     Token,
     key64,
 )
-from ...schedule import NEVER_DUE, QUEUED
+from ...schedule import due_at, is_due
 from ...store_rules import check_update, commit_changes, retired_generation
 from .dynamodb_expr import Expression as _Expr
 from .dynamodb_table import (
@@ -108,8 +108,6 @@ _KIND = "kind"
 _RETRIES = 5
 _BATCH_WRITE = 25
 _BATCH_GET = 100
-_IMMEDIATE = QUEUED
-_NEVER_DUE = NEVER_DUE
 
 # -- keys and field names -----------------------------------------------------------------
 
@@ -209,13 +207,10 @@ def _due_shard(bot: str, source_id: str) -> str:
 
 
 def _due(bot: str, source_id: str, status: object, next_refresh_at: object) -> tuple[str, float] | None:
-    """Where a source sits in the due index, mirroring the SQL twin's ``due_sources`` rule."""
-    if status in _IMMEDIATE:
-        # queued now, or after a backoff (a throttled embedder) when a time is set
-        return _due_shard(bot, source_id), float(next_refresh_at) if next_refresh_at is not None else 0.0  # type: ignore[arg-type]
-    if status in _NEVER_DUE or next_refresh_at is None:
-        return None
-    return _due_shard(bot, source_id), float(next_refresh_at)  # type: ignore[arg-type]
+    """Where a source sits in the due index: its shard, sorted by ``schedule.due_at`` (out of
+    the index when it is never due as it stands)."""
+    at = due_at(str(status), float(next_refresh_at) if next_refresh_at is not None else None)  # type: ignore[arg-type]
+    return (_due_shard(bot, source_id), at) if at is not None else None
 
 
 def _token(item: Mapping[str, Any]) -> Token:
@@ -589,8 +584,8 @@ class DynamoDbStateStore:
         for item in fresh.values():
             if item.get(_KIND) != "source":
                 continue
-            position = _due(item["bot"], item["id"], item.get("status"), item.get("nextRefreshAt"))
-            if position is not None and position[1] <= now:
+            next_at = item.get("nextRefreshAt")
+            if is_due(str(item.get("status")), float(next_at) if next_at is not None else None, now):
                 due.append(_decode_source(item))
         due.sort(key=lambda s: (s.updated_at, s.bot, s.id))
         return due[:limit]
