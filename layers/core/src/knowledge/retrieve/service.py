@@ -445,10 +445,11 @@ def _components(
     rescued = excerpts[-1] if excerpts[-1]["reason"] == "rescue" else None
     rescue = rescued["signals"].get("rescueSimilarity") if rescued is not None else None
     top = excerpts[0]
+    doc_scores = [(h.ref.doc_key, h.score) for h in lexical]
     return conf.Components(
         coverage=conf.coverage(excerpts[0]["text"], query_terms, idf),
         strength=conf.strength(lexical[0].score if lexical else None, query_terms, idf),
-        focus=conf.focus([(h.ref.doc_key, h.score) for h in lexical]),
+        focus=conf.focus(doc_scores),
         unseen=conf.unseen(query_terms, idf, rarest),
         agreement=conf.agreement([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
         similarity=max(-1.0, min(1.0, semantic[0].score)) if semantic else None,
@@ -458,7 +459,7 @@ def _components(
         missing=conf.missing(top["text"], query_terms, idf, rarest),
         title=conf.title(_field_terms(services, top.get("title"), top.get("breadcrumb"), top.get("path")),
                          query_terms, idf),
-        depth=conf.focus([(h.ref.doc_key, h.score) for h in lexical], depth=conf.DEPTH),
+        depth=conf.focus(doc_scores, depth=conf.DEPTH),
     )
 
 
