@@ -171,7 +171,7 @@ class _Counter:
     ``sum(t.found_in(words, index) for t in terms)`` gives it, with the one-word terms (most of
     them) looked up from the text's side: a question has a few words, a list a hundred terms."""
 
-    __slots__ = ("exact", "prefixes", "phrases")
+    __slots__ = ("exact", "phrases", "prefixes")
 
     def __init__(self, terms: Iterable[_Term]):
         self.exact: dict[str, int] = {}
