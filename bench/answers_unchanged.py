@@ -98,9 +98,9 @@ def main() -> int:
     parser.add_argument("--passages", type=int, default=20_000)
     parser.add_argument("--store", type=Path, default=Path(tempfile.gettempdir()) / "kb-answers-unchanged",
                         help="where the corpora are built on first use and read again by later runs")
-    parser.add_argument("--no-rescue", action="store_true", help="ask without the rescue")
+    parser.add_argument("--rescue", action="store_true", help="ask with the rescue switched on")
     args = parser.parse_args()
-    options = RetrievalOptions(rescue=not args.no_rescue)
+    options = RetrievalOptions(rescue=args.rescue)
     got = json.loads(json.dumps(collect(args.store, args.passages, options)))
     if args.out:
         args.out.write_text(json.dumps(got, indent=0, sort_keys=True))

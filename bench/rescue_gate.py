@@ -55,10 +55,10 @@ def row(services: Any, bot: str, q: str, audience: str, expected: dict[str, floa
     base = excerpts[:-1] if rescued else excerpts
     off = score_case(q, expected, base, 10)
     on = score_case(q, expected, excerpts, 10)
-    right = rescued is not None and any(matches(x, rescued) for x in expected)
-    listed = any(matches(x, e) for x in expected for e in base)
+    pages = [x for x in expected if rescued is not None and matches(x, rescued)]  # the right pages it is
+    new = any(not any(matches(x, e) for e in base) for x in pages)  # one the list did not hold
     return {"sim": rescued["signals"]["rescueSimilarity"] if rescued else None, "weak": not res["wouldAnswer"],
-            "right": right, "new": right and not listed, "off": (off.ndcg, off.recall), "on": (on.ndcg, on.recall),
+            "right": bool(pages), "new": new, "off": (off.ndcg, off.recall), "on": (on.ndcg, on.recall),
             "answerable": bool(expected)}
 
 

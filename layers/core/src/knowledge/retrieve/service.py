@@ -6,8 +6,8 @@ visibility set and live generations -> score x weight, ties by priority then rec
 neighbours collapsed -> (over word-match scores: the question's words in a title or file
 name lift a loaded passage, FIELD_BOOST) -> (when the bot reranks and the deployment has a
 reranker: the first 20 reordered by it) -> the bot's topK (<= 12) excerpts of <= 800 chars
-(the rescue may add one, never a 13th) -> confidence (and its components), floor, wouldAnswer,
-operatorGrounded, corpusSize -> recorded for citation checks.
+(a benchmark that switches the rescue on may get one more, never a 13th) -> confidence (and
+its components), floor, wouldAnswer, operatorGrounded, corpusSize -> recorded for citation checks.
 """
 
 from __future__ import annotations
@@ -115,7 +115,10 @@ class RetrievalOptions:
 
     lexical: bool = True
     semantic: bool = True
-    rescue: bool = True
+    #: the corpus-learned rescue (``rescue.py``): off on the answer path, where it did not earn
+    #: its place (bench/rescue_gate.py: on the tuning halves it never brought a right page the
+    #: list lacked, and most of its passages were wrong); benchmarks switch it on to measure it
+    rescue: bool = False
     upstream: bool = True
     #: the bot's reranker, when its ``rerank`` setting is on and the deployment has one
     #: (``retrieval-test`` with ``rerank: false`` turns it off)
