@@ -14,9 +14,16 @@ from .common import open_services, print_json
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    services = open_services(args)
+    try:
+        return _search(services, args)
+    finally:
+        services.state.close()  # the retrieval records and gaps written behind the answers, now
+
+
+def _search(services: Services, args: argparse.Namespace) -> int:
     from ...retrieve.service import RetrievalRequest, retrieve
 
-    services = open_services(args)
     if args.queries:
         return _search_batch(services, args)
     if not args.question:
