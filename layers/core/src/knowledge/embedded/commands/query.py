@@ -18,7 +18,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     try:
         return _search(services, args)
     finally:
-        services.state.close()  # the retrieval records and gaps written behind the answers, now
+        close = getattr(services.state, "close", None)  # the embedded store's: commits what it queued
+        if callable(close):
+            close()
 
 
 def _search(services: Services, args: argparse.Namespace) -> int:
