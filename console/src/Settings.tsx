@@ -292,7 +292,7 @@ export function Settings({ creds, canWrite, announce, onApiError }: Props) {
                 <label for="set-topk">Excerpts per answer</label>
                 <input id="set-topk" {...mark("set-topk", "set-topk-hint")} inputMode="numeric" value={form.topK} onInput={(e) => set("topK", e.currentTarget.value)} />
                 <p id="set-topk-hint" class="hint">
-                  1 to 12 (the rescue may add one, never past 12).
+                  1 to 12.
                 </p>
               </div>
             </div>

@@ -77,6 +77,20 @@ def test_gaps_in_the_same_millisecond_are_all_kept(state_store):
     assert [g.id for g in state_store.list_gaps("b1", "customer", since=NOW, now=NOW)] == ["same0", "same1", "same2"]
 
 
+def test_a_gap_put_later_is_built_once_and_listed(state_store):
+    built = []
+
+    def make() -> GapRecord:
+        built.append(1)
+        return gap("later", at=NOW - DAY)
+
+    state_store.put_gap_later(make)
+    state_store.put_gap(gap("now", at=NOW - 2 * DAY))
+    assert [g.id for g in state_store.list_gaps("b1", "customer", since=0.0, now=NOW)] == ["now", "later"]
+    assert [g.question for g in state_store.list_gaps("b1", None, since=NOW - DAY, now=NOW)] == ["question later"]
+    assert built == [1]
+
+
 def test_deleting_a_sources_live_tables_removes_them_all_and_nothing_else(state_store):
     for table in ("deposits", "withdrawals"):
         state_store.put_live_table("b1", "live1", table, [{"area": "deposit", "name": table}])

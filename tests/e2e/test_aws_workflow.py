@@ -496,8 +496,9 @@ def rescued(excerpts: list[dict[str, Any]]) -> list[str]:
     return [e["path"] for e in excerpts if e["reason"] == "rescue"]
 
 
-def test_a_tick_learns_the_rescue_once_the_refresh_is_done_and_retrieve_uses_it(cloud: Cloud) -> None:
+def test_a_tick_learns_the_rescue_once_the_refresh_is_done(cloud: Cloud) -> None:
     from knowledge.refresh import rescue_build
+    from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
 
     state = cloud.services.state
     state.put_bot(BotSettings(bot=BOT))
@@ -530,9 +531,13 @@ def test_a_tick_learns_the_rescue_once_the_refresh_is_done_and_retrieve_uses_it(
     model = rescue_build.load(cloud.services, BOT)
     assert model is not None and model.enabled
 
+    # the answer path does not use it (it did not earn its place: bench/RESULTS.md); switched on,
+    # as the benchmarks do, it finds a page that never says "cashout", and never operator text
     after = ask(cloud, token, "cashout")
-    assert rescued(after) == ["help/target.md"]  # a page that never says "cashout"
-    assert after[-1]["reason"] == "rescue" and after[-1]["signals"]["rescueSimilarity"] >= 0.6
-    assert [e["fragmentId"] for e in after[:-1]] == [e["fragmentId"] for e in before]  # appended only
-    assert "admin/ops.md" not in [e["path"] for e in after]  # the customer never gets operator text
+    assert rescued(after) == [] and [e["fragmentId"] for e in after] == [e["fragmentId"] for e in before]
+    res = retrieve(cloud.services, RetrievalRequest(BOT, "cashout"), record=False,
+                   options=RetrievalOptions(rescue=True))
+    assert rescued(res["excerpts"]) == ["help/target.md"]
+    assert res["excerpts"][-1]["signals"]["rescueSimilarity"] >= 0.6
+    assert "admin/ops.md" not in [e["path"] for e in res["excerpts"]]
     assert tick(cloud)["rescued"] == []  # current: nothing to do

@@ -18,7 +18,7 @@ from knowledge.model import BotSettings
 from knowledge.refresh import rescue_build
 from knowledge.refresh.packsync import install_pack, pack_source_id
 from knowledge.refresh.reindex import reindex
-from knowledge.retrieve.service import RetrievalRequest, retrieve
+from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve
 from tests.conftest import page
 from tests.functional.test_rescue_in_retrieval import corpus
 
@@ -43,7 +43,7 @@ def no_tantivy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def rescued_paths(services, q: str) -> list[str]:
-    result = retrieve(services, RetrievalRequest(BOT, q), record=False)
+    result = retrieve(services, RetrievalRequest(BOT, q), record=False, options=RetrievalOptions(rescue=True))
     return [e["path"] for e in result["excerpts"] if e["reason"] == "rescue"]
 
 

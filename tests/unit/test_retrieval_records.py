@@ -175,6 +175,38 @@ def test_a_full_batch_is_committed_by_the_question_that_fills_it(tmp_path: Path,
     assert rows == (group_commit.BATCH,)
 
 
+def test_a_writer_without_a_batch_never_commits_on_the_callers_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gaps' writer: however many rows are queued, the callers only queue; the background
+    thread (here held back) or a flush commits them."""
+    monkeypatch.setattr(group_commit, "LINGER_SECONDS", 3600.0)
+    callers: list[int] = []
+    writer = GroupCommitWriter(lambda rows: callers.append(threading.get_ident()), batch=None)
+    for n in range(3 * group_commit.BATCH):
+        writer.put((n,))
+    assert callers == []
+    assert writer.flush(timeout=5)
+    assert callers == [threading.get_ident()]  # one commit of everything, by the flush
+
+
+def test_gaps_that_cannot_be_built_are_logged_and_the_others_kept(tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    from knowledge.model import GapRecord
+
+    def broken() -> GapRecord:
+        raise RuntimeError("a redaction bug")
+
+    now = time.time()
+    store = SqliteStateStore(tmp_path / "state.db")
+    store.put_gap_later(broken)
+    store.put_gap_later(lambda: GapRecord(id="g1", bot="b1", audience="customer", question="q", outcome="gated",
+                                          topic=None, created_at=now, expires_at=now + 60))
+    assert [g.id for g in store.list_gaps("b1", None, since=0.0, now=now)] == ["g1"]
+    assert "a gap could not be built" in caplog.text
+    store.put_gap_later(lambda: GapRecord(id="g2", bot="b1", audience="customer", question="q2",
+                                          outcome="gated", topic=None, created_at=now, expires_at=now + 60))
+    assert [g.id for g in store.list_gaps("b1", None, since=0.0, now=now)] == ["g1", "g2"]  # the writer goes on
+
+
 def test_retrieval_ids_are_unique_hex_and_in_time_order(monkeypatch):
     from knowledge.retrieve import service
 

@@ -3,8 +3,13 @@ real retrieval the way the integrator will call them."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
+from knowledge.adapters.local import group_commit
+from knowledge.adapters.local.sqlite_state import SqliteStateStore
+from knowledge.answer import gaps as gaps_mod
 from knowledge.answer import service
 from knowledge.answer.live import document_id
 from knowledge.errors import BackendError, InvalidInput, NotFound
@@ -140,9 +145,40 @@ def test_a_gap_that_cannot_be_written_never_fails_the_answer(services, docs, mon
     def broken(gap):
         raise BackendError("disk full")
 
-    monkeypatch.setattr(services.state, "put_gap", broken)
+    monkeypatch.setattr(services.state, "put_gap_later", broken)
     res = answer(services, "What is the bitcoin withdrawal fee?")
     assert res["gate"]["passed"] is False
+
+
+def test_a_gap_is_redacted_and_written_behind_the_answer(services, docs, clock, monkeypatch):
+    """The question's redaction runs off the answer's path, and only the redacted question is
+    ever written: in the store's queue the gap is not built yet; listing builds it."""
+    redacted = []
+    real = gaps_mod.new_gap
+
+    def counting(*args, **kwargs):
+        redacted.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gaps_mod, "new_gap", counting)
+    monkeypatch.setattr(group_commit, "LINGER_SECONDS", 60.0)  # the writer thread would not build it yet
+    res = answer(services, "zebra migration for a@b.co, card 4111 1111 1111 1111")
+    assert res["wouldAnswer"] is False and redacted == []
+    (gap,) = services.state.list_gaps("default", "customer", since=0.0, now=clock.now())
+    assert gap.question == "zebra migration for [email], card [card]" and gap.outcome == "nothing_found"
+    assert len(redacted) == 1
+    with sqlite3.connect(services.state.records_path) as db:
+        assert [r[0] for r in db.execute("SELECT question FROM gaps")] == [gap.question]
+
+
+def test_gaps_queued_behind_answers_are_written_at_close(services, docs, tmp_path, clock, monkeypatch):
+    monkeypatch.setattr(group_commit, "LINGER_SECONDS", 60.0)
+    for q in ("zebra migration schedule", "walrus feeding times"):
+        answer(services, q)
+    services.state.close()
+    again = SqliteStateStore(tmp_path / "data" / "state.db")
+    assert sorted(g.question for g in again.list_gaps("default", None, since=0.0, now=clock.now())) == [
+        "walrus feeding times", "zebra migration schedule"]
 
 
 def test_recheck_marks_clusters_that_now_answer(services, docs):

@@ -123,3 +123,26 @@ def test_the_indexed_term_lookup_agrees_with_the_word_by_word_scan():
             assert term.found_in(words, index) == term.found_in(words), (text, term)
             hits += term.found_in(words)
     assert hits > 20  # the texts exercise matching terms, not only misses
+
+
+def test_scores_count_every_matching_term_as_the_term_by_term_sum_does():
+    """``scores`` looks one-word terms up from the question's words; it must give what summing
+    ``found_in`` over every term gives, a term listed twice counting twice."""
+    classifier = TopicClassifier.from_settings({
+        "extraContext": ["top up*", "cash out", "withdraw*"],  # "withdraw*" is a default too: twice
+        "topics": {"fees": {"extraStrong": ["fee", "charg*", "per cent"], "extraWeak": ["cost*"]}},
+    })
+    texts = [
+        "How long until my XMR withdrawal arrives?", "what's the min. deposit for USDT (TRC-20)?",
+        "Withdrawals take up to 3 business days", "is there a fee to cash out or top-up?",
+        "what fee do you charge, and how many per cent, to withdraw", "fee fee fee charges", "",
+        "topping up my card costs 2 %", "the within-day cap on ATM withdrawals", "cost of a deposit",
+    ]
+    for text in texts:
+        words = normalise(text)
+        context = any(t.found_in(words) for t in classifier.context)
+        want = {topic: 2 * sum(t.found_in(words) for t in rule.strong)
+                + (sum(t.found_in(words) for t in rule.weak) if context else 0)
+                for topic, rule in classifier.rules.items()}
+        assert classifier.scores(text) == want, text
+    assert classifier.scores("what fee do you charge, and how many per cent, to withdraw")["fees"] >= 8

@@ -235,7 +235,7 @@ class BotSettings:
     #: e.g. openai {"baseUrl", "apiKey", "model", "dimensions"}; bedrock {"modelId", "dimensions"}
     embedder_options: dict[str, Any] = field(default_factory=dict)
     floor: float = 0.35
-    #: excerpts a question gets (1-12); the rescue may add one more, never past 12
+    #: excerpts a question gets (1-12)
     top_k: int = 10
     #: reorder the first excerpts with the deployment's reranker, when it has one
     rerank: bool = False

@@ -135,6 +135,13 @@ class StateStore(Protocol):
         """Remove every table of a live source (its source is deleted); how many there were."""
         ...
     def put_gap(self, gap: GapRecord) -> None: ...
+    def put_gap_later(self, make: Callable[[], GapRecord]) -> None:
+        """Store the gap ``make()`` builds (building one redacts its question: more work than
+        the rest of an unanswered question) off the question's path where the store can: the
+        embedded store builds and commits queued gaps together on its writer thread, before its
+        next ``list_gaps``, at ``close`` and at exit; nothing unredacted is ever written. A
+        store that cannot (DynamoDB: a Lambda is frozen once it returns) builds and puts it now."""
+        ...
     def list_gaps(self, bot: str, audience: str | None, *, since: float, now: float) -> list[GapRecord]:
         """The bot's gaps (of one audience, or all when None) created at or after ``since``
         that have not expired at ``now``, oldest first."""

@@ -68,7 +68,7 @@ LEASE_SECONDS = 120.0
 HEARTBEAT_SECONDS = LEASE_SECONDS / 3
 MAX_QUESTION_CHARS = 16_000
 MAX_EXCERPTS = 12
-#: a bot's default ``topK`` (excerpts per question before the rescue's one; 1..MAX_EXCERPTS)
+#: a bot's default ``topK`` (excerpts per question; 1..MAX_EXCERPTS)
 DEFAULT_TOP_K = 10
 MAX_EXCERPT_CHARS = 800
 LEXICAL_TOP_K = 50

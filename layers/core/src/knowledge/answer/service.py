@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, InvalidInput, NotFound
-from ..model import AUDIENCE_VISIBILITY
+from ..model import AUDIENCE_VISIBILITY, GAP_OUTCOMES, GapRecord
 from ..ports import Services
 from ..retrieve.ranking import RRF_K
 from . import gaps as gaps_mod
@@ -120,11 +120,18 @@ class AnswerTime:
         return response
 
     def _record(self, outcome: str) -> None:
-        gap = gaps_mod.new_gap(self.bot, self.audience, self.question, outcome, self.topic,
-                               self.services.clock.now(),
-                               retention_seconds=gaps_mod.retention_of(self.settings))
+        """Hands the gap to the store, which builds it (redacting the question) and writes it
+        behind the answer where it can (``StateStore.put_gap_later``)."""
+        if outcome not in GAP_OUTCOMES:
+            raise ValueError(f"unknown gap outcome {outcome!r}")
+        bot, audience, question, topic = self.bot, self.audience, self.question, self.topic
+        now, retention = self.services.clock.now(), gaps_mod.retention_of(self.settings)
+
+        def make() -> GapRecord:
+            return gaps_mod.new_gap(bot, audience, question, outcome, topic, now, retention_seconds=retention)
+
         try:
-            self.services.state.put_gap(gap)
+            self.services.state.put_gap_later(make)
         except BackendError:  # a gap is a statistic: failing to keep one never fails the answer
             log.warning("a gap could not be recorded for bot %s", self.bot)
 

@@ -166,6 +166,32 @@ class TopicRule:
     evidence: tuple[_Term, ...]
 
 
+class _Counter:
+    """How many of a list of terms a text holds (a term listed twice counts twice), as
+    ``sum(t.found_in(words, index) for t in terms)`` gives it, with the one-word terms (most of
+    them) looked up from the text's side: a question has a few words, a list a hundred terms."""
+
+    __slots__ = ("exact", "phrases", "prefixes")
+
+    def __init__(self, terms: Iterable[_Term]):
+        self.exact: dict[str, int] = {}
+        self.prefixes: dict[str, int] = {}
+        self.phrases: list[_Term] = []
+        for t in terms:
+            if len(t.words) > 1:
+                self.phrases.append(t)
+            else:
+                table = self.prefixes if t.prefix else self.exact
+                table[t.words[0]] = table.get(t.words[0], 0) + 1
+
+    def count(self, words: list[str], index: _Index) -> int:
+        exact, prefixes = self.exact, self.prefixes
+        found = sum(exact[w] for w in index.present if w in exact) if exact else 0
+        if prefixes:
+            found += sum(prefixes[p] for p in index.prefixes if p in prefixes)
+        return found + sum(t.found_in(words, index) for t in self.phrases)
+
+
 class TopicClassifier:
     """Classifies questions into one of ``TOPICS`` or None; build one per bot with
     :meth:`from_settings` (cheap: a few hundred short tuples)."""
@@ -173,6 +199,8 @@ class TopicClassifier:
     def __init__(self, rules: Mapping[str, TopicRule], context: tuple[_Term, ...]):
         self.rules = dict(rules)
         self.context = context
+        self._context = _Counter(context)
+        self._counters = {topic: (_Counter(rule.strong), _Counter(rule.weak)) for topic, rule in self.rules.items()}
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any] | None = None) -> TopicClassifier:
@@ -207,12 +235,12 @@ class TopicClassifier:
         also names a money movement."""
         words = normalise(question)
         present = _Index(words)
-        has_context = any(t.found_in(words, present) for t in self.context)
+        has_context = self._context.count(words, present) > 0
         out: dict[str, int] = {}
-        for topic, rule in self.rules.items():
-            score = 2 * sum(t.found_in(words, present) for t in rule.strong)
+        for topic, (strong, weak) in self._counters.items():
+            score = 2 * strong.count(words, present)
             if has_context:
-                score += sum(t.found_in(words, present) for t in rule.weak)
+                score += weak.count(words, present)
             out[topic] = score
         return out
 

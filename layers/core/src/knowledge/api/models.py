@@ -471,7 +471,7 @@ class SettingsPatch(Body):
     scopeToProducts: Annotated[bool, coded(INVALID_SETTING)] = None  # type: ignore[assignment]
     floor: Annotated[float, coded(INVALID_SETTING, ge=0.0, le=1.0)] = None  # type: ignore[assignment]
     topK: Annotated[int, coded(INVALID_SETTING, ge=1, le=12)] = Field(  # type: ignore[assignment]
-        None, description="excerpts per answer before the rescue's one (1-12; never more than 12 in all)")
+        None, description="excerpts per answer (1-12)")
     rerank: Annotated[bool, coded(INVALID_SETTING)] = Field(  # type: ignore[assignment]
         None, description="reorder the first excerpts with the deployment's reranker, when it has one")
     embedder: Annotated[Literal["none", "hashing", "local", "bedrock", "openai"], coded(INVALID_SETTING)] | None = (

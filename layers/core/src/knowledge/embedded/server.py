@@ -16,7 +16,7 @@ What the app adds around the router, because only the transport can do it:
 - a malformed request (``Content-Length: abc``, a broken chunk) gets 400 ``bad_request`` in
   the API's error shape, and the connection is closed since its framing is lost;
 - SIGTERM and SIGINT stop accepting, let in-flight requests finish, then stop the worker and
-  scheduler and write the queued retrieval records before the process exits 0.
+  scheduler and write the queued retrieval records and gaps before the process exits 0.
 """
 
 from __future__ import annotations
@@ -348,7 +348,7 @@ class EmbeddedServer:
         self.close()
 
     def close(self) -> None:
-        """After the last request: stop the worker and scheduler, write queued retrieval records."""
+        """After the last request: stop the worker and scheduler, write queued retrieval records and gaps."""
         with self._lock:
             if self._closed:
                 return

@@ -257,6 +257,17 @@ def best_window(matches: Sequence[tuple[int, str]], width: int) -> int:
     return best_start
 
 
+def _first(text: str, low: str, term: str, key: str) -> int:
+    """``next(_occurrences(text, low, term), -1)`` without the generator (``key``:
+    ``_search_key(term)``); most finds are a word start whose stem is the term."""
+    i = low.find(key)
+    while i >= 0:
+        if (i == 0 or not low[i - 1].isalnum() or _word_start(text, low, i)) and _stems_to(text, low, i, term):
+            return i
+        i = low.find(key, i + 1)
+    return -1
+
+
 def window_start(text: str, terms: Sequence[str], width: int) -> int:
     """``best_window(term_positions(text, terms), width)``, found cheaply in the usual case.
 
@@ -270,7 +281,7 @@ def window_start(text: str, terms: Sequence[str], width: int) -> int:
     for term in dict.fromkeys(terms):
         if not term:
             continue
-        i = next(_occurrences(text, low, term), -1)
+        i = _first(text, low, term, _search_key(term))
         if i < 0:
             continue
         if first < 0 or i < first:

@@ -6,8 +6,8 @@ visibility set and live generations -> score x weight, ties by priority then rec
 neighbours collapsed -> (over word-match scores: the question's words in a title or file
 name lift a loaded passage, FIELD_BOOST) -> (when the bot reranks and the deployment has a
 reranker: the first 20 reordered by it) -> the bot's topK (<= 12) excerpts of <= 800 chars
-(the rescue may add one, never a 13th) -> confidence (and its components), floor, wouldAnswer,
-operatorGrounded, corpusSize -> recorded for citation checks.
+(a benchmark that switches the rescue on may get one more, never a 13th) -> confidence (and
+its components), floor, wouldAnswer, operatorGrounded, corpusSize -> recorded for citation checks.
 """
 
 from __future__ import annotations
@@ -115,7 +115,10 @@ class RetrievalOptions:
 
     lexical: bool = True
     semantic: bool = True
-    rescue: bool = True
+    #: the corpus-learned rescue (``rescue.py``): off on the answer path, where it did not earn
+    #: its place (bench/rescue_gate.py: on the tuning halves it never brought a right page the
+    #: list lacked, and most of its passages were wrong); benchmarks switch it on to measure it
+    rescue: bool = False
     upstream: bool = True
     #: the bot's reranker, when its ``rerank`` setting is on and the deployment has one
     #: (``retrieval-test`` with ``rerank: false`` turns it off)
@@ -447,10 +450,11 @@ def _components(
     rescued = excerpts[-1] if excerpts[-1]["reason"] == "rescue" else None
     rescue = rescued["signals"].get("rescueSimilarity") if rescued is not None else None
     top = excerpts[0]
+    doc_scores = [(h.ref.doc_key, h.score) for h in lexical]
     return conf.Components(
         coverage=conf.coverage(excerpts[0]["text"], query_terms, idf),
         strength=conf.strength(lexical[0].score if lexical else None, query_terms, idf),
-        focus=conf.focus([(h.ref.doc_key, h.score) for h in lexical]),
+        focus=conf.focus(doc_scores),
         unseen=conf.unseen(query_terms, idf, rarest),
         agreement=conf.agreement([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
         similarity=max(-1.0, min(1.0, semantic[0].score)) if semantic else None,
@@ -460,7 +464,7 @@ def _components(
         missing=conf.missing(top["text"], query_terms, idf, rarest),
         title=conf.title(_field_terms(services, top.get("title"), top.get("breadcrumb"), top.get("path")),
                          query_terms, idf),
-        depth=conf.focus([(h.ref.doc_key, h.score) for h in lexical], depth=conf.DEPTH),
+        depth=conf.focus(doc_scores, depth=conf.DEPTH),
         nearness=conf.nearness(top["signals"].get("semanticScore"), [h.score for h in semantic]),
         distinct=conf.distinct([(h.ref.doc_key, h.score) for h in semantic]) if semantic else None,
         concord=conf.concord([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),

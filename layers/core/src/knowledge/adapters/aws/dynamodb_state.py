@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, fields, replace
 from typing import Any
 
@@ -1008,6 +1008,10 @@ class DynamoDbStateStore:
                  "outcome": gap.outcome, "topic": gap.topic, "createdAt": float(gap.created_at),
                  TTL_ATTRIBUTE: float(gap.expires_at)}
         self._call("put_item", TableName=self.table, Item=_item(attrs))
+
+    def put_gap_later(self, make: Callable[[], GapRecord]) -> None:
+        """At once: a Lambda's process is frozen once it returns, so nothing is left to do behind it."""
+        self.put_gap(make())
 
     def list_gaps(self, bot: str, audience: str | None, *, since: float, now: float) -> list[GapRecord]:
         """One key-range query per audience (``since`` bounds the sort key), expired items

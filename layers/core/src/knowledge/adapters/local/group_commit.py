@@ -36,8 +36,11 @@ class GroupCommitWriter:
 
     _live: ClassVar[weakref.WeakSet[GroupCommitWriter]] = weakref.WeakSet()
 
-    def __init__(self, write: Callable[[list[tuple[Any, ...]]], None]):
+    def __init__(self, write: Callable[[list[tuple[Any, ...]]], None], batch: int | None = BATCH):
+        """``batch``: the queued rows at which the question that queues the last one commits
+        them; None: only the background thread (and ``flush``) ever commits."""
         self._write = write
+        self._batch = batch
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()  # one commit at a time, so batches stay in order
         self._pending: list[tuple[Any, ...]] = []
@@ -54,7 +57,7 @@ class GroupCommitWriter:
                 self._oldest = time.monotonic()
                 self._cond.notify()  # the linger thread times the new batch (one wake per batch)
             self._pending.append(row)
-            full = len(self._pending) >= BATCH and not self._failing
+            full = self._batch is not None and len(self._pending) >= self._batch and not self._failing
             if not full and self._thread is None:
                 self._thread = threading.Thread(target=self._linger, name="kb-retrieval-records", daemon=True)
                 self._thread.start()

@@ -252,6 +252,8 @@ class SqliteStateStore:
         self._records_conn().executescript(GAPS_SCHEMA)
         self._adopt_older_records()
         self._records = GroupCommitWriter(self._insert_retrievals)
+        # gaps are built (their questions redacted) and committed by the background thread only
+        self._gaps = GroupCommitWriter(self._insert_gaps, batch=None)
 
     # -- connection handling --------------------------------------------------------------
 
@@ -344,6 +346,7 @@ class SqliteStateStore:
 
     def close(self) -> None:
         self._records.flush()
+        self._gaps.flush()
         for name in ("conn", "records"):
             conn = getattr(self._local, name, None)
             if conn is not None:
@@ -850,16 +853,37 @@ class SqliteStateStore:
             return db.execute("DELETE FROM live_tables WHERE bot = ? AND source_id = ?", (bot, source_id)).rowcount
 
     def put_gap(self, gap: GapRecord) -> None:
+        self._write_gaps([gap])
+
+    def put_gap_later(self, make: Callable[[], GapRecord]) -> None:
+        if self.records_path == ":memory:":  # each thread would see its own database
+            self.put_gap(make())
+        else:
+            self._gaps.put((make,))
+
+    def _insert_gaps(self, rows: list[tuple[Any, ...]]) -> None:
+        """Build the queued gaps (a gap that cannot be built is logged and left out: the others
+        and the writer thread go on) and commit them in one transaction."""
+        gaps = []
+        for (make,) in rows:
+            try:
+                gaps.append(make())
+            except Exception:  # a bug in building one gap must not stop the writer thread
+                log.exception("a gap could not be built; it is not recorded")
+        if gaps:
+            self._write_gaps(gaps)
+
+    def _write_gaps(self, gaps: list[GapRecord]) -> None:
         with self._records_tx() as db:
-            db.execute(
+            db.executemany(
                 "INSERT OR REPLACE INTO gaps (bot, id, audience, question, outcome, topic, created_at, "
                 "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (gap.bot, gap.id, gap.audience, gap.question, gap.outcome, gap.topic, gap.created_at,
-                 gap.expires_at),
+                [(g.bot, g.id, g.audience, g.question, g.outcome, g.topic, g.created_at, g.expires_at) for g in gaps],
             )
-            db.execute("DELETE FROM gaps WHERE expires_at <= ?", (gap.created_at,))
+            db.execute("DELETE FROM gaps WHERE expires_at <= ?", (max(g.created_at for g in gaps),))
 
     def list_gaps(self, bot: str, audience: str | None, *, since: float, now: float) -> list[GapRecord]:
+        self._gaps.flush()  # read this store's own writes
         sql = "SELECT * FROM gaps WHERE bot = ? AND created_at >= ? AND expires_at > ?"
         params: list[object] = [bot, since, now]
         if audience is not None:

@@ -14,9 +14,18 @@ from .common import open_services, print_json
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    services = open_services(args)
+    try:
+        return _search(services, args)
+    finally:
+        close = getattr(services.state, "close", None)  # the embedded store's: commits what it queued
+        if callable(close):
+            close()
+
+
+def _search(services: Services, args: argparse.Namespace) -> int:
     from ...retrieve.service import RetrievalRequest, retrieve
 
-    services = open_services(args)
     if args.queries:
         return _search_batch(services, args)
     if not args.question:
