@@ -26,7 +26,7 @@ from constructs import Construct
 from infra import env_names as env
 from infra.config import StackConfig, log_retention
 from infra.state import LEASE_INDEX
-from infra.storage import INCOMING_PREFIX, PACKS_PREFIX, RESCUE_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
+from infra.storage import INCOMING_PREFIX, PACKS_PREFIX, STAGING_PREFIX, UPLOADS_PREFIX
 
 PLACEHOLDER_MARKER = "README.kb-layer"
 #: written into a placeholder handler by ``build_lambda_assets.py --allow-missing-functions``
@@ -58,12 +58,9 @@ FUNCTION_SPECS: tuple[FunctionSpec, ...] = (
     FunctionSpec("admin_api", "Knowledge admin routes, agents, MCP over HTTP and the OpenAPI document", 1024,
                  Duration.seconds(29)),
     FunctionSpec("authorizer", "Checks bot tokens and scopes for API Gateway", 256, Duration.seconds(10)),
-    # the tick also relearns the rescue model of bots whose corpus moved: numpy work on one core,
-    # ~20-35 s at 100k passages of real text, a few minutes in a synthetic worst case (Lambda
-    # gives 2,048 MB about 1.2 vCPU), hence the memory and a timeout that lets such a rebuild
-    # finish (ticks that overlap it leave its bot alone: rescue_build.rebuild_settled)
-    FunctionSpec("scheduler", "Starts due refreshes, reaps expired leases, relearns rescue models, nightly reindex",
-                 2048, Duration.minutes(10)),
+    # state reads and workflow starts only; the nightly reindex syncs every bot's packs first
+    FunctionSpec("scheduler", "Starts due refreshes, reaps expired leases, nightly reindex", 512,
+                 Duration.minutes(5)),
 )
 FUNCTION_NAMES: tuple[str, ...] = tuple(spec.name for spec in FUNCTION_SPECS)
 
@@ -219,7 +216,7 @@ class KnowledgeFunctions(Construct):
             },
             "ingest": {
                 env.ENV_SEARCH_READ_ROLES: ",".join(
-                    [roles["retrieve"].role_arn, roles["admin_api"].role_arn, roles["scheduler"].role_arn]
+                    [roles["retrieve"].role_arn, roles["admin_api"].role_arn]
                 )
             }
         }
@@ -307,23 +304,19 @@ class KnowledgeFunctions(Construct):
         # a fresh crawl first clears what an earlier crawl of the source staged (list + delete)
         self._allow("crawl", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(STAGING_PREFIX))
         self._allow("crawl", ["s3:ListBucket"], [bucket_arn])
-        # retrieve: reads state and live tables, records the retrieval and gaps (PutItem), searches, loads
-        # rescue models
+        # retrieve: reads state and live tables, records the retrieval and gaps (PutItem), searches
         self._allow("retrieve", [*TABLE_READ, "dynamodb:PutItem"], [table.table_arn])
         # ... and the last use of the token that asked: an update of token items only
         self.roles["retrieve"].add_to_principal_policy(iam.PolicyStatement(
             actions=["dynamodb:UpdateItem"], resources=[table.table_arn],
             conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["TOKEN#*"]}}))
         self._allow("retrieve", SEARCH_READ, domain_arns)
-        self._allow("retrieve", ["s3:GetObject"], objects(RESCUE_PREFIX))
         # admin_api: source/agent CRUD, uploads, starting/stopping refreshes, read-only search
         self._allow("admin_api", [*TABLE_READ, *TABLE_WRITE], table_arns)
         self._allow("admin_api", ["s3:PutObject", "s3:GetObject"], objects(UPLOADS_PREFIX))
         # POST upload-url signs a presigned POST with this role: what it may put, the client may
         self._allow("admin_api", ["s3:PutObject"], objects(INCOMING_PREFIX))
         self._allow("admin_api", SEARCH_READ, domain_arns)
-        # retrieval-test and the MCP retrieval tool answer like retrieve: rescue models included
-        self._allow("admin_api", ["s3:GetObject"], objects(RESCUE_PREFIX))
         self._allow("admin_api", ["states:StartExecution"], [self.state_machine_arn])
         self._allow("admin_api", ["states:StopExecution", "states:DescribeExecution"], [executions_arn])
         # POST reindex syncs the bot's pack sources with the packs in packs/ (list only); a
@@ -345,14 +338,7 @@ class KnowledgeFunctions(Construct):
         # the nightly reindex's bounded queue: filled by the nightly run, drained by every run
         self._allow("scheduler", ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage",
                                   "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"], [reindex_queue.queue_arn])
-        # the tick's rescue rebuild: reads the bot's whole corpus (searches are POST _search
-        # only), writes the model under rescue/ and its version into the bot's settings item
-        # (PutItem, granted above). A small claim object beside the model keeps overlapping
-        # ticks off a bot being rebuilt: read (a missing key is a 404 only with ListBucket on
-        # its prefix, else a 403), written, deleted.
-        list_under("scheduler", PACKS_PREFIX, RESCUE_PREFIX)
-        self._allow("scheduler", ["es:ESHttpPost"], domain_arns)
-        self._allow("scheduler", ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects(RESCUE_PREFIX))
+        list_under("scheduler", PACKS_PREFIX)
         # bots' provider keys and upstream tokens (knowledge.adapters.aws.secrets): read by the
         # functions that embed or ask upstream, written by the settings route alone
         secrets_arn = (f"arn:{stack.partition}:secretsmanager:{stack.region}:{stack.account}:secret:"
@@ -403,10 +389,10 @@ class KnowledgeFunctions(Construct):
                     {
                         "id": "AwsSolutions-IAM5",
                         "reason": "Object access is scoped to one key prefix (packs/, uploads/, "
-                        "staging/ or rescue/) of the knowledge bucket; keys below it are generated "
+                        "or staging/) of the knowledge bucket; keys below it are generated "
                         "per source or per bot.",
                         "applies_to": [
-                            {"regex": "/^Resource::<.*Bucket.*\\.Arn>\\/(packs|uploads|staging|rescue)\\/\\*$/"}
+                            {"regex": "/^Resource::<.*Bucket.*\\.Arn>\\/(packs|uploads|staging)\\/\\*$/"}
                         ],
                     },
                     {

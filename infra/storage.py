@@ -1,6 +1,5 @@
 """The blob bucket: ``packs/`` (operator drops), ``uploads/`` (file sources), ``incoming/``
-(presigned uploads, moved to ``uploads/`` by ``ingest`` once checked), ``staging/`` (work files),
-``rescue/`` (each bot's corpus-learned rescue model, ``rescue/<bot>.npz``)."""
+(presigned uploads, moved to ``uploads/`` by ``ingest`` once checked), ``staging/`` (work files)."""
 
 from __future__ import annotations
 
@@ -15,8 +14,6 @@ from knowledge.sources.base import INCOMING_PREFIX
 PACKS_PREFIX = "packs/"
 UPLOADS_PREFIX = "uploads/"
 STAGING_PREFIX = "staging/"
-#: the scheduler writes each bot's rescue model here; retrieval (``retrieve``, ``admin_api``) reads it
-RESCUE_PREFIX = "rescue/"
 
 
 class KnowledgeStorage(Construct):

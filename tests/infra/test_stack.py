@@ -303,7 +303,7 @@ def test_only_writers_can_put_objects_and_only_under_their_prefix(minimum: Synth
         for name in FUNCTIONS
     }
     assert not puts["retrieve"] and not puts["authorizer"]
-    assert puts["scheduler"] and all(res.endswith('/rescue/*"]]}') for res in puts["scheduler"])
+    assert not puts["scheduler"]  # state reads and workflow starts: no object written
     assert puts["crawl"] and all(res.endswith('/staging/*"]]}') for res in puts["crawl"])
     # admin_api: direct uploads, and the presigned POSTs it signs (incoming/ only)
     assert puts["admin_api"] and all(res.endswith(('/uploads/*"]]}', '/incoming/*"]]}')) for res in puts["admin_api"])
@@ -339,9 +339,7 @@ def test_read_side_functions_cannot_change_sources(minimum: Synthesised) -> None
                (st["Action"] if isinstance(st["Action"], list) else [st["Action"]])]
     assert len(updates) == 1
     assert updates[0]["Condition"] == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["TOKEN#*"]}}
-    assert {a for a in retrieve if a.startswith("s3:")} == {"s3:GetObject"}  # the rescue model only
-    assert all(res.endswith('/rescue/*"]]}') for action, res in actions_on(role_statements(minimum, "retrieve"))
-               if action.startswith("s3:"))
+    assert not {a for a in retrieve if a.startswith("s3:")}  # answers read no object
     assert not retrieve & {"es:ESHttpPut", "es:ESHttpDelete", "es:ESHttpPatch"}
     authorizer = actions_of(minimum, "authorizer")
     assert {a for a in authorizer if not a.startswith(("logs:", "xray:"))} == {"dynamodb:GetItem"}
@@ -351,11 +349,9 @@ def test_search_writes_belong_to_ingest_alone(minimum: Synthesised) -> None:
     for name in FUNCTIONS:
         writes = actions_of(minimum, name) & {"es:ESHttpPut", "es:ESHttpDelete"}
         assert bool(writes) == (name == "ingest"), name
-    # the tick's rescue rebuild reads the corpus (POST _search) and writes only its model
-    assert {a for a in actions_of(minimum, "scheduler") if a.startswith("es:")} == {"es:ESHttpPost"}
-    # the nightly reindex lists packs/ (pack sync); objects only under rescue/ (see below)
-    assert {a for a in actions_of(minimum, "scheduler") if a.startswith("s3:")} == {
-        "s3:ListBucket", "s3:GetObject", "s3:PutObject", "s3:DeleteObject"}
+    # the scheduler never searches; the nightly reindex lists packs/ (pack sync) and reads no object
+    assert not {a for a in actions_of(minimum, "scheduler") if a.startswith("es:")}
+    assert {a for a in actions_of(minimum, "scheduler") if a.startswith("s3:")} == {"s3:ListBucket"}
     assert not {a for a in actions_of(minimum, "crawl") if a.startswith("es:")}
 
 
@@ -378,16 +374,15 @@ def test_reindex_starters_list_only_the_prefixes_they_use(minimum: Synthesised, 
     [statement] = list_bucket_statements(minimum, name)
     assert statement["Action"] == "s3:ListBucket"
     assert statement["Resource"] == {"Fn::GetAtt": [bucket_id, "Arn"]}
-    # the scheduler also looks for a rescue rebuild claim under rescue/ (a 404, not a 403);
     # admin_api looks a pack or an upload up as a one-key listing (HeadObject of a missing key
     # is a 403 without an unconditioned ListBucket)
-    prefixes = ["packs/*", "rescue/*"] if name == "scheduler" else ["packs/*", "uploads/*"]
+    prefixes = ["packs/*"] if name == "scheduler" else ["packs/*", "uploads/*"]
     assert statement["Condition"] == {"StringLike": {"s3:prefix": prefixes}}
     # no object read beyond what the function had (the pack sync reads no pack)
     gets = [res for action, res in actions_on(role_statements(minimum, name)) if action == "s3:GetObject"]
-    assert all("/uploads/" in res or "/packs/" in res or "/rescue/" in res for res in gets)
+    assert all("/uploads/" in res or "/packs/" in res for res in gets)
     if name == "scheduler":
-        assert gets and all("/rescue/" in res for res in gets)
+        assert not gets
     else:  # existence checks are listings: admin_api reads no pack
         assert not any("/packs/" in res for res in gets)
 
@@ -404,41 +399,14 @@ def test_scheduler_can_write_what_the_pack_sync_writes(minimum: Synthesised) -> 
     assert "dynamodb:DeleteItem" not in actions_of(minimum, "scheduler")
 
 
-def test_the_scheduler_may_relearn_rescue_models_and_nothing_more(minimum: Synthesised) -> None:
-    """The tick rebuilds stale rescue models: it reads the corpus from the search domain
-    (mapped to the read-only search role by ``ingest``), writes ``rescue/<bot>.npz`` (and a
-    claim beside it while it works) and the model's version into the bot's settings;
-    retrieval, in ``retrieve`` and ``admin_api`` (retrieval-test, MCP), reads the model."""
-    from infra.storage import RESCUE_PREFIX
-    from knowledge.refresh import rescue_build
-
-    assert rescue_build.blob_key("acme").startswith(RESCUE_PREFIX)  # the granted prefix is where models go
-    [domain_id] = minimum.of_type("AWS::OpenSearchService::Domain")
-    [bucket_id] = minimum.of_type("AWS::S3::Bucket")
-    pairs = actions_on(role_statements(minimum, "scheduler"))
-    search = {res for action, res in pairs if action == "es:ESHttpPost"}
-    assert search == {json.dumps({"Fn::GetAtt": [domain_id, "Arn"]}),
-                      json.dumps({"Fn::Join": ["", [{"Fn::GetAtt": [domain_id, "Arn"]}, "/*"]]})}
-    rescue_objects = json.dumps({"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, f"/{RESCUE_PREFIX}*"]]})
-    for verb in ("s3:PutObject", "s3:GetObject", "s3:DeleteObject"):  # the model, and the rebuild claim
-        assert {res for action, res in pairs if action == verb} == {rescue_objects}, verb
-    assert rescue_build.claim_key("acme").startswith(RESCUE_PREFIX)
-    assert "dynamodb:DeleteItem" not in {action for action, _ in pairs}
-    assert "dynamodb:PutItem" in {action for action, _ in pairs}  # the settings item (rescue version)
-    for reader in ("retrieve", "admin_api"):
-        gets = {res for action, res in actions_on(role_statements(minimum, reader)) if action == "s3:GetObject"}
-        assert json.dumps({"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, f"/{RESCUE_PREFIX}*"]]}) in gets
-    # fine-grained access control: ingest maps the scheduler's role to the read-only search role
+def test_only_the_answering_functions_may_search(minimum: Synthesised) -> None:
+    """ingest maps the roles that ask questions (retrieve; admin_api's retrieval-test and MCP)
+    to the read-only search role, and no other: the scheduler starts work, it never searches."""
     ingest_env = minimum.resources[function_id(minimum, "ingest")]["Properties"]["Environment"]["Variables"]
     read_roles = json.dumps(ingest_env[settings.ENV_SEARCH_READ_ROLES])
-    scheduler_role = minimum.resources[function_id(minimum, "scheduler")]["Properties"]["Role"]["Fn::GetAtt"][0]
-    assert json.dumps({"Fn::GetAtt": [scheduler_role, "Arn"]}) in read_roles
-    # room for a 100k-passage rebuild (~20-30 s of one core): about 1.2 vCPU and 5 minutes
-    props = minimum.resources[function_id(minimum, "scheduler")]["Properties"]
-    assert props["MemorySize"] >= 2048 and props["Timeout"] >= 300
-
-
-# --- workflow -----------------------------------------------------------------------------------
+    for name in FUNCTIONS:
+        role = minimum.resources[function_id(minimum, name)]["Properties"]["Role"]["Fn::GetAtt"][0]
+        assert (json.dumps({"Fn::GetAtt": [role, "Arn"]}) in read_roles) == (name in {"retrieve", "admin_api"}), name
 
 
 def _definition(s: Synthesised) -> dict[str, Any]:

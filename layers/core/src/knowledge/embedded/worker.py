@@ -15,7 +15,6 @@ from typing import Any
 from ..errors import KnowledgeError
 from ..model import Source
 from ..ports import Services
-from ..refresh import rescue_build
 from ..refresh.pipeline import Refresher
 from ..refresh.reaper import reap_expired_leases
 from ..refresh.reindex import reindex
@@ -158,11 +157,11 @@ class InProcessWorkflow:
                 return
             self._run(job)
             if self._queue.empty() and not self._stop.is_set():
-                self.rebuild_rescue()
+                self.compact_touched()
 
-    def rebuild_rescue(self) -> None:
+    def compact_touched(self) -> None:
         """Once the queue drains, for every bot a job ran for: compact its search index where
-        the refreshes left it in pieces, then relearn its rescue model if its live corpus moved."""
+        the refreshes left it in pieces."""
         while self._touched:
             bot = self._touched.pop()
             try:
@@ -171,10 +170,6 @@ class InProcessWorkflow:
                              done["segmentsBefore"], done["segmentsAfter"], done["passages"], done["seconds"])
             except KnowledgeError:  # only slower searches, never wrong ones: log, keep serving
                 log.exception("search index compaction of %s failed", bot)
-            try:
-                rescue_build.rebuild_if_stale(self.services, bot)
-            except Exception:  # the rescue is an enhancement: log, keep serving without the update
-                log.exception("rescue rebuild of %s failed", bot)
 
     def _ticker(self) -> None:
         while not self._stop.wait(self.tick_seconds):

@@ -1,12 +1,11 @@
 """Build, store and load a bot's corpus-learned rescue model.
 
+The rescue is off on the answer path (``RetrievalOptions.rescue``: it did not earn its place,
+``bench/rescue_gate.py``), so no deployment learns models by itself: the benchmarks
+that measure it build one with :func:`rebuild_if_stale` and ask with the option switched on.
 The model is learned from every live passage of the bot, both audiences, and stored as a
-blob (a folder file embedded, an S3 object on AWS). A digest of the live generations it was
-built from is kept in the bot's settings: when the live set moves on (a refresh committed, a
-source disabled or deleted) the model is stale and is rebuilt after the work that changed it:
-``kb ingest`` once its summary is printed, ``kb serve`` when its refresh queue drains, and on
-AWS the scheduler's every-minute tick (:func:`rebuild_settled`) for each stale bot none of whose
-sources is being indexed.
+blob. A digest of the live generations it was built from is kept in the bot's settings: when
+the live set moves on the model is stale.
 
 One analyser (:func:`analyzer`) learns the model and analyses the questions asked of it, in
 both modes: the embedded index's English analyser (tantivy, in-process). In the embedded mode
@@ -21,12 +20,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import logging
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import KnowledgeError, NotFound
+from ..errors import KnowledgeError
 from ..ports import Services
 from ..settings import RESCUE_FORMAT
 
@@ -34,12 +32,6 @@ if TYPE_CHECKING:
     from ..retrieve.rescue import RescueModel
 
 log = logging.getLogger(__name__)
-#: how long a rebuild claimed by one ``rebuild_settled`` keeps others off the bot: longer than
-#: any run may last (Lambda stops a function after 15 minutes), so a claim older than this
-#: belongs to a run that was stopped before it could drop it
-CLAIM_SECONDS = 900.0
-
-
 Analyze = Callable[[str], list[str]]
 
 
@@ -72,27 +64,6 @@ def analyzer(index: Any = None) -> Analyze | None:
 
 def blob_key(bot: str) -> str:
     return f"rescue/{bot}.npz"
-
-
-def claim_key(bot: str) -> str:
-    return f"rescue/{bot}.building"
-
-
-def _claimed(services: Services, bot: str, now: float) -> bool:
-    try:
-        claim = json.loads(services.blobs.get(claim_key(bot)))
-        return bool(now - float(claim["at"]) < CLAIM_SECONDS)
-    except NotFound:
-        return False
-    except (ValueError, TypeError, KeyError):  # unreadable: treated as absent, overwritten below
-        return False
-
-
-def _drop_claim(services: Services, bot: str) -> None:
-    try:
-        services.blobs.delete(claim_key(bot))
-    except KnowledgeError as exc:  # the claim lapses after CLAIM_SECONDS on its own
-        log.warning("rescue rebuild claim of %s not dropped (%s)", bot, exc.code)
 
 
 def live_digest(services: Services, bot: str) -> str:
@@ -129,60 +100,6 @@ def rebuild_if_stale(services: Services, bot: str) -> bool:
         return False
     rebuild(services, bot)
     return True
-
-
-def rebuild_settled(
-    services: Services,
-    *,
-    busy: Collection[str] = (),
-    keep_going: Callable[[], bool] = lambda: True,
-) -> list[str]:
-    """Rebuild the model of every bot whose model is stale and none of whose sources is being
-    indexed (holds an unexpired lease), once the work that moved its corpus is done: what the
-    AWS scheduler's tick does, the counterpart of ``kb serve`` rebuilding when its queue
-    drains. ``busy`` names bots to leave for a later call (e.g. those whose refresh was just
-    started and has not taken its lease yet); ``keep_going`` is asked before each bot (a time
-    budget). A bot that never had a model and has nothing live is left alone.
-
-    Calls may overlap (a tick outlasting the minute to the next one, while it learns a large
-    corpus): a rebuild is claimed with a small blob beside the model (``claim_key``), and a
-    bot another call is rebuilding is skipped, until that claim is dropped or older than
-    ``CLAIM_SECONDS``.
-
-    The rescue is an enhancement: a rebuild that fails is logged and the others go on; the
-    bot stays stale and the next call tries again. Returns the bots rebuilt."""
-    state = services.state
-    rebuilt: list[str] = []
-    skip = set(busy)
-    for bot in state.list_bots():
-        if not keep_going():
-            break
-        if bot in skip:
-            continue
-        version = state.get_bot(bot).rescue_version
-        live = state.live_sources(bot)
-        if version is None and not live:
-            continue
-        if version == _digest(s.source_gen for s in live):
-            continue
-        now = services.clock.now()
-        if any(s.lease_owner is not None and (s.lease_expires_at is None or s.lease_expires_at > now)
-               for s in state.list_sources(bot)):
-            continue  # being indexed: rebuilt once that work is done
-        if analyzer(services.index) is None:  # imported only once a bot needs its model
-            log.warning("rescue models are not rebuilt: the rescue analyser (tantivy) is not installed")
-            break
-        if _claimed(services, bot, now):
-            continue  # another call is learning it
-        try:
-            services.blobs.put(claim_key(bot), json.dumps({"at": now}).encode())
-            rebuild(services, bot)
-            rebuilt.append(bot)
-        except Exception:  # an enhancement: log, keep answering with the previous model
-            log.exception("rescue rebuild of %s failed", bot)
-        finally:
-            _drop_claim(services, bot)
-    return rebuilt
 
 
 def load(services: Services, bot: str) -> RescueModel | None:

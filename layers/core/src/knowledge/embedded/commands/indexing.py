@@ -1,11 +1,10 @@
 """``kb ingest`` and ``kb reindex``: index packs or refresh every source, then compact the
-search partitions and relearn the rescue model, and print what was done."""
+search partitions, and print what was done."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +41,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     report = reindex(services, args.bot, force=args.force, only=only, progress=Progress())
     summary = report.as_dict()
     summary["compaction"] = _compact(services, args.bot)
-    summary["rescue"] = _learn_rescue(services, args.bot)
     # a source left queued (throttled, embedder failing) is not in: the ingest did not finish
     queued = [row for row in summary["results"] if row["status"] == "queued"]
     if args.json:
@@ -60,7 +58,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             if row["status"] in ("failed", "queued"):
                 print(f"  {row['status']}: {row['name']}: {row['errorCode']}")
         _print_compaction(summary["compaction"])
-        _print_rescue(summary["rescue"])
     return 1 if report.failed or queued else 0
 
 
@@ -72,7 +69,6 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     report = reindex(services, args.bot, force=args.force, progress=Progress())
     summary = report.as_dict()
     summary["compaction"] = _compact(services, args.bot)
-    summary["rescue"] = _learn_rescue(services, args.bot)
     if args.json:
         print_json(summary)
     else:
@@ -83,24 +79,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         if summary["warning"]:
             print(f"  warning: {summary['warning']}")
         _print_compaction(summary["compaction"])
-        _print_rescue(summary["rescue"])
     return 1 if report.failed else 0
-
-
-def _learn_rescue(services: Services, bot: str) -> dict[str, Any] | None:
-    """Relearn the bot's rescue model when its live corpus moved (after the passages are
-    searchable); its stats and seconds, or None when it was current."""
-    from ...refresh import rescue_build
-
-    if not rescue_build.is_stale(services, bot):
-        return None
-    if sys.stderr.isatty():
-        sys.stderr.write("  learning the rescue model from the corpus...\033[K\r")
-        sys.stderr.flush()
-    started = time.perf_counter()
-    stats: dict[str, Any] = dict(rescue_build.rebuild(services, bot))
-    stats["seconds"] = round(time.perf_counter() - started, 2)
-    return stats
 
 
 def _compact(services: Services, bot: str) -> list[dict[str, Any]]:
@@ -121,10 +100,3 @@ def _print_compaction(done: list[dict[str, Any]]) -> None:
     for row in done:
         print(f"search index: {row['partition']} partition compacted, {row['segmentsBefore']} segments -> "
               f"{row['segmentsAfter']}, {row['passages']} passages, in {row['seconds']} s")
-
-
-def _print_rescue(stats: dict[str, Any] | None) -> None:
-    if stats is None:
-        return
-    state = f"{stats['dims']} dimensions over {stats['terms']} terms" if stats["dims"] else "off (corpus too small)"
-    print(f"rescue model: {state}, learned from {stats['passages']} passages in {stats['seconds']} s")
