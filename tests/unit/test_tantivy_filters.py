@@ -153,3 +153,18 @@ def test_an_index_of_an_older_format_is_rebuilt_empty(tmp_path):
     assert index.search_lexical("b1", "customer", "withdrawal", visibilities=("public",), source_gens=["s1:1"]) == []
     index.write("b1", [passage("p1", "withdrawal limits explained")])
     assert search(index, "b1", "withdrawal", ["s1:1"]) == ["p1"]
+
+
+def test_a_commit_within_the_same_clock_tick_as_the_last_is_still_seen(tmp_path):
+    """Two commits whose meta.json carry the same modification time (a coarse file-system
+    clock): the second must still reach the next search."""
+    import os
+
+    index = TantivySearchIndex(tmp_path)
+    index.write("b1", [passage("first", "withdrawal limits")])
+    assert search(index, "b1", "withdrawal", ["s1:1"]) == ["first"]  # a searcher of the first commit
+    meta = tmp_path / "b1" / "customer" / "meta.json"
+    seen = os.stat(meta)
+    index.write("b1", [passage("second", "withdrawal limits again")])
+    os.utime(meta, ns=(seen.st_atime_ns, seen.st_mtime_ns))  # the same tick as the first commit
+    assert sorted(search(index, "b1", "withdrawal", ["s1:1"])) == ["first", "second"]

@@ -219,7 +219,7 @@ class _PartitionIndex:
         self._reading: tantivy.Index | None = None
         self.write_lock = threading.Lock()
         self._meta = str(path / "meta.json")
-        self._view: tuple[tantivy.Searcher, int] | None = None  # a searcher and the meta.json stamp it saw
+        self._view: tuple[tantivy.Searcher, tuple[int, ...]] | None = None  # a searcher and the meta.json stamp it saw
         self._reload_lock = threading.Lock()
         # per searcher: what its snapshot holds in each boundary field, and the clauses built
         # for each (bot, visibilities, generations) asked (see ``boundary``)
@@ -229,11 +229,14 @@ class _PartitionIndex:
     def searcher(self) -> tantivy.Searcher:
         # Another process (or this one) may have committed: reload when meta.json moved on.
         # Asked several times per question (search, loading, term statistics): the searcher
-        # of an unchanged index is reused.
+        # of an unchanged index is reused. A commit replaces meta.json (a new file renamed over
+        # it), so its inode tells two commits apart even when both fall within one tick of the
+        # file system's clock, where the modification time alone would not
         try:
-            stamp = os.stat(self._meta).st_mtime_ns
+            st = os.stat(self._meta)
+            stamp: tuple[int, ...] = (st.st_ino, st.st_mtime_ns, st.st_size)
         except FileNotFoundError:
-            stamp = 0
+            stamp = ()
         view = self._view
         if view is None or view[1] != stamp:
             with self._reload_lock:
