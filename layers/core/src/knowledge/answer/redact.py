@@ -26,7 +26,7 @@ import phonenumbers
 from stdnum import bitcoin, iban, luhn
 from stdnum.exceptions import ValidationError
 
-from . import name_lexicon
+from . import addresses, name_lexicon
 
 #: The kinds of data removed (overlapping spans go to the kind ranked first in ``_PRIORITY``).
 KINDS: tuple[str, ...] = (
@@ -41,6 +41,15 @@ _PRIORITY = {k: i for i, k in enumerate(("email", "secret", "crypto_wallet", "ib
                                           "username", "person_name", "amount"))}
 #: Regions whose national phone formats are recognised (international +NN numbers always are).
 DEFAULT_PHONE_REGIONS: tuple[str, ...] = ("US", "GB", "DE", "FR", "ES", "IT", "NL", "IN", "AU", "BR")
+#: regions whose national formats are read only after a word for a telephone ("mobile", "手机")
+_CUED_PHONE_REGIONS: tuple[str, ...] = (
+    "CA", "MX", "AR", "CL", "CO", "PE", "IE", "PT", "BE", "CH", "AT", "PL", "CZ", "SK", "HU", "RO", "BG", "GR",
+    "SE", "NO", "DK", "FI", "TR", "RU", "UA", "IL", "AE", "SA", "EG", "MA", "NG", "KE", "ZA", "GH", "PK", "BD",
+    "CN", "HK", "TW", "JP", "KR", "SG", "MY", "TH", "VN", "PH", "ID", "NZ")
+_PHONE_CUE = re.compile(
+    r"(?i)(?:\b(?:phone|mobile|cell|cellphone|tel|telephone|whats\s?app|call|ring|text|sms|reach|handy|telefon|"
+    r"festnetz|tel[ée]fono|telefone|cellulare|t[ée]l[ée]phone|portable|m[óo]vil|celular|kom[óo]rk|mobil|gsm|"
+    r"puhelin|telefonnummer|telefoonnummer)\w*|手机|電話|携帯|电话|전화|휴대폰|телефон|мобильн)")
 
 
 @dataclass(frozen=True)
@@ -91,54 +100,61 @@ _ACCOUNT = re.compile(
     r"(?i)\b(?:account|acct|a/c|acc)\.?\s*(?:number|no\.?|num|#)?\s*(?:is|:|=|#)?\s*((?:\d[ -]?){5,17}\d)\b"
     r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
 )
-#: numbers that name a customer (an order or invoice number names a purchase, and stays)
+#: numbers that name a customer or their account (an order or invoice number names a purchase,
+#: and stays): "customer ID AC-2284913", "Kundennummer ist KD-7781203", "numéro de client : 5521"
+_ID_OWNER = (r"(?:account|acct|customer|client|member|membership|player|wallet|profile|loyalty|subscriber|contract|"
+             r"policy|patient|kunden|konto|mitglieds|vertrags|klanten|klant|rekening|cliente|socio|abonné|abonado)")
+_ID_VALUE = r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,18}\d(?-i:[A-Z]{0,2})|(?-i:[A-Z]{1,5})[/-]?\d{4,12}(?-i:[A-Z]{0,2}))\b"
 _CUSTOMER_NUMBER = re.compile(
-    r"(?i)\b(?:customer|client|member|membership|kunden|mitglieds|cliente|socio)[ -]?(?:number|no\.?|num|id|nummer|"
-    r"número|numero|#)\s*(?:is|:|=)?\s*((?-i:[A-Z]{0,4})[ -]?\d[\d -]{3,18}\d)\b"
-    r"|\b(?:numéro\s+(?:de\s+)?client|n°\s*client)\s*:?\s*([A-Z]{0,4}[ -]?\d[\d -]{3,18}\d)\b"
+    rf"(?i)\b{_ID_OWNER}[ -]?(?:number|no\.?|nr\.?|num|id|nummer|número|numero|code|#)\s*"
+    r"(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*" + _ID_VALUE +
+    r"|(?i:\b(?:numéro|número|numero|numer|n[°º])\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
+    r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
 )
+#: an email address written out so that a machine would not read it: "anna dot meyer at gmail
+#: dot com", "r.okonkwo[at]gmail[dot]com", "kim (at) mail (dot) de"
+_OBF_AT = r"(?:[ \t]*[\[({<][ \t]*(?:at|AT|@)[ \t]*[\])}>][ \t]*|[ \t]+(?:at|AT)[ \t]+|[ \t]*@[ \t]*)"
+_OBF_DOT = r"(?:[ \t]*[\[({<][ \t]*(?:dot|DOT|\.)[ \t]*[\])}>][ \t]*|[ \t]+(?:dot|DOT)[ \t]+|[ \t]+\.[ \t]+|\.)"
+_OBF_EMAIL = re.compile(
+    r"(?<![\w.@])([A-Za-z0-9][A-Za-z0-9_%+-]*(?:" + _OBF_DOT + r"[A-Za-z0-9_%+-]+)*)"
+    r"(" + _OBF_AT + r")([A-Za-z0-9-]+(?:" + _OBF_DOT + r"[A-Za-z0-9-]+)*" + _OBF_DOT + r"[A-Za-z]{2,6})(?![\w])"
+)
+
+
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}(?![\w:])")
-_STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive|Dr|Court|Ct|Way|Place|Pl|"
-                  r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Row|Gardens|Grove)")
-_STREET = re.compile(
-    r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\w{1,5},?\s+)?"
-    r"\b\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][A-Za-z'-]+\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
-    r"(?:\s+(?:North|South|East|West|N|S|E|W|NE|NW|SE|SW)\b\.?)?"
-    r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Fl|#)\.?\s*#?\s*[\w-]+)?"
-    r"(?:,\s*[A-Z][a-z][A-Za-z'-]*(?![\w])(?:\s[A-Z][a-z][A-Za-z'-]*(?![\w])){0,2}(?:\s\d{1,2}(?![\w]))?){0,2}"
-    r"(?:,?\s*(?:[A-Z]{2,3}\s+\d{4,5}(?:-\d{4})?|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}"
-    r"|[A-Z]{2}\s+[A-Z]\d[A-Z]\s?\d[A-Z]\d))?"
-    r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|straat|laan|gracht|plein|"
-    r"vej|gatan|gata|veien)\s+\d{1,4}[a-z]?(?:,\s*\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?"
-    r"|\b(?:Calle|Avenida|Av\.|Rue|Via|Viale|Piazza|Corso|Rua|Plaza|Paseo|Carrer|Chemin|Allée|Place|ul\.|ulica|"
-    r"al\.|aleja|Strada|Bulevardul|Calea|utca|ulitsa)\s+"
-    r"(?:[^\W\d_][\w'.-]*\s+){0,4}?\d{1,4}[a-z]?(?:/\d{1,4}[a-z]?)?(?![\w])"
-    r"(?:,\s*(?:\d{2}-\d{3}|\d{4,5})\s+[^\W\d_][\w-]+(?:\s+(?:(?:de|del|di|la|am|an|sur)\s+)?[^\W\d_][\w-]+){0,2})?"
-    r"|\b\d{1,4}(?:\s?(?:bis|ter|[a-z]))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|"
-    r"cours|route|calle|via|viale|rua)(?:\s+[^\W\d_][\w'’-]*){1,4}"
-    r"(?:,\s*(?:\d{2}-\d{3}|\d{4,5})\s+[^\W\d_][\w-]+(?:\s+(?:(?:de|del|di|la|am|an|sur)\s+)?[^\W\d_][\w-]+){0,2})?"
-    r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}(?:,\s*[A-Z][A-Za-z'-]+(?:\s[A-Z][A-Za-z'-]+)?)?"
-    r"(?:,?\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?)?"
-)
 # -- people: names, dates of birth, handles (found by the words around them) ---------------------
 # A name is found where the text says it is one ("my name is", "account holder", a greeting,
 # "Mr", a sign-off): capitalised words after such a cue, never a word of the stop list.
-_UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽ"
+_UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽА-ЯЁІЇЄΑ-Ω"
 _NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[^\W\d_]+(?:[-'’][{_UPPER}]?[^\W\d_]+)?"
 _PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y)"
 _NAME_SEQ = rf"{_NAME_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_NAME_WORD}){{0,3}}"
 _NAME_CUES = re.compile(
     r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
-    r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|"
-    r"hier\s+ist|ich\s+bin|je\s+suis|je\s+m'appelle|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|"
-    r"titular\s+es|titular|sono|mi\s+chiamo|mijn\s+naam\s+is|ik\s+ben|nazywam\s+si[eę]|ben|ad[ıi]m)(?:\s+is)?)\s*[:,-]?\s+"
+    r"(?:sur|last\s+|family\s+|first\s+|given\s+|maiden\s+|middle\s+|legal\s+)name|"
+    r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|attn|attention|"
+    r"hier\s+ist|ich\s+bin|ich\s+heiße|ich\s+heisse|mein\s+name\s+ist|kontoinhaber(?:in)?|je\s+suis|je\s+m'appelle|"
+    r"mon\s+nom\s+est|titulaire|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|titular\s+es|titular|sono|"
+    r"mi\s+chiamo|il\s+mio\s+nome\s+è|intestatario|meu\s+nome\s+é|me\s+chamo|mijn\s+naam\s+is|ik\s+ben|ik\s+heet|"
+    r"nazywam\s+si[eę]|mam\s+na\s+imi[eę]|jmenuji\s+se|jag\s+heter|mitt\s+namn\s+är|jeg\s+heter|mit\s+navn\s+er|"
+    r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати)"
+    r"(?:\s+is)?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
-    r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|cordialement|"
-    r"saludos|atentamente|cordiali\s+saluti|pozdrawiam|met\s+vriendelijke\s+groet|"
+    r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
+    r"cordialement|bien\s+à\s+vous|saludos\s+cordiales|un\s+saludo|saludos|atentamente|cordiali\s+saluti|"
+    r"distinti\s+saluti|atenciosamente|abraços|cumprimentos|pozdrawiam|met\s+vriendelijke\s+groet|groetjes|groeten|"
+    r"med\s+vänlig\s+hälsning|hälsningar|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением|"
+    r"good\s+morning|good\s+afternoon|good\s+evening|greetings|"
     r"hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|"
-    r"bonjour|hola|hallo|grüezi|ciao|danke|merci|gracias|obrigad[oa]|dzięki|dziękuję)\s*,?\s+"
-    r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Monsieur|Madame|Mme|M\.|Señor|Señora|Sr|Sra|Signor|Signora|Pan|Pani)"
+    r"bonjour|bonsoir|salut|hola|buenos\s+días|buenas\s+tardes|buenas|hallo|guten\s+(?:tag|morgen|abend)|"
+    r"sehr\s+geehrte[rs]?|liebe[rs]?|grüezi|servus|moin|ciao|buongiorno|buonasera|gentile|caro|cara|olá|ola|"
+    r"oi|querid[oa]|estimad[oa]|prezad[oa]|beste|geachte|hej|hei|moi|szia|ahoj|dzień\s+dobry|witam|"
+    r"merhaba|привет|здравствуйте|добрый\s+день|уважаем(?:ый|ая)|"
+    r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо)\s*,?\s+"
+    r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
+    r"Señor|Señora|Señorita|Srta|Sr|Sra|Signor|Signora|Sig|Sig\.ra|Dott|Pan|Pani|Meneer|Mevrouw|Dhr|Mevr|"
+    r"Senhor|Senhora|Bay|Bayan|Г-н|Г-жа)"
     r"\.?\s+)"
     rf"({_NAME_SEQ})"
 )
@@ -161,14 +177,20 @@ _NOT_NAMES = frozenset((
     # name lists also hold as given names
     "hola", "hallo", "bonjour", "salut", "ciao", "grüezi", "servus", "moin", "hej", "hei", "tack", "ola", "olá",
     "danke", "merci", "gracias", "grazie", "obrigado", "obrigada", "dzięki", "dziękuję", "namaste", "merhaba",
-    "irish", "german",
+    "irish", "german", "bonsoir", "buenas", "buongiorno", "buonasera", "gentile", "caro", "cara", "oi", "beste",
+    "geachte", "hei", "moi", "szia", "ahoj", "witam", "bedankt", "takk", "spasibo", "liebe", "lieber", "liebes",
+    "sehr", "geehrte", "geehrter", "grüße", "saludos", "atentamente", "cordialement", "greetings", "mister",
+    "doctor", "professor", "mlle", "dott", "meneer", "mevrouw", "senhor", "senhora", "querido", "querida",
+    "estimado", "estimada", "prezado", "prezada", "привет", "здравствуйте", "спасибо",
     # months and days, which the name lists also hold as given names ("It's June already")
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 ))
 #: titles that may come between a greeting and a name ("Danke Herr Meier")
 _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "frau", "monsieur", "madame", "mme",
-                     "señor", "señora", "sr", "sra", "signor", "signora", "pan", "pani"))
+                     "señor", "señora", "sr", "sra", "signor", "signora", "pan", "pani", "mister", "doctor",
+                     "professor", "sir", "hr", "fr", "mlle", "dra", "señorita", "srta", "sig", "sig.ra", "dott",
+                     "meneer", "mevrouw", "dhr", "mevr", "senhor", "senhora", "г-н", "г-жа"))
 
 
 def _is_name_word(word: str) -> bool:
@@ -485,6 +507,29 @@ def _ibans(text: str) -> Iterator[Span]:
                 break
 
 
+def _emails(text: str) -> Iterator[Span]:
+    for plain in _EMAIL.finditer(text):
+        yield Span(plain.start(), plain.end(), "email")
+    pos = 0
+    while found := _OBF_EMAIL.search(text, pos):
+        m = found
+        pos = m.start() + 1
+        local, at, domain = m.group(1), m.group(2), m.group(3)
+        if "@" in at and not at.strip("@ \t") and "." in domain and not re.search(r"\s|\b(?:dot|DOT)\b", m.group()):
+            continue  # a plain address: found above
+        words = re.split(r"[^A-Za-z]+", local.lower())
+        # "email me at tomas dot kral at seznam dot cz": the address is not "me at tomas dot kral"
+        if local.lower() in _NOT_NAMES or words[0] in _NOT_NAMES:
+            continue
+        written_out = bool(re.search(r"[\[({<@]|\b(?:dot|DOT)\b", at + domain))
+        # "logged in at app.example.com": the word "at" with real dots needs a local part that is
+        # no ordinary word
+        if not written_out and not re.search(r"[._\d]", local) and _ordinary(local):
+            continue
+        yield Span(m.start(), m.end(), "email")
+        pos = m.end()
+
+
 def _accounts(text: str) -> Iterator[Span]:
     for pattern in (_ACCOUNT, _CUSTOMER_NUMBER):
         for m in pattern.finditer(text):
@@ -509,6 +554,17 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
     for region in regions:
         for match in phonenumbers.PhoneNumberMatcher(text, region):
             yield Span(match.start, match.end, "phone")
+    # after a word that says a telephone number follows, every other region's national format
+    # is read too ("我的手机号是138 0013 8000", "mobile 0412 345 678")
+    for cue in _PHONE_CUE.finditer(text):
+        window = text[cue.end() : cue.end() + 40]
+        if not re.search(r"\d{2}", window):
+            continue
+        for region in _CUED_PHONE_REGIONS:
+            if region in regions:
+                continue
+            for match in phonenumbers.PhoneNumberMatcher(window, region):
+                yield Span(cue.end() + match.start, cue.end() + match.end, "phone")
     if "+" in text:
         # a number written with its country code is a telephone number even in a range the
         # numbering plan keeps for fiction or has not allocated yet: possible is enough
@@ -518,8 +574,8 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
 
 
 def _streets(text: str) -> Iterator[Span]:
-    for m in _STREET.finditer(text):
-        yield Span(m.start(), m.end(), "street_address")
+    for start, end in addresses.find(text):
+        yield Span(start, end, "street_address")
 
 
 def _amounts(text: str) -> Iterator[Span]:
@@ -566,7 +622,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
     name words found elsewhere in the same conversation (:func:`names_in`)."""
     found = [
-        *(Span(m.start(), m.end(), "email") for m in _EMAIL.finditer(text)),
+        *_emails(text),
         *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_ips(text),
         *_phones(text, phone_regions), *_streets(text), *_amounts(text), *_people(text), *_known(text, known_names),
     ]
