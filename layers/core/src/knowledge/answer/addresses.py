@@ -105,7 +105,7 @@ _CUE = re.compile(
     r"(?i:\b(?:(?:my|our|the|his|her)\s+(?:new\s+|old\s+|current\s+|correct\s+)?(?:home\s+|billing\s+|mailing\s+|"
     r"postal\s+|delivery\s+|shipping\s+|street\s+|registered\s+)?address\s+(?:is|was|should\s+be|now\s+is)|"
     r"(?:new|home|billing|mailing|postal|delivery|shipping|street|registered|current)\s+address\s*(?:is\s*)?:?|"
-    r"address\s*:|i\s+live\s+at|i\s+(?:have\s+)?moved\s+to|i\s+now\s+live\s+at|(?:ship|deliver|send|post|mail)\s+"
+    r"address\s*(?::|=|to\b|is\b)|i\s+live\s+at|i\s+(?:have\s+)?moved\s+to|i\s+now\s+live\s+at|(?:ship|deliver|send|post|mail)\s+"
     r"(?:it|them|the\s+card|the\s+parcel|the\s+package|the\s+documents?|everything)?\s*to|"
     r"meine\s+(?:neue\s+)?(?:adresse|anschrift)\s+(?:ist|lautet)|(?:neue\s+)?(?:adresse|anschrift)\s*:|wohne\s+(?:in\s+der|am|an\s+der)|"
     r"mon\s+(?:nouvelle\s+)?adresse\s+est|(?:nouvelle\s+)?adresse\s*:|j'habite\s+(?:au|à|a)|"

@@ -24,19 +24,22 @@ from dataclasses import dataclass, field
 
 import phonenumbers
 from stdnum import bitcoin, iban, luhn
+from stdnum.br import cpf
+from stdnum.us import ssn
 from stdnum.exceptions import ValidationError
 
 from . import addresses, name_lexicon
 
 #: The kinds of data removed (overlapping spans go to the kind ranked first in ``_PRIORITY``).
 KINDS: tuple[str, ...] = (
-    "email", "secret", "crypto_wallet", "iban", "card", "account_number", "ip_address", "phone",
+    "email", "secret", "crypto_wallet", "iban", "card", "account_number", "national_id", "ip_address", "phone",
     "street_address", "amount", "person_name", "date_of_birth", "username",
 )
 #: High-entropy strings are secrets too, but a wallet, IBAN, card or account number that
 #: happens to look random keeps its own kind: they rank after those, as this internal kind.
 _GENERIC_SECRET = "secret?"
 _PRIORITY = {k: i for i, k in enumerate(("email", "secret", "crypto_wallet", "iban", "card", "account_number",
+                                          "national_id",
                                           _GENERIC_SECRET, "ip_address", "phone", "date_of_birth", "street_address",
                                           "username", "person_name", "amount"))}
 #: Regions whose national phone formats are recognised (international +NN numbers always are).
@@ -111,6 +114,21 @@ _CUSTOMER_NUMBER = re.compile(
     r"|(?i:\b(?:numéro|número|numero|numer|n[°º])\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
     r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
 )
+#: identity documents and tax numbers, after the words that name them ("passport number X1234567",
+#: "SSN 123-45-6789", "NIE X-1234567-L", "CPF 123.456.789-09"); a US social security number and a
+#: Brazilian CPF are also recognised by their shape where their checks pass (``python-stdnum``)
+_ID_DOCUMENT = re.compile(
+    r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paszport|personalausweis|ausweis|"
+    r"national\s+(?:id|identity|insurance)|id\s+card|identity\s+card|id|ssn|social\s+security|tax\s+(?:id|code)|"
+    r"tin|nino?|driver'?s\s+licen[cs]e|driving\s+licen[cs]e|licen[cs]e|steuer-?id|steuernummer|dni|nie|nif|cpf|"
+    r"rg|aadhaar|aadhar|pan|pesel|bsn|codice\s+fiscale|personnummer|cpr|nric|sin|carte\s+d'identit[ée]|"
+    r"documento|c[ée]dula|curp|rfc))"
+    r"(?:[ \t]+(?i:number|no\.?|nr\.?|num|#|card|nummer|número|numero|numéro))?"
+    r"(?:[ \t]*(?i:is|ist|es|est|è|é|:|=|#|-))*[ \t]*"
+    r"((?-i:[A-Z]{0,3}[ -]?\d[\dA-Z]*(?:[ .-][\dA-Z]*\d[\dA-Z]*)*(?:[ .-]?[A-Z](?![\w]))?))(?![\w-])"
+)
+_SSN_SHAPE = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+_CPF_SHAPE = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])")
 #: an email address written out so that a machine would not read it: "anna dot meyer at gmail
 #: dot com", "r.okonkwo[at]gmail[dot]com", "kim (at) mail (dot) de"
 _OBF_AT = r"(?:[ \t]*[\[({<][ \t]*(?:at|AT|@)[ \t]*[\])}>][ \t]*|[ \t]+(?:at|AT)[ \t]+|[ \t]*@[ \t]*)"
@@ -129,7 +147,8 @@ _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}(?![\w:
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽА-ЯЁІЇЄΑ-Ω"
 _NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[^\W\d_]+(?:[-'’][{_UPPER}]?[^\W\d_]+)?"
 _PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y)"
-_NAME_SEQ = rf"{_NAME_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_NAME_WORD}){{0,3}}"
+_NAME_SEQ = (rf"{_NAME_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+|[{_UPPER}]\.[ \t]+)?{_NAME_WORD}){{0,3}}"
+             r"(?![\w@])")
 _NAME_CUES = re.compile(
     r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
     r"(?:sur|last\s+|family\s+|first\s+|given\s+|maiden\s+|middle\s+|legal\s+)name|"
@@ -138,7 +157,8 @@ _NAME_CUES = re.compile(
     r"mon\s+nom\s+est|titulaire|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|titular\s+es|titular|sono|"
     r"mi\s+chiamo|il\s+mio\s+nome\s+è|intestatario|meu\s+nome\s+é|me\s+chamo|mijn\s+naam\s+is|ik\s+ben|ik\s+heet|"
     r"nazywam\s+si[eę]|mam\s+na\s+imi[eę]|jmenuji\s+se|jag\s+heter|mitt\s+namn\s+är|jeg\s+heter|mit\s+navn\s+er|"
-    r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати)"
+    r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати|я|είμαι(?:\s+[οη])?|με\s+λένε|"
+    r"ονομάζομαι|λέγομαι)"
     r"(?:\s+is)?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
     r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
@@ -154,7 +174,7 @@ _NAME_CUES = re.compile(
     r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо)\s*,?\s+"
     r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
     r"Señor|Señora|Señorita|Srta|Sr|Sra|Signor|Signora|Sig|Sig\.ra|Dott|Pan|Pani|Meneer|Mevrouw|Dhr|Mevr|"
-    r"Senhor|Senhora|Bay|Bayan|Г-н|Г-жа)"
+    r"Senhor|Senhora|Г-н|Г-жа|господин|госпожа|Κύριε|Κύριος|Κυρία|κύριε|κύριος|κυρία|κ)"
     r"\.?\s+)"
     rf"({_NAME_SEQ})"
 )
@@ -182,6 +202,18 @@ _NOT_NAMES = frozenset((
     "sehr", "geehrte", "geehrter", "grüße", "saludos", "atentamente", "cordialement", "greetings", "mister",
     "doctor", "professor", "mlle", "dott", "meneer", "mevrouw", "senhor", "senhora", "querido", "querida",
     "estimado", "estimada", "prezado", "prezada", "привет", "здравствуйте", "спасибо",
+    # the pronouns, articles and possessives of other languages, which open sentences after a thanks
+    "ihr", "ihre", "ihren", "ihrem", "sie", "wir", "ich", "du", "es", "das", "der", "die", "den", "dem", "ein",
+    "eine", "mein", "meine", "dein", "unser", "unsere", "vielen", "nous", "vous", "votre", "vos", "notre",
+    "le", "la", "les", "un", "une", "el", "los", "las", "su", "sus", "usted", "ustedes", "le", "il", "lo", "gli",
+    "je", "tu", "ons", "uw", "jij", "wij", "het", "een", "o", "os", "seu", "sua", "você", "vocês", "nosso",
+    "twoje", "twój", "nasz", "wasz", "pan", "pani", "ваш", "ваша", "мы", "вы", "я",
+    # nationalities and languages, which the name lists hold as surnames ("French", "English")
+    "english", "french", "spanish", "italian", "dutch", "polish", "swedish", "danish", "norwegian", "finnish",
+    "greek", "russian", "chinese", "japanese", "korean", "indian", "brazilian", "mexican", "american", "british",
+    "canadian", "australian", "swiss", "austrian", "belgian", "portuguese", "turkish", "arabic", "hindi",
+    "kenyan", "nigerian", "scottish", "welsh", "european", "african", "asian", "latin", "hungarian", "czech",
+    "romanian", "ukrainian", "thai", "vietnamese", "filipino", "indonesian", "persian", "hebrew", "israeli",
     # months and days, which the name lists also hold as given names ("It's June already")
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
@@ -190,7 +222,8 @@ _NOT_NAMES = frozenset((
 _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "frau", "monsieur", "madame", "mme",
                      "señor", "señora", "sr", "sra", "signor", "signora", "pan", "pani", "mister", "doctor",
                      "professor", "sir", "hr", "fr", "mlle", "dra", "señorita", "srta", "sig", "sig.ra", "dott",
-                     "meneer", "mevrouw", "dhr", "mevr", "senhor", "senhora", "г-н", "г-жа"))
+                     "meneer", "mevrouw", "dhr", "mevr", "senhor", "senhora", "г-н", "г-жа", "господин",
+                     "госпожа", "κύριε", "κύριος", "κυρία", "κ"))
 
 
 def _is_name_word(word: str) -> bool:
@@ -305,7 +338,9 @@ def _lexicon_names(text: str) -> Iterator[Span]:
                                                       and plain[end + 1])
                                       or (_surname(words[end]) and words[end].lower() not in _NOT_NAMES)):
                 end += 1
-            yield Span(run[start].start(), run[end - 1].end(), "person_name")
+            # a name of one or two letters ("Le", "Li") is a word of some language more often
+            if end - start > 1 or len(words[start]) > 2:
+                yield Span(run[start].start(), run[end - 1].end(), "person_name")
             i = end
 
 
@@ -397,9 +432,14 @@ _BIRTH = re.compile(
 )
 _HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
 _DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
+_PLATFORMS = (r"steam|psn|xbox|epic|riot|battle\.?net|twitch|discord|telegram|instagram|insta|tiktok|reddit|"
+              r"skype|github|gitlab|roblox|minecraft|game|gamer|player")
+_PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
-    r"benutzername|usuario|nome\s+utente))\s*(is\s+|[:=]\s*)?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
+    r"benutzername|usuario|nome\s+utente|ign|in-game\s+name|"
+    rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?)(?![\w]))\s*(is\s+|[:=]\s*)?"
+    r"([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
 
 
@@ -413,8 +453,11 @@ def _people(text: str) -> Iterator[Span]:
         for m in pattern.finditer(text):
             yield Span(m.start(), m.end(), "username")
     for m in _USERNAME.finditer(text):
-        # "login from ..." is not a user name: one is said ("username: x") or looks like one
-        if m.group(1) or re.search(r"[\d_.]", m.group(2)):
+        # "login from ..." is not a user name: one is said ("username: x") or looks like one; a
+        # platform's name alone says nothing ("Discord is community-run")
+        cue = text[m.start() : m.start(1) if m.group(1) else m.start(2)]
+        said = bool(m.group(1)) and not _PLATFORM.fullmatch(cue.strip())
+        if said or re.search(r"[\d_.]", m.group(2)):
             yield Span(m.start(2), m.end(2), "username")
 
 
@@ -443,6 +486,12 @@ _THEIR_TRANSACTION = re.compile(
 _REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|cost|came))", re.IGNORECASE)
 _POLICY = re.compile(r"(?i)\b(?:minimum|maximum|min|max|fee|fees|limit|limits|cost|costs|price|at least|up to|"
                      r"more than|less than)\b")
+_BALANCE_WORD = re.compile(r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand)\b")
+_BARE_BALANCE = re.compile(
+    r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand|it|wallet|account)\s+(?:now\s+)?(?:says|shows|displays|reads|"
+    r"is\s+(?:at|now|only)|is|was|went\s+to|dropped\s+to|of|zeigt|ist|est|es|indica|mostra)\s*:?\s*"
+    r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))"
+)
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)")
 
 
@@ -530,6 +579,17 @@ def _emails(text: str) -> Iterator[Span]:
         pos = m.end()
 
 
+def _id_documents(text: str) -> Iterator[Span]:
+    for m in _ID_DOCUMENT.finditer(text):
+        value = m.group(1)
+        if len(re.sub(r"\D", "", value)) >= 4:
+            yield Span(m.start(1), m.end(1), "national_id")
+    for pattern, module in ((_SSN_SHAPE, ssn), (_CPF_SHAPE, cpf)):
+        for m in pattern.finditer(text):
+            if module.is_valid(m.group()):
+                yield Span(m.start(), m.end(), "national_id")
+
+
 def _accounts(text: str) -> Iterator[Span]:
     for pattern in (_ACCOUNT, _CUSTOMER_NUMBER):
         for m in pattern.finditer(text):
@@ -596,6 +656,12 @@ def _amounts(text: str) -> Iterator[Span]:
             if (_PERSONAL.search(before) or _PERSONAL.search(after) or _THEIR_TRANSACTION.search(before)
                     or _PERSONAL.search(context)):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
+        # a figure without its currency where a balance is read out ("now it says 0!", "my
+        # balance shows 1,250.00"), when this sentence already speaks of money
+        if _AMOUNT.search(body) or _BALANCE_WORD.search(body):
+            for m in _BARE_BALANCE.finditer(body):
+                if not _AMOUNT.search(body[max(0, m.start(1) - 4) : m.end(1) + 6]):
+                    yield Span(offset + m.start(1), offset + m.end(1), "amount")
         previous = body
 
 
@@ -623,7 +689,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     name words found elsewhere in the same conversation (:func:`names_in`)."""
     found = [
         *_emails(text),
-        *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_ips(text),
+        *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_id_documents(text), *_ips(text),
         *_phones(text, phone_regions), *_streets(text), *_amounts(text), *_people(text), *_known(text, known_names),
     ]
     # the winning kind first, then the longest span
