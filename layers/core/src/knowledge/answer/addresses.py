@@ -40,6 +40,8 @@ _STREET = re.compile(
     r"|\b(?:[A-ZÄÖÜ][a-zäöüß]+-)*[A-ZÄÖÜ][a-zäöüßé]+(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|ufer|"
     r"chaussee|steig|pfad|markt|straat|laan|gracht|plein|kade|singel|dijk|vej|gade|gatan|gata|gate|vägen|väg|"
     r"veien|vegen|katu|tie)\s+\d{1,4}[a-z]?(?:\s?[-/]\s?\d{1,4}[a-z]?)?(?![\w])"
+    r"|\b(?:[A-ZÄÖÜ][a-zäöüß]+-)+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee)"
+    r"\s+\d{1,4}[a-z]?(?![\w])"
     r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:er|e|es)?\s+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee)"
     r"\s+\d{1,4}[a-z]?(?![\w])"
     r"|\b[A-ZÁÉÍÓÖŐÚÜŰ][\w]+(?:\s[A-ZÁÉÍÓÖŐÚÜŰ][\w]+)?\s+(?:utca|út|tér|körút)\s+\d{1,4}(?![\w])"
@@ -95,7 +97,7 @@ _CJK_ADDRESS = re.compile(
     rf"(?:〒?\s?{_NUM}{{3}}[-－]{_NUM}{{4}}\s*)?[\u4e00-\u9fff]{{1,3}}[都道府県][\u4e00-\u9fff\u3040-\u30ff]{{1,8}}?"
     rf"[市区町村郡][\u4e00-\u9fff\u3040-\u30ff]{{0,10}}?(?:{_NUM}{{1,4}}|[一二三四五六七八九十]+)(?:丁目|[-－−‐]|番地?)"
     rf"(?:{_NUM}{{1,4}}(?:[-－−‐]|番地?|号)?){{0,3}}"
-    rf"|(?:[\u4e00-\u9fff]{{2,3}}(?:省|自治区))?[\u4e00-\u9fff]{{2,3}}市[\u4e00-\u9fff]{{1,12}}?(?:路|街|道|巷|弄|大道)"
+    rf"|(?![是在为到往于的])(?:[\u4e00-\u9fff]{{2,3}}(?:省|自治区))?[\u4e00-\u9fff]{{2,3}}市[\u4e00-\u9fff]{{1,12}}?(?:路|街|道|巷|弄|大道)"
     rf"{_NUM}{{1,5}}号(?:[\u4e00-\u9fff{_NUM[1:-1]}]{{0,10}}?(?:室|楼|栋|单元|层))?"
     r"|[가-힣]{2,}(?:특별시|광역시|특별자치시|시|도)\s?[가-힣]{1,6}(?:구|군|시)\s?(?:[가-힣]{1,6}(?:동|읍|면)\s?)?"
     r"[가-힣0-9]{1,10}(?:로|길)\s?\d{1,4}(?:-\d{1,4})?(?:\s?\d{1,4}호)?"
@@ -118,7 +120,7 @@ _CUE = re.compile(
 )
 #: where an introduced address ends: a clause or sentence ends, or a new subject starts
 _CLAUSE_END = re.compile(
-    r"[!?;\n(]|[.。](?=\s|$)|です|でした|。|，|、|,[ \t]+(?=[a-zà-ÿ])|$"
+    r"[!?;\n(]|[.。](?=\s|$)|[ \t]*(?:です|でした|입니다|이에요|예요|에요)|。|，|、|,[ \t]+(?=[a-zà-ÿ])|$"
     r"|[ \t]+(?:and|but|please|pls|thanks|thank|since|because|from|until|so|y|pero|et|mais|und|aber|e|ma|en|maar|"
     r"or|oder|ou|o|or)\b"
 )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,8 +26,8 @@ from dataclasses import dataclass, field
 import phonenumbers
 from stdnum import bitcoin, iban, luhn
 from stdnum.br import cpf
-from stdnum.us import ssn
 from stdnum.exceptions import ValidationError
+from stdnum.us import ssn
 
 from . import addresses, name_lexicon
 
@@ -230,9 +231,18 @@ def _is_name_word(word: str) -> bool:
     return word.lower().strip("'’") not in _NOT_NAMES
 
 
+def _cue_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Every match, the next one searched from where this one's name starts: a cue may sit
+    inside the words another cue took ("Gentile Sig.ra Bellini")."""
+    pos = 0
+    while m := pattern.search(text, pos):
+        yield m
+        pos = max(m.start(1), m.start() + 1)
+
+
 def _names(text: str) -> Iterator[Span]:
     for pattern in (_NAME_CUES, _SIGNATURE):
-        for m in pattern.finditer(text):
+        for m in _cue_matches(pattern, text):
             words = list(re.finditer(r"\S+", m.group(1)))
             # keep the leading run of words that are not stop words
             kept = []
@@ -665,9 +675,21 @@ def _amounts(text: str) -> Iterator[Span]:
         previous = body
 
 
+def _folded(text: str) -> str:
+    """``text`` without accents, letter for letter ("Oyelarán" -> "Oyelaran"): same length."""
+    out = []
+    for c in text:
+        base = unicodedata.normalize("NFKD", c)
+        out.append(base[0] if base and not unicodedata.combining(base[0]) and len(base[0]) == 1 else c)
+    return "".join(out)
+
+
 def _known(text: str, names: Collection[str]) -> Iterator[Span]:
-    for name in names:
-        for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", text):
+    """Every whole-word occurrence of a name found elsewhere in the ticket, with or without its
+    accents ("Mr Oyelaran" ... "spelled Oyelarán")."""
+    folded = _folded(text)
+    for name in {_folded(n) for n in names}:
+        for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", folded):
             yield Span(m.start(), m.end(), "person_name")
 
 
@@ -689,7 +711,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     name words found elsewhere in the same conversation (:func:`names_in`)."""
     found = [
         *_emails(text),
-        *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_id_documents(text), *_ips(text),
+        *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_id_documents(text),
+        *_ips(text),
         *_phones(text, phone_regions), *_streets(text), *_amounts(text), *_people(text), *_known(text, known_names),
     ]
     # the winning kind first, then the longest span
@@ -698,7 +721,27 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     for span in found:
         if all(span.end <= t.start or span.start >= t.end for t in taken):
             taken.append(span if span.kind != _GENERIC_SECRET else Span(span.start, span.end, "secret"))
+        elif span.kind == "street_address":
+            # an address holding a phone or a customer number keeps the parts around it
+            taken.extend(_uncovered(text, span, taken))
     return sorted(taken, key=lambda s: s.start)
+
+
+def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
+    pieces, start = [], span.start
+    for t in sorted(taken, key=lambda t: t.start):
+        if t.end <= start or t.start >= span.end:
+            continue
+        pieces.append((start, t.start))
+        start = max(start, t.end)
+    pieces.append((start, span.end))
+    out = []
+    for a, b in pieces:
+        piece = text[a:b]
+        a, b = a + len(piece) - len(piece.lstrip(" ,;-")), b - (len(piece) - len(piece.rstrip(" ,;-")))
+        if b > a and re.search(r"\w{2}", text[a:b]):
+            out.append(Span(a, b, span.kind))
+    return out
 
 
 def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
