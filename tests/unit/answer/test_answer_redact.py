@@ -410,3 +410,44 @@ def test_round_five_keeps_ordinary_text(text: str) -> None:
 def test_an_address_tail_stops_at_the_end_of_its_sentence() -> None:
     assert redact("Nouvelle adresse : 18 rue des Lilas, 69003 Lyon. Mon portable est cassé.").text == (
         "Nouvelle adresse : [street_address]. Mon portable est cassé.")
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # a message's last line that is a name nobody's list holds
+        ("Where is my refund? It has been 12 days.\nTunde", "Tunde", "person_name"),
+        # a sign-off line in another language, a blank line, an initial
+        ("Das Konto ist gesperrt.\nLiebe Grüße,\n\nAnnegret K. Vollmer", "Annegret K. Vollmer", "person_name"),
+        # dates of birth written the way other languages write them
+        ("Mi fecha de nacimiento es el 12 de marzo de 1985, no el 21.", "12 de marzo de 1985", "date_of_birth"),
+        ("data de nascimento: 3 de fevereiro de 1979", "3 de fevereiro de 1979", "date_of_birth"),
+        ("生年月日は1990年5月3日です", "1990年5月3日", "date_of_birth"),
+        # a card number written with dots
+        ("card 4111.1111.1111.1111 was charged twice", "4111.1111.1111.1111", "card"),
+        # the name someone signs in as
+        ('I can\'t log in as "jm_walker82", it says locked', "jm_walker82", "username"),
+    ],
+)
+def test_blind13_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It says the user is blocked and the login is slow.",
+        "Hello,\nChrome crashes when I open the statement.",
+        "Please raise the export limit.\nBrightwave Ltd",
+        "Any update?\nThx",
+    ],
+)
+def test_blind13_rules_keep_ordinary_text(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.counts == {}
+
+
+def test_what_an_address_cue_leaves_around_a_wallet_is_kept() -> None:
+    text = "I typed the wrong address: 0x9fB29AAc15b9A4B7F17c3385939b007540f4d791 instead of mine."
+    assert redact(text).text == "I typed the wrong address: [crypto_wallet] instead of mine."

@@ -129,6 +129,7 @@ _ABBREVIATION = re.compile(r"(?i:\b(?:st|str|av|ave|avda|rd|dr|apt|no|nr|ul|al|b
 #: an introduced address starts like one (a number, a flat, a street word), unless the cue
 #: says outright that it is an address
 _STARTS_LIKE_ONE = re.compile(r"\d|(?:Apt|Apartment|Suite|Unit|Flat|House|P\.?\s?O\.?\s?Box|#)\b|" + _ROMANCE_PREFIX)
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff가-힣]")
 _SAYS_ADDRESS = re.compile(r"(?i)address|adress|anschrift|direcci|endere|indirizzo|adres|住所|地址|주소|адрес")
 
 
@@ -149,8 +150,10 @@ def _introduced(text: str) -> Iterator[tuple[int, int]]:
             break
         value = text[start:end].rstrip(" ,")
         if len(value) > 120 or not re.search(r"[0-9０-９]", value) or (len(value.split()) < 2 and not (
-                re.search(r"[\u3040-\u30ff\u4e00-\u9fff가-힣]", value))):
+                _CJK.search(value))):
             continue
+        if len(value.split()[0]) > 12 and not _CJK.search(value):
+            continue  # "address: 0x9fB2… instead of mine" is a wallet
         if not _SAYS_ADDRESS.search(cue.group()) and not _STARTS_LIKE_ONE.match(value):
             continue  # "send it to Binance 3 times"
         yield start, start + len(value)

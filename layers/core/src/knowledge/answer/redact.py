@@ -98,7 +98,7 @@ _WALLETS = [
     (re.compile(rf"(?<![\w])T[{_BASE58}]{{33}}(?![\w])"), "base58"),  # Tron
     (re.compile(rf"(?<![\w])[{_BASE58}]{{32,44}}(?![\w])"), "base58"),  # Solana and other base58 keys
 ]
-_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\d.])")
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
 _ACCOUNT = re.compile(
     r"(?i)\b(?:account|acct|a/c|acc)\.?\s*(?:number|no\.?|num|#)?\s*(?:is|:|=|#)?\s*((?:\d[ -]?){5,17}\d)\b"
@@ -165,14 +165,16 @@ _NAME_CUES = re.compile(
     r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
     r"cordialement|bien\s+à\s+vous|saludos\s+cordiales|un\s+saludo|saludos|atentamente|cordiali\s+saluti|"
     r"distinti\s+saluti|atenciosamente|abraços|cumprimentos|pozdrawiam|met\s+vriendelijke\s+groet|groetjes|groeten|"
-    r"med\s+vänlig\s+hälsning|hälsningar|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением|"
-    r"good\s+morning|good\s+afternoon|good\s+evening|greetings|"
+    r"med\s+vänlig\s+hälsning|hälsningar|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением)"
+    r"\s*,?\s+"
+    # greetings and thanks: the name follows on the same line ("Hello,\nChrome crashes" is no name)
+    r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:good\s+morning|good\s+afternoon|good\s+evening|greetings|"
     r"hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|"
     r"bonjour|bonsoir|salut|hola|buenos\s+días|buenas\s+tardes|buenas|hallo|guten\s+(?:tag|morgen|abend)|"
     r"sehr\s+geehrte[rs]?|liebe[rs]?|grüezi|servus|moin|ciao|buongiorno|buonasera|gentile|caro|cara|olá|ola|"
     r"oi|querid[oa]|estimad[oa]|prezad[oa]|beste|geachte|hej|hei|moi|szia|ahoj|dzień\s+dobry|witam|"
     r"merhaba|привет|здравствуйте|добрый\s+день|уважаем(?:ый|ая)|"
-    r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо)\s*,?\s+"
+    r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо)[ \t]*,?[ \t]+"
     r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
     r"Señor|Señora|Señorita|Srta|Sr|Sra|Signor|Signora|Sig|Sig\.ra|Dott|Pan|Pani|Meneer|Mevrouw|Dhr|Mevr|"
     r"Senhor|Senhora|Г-н|Г-жа|господин|госпожа|Κύριε|Κύριος|Κυρία|κύριε|κύριος|κυρία|κ)"
@@ -198,7 +200,7 @@ _NOT_NAMES = frozenset((
     # name lists also hold as given names
     "hola", "hallo", "bonjour", "salut", "ciao", "grüezi", "servus", "moin", "hej", "hei", "tack", "ola", "olá",
     "danke", "merci", "gracias", "grazie", "obrigado", "obrigada", "dzięki", "dziękuję", "namaste", "merhaba",
-    "irish", "german", "bonsoir", "buenas", "buongiorno", "buonasera", "gentile", "caro", "cara", "oi", "beste",
+    "thx", "ty", "tia", "br", "rgds", "brgds", "kr", "asap", "pls", "plz", "irish", "german", "bonsoir", "buenas", "buongiorno", "buonasera", "gentile", "caro", "cara", "oi", "beste",
     "geachte", "hei", "moi", "szia", "ahoj", "witam", "bedankt", "takk", "spasibo", "liebe", "lieber", "liebes",
     "sehr", "geehrte", "geehrter", "grüße", "saludos", "atentamente", "cordialement", "greetings", "mister",
     "doctor", "professor", "mlle", "dott", "meneer", "mevrouw", "senhor", "senhora", "querido", "querida",
@@ -256,7 +258,7 @@ def _names(text: str) -> Iterator[Span]:
                 continue
             start = m.start(1) + kept[0].start()
             end = m.start(1) + kept[-1].end()
-            if re.fullmatch(_PARTICLE, kept[-1].group()):
+            if re.fullmatch(_PARTICLE, kept[-1].group()) or kept[-1].group().rstrip(".").lower() in _COMPANY_WORDS:
                 continue
             yield Span(start, end, "person_name")
 
@@ -375,9 +377,17 @@ _SIGN_OFF_LINE = re.compile(
     r"(?im)^[ \t]*(?:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|thanks\s+again|"
     r"yours\s+sincerely|yours\s+truly|sincerely|regards|thanks|thank\s+you|cheers|best|br|mit\s+freundlichen\s+grüßen|"
     r"viele\s+grüße|cordialement|saludos|atentamente|cordiali\s+saluti|pozdrawiam|met\s+vriendelijke\s+groet|"
-    r"groetjes|hälsningar|med\s+vänlig\s+hälsning)[ \t]*[,.!]?[ \t]*\n[ \t]*(?:[-–—~][ \t]*)?"
-    r"([^\W\d_][^\W\d_'’.-]*(?:[ \t]+[^\W\d_][^\W\d_'’.-]*){0,2})[ \t]*(?:,[^\n]*)?$"
+    r"groetjes|hälsningar|med\s+vänlig\s+hälsning|liebe\s+grüße|grüße|lg|mfg|bien\s+à\s+vous|"
+    r"bien\s+cordialement|saludos\s+cordiales|un\s+saludo|distinti\s+saluti|atenciosamente|abraços|cumprimentos|"
+    r"groeten|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением|thx|rgds|all\s+the\s+best|"
+    r"take\s+care|talk\s+soon|best\s+regards\s+from)[ \t]*[,.!]?[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~][ \t]*)?"
+    r"([^\W\d_][^\W\d_'’.-]*(?:[ \t]+(?:[^\W\d_]\.|[^\W\d_][^\W\d_'’.-]*)){0,3})[ \t]*(?:,[^\n]*)?$"
 )
+#: a message's last line that is one to three capitalised words under a line of text: who wrote it
+_LAST_LINE_NAME = re.compile(
+    rf"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\Z")
+_COMPANY_WORDS = frozenset(("ltd", "inc", "gmbh", "llc", "corp", "co", "sa", "ag", "bv", "plc", "srl", "sas", "oy", "ab",
+                            "team", "support", "group", "bank"))
 #: names in scripts without capitals: after "I am" (我是, 我叫), before "です"/"입니다" after a greeting,
 #: between "मेरा नाम" and "है"
 _CJK_NAMES = re.compile(
@@ -424,6 +434,12 @@ def _context_names(text: str) -> Iterator[Span]:
         if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept):
             continue  # "Support Team", "The billing team"
         yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+    for m in _LAST_LINE_NAME.finditer(text):
+        words = m.group(1).split()
+        if (any(w.lower() in _NOT_NAMES for w in words) or words[-1].rstrip(".").lower() in _COMPANY_WORDS
+                or (_ordinary(words[0]) and not _given(words[0])) or (len(words) == 1 and len(words[0]) < 3)):
+            continue  # "Thanks", "The Support Team", "Brightwave Ltd"
+        yield Span(m.start(1), m.end(1), "person_name")
     for m in _CJK_NAMES.finditer(text):
         group = next(g for g in (1, 2, 3, 4) if m.group(g))
         yield Span(m.start(group), m.end(group), "person_name")
@@ -431,14 +447,20 @@ def _context_names(text: str) -> Iterator[Span]:
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
            r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|janvier|février|mars|avril|mai|juin|juillet|août|septembre|"
            r"octobre|novembre|décembre|Januar|Februar|März|Juni|Juli|Oktober|Dezember|enero|febrero|marzo|abril|"
-           r"mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre)\.?")
-_DATE = (rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
+           r"mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|"
+           r"giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|"
+           r"dezembro|januari|februari|maart|mei|augustus|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|"
+           r"sierpnia|września|października|listopada|grudnia)\.?")
+_DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
          rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
-         rf"\d{{1,2}}(?:st|nd|rd|th|\.)?\s+(?:of\s+)?(?i:{_MONTHS})\s+\d{{4}})")
+         rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{_MONTHS})[\s-]+(?:(?:de|del|of)\s+)?\d{{4}}|"
+         rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일)")
 _BIRTH = re.compile(
     r"(?i:\b(?:born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|né|née|"
     r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
-    r"urodzon[ya]))\b[^.!?\n\d]{0,40}?" + rf"({_DATE})"
+    r"urodzon[ya]|data\s+de\s+nascimento|nascid[oa]|geboortedatum|geboren\s+op|fødselsdato|födelsedatum|"
+    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))\b[^.!?\n\d]{0,40}?" + rf"({_DATE})"
+    r"|(?:生年月日|出生日期|生日|생년월일)\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
 _HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
 _DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
@@ -448,8 +470,8 @@ _PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
     r"benutzername|usuario|nome\s+utente|ign|in-game\s+name|"
-    rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?)(?![\w]))\s*(is\s+|[:=]\s*)?"
-    r"([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
+    rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))\s*"
+    r"(is\s+|[:=]\s*)?[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
 
 
@@ -458,7 +480,8 @@ def _people(text: str) -> Iterator[Span]:
     yield from _lexicon_names(text)
     yield from _context_names(text)
     for m in _BIRTH.finditer(text):
-        yield Span(m.start(1), m.end(1), "date_of_birth")
+        group = 1 if m.group(1) else 2
+        yield Span(m.start(group), m.end(group), "date_of_birth")
     for pattern in (_HANDLE, _DISCORD):
         for m in pattern.finditer(text):
             yield Span(m.start(), m.end(), "username")
@@ -467,6 +490,9 @@ def _people(text: str) -> Iterator[Span]:
         # platform's name alone says nothing ("Discord is community-run")
         cue = text[m.start() : m.start(1) if m.group(1) else m.start(2)]
         said = bool(m.group(1)) and not _PLATFORM.fullmatch(cue.strip())
+        # "the user is blocked": after a bare "user", a word of the dictionary is no handle
+        if re.fullmatch(r"(?i)(?:user|login|handle)\s*", cue) and _ordinary(m.group(2)):
+            said = False
         if said or re.search(r"[\d_.]", m.group(2)):
             yield Span(m.start(2), m.end(2), "username")
 
@@ -739,7 +765,8 @@ def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
     for a, b in pieces:
         piece = text[a:b]
         a, b = a + len(piece) - len(piece.lstrip(" ,;-")), b - (len(piece) - len(piece.rstrip(" ,;-")))
-        if b > a and re.search(r"\w{2}", text[a:b]):
+        # what is left must still read as part of an address: a number or a capitalised word
+        if b > a and re.search(r"\d|\b[^\W\d_a-z]", text[a:b]):
             out.append(Span(a, b, span.kind))
     return out
 
