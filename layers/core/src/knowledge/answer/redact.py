@@ -200,7 +200,8 @@ _NOT_NAMES = frozenset((
     # name lists also hold as given names
     "hola", "hallo", "bonjour", "salut", "ciao", "grüezi", "servus", "moin", "hej", "hei", "tack", "ola", "olá",
     "danke", "merci", "gracias", "grazie", "obrigado", "obrigada", "dzięki", "dziękuję", "namaste", "merhaba",
-    "thx", "ty", "tia", "br", "rgds", "brgds", "kr", "asap", "pls", "plz", "irish", "german", "bonsoir", "buenas", "buongiorno", "buonasera", "gentile", "caro", "cara", "oi", "beste",
+    "thx", "ty", "tia", "br", "rgds", "brgds", "kr", "asap", "pls", "plz",
+    "irish", "german", "bonsoir", "buenas", "buongiorno", "buonasera", "gentile", "caro", "cara", "oi", "beste",
     "geachte", "hei", "moi", "szia", "ahoj", "witam", "bedankt", "takk", "spasibo", "liebe", "lieber", "liebes",
     "sehr", "geehrte", "geehrter", "grüße", "saludos", "atentamente", "cordialement", "greetings", "mister",
     "doctor", "professor", "mlle", "dott", "meneer", "mevrouw", "senhor", "senhora", "querido", "querida",
@@ -386,8 +387,8 @@ _SIGN_OFF_LINE = re.compile(
 #: a message's last line that is one to three capitalised words under a line of text: who wrote it
 _LAST_LINE_NAME = re.compile(
     rf"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\Z")
-_COMPANY_WORDS = frozenset(("ltd", "inc", "gmbh", "llc", "corp", "co", "sa", "ag", "bv", "plc", "srl", "sas", "oy", "ab",
-                            "team", "support", "group", "bank"))
+_COMPANY_WORDS = frozenset(("ltd", "inc", "gmbh", "llc", "corp", "co", "sa", "ag", "bv", "plc", "srl", "sas", "oy",
+                            "ab", "team", "support", "group", "bank"))
 #: names in scripts without capitals: after "I am" (我是, 我叫), before "です"/"입니다" after a greeting,
 #: between "मेरा नाम" and "है"
 _CJK_NAMES = re.compile(
@@ -435,9 +436,9 @@ def _context_names(text: str) -> Iterator[Span]:
             continue  # "Support Team", "The billing team"
         yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
     for m in _LAST_LINE_NAME.finditer(text):
-        words = m.group(1).split()
-        if (any(w.lower() in _NOT_NAMES for w in words) or words[-1].rstrip(".").lower() in _COMPANY_WORDS
-                or (_ordinary(words[0]) and not _given(words[0])) or (len(words) == 1 and len(words[0]) < 3)):
+        signed = m.group(1).split()
+        if (any(w.lower() in _NOT_NAMES for w in signed) or signed[-1].rstrip(".").lower() in _COMPANY_WORDS
+                or (_ordinary(signed[0]) and not _given(signed[0])) or (len(signed) == 1 and len(signed[0]) < 3)):
             continue  # "Thanks", "The Support Team", "Brightwave Ltd"
         yield Span(m.start(1), m.end(1), "person_name")
     for m in _CJK_NAMES.finditer(text):
