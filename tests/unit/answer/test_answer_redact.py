@@ -451,3 +451,43 @@ def test_blind13_rules_keep_ordinary_text(text: str) -> None:
 def test_what_an_address_cue_leaves_around_a_wallet_is_kept() -> None:
     text = "I typed the wrong address: 0x9fB29AAc15b9A4B7F17c3385939b007540f4d791 instead of mine."
     assert redact(text).text == "I typed the wrong address: [crypto_wallet] instead of mine."
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # Arabic, Hebrew and Thai names after the words that introduce them
+        ("مرحبا، اسمي محمد العلي ولا أستطيع تسجيل الدخول.", "محمد العلي", "person_name"),
+        ("שלום, שמי נועה ואני לא מצליחה להתחבר", "נועה", "person_name"),
+        ("สวัสดีครับ ผมชื่อสมชาย ใจดี", "สมชาย ใจดี", "person_name"),
+        # amounts in more currencies, the symbol after the number, "I had" in Spanish
+        ("mera payment fail ho gaya ₹4,999 ka", "₹4,999", "amount"),
+        ("Tenía 500 € en mi saldo y ahora nada.", "500 €", "amount"),
+        ("I paid 1 200 zł for my plan", "1 200 zł", "amount"),
+        # an IBAN typed in lower case (the check digits decide, as in upper case)
+        ("refund to my iban nl91abna0417164300 please", "nl91abna0417164300", "iban"),
+        # a telephone number said in words
+        ("my number is zero seven seven zero zero nine double zero one two three",
+         "zero seven seven zero zero nine double zero one two three", "phone"),
+        # the person the post goes through is part of the address
+        ("Deliver to c/o Weber, Lindenweg 7, 3012 Bern, I'm staying there.", "c/o Weber, Lindenweg 7, 3012 Bern",
+         "street_address"),
+    ],
+)
+def test_blind14_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "أنا أريد إغلاق حسابي",  # "I want to close my account": after "I am" only a listed name
+        "The Growth plan has a $49 monthly fee; plans have limits of 1,000 rows.",
+        "Press one, two or three on the keypad.",
+        "Reach us at our office, c/o the front desk.",
+    ],
+)
+def test_blind14_rules_keep_ordinary_text(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.counts == {}

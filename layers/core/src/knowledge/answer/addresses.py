@@ -159,6 +159,15 @@ def _introduced(text: str) -> Iterator[tuple[int, int]]:
         yield start, start + len(value)
 
 
+_CARE_OF = re.compile(
+    r"(?i:\b(?:c/o|care\s+of|attn\.?:?|attention:|z\.\s?Hd\.?|à\s+l'attention\s+de)\s+[^,\n]{1,40},[ \t]*)\Z")
+
+
+def _head_start(text: str, start: int) -> int:
+    head = _CARE_OF.search(text[max(0, start - 60) : start])
+    return start - (len(head.group()) if head else 0)
+
+
 def find(text: str) -> list[tuple[int, int]]:
     """Spans of street addresses in ``text``, merged where they overlap, in text order."""
     found: list[tuple[int, int]] = []
@@ -167,6 +176,8 @@ def find(text: str) -> list[tuple[int, int]]:
             end = m.end()
             found.append((m.start(), _tail_end(text, m.end())))
     found.extend(_introduced(text))
+    # "c/o Weber, Lindenweg 7": the person the post goes through is part of the address
+    found = [(_head_start(text, start), end) for start, end in found]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(found):
         if merged and start <= merged[-1][1]:

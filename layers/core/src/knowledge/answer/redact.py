@@ -50,6 +50,9 @@ _CUED_PHONE_REGIONS: tuple[str, ...] = (
     "CA", "MX", "AR", "CL", "CO", "PE", "IE", "PT", "BE", "CH", "AT", "PL", "CZ", "SK", "HU", "RO", "BG", "GR",
     "SE", "NO", "DK", "FI", "TR", "RU", "UA", "IL", "AE", "SA", "EG", "MA", "NG", "KE", "ZA", "GH", "PK", "BD",
     "CN", "HK", "TW", "JP", "KR", "SG", "MY", "TH", "VN", "PH", "ID", "NZ")
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_SPOKEN_NUMBER = re.compile(
+    rf"(?i)\b(?:(?:double|triple)[ -]+)?{_DIGIT_WORD}(?:[ ,-]+(?:(?:double|triple)[ -]+)?{_DIGIT_WORD}){{5,}}\b")
 _PHONE_CUE = re.compile(
     r"(?i)(?:\b(?:phone|mobile|cell|cellphone|tel|telephone|whats\s?app|call|ring|text|sms|reach|handy|telefon|"
     r"festnetz|tel[ée]fono|telefone|cellulare|t[ée]l[ée]phone|portable|m[óo]vil|celular|kom[óo]rk|mobil|gsm|"
@@ -99,7 +102,8 @@ _WALLETS = [
     (re.compile(rf"(?<![\w])[{_BASE58}]{{32,44}}(?![\w])"), "base58"),  # Solana and other base58 keys
 ]
 _CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\d.])")
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?:[ ]?[a-z0-9]){11,30})"
+                   r"(?![A-Za-z0-9])")
 _ACCOUNT = re.compile(
     r"(?i)\b(?:account|acct|a/c|acc)\.?\s*(?:number|no\.?|num|#)?\s*(?:is|:|=|#)?\s*((?:\d[ -]?){5,17}\d)\b"
     r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
@@ -396,6 +400,14 @@ _CJK_NAMES = re.compile(
     r"|[、,，]\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,5})(?=です|と申します|といいます)"
     r"|[,，]\s*([가-힣]{2,4})(?=입니다|이에요|예요|라고\s*합니다)"
     r"|(?:मेरा|मेरी)\s+नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)\s+(?=है)"
+    # Thai: "ผมชื่อ" / "ฉันชื่อ" / "ชื่อ" and a given name with its family name
+    r"|ชื่อ\s*([\u0e00-\u0e7f]+(?:\s[\u0e00-\u0e7f]+)?)"
+)
+#: Arabic, Persian and Hebrew: the word after "my name is" (اسمي, اسم من, שמי), and the next one
+#: when it is a family name (العلي, بن …) or a listed name; after "I am" (أنا) only a listed name
+_RTL_NAMES = re.compile(
+    r"(?:(اسمي|اسمى|إسمي|اسم\s+من|نام\s+من|שמי|קוראים\s+לי)|(?:أنا|انا|معك|من|אני))\s+"
+    r"([\u0600-\u06ff\u0590-\u05ff]+)(?:\s+([\u0600-\u06ff\u0590-\u05ff]+))?"
 )
 
 
@@ -441,8 +453,15 @@ def _context_names(text: str) -> Iterator[Span]:
                 or (_ordinary(signed[0]) and not _given(signed[0])) or (len(signed) == 1 and len(signed[0]) < 3)):
             continue  # "Thanks", "The Support Team", "Brightwave Ltd"
         yield Span(m.start(1), m.end(1), "person_name")
+    for m in _RTL_NAMES.finditer(text):
+        first, second = m.group(2), m.group(3)
+        if not m.group(1) and not _given(first):
+            continue
+        family = bool(second) and (second.startswith(("ال", "بن", "ابن", "أبو", "بنت")) or _given(second)
+                                   or _surname(second))
+        yield Span(m.start(2), m.end(3) if family else m.end(2), "person_name")
     for m in _CJK_NAMES.finditer(text):
-        group = next(g for g in (1, 2, 3, 4) if m.group(g))
+        group = next(g for g in (1, 2, 3, 4, 5) if m.group(g))
         yield Span(m.start(group), m.end(group), "person_name")
 
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
@@ -501,7 +520,9 @@ def _people(text: str) -> Iterator[Span]:
 _CURRENCY_WORDS = (r"USD|EUR|GBP|CAD|AUD|CHF|JPY|BTC|ETH|USDT|USDC|LTC|XMR|TRX|SOL|DOGE|XRP|dollars?|euros?|"
                    r"pounds?|bucks")
 _AMOUNT = re.compile(
-    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
+    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥₹₩₽₺₪₫₱฿₴₦]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
+    r"|(?<![\w.,])\d[\d.,\u00a0 ]*(?<=\d)\s?(?:[€$£¥₹₩₽₺₪₫₱฿₴₦]|zł|Kč|kr|Ft|lei|руб|₸)(?![\w])"
+    r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
     rf"|\b\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY_WORDS})\b"
     r"|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|INR|ZAR|SGD|HKD|NZD|TRY|AED)\s?"
     r"\d[\d,.\s]*\d(?!\d)|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|PLN|BRL|INR|SGD)\s?\d\b)"
@@ -511,7 +532,8 @@ _PERSONAL = re.compile(
     r"received|lost|refund|refunded|owe|owed|credited|debited|missing|stolen|transferred|"
     # the same in the languages tickets most often come in
     r"j'ai|mon|ma|mes|payé|solde|versé|mein|meine|ich|habe|guthaben|kontostand|überwiesen|bezahlt|mi|mis|"
-    r"pagué|saldo|meu|minha|paguei|mio|mia|pagato|mijn|betaald|mój|moje|zapłaciłem|zapłaciłam)\b"
+    r"pagué|saldo|meu|minha|paguei|mio|mia|pagato|mijn|betaald|mój|moje|zapłaciłem|zapłaciłam|tenía|tenia|"
+    r"mera|meri|mere|maine|mujhe|mera|benim|hesabım|bakiyem|tengo|tinha|avevo|hatte)\b"
 )
 #: "the withdrawal of €500": a particular transaction, so someone's
 _THEIR_TRANSACTION = re.compile(
@@ -577,7 +599,7 @@ def _iban_valid(value: str) -> bool:
     """The IBAN check digits (ISO 7064 mod 97) and the country's length; a national check
     digit that fails (a mistyped account) still leaves personal data worth removing."""
     try:
-        iban.validate(value, check_country=False)
+        iban.validate(value.upper(), check_country=False)
     except ValidationError:
         return False
     return True
@@ -670,6 +692,16 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
                 yield Span(match.start, match.end, "phone")
 
 
+def _spoken_phones(text: str) -> Iterator[Span]:
+    """A number said in words ("zero seven seven zero … double zero one"): seven or more digits."""
+    for m in _SPOKEN_NUMBER.finditer(text):
+        words = re.findall(r"[a-z]+", m.group().lower())
+        digits = sum(w not in ("double", "triple") for w in words)
+        digits += words.count("double") + 2 * words.count("triple")
+        if digits >= 7:
+            yield Span(m.start(), m.end(), "phone")
+
+
 def _streets(text: str) -> Iterator[Span]:
     for start, end in addresses.find(text):
         yield Span(start, end, "street_address")
@@ -740,7 +772,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_emails(text),
         *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_id_documents(text),
         *_ips(text),
-        *_phones(text, phone_regions), *_streets(text), *_amounts(text), *_people(text), *_known(text, known_names),
+        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
+        *_known(text, known_names),
     ]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
