@@ -34,7 +34,7 @@ from . import addresses, name_lexicon
 #: The kinds of data removed (overlapping spans go to the kind ranked first in ``_PRIORITY``).
 KINDS: tuple[str, ...] = (
     "email", "secret", "crypto_wallet", "iban", "card", "account_number", "national_id", "ip_address", "phone",
-    "street_address", "amount", "person_name", "date_of_birth", "username",
+    "street_address", "amount", "person_name", "date_of_birth", "username", "reference",
 )
 #: High-entropy strings are secrets too, but a wallet, IBAN, card or account number that
 #: happens to look random keeps its own kind: they rank after those, as this internal kind.
@@ -42,7 +42,7 @@ _GENERIC_SECRET = "secret?"
 _PRIORITY = {k: i for i, k in enumerate(("email", "secret", "crypto_wallet", "iban", "card", "account_number",
                                           "national_id",
                                           _GENERIC_SECRET, "ip_address", "phone", "date_of_birth", "street_address",
-                                          "username", "person_name", "amount"))}
+                                          "username", "person_name", "amount", "reference"))}
 #: Regions whose national phone formats are recognised (international +NN numbers always are).
 DEFAULT_PHONE_REGIONS: tuple[str, ...] = ("US", "GB", "DE", "FR", "ES", "IT", "NL", "IN", "AU", "BR")
 #: regions whose national formats are read only after a word for a telephone ("mobile", "手机")
@@ -118,6 +118,19 @@ _CUSTOMER_NUMBER = re.compile(
     r"(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*" + _ID_VALUE +
     r"|(?i:\b(?:numéro|número|numero|numer|n[°º])\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
     r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
+)
+#: the references of one customer's order, invoice, booking, transfer or ticket ("order ORD-558213",
+#: "invoice INV-2024-00931", "reference WT-99812", "ticket #48213"): nothing an article needs, and
+#: each leads back to the customer
+_REFERENCE = re.compile(
+    r"(?i:\b(?:order|invoice|inv|transaction|txn|booking|reservation|reference|ref|tracking|ticket|case|claim|"
+    r"receipt|shipment|parcel|bestellung|bestellnummer|rechnung|rechnungsnummer|commande|facture|pedido|factura|"
+    r"ordine|fattura|bestelling|factuur|zamówienie|faktura|注文番号|订单号?)"
+    r"(?:[ \t]*(?:id|number|no\.?|nr\.?|num|#|code|nummer|número|numéro|numero))?(?:[ \t]*(?:is|:|=|#))*[ \t]*)"
+    r"((?-i:[A-Z]{0,5})[-/]?\d[\dA-Z-]{3,24}(?<=[\dA-Z]))(?![\w-])"
+    # the shape alone, unless the letters name a product's bug, standard or release
+    r"|(?<![\w-])(?!(?:BUG|CVE|RFC|ISO|SHA|UTF|PR|ERR|KB|DOC|FAQ|SKU|API|HTTP|TLS|SSL|JIRA|REL|VER|V)-)"
+    r"((?-i:[A-Z]{2,5})-\d{4,}(?:-[\dA-Z]+)*)(?![\w-])"
 )
 #: identity documents and tax numbers, after the words that name them ("passport number X1234567",
 #: "SSN 123-45-6789", "NIE X-1234567-L", "CPF 123.456.789-09"); a US social security number and a
@@ -638,6 +651,13 @@ def _emails(text: str) -> Iterator[Span]:
         pos = m.end()
 
 
+def _references(text: str) -> Iterator[Span]:
+    for m in _REFERENCE.finditer(text):
+        group = 1 if m.group(1) else 2
+        if len(re.sub(r"\D", "", m.group(group))) >= 4:
+            yield Span(m.start(group), m.end(group), "reference")
+
+
 def _id_documents(text: str) -> Iterator[Span]:
     for m in _ID_DOCUMENT.finditer(text):
         value = m.group(1)
@@ -773,7 +793,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_id_documents(text),
         *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
-        *_known(text, known_names),
+        *_known(text, known_names), *_references(text),
     ]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
