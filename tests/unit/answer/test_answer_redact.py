@@ -504,3 +504,40 @@ def test_a_customers_order_invoice_and_ticket_references_are_removed() -> None:
 def test_a_products_bug_and_standard_references_stay() -> None:
     text = "It looks like BUG-2231 from the changelog; CVE-2024-1234 is patched."
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # an office that moved, a street word the list lacked and a Singapore unit
+        ("Office moved to 8 Marina View, #14-01, Singapore 018960, please update invoices.",
+         "8 Marina View, #14-01, Singapore 018960", "street_address"),
+        # an Indian PAN: five letters before its digits
+        ("PAN is ABCDE1234F for the tax form.", "ABCDE1234F", "national_id"),
+        # a month and year of birth, a year of birth
+        ("I was born in March 1990, the app says I'm under 18.", "March 1990", "date_of_birth"),
+        ("born in 1987 so the age check is wrong", "1987", "date_of_birth"),
+        # a listed given name in lower case after a closing thanks
+        ("the app crashes when i open settings. thanks, liam", "liam", "person_name"),
+        # the tag that names an account at an exchange
+        ("XRP sent with tag 12345678 is missing", "12345678", "account_number"),
+        # the name someone goes by
+        ("Everyone calls me Bex, the ID says otherwise.", "Bex", "person_name"),
+    ],
+)
+def test_blind15_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please call me back on Monday, thanks, will do",
+        "The feature moved to Settings in version 3 and the tag is shown in the list.",
+        "thanks, great work",
+    ],
+)
+def test_blind15_rules_keep_ordinary_text(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.counts == {}

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 _STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive|Dr|Court|Ct|Way|Place|Pl|"
                   r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Cres|Row|Gardens|Grove|Mews|Walk|"
                   r"Hill|Gate|Rise|Green|Circle|Cir|Trail|Alley|Wharf|Quay|Vale|Heights|Parade|Esplanade|"
-                  r"Promenade|Park)")
+                  r"Promenade|Park|View|Point|Mall|Hts)")
 #: a flat, floor or door after the street ("Flat 4", "Apt 2B", "3º B", "2. Stock")
 _UNIT = (r"(?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Piso|Planta|Puerta|Étage|Etage|Stock|Whg|Wohnung|"
          r"Bus|Bte|Appt|Interno|Scala|Lok|m\.|#)\.?\s*#?\s*(?:\d[\w-]{0,4}|[A-Z](?![\w]))"
@@ -107,7 +107,7 @@ _CUE = re.compile(
     r"(?i:\b(?:(?:my|our|the|his|her)\s+(?:new\s+|old\s+|current\s+|correct\s+)?(?:home\s+|billing\s+|mailing\s+|"
     r"postal\s+|delivery\s+|shipping\s+|street\s+|registered\s+)?address\s+(?:is|was|should\s+be|now\s+is)|"
     r"(?:new|home|billing|mailing|postal|delivery|shipping|street|registered|current)\s+address\s*(?:is\s*)?:?|"
-    r"address\s*(?::|=|to\b|is\b)|i\s+live\s+at|i\s+(?:have\s+)?moved\s+to|i\s+now\s+live\s+at|(?:ship|deliver|send|post|mail)\s+"
+    r"address\s*(?::|=|to\b|is\b)|i\s+live\s+at|(?:moved|relocated|moving)\s+to|i\s+now\s+live\s+at|(?:ship|deliver|send|post|mail)\s+"
     r"(?:it|them|the\s+card|the\s+parcel|the\s+package|the\s+documents?|everything)?\s*to|"
     r"meine\s+(?:neue\s+)?(?:adresse|anschrift)\s+(?:ist|lautet)|(?:neue\s+)?(?:adresse|anschrift)\s*:|wohne\s+(?:in\s+der|am|an\s+der)|"
     r"mon\s+(?:nouvelle\s+)?adresse\s+est|(?:nouvelle\s+)?adresse\s*:|j'habite\s+(?:au|à|a)|"

@@ -107,6 +107,7 @@ _IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}|[a-
 _ACCOUNT = re.compile(
     r"(?i)\b(?:account|acct|a/c|acc)\.?\s*(?:number|no\.?|num|#)?\s*(?:is|:|=|#)?\s*((?:\d[ -]?){5,17}\d)\b"
     r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
+    r"|\b(?:destination\s+tag|dest(?:ination)?\.?\s+tag|tag|memo)\s*(?:id|number|no\.?|#)?\s*(?:is|:|=)?\s*(\d{4,12})\b"
 )
 #: numbers that name a customer or their account (an order or invoice number names a purchase,
 #: and stays): "customer ID AC-2284913", "Kundennummer ist KD-7781203", "numéro de client : 5521"
@@ -143,7 +144,7 @@ _ID_DOCUMENT = re.compile(
     r"documento|c[ée]dula|curp|rfc))"
     r"(?:[ \t]+(?i:number|no\.?|nr\.?|num|#|card|nummer|número|numero|numéro))?"
     r"(?:[ \t]*(?i:is|ist|es|est|è|é|:|=|#|-))*[ \t]*"
-    r"((?-i:[A-Z]{0,3}[ -]?\d[\dA-Z]*(?:[ .-][\dA-Z]*\d[\dA-Z]*)*(?:[ .-]?[A-Z](?![\w]))?))(?![\w-])"
+    r"((?-i:[A-Z]{0,5}[ -]?\d[\dA-Z]*(?:[ .-][\dA-Z]*\d[\dA-Z]*)*(?:[ .-]?[A-Z](?![\w]))?))(?![\w-])"
 )
 _SSN_SHAPE = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
 _CPF_SHAPE = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])")
@@ -171,6 +172,7 @@ _NAME_CUES = re.compile(
     r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
     r"(?:sur|last\s+|family\s+|first\s+|given\s+|maiden\s+|middle\s+|legal\s+)name|"
     r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|attn|attention|"
+    r"calls?\s+me|called\s+me|known\s+as|go(?:es)?\s+by|nickname\s+is|prefers?\s+to\s+be\s+called|"
     r"hier\s+ist|ich\s+bin|ich\s+heiße|ich\s+heisse|mein\s+name\s+ist|kontoinhaber(?:in)?|je\s+suis|je\s+m'appelle|"
     r"mon\s+nom\s+est|titulaire|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|titular\s+es|titular|sono|"
     r"mi\s+chiamo|il\s+mio\s+nome\s+è|intestatario|meu\s+nome\s+é|me\s+chamo|mijn\s+naam\s+is|ik\s+ben|ik\s+heet|"
@@ -390,6 +392,10 @@ _LOWER_CUE = re.compile(
     r"signed|soy|ich\s+bin|je\s+suis)"
     r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
 )
+#: a sign-off and a listed given name in lower case closing the message ("thanks, liam")
+_LOWER_SIGN_OFF = re.compile(
+    r"(?i:\b(?:thanks|thank\s+you|thx|ty|cheers|regards|best|br|gracias|merci|danke|grazie|obrigad[oa]))"
+    r"[,!.]?[ \t]+([a-zà-ÿ][a-zà-ÿ'’-]+)[ \t]*[.!]*[ \t]*\Z")
 #: a line that is only a sign-off ("regards", "Best regards,"): the next line is a name
 _SIGN_OFF_LINE = re.compile(
     r"(?im)^[ \t]*(?:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|thanks\s+again|"
@@ -460,6 +466,9 @@ def _context_names(text: str) -> Iterator[Span]:
         if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept):
             continue  # "Support Team", "The billing team"
         yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+    for m in _LOWER_SIGN_OFF.finditer(text):
+        if _given(m.group(1)) and not _ordinary(m.group(1)):
+            yield Span(m.start(1), m.end(1), "person_name")
     for m in _LAST_LINE_NAME.finditer(text):
         signed = m.group(1).split()
         if (any(w.lower() in _NOT_NAMES for w in signed) or signed[-1].rstrip(".").lower() in _COMPANY_WORDS
@@ -487,12 +496,14 @@ _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?
 _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
          rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
          rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{_MONTHS})[\s-]+(?:(?:de|del|of)\s+)?\d{{4}}|"
-         rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일)")
+         rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
+         rf"(?i:{_MONTHS})[\s,]+(?:(?:de|of)\s+)?\d{{4}})")
 _BIRTH = re.compile(
     r"(?i:\b(?:born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|né|née|"
     r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
     r"urodzon[ya]|data\s+de\s+nascimento|nascid[oa]|geboortedatum|geboren\s+op|fødselsdato|födelsedatum|"
     r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))\b[^.!?\n\d]{0,40}?" + rf"({_DATE})"
+    r"|(?i:\bborn\s+in\s+)((?:19|20)\d{2})\b"
     r"|(?:生年月日|出生日期|生日|생년월일)\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
 _HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
@@ -513,7 +524,7 @@ def _people(text: str) -> Iterator[Span]:
     yield from _lexicon_names(text)
     yield from _context_names(text)
     for m in _BIRTH.finditer(text):
-        group = 1 if m.group(1) else 2
+        group = next(g for g in (1, 2, 3) if m.group(g))
         yield Span(m.start(group), m.end(group), "date_of_birth")
     for pattern in (_HANDLE, _DISCORD):
         for m in pattern.finditer(text):
@@ -672,7 +683,7 @@ def _id_documents(text: str) -> Iterator[Span]:
 def _accounts(text: str) -> Iterator[Span]:
     for pattern in (_ACCOUNT, _CUSTOMER_NUMBER):
         for m in pattern.finditer(text):
-            group = 1 if m.group(1) else 2
+            group = next(g for g in range(1, (pattern.groups or 1) + 1) if m.group(g))
             yield Span(m.start(group), m.end(group), "account_number")
 
 
