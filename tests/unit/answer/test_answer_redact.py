@@ -541,3 +541,45 @@ def test_blind15_rules_find_each_datum_whole(text: str, value: str, kind: str) -
 def test_blind15_rules_keep_ordinary_text(text: str) -> None:
     result = redact(text)
     assert result.text == text and result.counts == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # the security code and the expiry printed on a card
+        ("CVV 381, why is it declined?", "381", "secret"),
+        ("the card expires 09/27 apparently", "09/27", "card"),
+        # an IBAN written with dashes
+        ("IBAN: GB29-NWBK-6016-1331-9268-19", "GB29-NWBK-6016-1331-9268-19", "iban"),
+        # "d.o.b." before a date with a two-digit year
+        ("d.o.b. 23 Nov 85, the form will not accept it", "23 Nov 85", "date_of_birth"),
+        # two particles inside a name, a short given name closing one
+        ("This is Maria van der Berg, my payout is late.", "Maria van der Berg", "person_name"),
+        ("Xin chào, tôi là Nguyễn Văn An, tôi không rút tiền được.", "Nguyễn Văn An", "person_name"),
+        # a lower-case given name before "here"
+        ("hey, dmitri here, locked out again", "dmitri", "person_name"),
+        # a password after "pw"
+        ("my pw is Hunter2024! and it still fails", "Hunter2024!", "secret"),
+    ],
+)
+def test_blind16_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+def test_a_short_name_closing_a_longer_one_goes_from_the_whole_ticket() -> None:
+    results = redact_ticket(["Xin chào, tôi là Nguyễn Văn An.", "Chào anh An, giao dịch đã được xử lý."])
+    assert results[1].text == "Chào anh [person_name], giao dịch đã được xử lý."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The promo runs 09/27 to 10/04 and the pass code is sent by SMS.",
+        "we are here to help; the team is here all week",
+        "An error appears when I open the app.",
+    ],
+)
+def test_blind16_rules_keep_ordinary_text(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.counts == {}

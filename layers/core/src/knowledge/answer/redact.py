@@ -87,7 +87,16 @@ _SECRET_PREFIXED = re.compile(
     re.IGNORECASE,
 )
 _BEARER = re.compile(
-    r"(?i)(?<![a-z])(?:bearer|token|password|passwd|pwd|secret|passcode|pin)\b\s*(?:is\s+|[:=]\s*)?([^\s,;]{8,})")
+    r"(?i)(?<![a-z])(?:bearer|token|password|passwd|pwd|pw|pass|secret|passcode|pin|passwort|kennwort|contraseña|"
+    r"mot\s+de\s+passe|senha|hasło|wachtwoord|parola|lösenord|adgangskode)\b\s*"
+    r"(?:is\s+|ist\s+|es\s+|est\s+|é\s+|to\s+|[:=]\s*)?([^\s,;]{8,})")
+#: the security code and expiry printed on a card ("CVV 381", "exp 09/27")
+_CARD_CODE = re.compile(
+    r"(?i:\b(?:cvv2?|cvc2?|csc|cid|security\s+code|card\s+code|prüfnummer|código\s+de\s+seguridad|cryptogramme)"
+    r"\s*(?:is|:|=)?\s*)(\d{3,4})\b")
+_CARD_EXPIRY = re.compile(
+    r"(?i:\b(?:exp(?:iry|iration|ires)?(?:\s+date)?|valid\s+(?:thru|through|until)|gültig\s+bis|vence|"
+    r"date\s+d'expiration|scadenza)\.?\s*(?:is|:|=)?\s*)((?:0?[1-9]|1[0-2])\s?/\s?(?:\d{2}|20\d{2}))(?![\d/])")
 _LONG_TOKEN = re.compile(r"(?<![\w/.-])[A-Za-z0-9_+/-]{20,}={0,2}(?![\w/.=-])")
 _BASE58 = "1-9A-HJ-NP-Za-km-z"
 _WALLETS = [
@@ -102,7 +111,7 @@ _WALLETS = [
     (re.compile(rf"(?<![\w])[{_BASE58}]{{32,44}}(?![\w])"), "base58"),  # Solana and other base58 keys
 ]
 _CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\d.])")
-_IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?:[ ]?[a-z0-9]){11,30})"
+_IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?:[ -]?[a-z0-9]){11,30})"
                    r"(?![A-Za-z0-9])")
 _ACCOUNT = re.compile(
     r"(?i)\b(?:account|acct|a/c|acc)\.?\s*(?:number|no\.?|num|#)?\s*(?:is|:|=|#)?\s*((?:\d[ -]?){5,17}\d)\b"
@@ -166,7 +175,7 @@ _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}(?![\w:
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽА-ЯЁІЇЄΑ-Ω"
 _NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[^\W\d_]+(?:[-'’][{_UPPER}]?[^\W\d_]+)?"
 _PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y)"
-_NAME_SEQ = (rf"{_NAME_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+|[{_UPPER}]\.[ \t]+)?{_NAME_WORD}){{0,3}}"
+_NAME_SEQ = (rf"{_NAME_WORD}(?:[ \t]+(?:(?:{_PARTICLE}[ \t]+){{1,2}}|[{_UPPER}]\.[ \t]+)?{_NAME_WORD}){{0,3}}"
              r"(?![\w@])")
 _NAME_CUES = re.compile(
     r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
@@ -178,6 +187,8 @@ _NAME_CUES = re.compile(
     r"mi\s+chiamo|il\s+mio\s+nome\s+è|intestatario|meu\s+nome\s+é|me\s+chamo|mijn\s+naam\s+is|ik\s+ben|ik\s+heet|"
     r"nazywam\s+si[eę]|mam\s+na\s+imi[eę]|jmenuji\s+se|jag\s+heter|mitt\s+namn\s+är|jeg\s+heter|mit\s+navn\s+er|"
     r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати|я|είμαι(?:\s+[οη])?|με\s+λένε|"
+    r"tôi\s+là|tên\s+tôi\s+là|tôi\s+tên\s+là|mình\s+là|em\s+là|saya|ako\s+si|ang\s+pangalan\s+ko\s+ay|"
+    r"jeg\s+hedder|jeg\s+er|mitt\s+navn\s+er|nimeni\s+on|olen|"
     r"ονομάζομαι|λέγομαι)"
     r"(?:\s+is)?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
@@ -270,10 +281,15 @@ def _names(text: str) -> Iterator[Span]:
             kept = []
             while words and words[0].group().lower().rstrip(".") in _TITLES:
                 words.pop(0)
-            for w in words:
-                if not _is_name_word(w.group()):
+            for i, w in enumerate(words):
+                word = w.group()
+                # inside a name, particles ("van der") and short given names ("Nguyễn Văn An") stay
+                inside = i > 0 and (re.fullmatch(_PARTICLE, word) is not None or (len(word) <= 2 and word[0].isupper()))
+                if not _is_name_word(word) and not inside:
                     break
                 kept.append(w)
+            while kept and re.fullmatch(_PARTICLE, kept[-1].group()) and len(kept) > 1:
+                kept.pop()
             if not kept:
                 continue
             start = m.start(1) + kept[0].start()
@@ -392,6 +408,8 @@ _LOWER_CUE = re.compile(
     r"signed|soy|ich\s+bin|je\s+suis)"
     r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
 )
+#: a listed given name in lower case before "here" ("hey, dmitri here")
+_LOWER_HERE = re.compile(r"(?:^|[,.!]\s*|\b(?i:hi|hey|hello|yo)[,!]?\s+)([a-zà-ÿ][a-zà-ÿ'’-]+)[ \t]+here\b")
 #: a sign-off and a listed given name in lower case closing the message ("thanks, liam")
 _LOWER_SIGN_OFF = re.compile(
     r"(?i:\b(?:thanks|thank\s+you|thx|ty|cheers|regards|best|br|gracias|merci|danke|grazie|obrigad[oa]))"
@@ -466,6 +484,9 @@ def _context_names(text: str) -> Iterator[Span]:
         if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept):
             continue  # "Support Team", "The billing team"
         yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+    for m in _LOWER_HERE.finditer(text):
+        if _given(m.group(1)) and not _ordinary(m.group(1)):
+            yield Span(m.start(1), m.end(1), "person_name")
     for m in _LOWER_SIGN_OFF.finditer(text):
         if _given(m.group(1)) and not _ordinary(m.group(1)):
             yield Span(m.start(1), m.end(1), "person_name")
@@ -497,12 +518,14 @@ _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](
          rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
          rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{_MONTHS})[\s-]+(?:(?:de|del|of)\s+)?\d{{4}}|"
          rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
-         rf"(?i:{_MONTHS})[\s,]+(?:(?:de|of)\s+)?\d{{4}})")
+         rf"(?i:{_MONTHS})[\s,]+(?:(?:de|of)\s+)?\d{{4}}|"
+         rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+(?i:{_MONTHS})[\s-]+'?\d{{2}}(?![\d:])|"
+         rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+'?\d{{2}}(?![\d:]))")
 _BIRTH = re.compile(
     r"(?i:\b(?:born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|né|née|"
     r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
     r"urodzon[ya]|data\s+de\s+nascimento|nascid[oa]|geboortedatum|geboren\s+op|fødselsdato|födelsedatum|"
-    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))\b[^.!?\n\d]{0,40}?" + rf"({_DATE})"
+    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))(?:\b|(?<=\.))[^.!?\n\d]{0,40}?" + rf"({_DATE})"
     r"|(?i:\bborn\s+in\s+)((?:19|20)\d{2})\b"
     r"|(?:生年月日|出生日期|生日|생년월일)\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
@@ -600,6 +623,13 @@ def _secrets(text: str) -> Iterator[Span]:
             yield Span(m.start(), m.end(), _GENERIC_SECRET)
 
 
+def _card_codes(text: str) -> Iterator[Span]:
+    for m in _CARD_CODE.finditer(text):
+        yield Span(m.start(1), m.end(1), "secret")
+    for m in _CARD_EXPIRY.finditer(text):
+        yield Span(m.start(1), m.end(1), "card")
+
+
 def _wallets(text: str) -> Iterator[Span]:
     for pattern, check in _WALLETS:
         for m in pattern.finditer(text):
@@ -623,7 +653,7 @@ def _iban_valid(value: str) -> bool:
     """The IBAN check digits (ISO 7064 mod 97) and the country's length; a national check
     digit that fails (a mistyped account) still leaves personal data worth removing."""
     try:
-        iban.validate(value.upper(), check_country=False)
+        iban.validate(value.upper().replace("-", ""), check_country=False)
     except ValidationError:
         return False
     return True
@@ -634,7 +664,7 @@ def _ibans(text: str) -> Iterator[Span]:
         value = m.group()
         # the pattern may run into the next word: the longest valid prefix wins
         for end in range(len(value), 14, -1):
-            if value[end - 1] != " " and _iban_valid(value[:end]):
+            if value[end - 1] not in " -" and _iban_valid(value[:end]):
                 yield Span(m.start(), m.start() + end, "iban")
                 break
 
@@ -785,13 +815,16 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
 
 def names_in(texts: Iterable[str]) -> set[str]:
     """The words of every name found in ``texts`` (at least three letters, particles left
-    out): a name introduced in one message of a ticket is removed from all of them."""
+    out; a shorter given name too when it closes a longer name, "Nguyễn Văn An"): a name
+    introduced in one message of a ticket is removed from all of them."""
     out: set[str] = set()
     for text in texts:
         for span in find_spans(text):
             if span.kind == "person_name":
-                out.update(w for w in text[span.start : span.end].split()
-                           if len(w) >= 3 and not re.fullmatch(_PARTICLE, w))
+                words = [w.strip(".,") for w in text[span.start : span.end].split()]
+                out.update(w for w in words if len(w) >= 3 and not re.fullmatch(_PARTICLE, w))
+                if len(words) >= 2 and len(words[-1]) == 2 and words[-1][0].isupper() and words[-1][1].islower():
+                    out.add(words[-1])
     return out
 
 
@@ -800,9 +833,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
     name words found elsewhere in the same conversation (:func:`names_in`)."""
     found = [
-        *_emails(text),
-        *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_id_documents(text),
-        *_ips(text),
+        *_emails(text), *_secrets(text), *_card_codes(text), *_wallets(text), *_ibans(text), *_cards(text),
+        *_accounts(text), *_id_documents(text), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
         *_known(text, known_names), *_references(text),
     ]
