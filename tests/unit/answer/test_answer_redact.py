@@ -583,3 +583,34 @@ def test_a_short_name_closing_a_longer_one_goes_from_the_whole_ticket() -> None:
 def test_blind16_rules_keep_ordinary_text(text: str) -> None:
     result = redact(text)
     assert result.text == text and result.counts == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # the name printed on a card, in capitals with an initial
+        ("The name on the card is JOHN A SMITH but the profile differs.", "JOHN A SMITH", "person_name"),
+        # a title in lower case and a surname that opens on its particle
+        ("Goedemiddag mevrouw de Jong, uw pas is gedeblokkeerd.", "de Jong", "person_name"),
+        # a sign-off line's name that opens on an initial
+        ("Where is my parcel?\nRegards\nT. Nakamura", "T. Nakamura", "person_name"),
+        # a national account number of 26 digits after its words
+        ("Numer konta: 61 1090 1014 0000 0712 1981 2874", "61 1090 1014 0000 0712 1981 2874", "account_number"),
+        ("Bitte zahlen Sie auf mein Konto 0532013000 bei der Sparkasse.", "0532013000", "account_number"),
+    ],
+)
+def test_blind17_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please add the building name UK office to the form.",
+        "The account name EU desk handles it; name on the card must match.",
+    ],
+)
+def test_blind17_rules_keep_ordinary_text(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.counts == {}

@@ -114,7 +114,8 @@ _CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\
 _IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?:[ -]?[a-z0-9]){11,30})"
                    r"(?![A-Za-z0-9])")
 _ACCOUNT = re.compile(
-    r"(?i)\b(?:account|acct|a/c|acc)\.?\s*(?:number|no\.?|num|#)?\s*(?:is|:|=|#)?\s*((?:\d[ -]?){5,17}\d)\b"
+    r"(?i)\b(?:account|acct|a/c|acc|konto|compte|cuenta|conta|conto|rekening|konta)\.?\s*(?:number|no\.?|num|#)?\s*"
+    r"(?:is|ist|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
     r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
     r"|\b(?:destination\s+tag|dest(?:ination)?\.?\s+tag|tag|memo)\s*(?:id|number|no\.?|#)?\s*(?:is|:|=)?\s*(\d{4,12})\b"
 )
@@ -122,7 +123,7 @@ _ACCOUNT = re.compile(
 #: and stays): "customer ID AC-2284913", "Kundennummer ist KD-7781203", "numéro de client : 5521"
 _ID_OWNER = (r"(?:account|acct|customer|client|member|membership|player|wallet|profile|loyalty|subscriber|contract|"
              r"policy|patient|kunden|konto|mitglieds|vertrags|klanten|klant|rekening|cliente|socio|abonné|abonado)")
-_ID_VALUE = r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,18}\d(?-i:[A-Z]{0,2})|(?-i:[A-Z]{1,5})[/-]?\d{4,12}(?-i:[A-Z]{0,2}))\b"
+_ID_VALUE = r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,34}\d(?-i:[A-Z]{0,2})|(?-i:[A-Z]{1,5})[/-]?\d{4,12}(?-i:[A-Z]{0,2}))\b"
 _CUSTOMER_NUMBER = re.compile(
     rf"(?i)\b{_ID_OWNER}[ -]?(?:number|no\.?|nr\.?|num|id|nummer|número|numero|code|#)\s*"
     r"(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*" + _ID_VALUE +
@@ -175,13 +176,14 @@ _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}(?![\w:
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽА-ЯЁІЇЄΑ-Ω"
 _NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[^\W\d_]+(?:[-'’][{_UPPER}]?[^\W\d_]+)?"
 _PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y)"
-_NAME_SEQ = (rf"{_NAME_WORD}(?:[ \t]+(?:(?:{_PARTICLE}[ \t]+){{1,2}}|[{_UPPER}]\.[ \t]+)?{_NAME_WORD}){{0,3}}"
+_NAME_SEQ = (rf"{_NAME_WORD}(?:[ \t]+(?:(?:{_PARTICLE}[ \t]+){{1,2}}|[{_UPPER}]\.?[ \t]+)?{_NAME_WORD}){{0,3}}"
              r"(?![\w@])")
 _NAME_CUES = re.compile(
     r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
     r"(?:sur|last\s+|family\s+|first\s+|given\s+|maiden\s+|middle\s+|legal\s+)name|"
     r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|attn|attention|"
     r"calls?\s+me|called\s+me|known\s+as|go(?:es)?\s+by|nickname\s+is|prefers?\s+to\s+be\s+called|"
+    r"name\s+on\s+(?:the\s+|my\s+)?(?:card|account|passport|id|licen[cs]e)(?:\s+is)?|"
     r"hier\s+ist|ich\s+bin|ich\s+heiße|ich\s+heisse|mein\s+name\s+ist|kontoinhaber(?:in)?|je\s+suis|je\s+m'appelle|"
     r"mon\s+nom\s+est|titulaire|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|titular\s+es|titular|sono|"
     r"mi\s+chiamo|il\s+mio\s+nome\s+è|intestatario|meu\s+nome\s+é|me\s+chamo|mijn\s+naam\s+is|ik\s+ben|ik\s+heet|"
@@ -210,6 +212,9 @@ _NAME_CUES = re.compile(
     r"Senhor|Senhora|Г-н|Г-жа|господин|госпожа|Κύριε|Κύριος|Κυρία|κύριε|κύριος|κυρία|κ)"
     r"\.?\s+)"
     rf"({_NAME_SEQ})"
+    # a title and a surname that opens on its particle ("mevrouw de Jong", "Herr von Trapp")
+    r"|\b(?i:herr|frau|monsieur|madame|señor|señora|signor|signora|senhor|senhora|meneer|mevrouw|mr|mrs|ms|dr)\.?"
+    rf"[ \t]+((?:{_PARTICLE}[ \t]+){{1,2}}{_NAME_WORD})"
 )
 #: a turn that ends on two to four capitalised words after a full stop: a signature
 _SIGNATURE = re.compile(
@@ -270,13 +275,19 @@ def _cue_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]
     pos = 0
     while m := pattern.search(text, pos):
         yield m
-        pos = max(m.start(1), m.start() + 1)
+        pos = max(m.start(_group(m)), m.start() + 1)
+
+
+def _group(m: re.Match[str]) -> int:
+    """The number of the group that matched (a pattern of alternatives has one per cue)."""
+    return next(g for g in range(1, (m.re.groups or 1) + 1) if m.group(g) is not None)
 
 
 def _names(text: str) -> Iterator[Span]:
     for pattern in (_NAME_CUES, _SIGNATURE):
         for m in _cue_matches(pattern, text):
-            words = list(re.finditer(r"\S+", m.group(1)))
+            g = _group(m)
+            words = list(re.finditer(r"\S+", m.group(g)))
             # keep the leading run of words that are not stop words
             kept = []
             while words and words[0].group().lower().rstrip(".") in _TITLES:
@@ -285,15 +296,15 @@ def _names(text: str) -> Iterator[Span]:
                 word = w.group()
                 # inside a name, particles ("van der") and short given names ("Nguyễn Văn An") stay
                 inside = i > 0 and (re.fullmatch(_PARTICLE, word) is not None or (len(word) <= 2 and word[0].isupper()))
-                if not _is_name_word(word) and not inside:
-                    break
+                if (not _is_name_word(word) and not inside) or (i == 0 and word.isupper() and len(word) <= 3):
+                    break  # a stop word, or an acronym ("building name UK")
                 kept.append(w)
             while kept and re.fullmatch(_PARTICLE, kept[-1].group()) and len(kept) > 1:
                 kept.pop()
             if not kept:
                 continue
-            start = m.start(1) + kept[0].start()
-            end = m.start(1) + kept[-1].end()
+            start = m.start(g) + kept[0].start()
+            end = m.start(g) + kept[-1].end()
             if re.fullmatch(_PARTICLE, kept[-1].group()) or kept[-1].group().rstrip(".").lower() in _COMPANY_WORDS:
                 continue
             yield Span(start, end, "person_name")
@@ -423,7 +434,8 @@ _SIGN_OFF_LINE = re.compile(
     r"bien\s+cordialement|saludos\s+cordiales|un\s+saludo|distinti\s+saluti|atenciosamente|abraços|cumprimentos|"
     r"groeten|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением|thx|rgds|all\s+the\s+best|"
     r"take\s+care|talk\s+soon|best\s+regards\s+from)[ \t]*[,.!]?[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~][ \t]*)?"
-    r"([^\W\d_][^\W\d_'’.-]*(?:[ \t]+(?:[^\W\d_]\.|[^\W\d_][^\W\d_'’.-]*)){0,3})[ \t]*(?:,[^\n]*)?$"
+    r"((?:[^\W\d_]\.[ \t]*)?[^\W\d_][^\W\d_'’.-]*(?:[ \t]+(?:[^\W\d_]\.|[^\W\d_][^\W\d_'’.-]*)){0,3})"
+    r"[ \t]*(?:,[^\n]*)?$"
 )
 #: a message's last line that is one to three capitalised words under a line of text: who wrote it
 _LAST_LINE_NAME = re.compile(
