@@ -614,3 +614,37 @@ def test_blind17_rules_find_each_datum_whole(text: str, value: str, kind: str) -
 def test_blind17_rules_keep_ordinary_text(text: str) -> None:
     result = redact(text)
     assert result.text == text and result.counts == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # a signature block: a given name and a surname no list holds, an address under it
+        ("Please close the account.\nGraham Whitlock\nAcme Lane", "Graham Whitlock", "person_name"),
+        # the name someone had
+        ("My maiden name was Kowalczyk, now the card shows the old one", "Kowalczyk", "person_name"),
+        # a handle said to be someone's on a platform
+        ("Hey it's me again, pixelpusher_22 on the forum, did you see it?", "pixelpusher_22", "username"),
+        # a lower-case given name after a relation, even one the dictionary has
+        ("my daughter amelia used my card without asking", "amelia", "person_name"),
+    ],
+)
+def test_blind18_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # places listed after a place word
+        "We are in Toronto and Austin, and have staff in Lisbon, Sofia or Chelsea.",
+        # headings of ordinary words in any form, and acronyms, on a line of their own
+        "It stopped.\nJob Types\nServer IP",
+        # a verb that is also a given name after a relation
+        "my son will pay the rest tomorrow",
+    ],
+)
+def test_blind18_rules_keep_ordinary_text(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.counts == {}

@@ -192,7 +192,7 @@ _NAME_CUES = re.compile(
     r"tôi\s+là|tên\s+tôi\s+là|tôi\s+tên\s+là|mình\s+là|em\s+là|saya|ako\s+si|ang\s+pangalan\s+ko\s+ay|"
     r"jeg\s+hedder|jeg\s+er|mitt\s+navn\s+er|nimeni\s+on|olen|"
     r"ονομάζομαι|λέγομαι)"
-    r"(?:\s+is)?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
+    r"(?:\s+(?:is|was|used\s+to\s+be))?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
     r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
     r"cordialement|bien\s+à\s+vous|saludos\s+cordiales|un\s+saludo|saludos|atentamente|cordiali\s+saluti|"
@@ -327,6 +327,18 @@ def _ordinary(word: str) -> bool:
     return key in name_lexicon.ordinary_words() or word.lower().strip("'’") in _NOT_NAMES
 
 
+def _ordinary_form(word: str) -> bool:
+    """An ordinary word, or an inflected form of one ("types", "queued", "settings")."""
+    if _ordinary(word):
+        return True
+    w = name_lexicon.key(word)
+    forms = [w[:-1] if w.endswith("s") else "", w[:-2] if w.endswith("es") else "",
+             w[:-3] + "y" if w.endswith("ies") else "", w[:-2] if w.endswith("ed") else "",
+             w[:-1] if w.endswith("ed") else "", w[:-3] if w.endswith("ing") else "",
+             w[:-3] + "e" if w.endswith("ing") else ""]
+    return any(f and f in name_lexicon.ordinary_words() for f in forms)
+
+
 def _given(word: str) -> bool:
     return name_lexicon.key(word) in name_lexicon.given_names()
 
@@ -372,9 +384,15 @@ def _lexicon_names(text: str) -> Iterator[Span]:
     capitalised non-ordinary words after it ("Darnell Washington"); an ambiguous given name
     ("Grace", "May") only before a surname ("Grace O'Malley"); two non-ordinary capitalised
     words one of which is a surname ("Rahul Mehta"). Never after a place word ("in Paris")."""
+    place_until = -1  # where the last run read as a place ended
     for run, before in _capitalised_runs(text):
-        if before in _LOCATIVE:
+        # "in Toronto and Austin": a place word covers the places listed after it
+        listed = place_until >= 0 and re.fullmatch(r",?[ \t]+(?:and|or|&)[ \t]+|,[ \t]*",
+                                                    text[place_until : run[0].start()]) is not None
+        if before in _LOCATIVE or listed:
+            place_until = run[-1].end()
             continue
+        place_until = -1
         words = [m.group() for m in run]
         # particles only join names: they never start or end one
         plain = [not re.fullmatch(_PARTICLE, w) and not _ordinary(w) for w in words]
@@ -403,6 +421,9 @@ def _lexicon_names(text: str) -> Iterator[Span]:
             i = end
 
 
+#: given names that are also verbs, which follow a subject as often ("my son will pay")
+_NAME_VERBS = frozenset(("will", "may", "can", "mark", "bill", "sue", "rob", "grant", "pat", "drew", "jack", "don",
+                         "chase", "wade", "buck", "hunt", "gene", "art", "guy", "ray", "max", "bob", "nick"))
 #: someone named by their relation to the writer, or as the one to talk to
 _RELATION = re.compile(
     r"(?i:\bmy\s+(?:husband|wife|partner|brother|sister|mother|mom|mum|father|dad|son|daughter|friend|colleague|"
@@ -437,6 +458,14 @@ _SIGN_OFF_LINE = re.compile(
     r"((?:[^\W\d_]\.[ \t]*)?[^\W\d_][^\W\d_'’.-]*(?:[ \t]+(?:[^\W\d_]\.|[^\W\d_][^\W\d_'’.-]*)){0,3})"
     r"[ \t]*(?:,[^\n]*)?$"
 )
+#: a line of its own that is a given name and one or two more capitalised words (a signature block
+#: with an address or a title under it)
+_NAME_LINE = re.compile(
+    rf"(?m)^[ \t]*({_NAME_WORD}(?:[ \t]+(?:[{_UPPER}]\.?[ \t]+)?{_NAME_WORD}){{1,2}})[ \t]*$")
+#: a handle said to be someone's on a platform ("pixelpusher_22 on the forum")
+_HANDLE_ON = re.compile(
+    r"(?<![\w@])([A-Za-z][\w.]*[_.\d][\w.]*(?<![.]))[ \t]+on[ \t]+(?:the[ \t]+)?(?i:forum|discord|reddit|telegram|"
+    r"twitter|instagram|steam|github|community|server|xbox|psn|twitch|tiktok)\b")
 #: a message's last line that is one to three capitalised words under a line of text: who wrote it
 _LAST_LINE_NAME = re.compile(
     rf"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\Z")
@@ -464,10 +493,11 @@ def _context_names(text: str) -> Iterator[Span]:
     for m in _RELATION.finditer(text):
         words = list(re.finditer(r"\S+", m.group(1)))
         kept = []
-        for w in words:
+        for i, w in enumerate(words):
             word = w.group()
             capital = word[0].isupper()
-            if word.lower() in _NOT_NAMES or (not capital and not (_given(word) and not _ordinary(word))):
+            lower_name = _given(word) and (not _ordinary(word) or (i == 0 and word.lower() not in _NAME_VERBS))
+            if word.lower() in _NOT_NAMES or (not capital and not lower_name):
                 break
             if capital and _ordinary(word) and not _given(word):
                 break
@@ -496,6 +526,16 @@ def _context_names(text: str) -> Iterator[Span]:
         if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept):
             continue  # "Support Team", "The billing team"
         yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+    for m in _NAME_LINE.finditer(text):
+        signed = m.group(1).split()
+        rest = [w for w in signed[1:] if len(w.rstrip(".")) > 1]
+        # under a sentence, a given name then words no dictionary has in any form ("Graham
+        # Whitlock"), never a heading of ordinary words ("Job Types") or an acronym ("Server IP")
+        above = text[: m.start()].rstrip(" \t\n")
+        if (above and above[-1] in ".!?," and _given(signed[0]) and signed[0].lower() not in _NOT_NAMES and rest
+                and not any(w.isupper() or _ordinary_form(w) or w.lower() in _NOT_NAMES or w.lower() in _COMPANY_WORDS
+                            for w in rest)):
+            yield Span(m.start(1), m.end(1), "person_name")
     for m in _LOWER_HERE.finditer(text):
         if _given(m.group(1)) and not _ordinary(m.group(1)):
             yield Span(m.start(1), m.end(1), "person_name")
@@ -504,8 +544,10 @@ def _context_names(text: str) -> Iterator[Span]:
             yield Span(m.start(1), m.end(1), "person_name")
     for m in _LAST_LINE_NAME.finditer(text):
         signed = m.group(1).split()
-        if (any(w.lower() in _NOT_NAMES for w in signed) or signed[-1].rstrip(".").lower() in _COMPANY_WORDS
-                or (_ordinary(signed[0]) and not _given(signed[0])) or (len(signed) == 1 and len(signed[0]) < 3)):
+        if (any(w.lower() in _NOT_NAMES or (w.isupper() and len(w) > 1) for w in signed)
+                or signed[-1].rstrip(".").lower() in _COMPANY_WORDS
+                or (_ordinary(signed[0]) and not _given(signed[0])) or (len(signed) == 1 and len(signed[0]) < 3)
+                or (_ordinary(signed[0]) and all(_ordinary_form(w) for w in signed[1:]) and len(signed) > 1)):
             continue  # "Thanks", "The Support Team", "Brightwave Ltd"
         yield Span(m.start(1), m.end(1), "person_name")
     for m in _RTL_NAMES.finditer(text):
@@ -561,6 +603,8 @@ def _people(text: str) -> Iterator[Span]:
     for m in _BIRTH.finditer(text):
         group = next(g for g in (1, 2, 3) if m.group(g))
         yield Span(m.start(group), m.end(group), "date_of_birth")
+    for m in _HANDLE_ON.finditer(text):
+        yield Span(m.start(1), m.end(1), "username")
     for pattern in (_HANDLE, _DISCORD):
         for m in pattern.finditer(text):
             yield Span(m.start(), m.end(), "username")
