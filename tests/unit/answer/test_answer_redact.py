@@ -648,3 +648,43 @@ def test_blind18_rules_find_each_datum_whole(text: str, value: str, kind: str) -
 def test_blind18_rules_keep_ordinary_text(text: str) -> None:
     result = redact(text)
     assert result.text == text and result.counts == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # a local number without its area code after a phone word
+        ("Call me at 555-0134 tomorrow.", "555-0134", "phone"),
+        # someone named before the team they work in
+        ("Oksana from accounting said the invoice was paid.", "Oksana", "person_name"),
+        # addresses after "adresa", with Turkish abbreviations, with a Brazilian flat
+        ("Moja adresa: Ilica 10, 10000 Zagreb", "Ilica 10, 10000 Zagreb", "street_address"),
+        ("Adres: Atatürk Cad. No: 15, 34000 İstanbul", "Atatürk Cad. No: 15, 34000 İstanbul", "street_address"),
+        ("Endereço: Rua das Flores, 123, apto 45, Porto Alegre - RS, 90000-000",
+         "Rua das Flores, 123, apto 45, Porto Alegre - RS, 90000-000", "street_address"),
+        # a birthday that a numbering plan would read as a phone number, and in German
+        ("birthday 07-03-1985", "07-03-1985", "date_of_birth"),
+        ("Geburtstag: 3. Juli 1985", "3. Juli 1985", "date_of_birth"),
+        # a user name a few words after its cue, and after "account:"
+        ("my username on your site is cool_cat99", "cool_cat99", "username"),
+        ("account: john.doe99", "john.doe99", "username"),
+        # a figure the writer moved, without its currency
+        ("I withdrew 500 yesterday", "500", "amount"),
+    ],
+)
+def test_probe_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Phone support is open 2024-2025 on weekdays.",
+        "Bill from accounting already paid the invoice.",
+        "My account is locked and I withdrew 3 times this week.",
+    ],
+)
+def test_probe_rules_keep_ordinary_text(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.counts == {}

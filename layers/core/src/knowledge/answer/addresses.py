@@ -25,7 +25,8 @@ _STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive
                   r"Promenade|Park|View|Point|Mall|Hts)")
 #: a flat, floor or door after the street ("Flat 4", "Apt 2B", "3º B", "2. Stock")
 _UNIT = (r"(?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Piso|Planta|Puerta|Étage|Etage|Stock|Whg|Wohnung|"
-         r"Bus|Bte|Appt|Interno|Scala|Lok|m\.|#)\.?\s*#?\s*(?:\d[\w-]{0,4}|[A-Z](?![\w]))"
+         r"Bus|Bte|Appt|Interno|Scala|Lok|m\.|apto|apt|andar|sala|bloco|casa|depto|dpto|lote|No:|#)\.?\s*#?\s*"
+         r"(?:\d[\w-]{0,4}|[A-Z](?![\w]))"
          r"|\d{1,2}\s?[º°ª]\s?[A-Z\d]?(?:\s?(?:izq|izda|dcha|dch)\.?)?|\d{1,2}\.\s?(?:Stock|OG|Etage)"
          r"|(?:(?:Esc|Escalera|Bloque|Bl|Portal|Torre)\.?\s*[\w-]{1,4}))")
 _ROMANCE_PREFIX = (r"(?:Calle|C/|Avenida|Avda\.|Av\.|Rue|Via|Viale|Piazza|Piazzale|Corso|Largo|Rua|Travessa|Praça|"
@@ -115,7 +116,8 @@ _CUE = re.compile(
     r"meu\s+(?:novo\s+)?endere[cç]o\s+[ée]|endere[cç]o\s*:|moro\s+na|"
     r"il\s+mio\s+(?:nuovo\s+)?indirizzo\s+[èe]|indirizzo\s*:|abito\s+in|"
     r"mijn\s+(?:nieuwe\s+)?adres\s+is|adres\s*:|ik\s+woon\s+(?:op|aan)|mój\s+(?:nowy\s+)?adres\s+to|"
-    r"min\s+(?:nya\s+)?adress\s+är|adresse(?:n)?\s+(?:er|är)|мой\s+адрес)(?![\w]))[ \t]*"
+    r"min\s+(?:nya\s+)?adress\s+är|adresse(?:n)?\s+(?:er|är)|мой\s+адрес|(?:moja\s+|moje\s+|mea\s+)?adres[aă]\s*:|"
+    r"adresa\s+je|osoite\s*:|cím(?:em)?\s*:|adresim\s*:?)(?![\w]))[ \t]*"
     r"|住所[はが：:]\s*|地址[是：:]\s*|주소[는:：]\s*"
 )
 #: where an introduced address ends: a clause or sentence ends, or a new subject starts
@@ -125,7 +127,8 @@ _CLAUSE_END = re.compile(
     r"or|oder|ou|o|or)\b"
 )
 #: abbreviations a full stop inside an address belongs to ("Str. 12", "Av. Paulista")
-_ABBREVIATION = re.compile(r"(?i:\b(?:st|str|av|ave|avda|rd|dr|apt|no|nr|ul|al|bd|blvd|ctra|pza|ste|fl|n|s|e|w|o)$)")
+_ABBREVIATION = re.compile(r"(?i:\b(?:st|str|av|ave|avda|rd|dr|apt|no|nr|ul|al|bd|blvd|ctra|pza|ste|fl|n|s|e|w|o|"
+                           r"cad|sok|sk|mah|blv|col|esq|apto|dpto|depto|int|bl|esc)$)")
 #: an introduced address starts like one (a number, a flat, a street word), unless the cue
 #: says outright that it is an address
 _STARTS_LIKE_ONE = re.compile(r"\d|(?:Apt|Apartment|Suite|Unit|Flat|House|P\.?\s?O\.?\s?Box|#)\b|" + _ROMANCE_PREFIX)

@@ -50,6 +50,8 @@ _CUED_PHONE_REGIONS: tuple[str, ...] = (
     "CA", "MX", "AR", "CL", "CO", "PE", "IE", "PT", "BE", "CH", "AT", "PL", "CZ", "SK", "HU", "RO", "BG", "GR",
     "SE", "NO", "DK", "FI", "TR", "RU", "UA", "IL", "AE", "SA", "EG", "MA", "NG", "KE", "ZA", "GH", "PK", "BD",
     "CN", "HK", "TW", "JP", "KR", "SG", "MY", "TH", "VN", "PH", "ID", "NZ")
+_DATE_SHAPE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-](?:19|20)\d{2}|(?:19|20)\d{2}[./-]\d{1,2}[./-]\d{1,2}")
+_YEAR_RANGE = re.compile(r"(?:19|20)\d{2}\s*[-–/]\s*(?:(?:19|20)\d{2}|\d{2})")
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 _SPOKEN_NUMBER = re.compile(
     rf"(?i)\b(?:(?:double|triple)[ -]+)?{_DIGIT_WORD}(?:[ ,-]+(?:(?:double|triple)[ -]+)?{_DIGIT_WORD}){{5,}}\b")
@@ -462,6 +464,11 @@ _SIGN_OFF_LINE = re.compile(
 #: with an address or a title under it)
 _NAME_LINE = re.compile(
     rf"(?m)^[ \t]*({_NAME_WORD}(?:[ \t]+(?:[{_UPPER}]\.?[ \t]+)?{_NAME_WORD}){{1,2}})[ \t]*$")
+#: someone named before the team they work in ("Jasmine from accounting said …")
+_FROM_TEAM = re.compile(
+    rf"({_NAME_WORD}(?:[ \t]+{_NAME_WORD})?)[ \t]+(?:from|in|at)[ \t]+(?:the[ \t]+|your[ \t]+|our[ \t]+)?"
+    r"(?i:support|accounting|accounts|billing|finance|sales|compliance|legal|hr|it|customer\s+service|"
+    r"customer\s+success|onboarding|security|payments|the\s+bank|your\s+team|the\s+branch)\b")
 #: a handle said to be someone's on a platform ("pixelpusher_22 on the forum")
 _HANDLE_ON = re.compile(
     r"(?<![\w@])([A-Za-z][\w.]*[_.\d][\w.]*(?<![.]))[ \t]+on[ \t]+(?:the[ \t]+)?(?i:forum|discord|reddit|telegram|"
@@ -526,6 +533,12 @@ def _context_names(text: str) -> Iterator[Span]:
         if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept):
             continue  # "Support Team", "The billing team"
         yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+    for m in _FROM_TEAM.finditer(text):
+        # a given name that is also a word needs a surname ("Bill from accounting" may be a bill)
+        named = m.group(1).split()
+        if (named[0].lower() not in _NOT_NAMES and not named[0].isupper()
+                and ((_given(named[0]) and len(named) > 1) or not _ordinary(named[0]))):
+            yield Span(m.start(1), m.end(1), "person_name")
     for m in _NAME_LINE.finditer(text):
         signed = m.group(1).split()
         rest = [w for w in signed[1:] if len(w.rstrip(".")) > 1]
@@ -576,7 +589,8 @@ _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](
          rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+(?i:{_MONTHS})[\s-]+'?\d{{2}}(?![\d:])|"
          rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+'?\d{{2}}(?![\d:]))")
 _BIRTH = re.compile(
-    r"(?i:\b(?:born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|né|née|"
+    r"(?i:\b(?:born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|geburtstag|"
+    r"cumpleaños|anniversaire|compleanno|aniversário|verjaardag|urodziny|né|née|"
     r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
     r"urodzon[ya]|data\s+de\s+nascimento|nascid[oa]|geboortedatum|geboren\s+op|fødselsdato|födelsedatum|"
     r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))(?:\b|(?<=\.))[^.!?\n\d]{0,40}?" + rf"({_DATE})"
@@ -586,7 +600,10 @@ _BIRTH = re.compile(
 _HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
 _DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
 _PLATFORMS = (r"steam|psn|xbox|epic|riot|battle\.?net|twitch|discord|telegram|instagram|insta|tiktok|reddit|"
-              r"skype|github|gitlab|roblox|minecraft|game|gamer|player")
+              r"skype|github|gitlab|roblox|minecraft|game|gamer|player|account")
+_USERNAME_LATER = re.compile(
+    r"(?i:\b(?:user\s*name|username|login|user\s*id|handle|screen\s*name)\b[^.\n:]{1,30}?\b(?:is|:)\s*)"
+    r"([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])")
 _PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
@@ -603,6 +620,9 @@ def _people(text: str) -> Iterator[Span]:
     for m in _BIRTH.finditer(text):
         group = next(g for g in (1, 2, 3) if m.group(g))
         yield Span(m.start(group), m.end(group), "date_of_birth")
+    for m in _USERNAME_LATER.finditer(text):
+        if re.search(r"[\d_.]", m.group(1)):
+            yield Span(m.start(1), m.end(1), "username")
     for m in _HANDLE_ON.finditer(text):
         yield Span(m.start(1), m.end(1), "username")
     for pattern in (_HANDLE, _DISCORD):
@@ -649,6 +669,9 @@ _REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|c
 _POLICY = re.compile(r"(?i)\b(?:minimum|maximum|min|max|fee|fees|limit|limits|cost|costs|price|at least|up to|"
                      r"more than|less than)\b")
 _BALANCE_WORD = re.compile(r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand)\b")
+_BARE_MOVED = re.compile(
+    r"(?i)\b(?:i|we)\s+(?:withdrew|deposited|sent|transferred|paid|lost|received|topped\s+up)\s+(\d[\d,.]*(?<=\d))"
+    r"(?![\d%]|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b|of\b|x\b))")
 _BARE_BALANCE = re.compile(
     r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand|it|wallet|account)\s+(?:now\s+)?(?:says|shows|displays|reads|"
     r"is\s+(?:at|now|only)|is|was|went\s+to|dropped\s+to|of|zeigt|ist|est|es|indica|mostra)\s*:?\s*"
@@ -789,7 +812,8 @@ def _ips(text: str) -> Iterator[Span]:
 def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
     for region in regions:
         for match in phonenumbers.PhoneNumberMatcher(text, region):
-            yield Span(match.start, match.end, "phone")
+            if not _DATE_SHAPE.fullmatch(match.raw_string):  # "birthday 07-03-1985" is a date
+                yield Span(match.start, match.end, "phone")
     # after a word that says a telephone number follows, every other region's national format
     # is read too ("我的手机号是138 0013 8000", "mobile 0412 345 678")
     for cue in _PHONE_CUE.finditer(text):
@@ -800,7 +824,11 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
             if region in regions:
                 continue
             for match in phonenumbers.PhoneNumberMatcher(window, region):
-                yield Span(cue.end() + match.start, cue.end() + match.end, "phone")
+                if not _YEAR_RANGE.fullmatch(match.raw_string):  # "open 2024-2025"
+                    yield Span(cue.end() + match.start, cue.end() + match.end, "phone")
+        # a local number without its area code ("call me at 555-0134")
+        for m in re.finditer(r"(?<![\d.,/-])\d{3}[-. ]\d{4}(?![\d.,/-])", window[:25]):
+            yield Span(cue.end() + m.start(), cue.end() + m.end(), "phone")
     if "+" in text:
         # a number written with its country code is a telephone number even in a range the
         # numbering plan keeps for fiction or has not allocated yet: possible is enough
@@ -844,6 +872,9 @@ def _amounts(text: str) -> Iterator[Span]:
                 yield Span(offset + m.start(), offset + m.end(), "amount")
         # a figure without its currency where a balance is read out ("now it says 0!", "my
         # balance shows 1,250.00"), when this sentence already speaks of money
+        for m in _BARE_MOVED.finditer(body):
+            if not _AMOUNT.search(body[m.start(1) : m.end(1) + 8]):
+                yield Span(offset + m.start(1), offset + m.end(1), "amount")
         if _AMOUNT.search(body) or _BALANCE_WORD.search(body):
             for m in _BARE_BALANCE.finditer(body):
                 if not _AMOUNT.search(body[max(0, m.start(1) - 4) : m.end(1) + 6]):
