@@ -688,3 +688,39 @@ def test_probe_rules_find_each_datum_whole(text: str, value: str, kind: str) -> 
 def test_probe_rules_keep_ordinary_text(text: str) -> None:
     result = redact(text)
     assert result.text == text and result.counts == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # a client ID with a letter after its digits
+        ("Client ID CL-55821-B was charged the old price.", "CL-55821-B", "account_number"),
+        # a handle after the words for getting into an account
+        ("Locked out of trader_jo3 (my main account).", "trader_jo3", "username"),
+        # a floor before the street
+        ("Our new office is at Level 2, 18 Customs Street East, Auckland 1010.",
+         "Level 2, 18 Customs Street East, Auckland 1010", "street_address"),
+        # a Japanese self-introduction opening the message, its surname listed
+        ("山田太郎です。住所を変更したいです。", "山田太郎", "person_name"),
+    ],
+)
+def test_blind19_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Will the program accept applications from Georgia in May? We moved from Georgia to Texas.",
+        "大丈夫です。ありがとうございます。",
+        "Please log into the dashboard and open settings_v2 there.",
+    ],
+)
+def test_blind19_rules_keep_ordinary_text(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.counts == {}
+
+
+def test_someone_named_after_from_is_still_a_name() -> None:
+    assert redact("The transfer from Kevin arrived").text == "The transfer from [person_name] arrived"

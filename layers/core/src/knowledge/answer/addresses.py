@@ -33,7 +33,7 @@ _ROMANCE_PREFIX = (r"(?:Calle|C/|Avenida|Avda\.|Av\.|Rue|Via|Viale|Piazza|Piazza
                    r"Plaza|Pza\.|Paseo|Pº|Carrer|Ronda|Camino|Carretera|Ctra\.|Chemin|Allée|Place|Boulevard|"
                    r"ul\.|ulica|al\.|aleja|os\.|Strada|Bulevardul|Calea|Str\.|ulitsa|ul|Rruga|Odos|Odós)")
 _STREET = re.compile(
-    r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\w{1,5},?\s+)?"
+    r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Shop|Office|Building|Bldg)\.?\s*#?\s*\w{1,5},?\s+)?"
     r"\b\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?,?\s+(?:[A-Z][A-Za-z'’-]+\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
     r"(?:\s+(?:North|South|East|West|N|S|E|W|NE|NW|SE|SW|O)\b\.?)?"
     r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Fl|#)\.?\s*#?\s*[\w-]+)?"

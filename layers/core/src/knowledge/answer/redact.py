@@ -125,7 +125,8 @@ _ACCOUNT = re.compile(
 #: and stays): "customer ID AC-2284913", "Kundennummer ist KD-7781203", "numéro de client : 5521"
 _ID_OWNER = (r"(?:account|acct|customer|client|member|membership|player|wallet|profile|loyalty|subscriber|contract|"
              r"policy|patient|kunden|konto|mitglieds|vertrags|klanten|klant|rekening|cliente|socio|abonné|abonado)")
-_ID_VALUE = r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,34}\d(?-i:[A-Z]{0,2})|(?-i:[A-Z]{1,5})[/-]?\d{4,12}(?-i:[A-Z]{0,2}))\b"
+_ID_VALUE = (r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,34}\d(?-i:-?[A-Z]{1,2})?|(?-i:[A-Z]{1,5})[/-]?\d{4,12}"
+             r"(?-i:-?[A-Z]{1,2})?)\b")
 _CUSTOMER_NUMBER = re.compile(
     rf"(?i)\b{_ID_OWNER}[ -]?(?:number|no\.?|nr\.?|num|id|nummer|número|numero|code|#)\s*"
     r"(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*" + _ID_VALUE +
@@ -318,6 +319,12 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _TITLE_WORD = re.compile(r"[^\W\d_](?:['’][^\W\d_])?[^\W\d_A-Z]*(?:-[^\W\d_][^\W\d_A-Z]*)?")
 #: place words: "in Paris", "near Sofia" (a given name after them is a place more often)
 _LOCATIVE = frozenset(("in", "at", "near", "across", "within", "throughout", "around", "visiting"))
+#: places the name lists also hold as given names: after "from", "to" or "of" they are places
+_PLACE_NAMES = frozenset(("georgia", "virginia", "carolina", "florence", "chelsea", "sydney", "austin", "dallas",
+                          "paris", "jordan", "india", "victoria", "savannah", "adelaide", "madison", "phoenix",
+                          "houston", "kent", "lincoln", "orlando", "charlotte", "regina", "alexandria", "sofia",
+                          "lourdes", "valencia", "aurora", "brooklyn", "vienna", "siena", "verona", "israel",
+                          "texas", "montana", "dakota", "florida", "nevada", "arizona", "indiana", "kansas"))
 
 
 def _ordinary(word: str) -> bool:
@@ -391,7 +398,8 @@ def _lexicon_names(text: str) -> Iterator[Span]:
         # "in Toronto and Austin": a place word covers the places listed after it
         listed = place_until >= 0 and re.fullmatch(r",?[ \t]+(?:and|or|&)[ \t]+|,[ \t]*",
                                                     text[place_until : run[0].start()]) is not None
-        if before in _LOCATIVE or listed:
+        if before in _LOCATIVE or listed or (before in ("from", "to", "of") and len(run) == 1
+                                             and run[0].group().lower() in _PLACE_NAMES):
             place_until = run[-1].end()
             continue
         place_until = -1
@@ -469,6 +477,10 @@ _FROM_TEAM = re.compile(
     rf"({_NAME_WORD}(?:[ \t]+{_NAME_WORD})?)[ \t]+(?:from|in|at)[ \t]+(?:the[ \t]+|your[ \t]+|our[ \t]+)?"
     r"(?i:support|accounting|accounts|billing|finance|sales|compliance|legal|hr|it|customer\s+service|"
     r"customer\s+success|onboarding|security|payments|the\s+bank|your\s+team|the\s+branch)\b")
+#: a handle after the words for getting into an account ("locked out of trader_jo3")
+_HANDLE_AFTER = re.compile(
+    r"(?i:\b(?:locked\s+out\s+of|log(?:ged)?\s+(?:in)?to|sign(?:ed)?\s+(?:in)?to|access\s+to|log\s+in\s+to)\s+)"
+    r"[\"'“‘]?([A-Za-z][\w.]*(?:_[\w.]*\d|\d[\w.]*_|[a-z]\d{2,})[\w.]*)(?<![.])")
 #: a handle said to be someone's on a platform ("pixelpusher_22 on the forum")
 _HANDLE_ON = re.compile(
     r"(?<![\w@])([A-Za-z][\w.]*[_.\d][\w.]*(?<![.]))[ \t]+on[ \t]+(?:the[ \t]+)?(?i:forum|discord|reddit|telegram|"
@@ -484,6 +496,7 @@ _CJK_NAMES = re.compile(
     r"(?:我是|我叫|我的名字是|名字叫|私は|저는|제\s*이름은)\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,4}|[가-힣]{2,4})"
     r"|[、,，]\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,5})(?=です|と申します|といいます)"
     r"|[,，]\s*([가-힣]{2,4})(?=입니다|이에요|예요|라고\s*합니다)"
+    r"|(?:^|(?<=[。！\n]))\s*([\u4e00-\u9fff]{2,5})(?=です|と申します|といいます)"
     r"|(?:मेरा|मेरी)\s+नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)\s+(?=है)"
     # Thai: "ผมชื่อ" / "ฉันชื่อ" / "ชื่อ" and a given name with its family name
     r"|ชื่อ\s*([\u0e00-\u0e7f]+(?:\s[\u0e00-\u0e7f]+)?)"
@@ -571,7 +584,9 @@ def _context_names(text: str) -> Iterator[Span]:
                                    or _surname(second))
         yield Span(m.start(2), m.end(3) if family else m.end(2), "person_name")
     for m in _CJK_NAMES.finditer(text):
-        group = next(g for g in (1, 2, 3, 4, 5) if m.group(g))
+        group = next(g for g in range(1, 7) if m.group(g))
+        if group == 4 and not (_surname(m.group(4)[:2]) or _surname(m.group(4)[:1])):
+            continue  # "大丈夫です" opens a message too: a listed surname must open the name
         yield Span(m.start(group), m.end(group), "person_name")
 
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
@@ -623,6 +638,8 @@ def _people(text: str) -> Iterator[Span]:
     for m in _USERNAME_LATER.finditer(text):
         if re.search(r"[\d_.]", m.group(1)):
             yield Span(m.start(1), m.end(1), "username")
+    for m in _HANDLE_AFTER.finditer(text):
+        yield Span(m.start(1), m.end(1), "username")
     for m in _HANDLE_ON.finditer(text):
         yield Span(m.start(1), m.end(1), "username")
     for pattern in (_HANDLE, _DISCORD):
