@@ -724,3 +724,22 @@ def test_blind19_rules_keep_ordinary_text(text: str) -> None:
 
 def test_someone_named_after_from_is_still_a_name() -> None:
     assert redact("The transfer from Kevin arrived").text == "The transfer from [person_name] arrived"
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # a reference whose letters are also a cue word ("INV-88213" is one token)
+        ("Reference on the wire: INV-88213.", "INV-88213", "reference"),
+        # an identity number after "är" (Swedish "is")
+        ("Mitt personnummer är 19811218-9876.", "19811218-9876", "national_id"),
+    ],
+)
+def test_blind20_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+def test_a_capitalised_run_after_a_possessive_is_a_thing_owned() -> None:
+    text = "We sent it from our Wells Fargo account and my Revolut Metal card."
+    assert redact(text).text == text

@@ -139,7 +139,7 @@ _CUSTOMER_NUMBER = re.compile(
 _REFERENCE = re.compile(
     r"(?i:\b(?:order|invoice|inv|transaction|txn|booking|reservation|reference|ref|tracking|ticket|case|claim|"
     r"receipt|shipment|parcel|bestellung|bestellnummer|rechnung|rechnungsnummer|commande|facture|pedido|factura|"
-    r"ordine|fattura|bestelling|factuur|zamówienie|faktura|注文番号|订单号?)"
+    r"ordine|fattura|bestelling|factuur|zamówienie|faktura|注文番号|订单号?)(?=[\s:#=：]|(?<=[\u3000-\u9fff]))"
     r"(?:[ \t]*(?:id|number|no\.?|nr\.?|num|#|code|nummer|número|numéro|numero))?(?:[ \t]*(?:is|:|=|#))*[ \t]*)"
     r"((?-i:[A-Z]{0,5})[-/]?\d[\dA-Z-]{3,24}(?<=[\dA-Z]))(?![\w-])"
     # the shape alone, unless the letters name a product's bug, standard or release
@@ -156,7 +156,7 @@ _ID_DOCUMENT = re.compile(
     r"rg|aadhaar|aadhar|pan|pesel|bsn|codice\s+fiscale|personnummer|cpr|nric|sin|carte\s+d'identit[ée]|"
     r"documento|c[ée]dula|curp|rfc))"
     r"(?:[ \t]+(?i:number|no\.?|nr\.?|num|#|card|nummer|número|numero|numéro))?"
-    r"(?:[ \t]*(?i:is|ist|es|est|è|é|:|=|#|-))*[ \t]*"
+    r"(?:[ \t]*(?i:is|ist|es|est|è|é|är|er|on|jest|je|to|:|=|#|-))*[ \t]*"
     r"((?-i:[A-Z]{0,5}[ -]?\d[\dA-Z]*(?:[ .-][\dA-Z]*\d[\dA-Z]*)*(?:[ .-]?[A-Z](?![\w]))?))(?![\w-])"
 )
 _SSN_SHAPE = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
@@ -319,6 +319,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _TITLE_WORD = re.compile(r"[^\W\d_](?:['’][^\W\d_])?[^\W\d_A-Z]*(?:-[^\W\d_][^\W\d_A-Z]*)?")
 #: place words: "in Paris", "near Sofia" (a given name after them is a place more often)
 _LOCATIVE = frozenset(("in", "at", "near", "across", "within", "throughout", "around", "visiting"))
+_POSSESSIVE = frozenset(("my", "our", "your", "his", "her", "their", "its"))
 #: places the name lists also hold as given names: after "from", "to" or "of" they are places
 _PLACE_NAMES = frozenset(("georgia", "virginia", "carolina", "florence", "chelsea", "sydney", "austin", "dallas",
                           "paris", "jordan", "india", "victoria", "savannah", "adelaide", "madison", "phoenix",
@@ -398,6 +399,8 @@ def _lexicon_names(text: str) -> Iterator[Span]:
         # "in Toronto and Austin": a place word covers the places listed after it
         listed = place_until >= 0 and re.fullmatch(r",?[ \t]+(?:and|or|&)[ \t]+|,[ \t]*",
                                                     text[place_until : run[0].start()]) is not None
+        if before in _POSSESSIVE:
+            continue  # "our Wells Fargo account", "my Revolut card": a thing someone owns
         if before in _LOCATIVE or listed or (before in ("from", "to", "of") and len(run) == 1
                                              and run[0].group().lower() in _PLACE_NAMES):
             place_until = run[-1].end()
