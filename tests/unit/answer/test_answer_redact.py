@@ -743,3 +743,20 @@ def test_blind20_rules_find_each_datum_whole(text: str, value: str, kind: str) -
 def test_a_capitalised_run_after_a_possessive_is_a_thing_owned() -> None:
     text = "We sent it from our Wells Fargo account and my Revolut Metal card."
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # a Mexican mobile with its old "1": a plus and a country code make it a phone, never a card
+        ("Mi número es +52 1 55 1234 5678.", "+52 1 55 1234 5678", "phone"),
+        # a US street with a direction and an ordinal name, and a ZIP+4 code that is no phone
+        ("Billing address: 2211 N 1st St, San Jose, CA 95131-2021", "2211 N 1st St, San Jose, CA 95131-2021",
+         "street_address"),
+        # a Polish title in the vocative before a name
+        ("Dzień dobry Panie Marku, proszę spróbować ponownie.", "Marku", "person_name"),
+    ],
+)
+def test_blind21_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text

@@ -34,7 +34,8 @@ _ROMANCE_PREFIX = (r"(?:Calle|C/|Avenida|Avda\.|Av\.|Rue|Via|Viale|Piazza|Piazza
                    r"ul\.|ulica|al\.|aleja|os\.|Strada|Bulevardul|Calea|Str\.|ulitsa|ul|Rruga|Odos|Odós)")
 _STREET = re.compile(
     r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Shop|Office|Building|Bldg)\.?\s*#?\s*\w{1,5},?\s+)?"
-    r"\b\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?,?\s+(?:[A-Z][A-Za-z'’-]+\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
+    r"\b\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?,?\s+(?:(?:N|S|E|W|NE|NW|SE|SW)\.?\s+)?"
+    r"(?:(?:[A-Z][A-Za-z'’-]+|\d{1,3}(?:st|nd|rd|th))\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
     r"(?:\s+(?:North|South|East|West|N|S|E|W|NE|NW|SE|SW|O)\b\.?)?"
     r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Fl|#)\.?\s*#?\s*[\w-]+)?"
     # German, Dutch and Nordic streets: the street word glued on or after an adjective ("Berliner Str. 12")

@@ -50,6 +50,7 @@ _CUED_PHONE_REGIONS: tuple[str, ...] = (
     "CA", "MX", "AR", "CL", "CO", "PE", "IE", "PT", "BE", "CH", "AT", "PL", "CZ", "SK", "HU", "RO", "BG", "GR",
     "SE", "NO", "DK", "FI", "TR", "RU", "UA", "IL", "AE", "SA", "EG", "MA", "NG", "KE", "ZA", "GH", "PK", "BD",
     "CN", "HK", "TW", "JP", "KR", "SG", "MY", "TH", "VN", "PH", "ID", "NZ")
+_INTERNATIONAL = re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?![\d])")
 _DATE_SHAPE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-](?:19|20)\d{2}|(?:19|20)\d{2}[./-]\d{1,2}[./-]\d{1,2}")
 _YEAR_RANGE = re.compile(r"(?:19|20)\d{2}\s*[-–/]\s*(?:(?:19|20)\d{2}|\d{2})")
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
@@ -112,7 +113,7 @@ _WALLETS = [
     (re.compile(rf"(?<![\w])T[{_BASE58}]{{33}}(?![\w])"), "base58"),  # Tron
     (re.compile(rf"(?<![\w])[{_BASE58}]{{32,44}}(?![\w])"), "base58"),  # Solana and other base58 keys
 ]
-_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\d.])")
+_CARD = re.compile(r"(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\d.])")
 _IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?:[ -]?[a-z0-9]){11,30})"
                    r"(?![A-Za-z0-9])")
 _ACCOUNT = re.compile(
@@ -211,7 +212,8 @@ _NAME_CUES = re.compile(
     r"merhaba|привет|здравствуйте|добрый\s+день|уважаем(?:ый|ая)|"
     r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо)[ \t]*,?[ \t]+"
     r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
-    r"Señor|Señora|Señorita|Srta|Sr|Sra|Signor|Signora|Sig|Sig\.ra|Dott|Pan|Pani|Meneer|Mevrouw|Dhr|Mevr|"
+    r"Señor|Señora|Señorita|Srta|Sr|Sra|Signor|Signora|Sig|Sig\.ra|Dott|Pan|Pani|Panie|Panu|Pana|Meneer|Mevrouw|"
+    r"Dhr|Mevr|"
     r"Senhor|Senhora|Г-н|Г-жа|господин|госпожа|Κύριε|Κύριος|Κυρία|κύριε|κύριος|κυρία|κ)"
     r"\.?\s+)"
     rf"({_NAME_SEQ})"
@@ -249,7 +251,7 @@ _NOT_NAMES = frozenset((
     "eine", "mein", "meine", "dein", "unser", "unsere", "vielen", "nous", "vous", "votre", "vos", "notre",
     "le", "la", "les", "un", "une", "el", "los", "las", "su", "sus", "usted", "ustedes", "le", "il", "lo", "gli",
     "je", "tu", "ons", "uw", "jij", "wij", "het", "een", "o", "os", "seu", "sua", "você", "vocês", "nosso",
-    "twoje", "twój", "nasz", "wasz", "pan", "pani", "ваш", "ваша", "мы", "вы", "я",
+    "twoje", "twój", "nasz", "wasz", "pan", "pani", "panie", "panu", "pana", "ваш", "ваша", "мы", "вы", "я",
     # nationalities and languages, which the name lists hold as surnames ("French", "English")
     "english", "french", "spanish", "italian", "dutch", "polish", "swedish", "danish", "norwegian", "finnish",
     "greek", "russian", "chinese", "japanese", "korean", "indian", "brazilian", "mexican", "american", "british",
@@ -265,7 +267,7 @@ _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "fra
                      "señor", "señora", "sr", "sra", "signor", "signora", "pan", "pani", "mister", "doctor",
                      "professor", "sir", "hr", "fr", "mlle", "dra", "señorita", "srta", "sig", "sig.ra", "dott",
                      "meneer", "mevrouw", "dhr", "mevr", "senhor", "senhora", "г-н", "г-жа", "господин",
-                     "госпожа", "κύριε", "κύριος", "κυρία", "κ"))
+                     "госпожа", "κύριε", "κύριος", "κυρία", "κ", "panie", "panu", "pana"))
 
 
 def _is_name_word(word: str) -> bool:
@@ -832,8 +834,11 @@ def _ips(text: str) -> Iterator[Span]:
 def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
     for region in regions:
         for match in phonenumbers.PhoneNumberMatcher(text, region):
-            if not _DATE_SHAPE.fullmatch(match.raw_string):  # "birthday 07-03-1985" is a date
-                yield Span(match.start, match.end, "phone")
+            if _DATE_SHAPE.fullmatch(match.raw_string):  # "birthday 07-03-1985" is a date
+                continue
+            if re.fullmatch(r"\d{5}-\d{4}", match.raw_string) and re.search(r"\b[A-Z]{2}\s+$", text[: match.start]):
+                continue  # "CA 95131-2021" is a ZIP+4 code
+            yield Span(match.start, match.end, "phone")
     # after a word that says a telephone number follows, every other region's national format
     # is read too ("我的手机号是138 0013 8000", "mobile 0412 345 678")
     for cue in _PHONE_CUE.finditer(text):
@@ -855,6 +860,11 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
         for match in phonenumbers.PhoneNumberMatcher(text, "ZZ", leniency=phonenumbers.Leniency.POSSIBLE):
             if match.raw_string.startswith("+") and len(re.sub(r"\D", "", match.raw_string)) >= 8:
                 yield Span(match.start, match.end, "phone")
+        # and one the library does not split (a Mexican mobile's old "1"): a plus, a country
+        # code and eight to fifteen digits in groups
+        for m in _INTERNATIONAL.finditer(text):
+            if 8 <= len(re.sub(r"\D", "", m.group())) <= 15:
+                yield Span(m.start(), m.end(), "phone")
 
 
 def _spoken_phones(text: str) -> Iterator[Span]:
