@@ -496,7 +496,7 @@ def test_a_customers_order_invoice_and_ticket_references_are_removed() -> None:
     """An article needs no one's order number, and each leads back to the customer."""
     result = redact("Order ORD-558213 and invoice INV-2024-00931 arrived; ticket #48213 can be closed. "
                     "The order 5520193 never came, reference WT-99812.")
-    assert result.text == ("Order [reference] and invoice [reference] arrived; ticket #[reference] can be closed. "
+    assert result.text == ("Order [reference] and invoice [reference] arrived; ticket [reference] can be closed. "
                            "The order [reference] never came, reference [reference].")
     assert result.counts == {"reference": 5}
 
@@ -758,5 +758,21 @@ def test_a_capitalised_run_after_a_possessive_is_a_thing_owned() -> None:
     ],
 )
 def test_blind21_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # the sign that marks a reference goes with it
+        ("Order #A7731-2290 never shipped.", "#A7731-2290", "reference"),
+        # "codice cliente", the noun before its owner
+        ("Il mio codice cliente è CL998812.", "CL998812", "account_number"),
+        # a year, a month's name and a day
+        ("DOB: 1990-Jan-15", "1990-Jan-15", "date_of_birth"),
+    ],
+)
+def test_blind22_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
     result = redact(text)
     assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text

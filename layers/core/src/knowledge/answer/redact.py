@@ -131,7 +131,7 @@ _ID_VALUE = (r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,34}\d(?-i:-?[A-Z]{1,2})?|(?-i:[
 _CUSTOMER_NUMBER = re.compile(
     rf"(?i)\b{_ID_OWNER}[ -]?(?:number|no\.?|nr\.?|num|id|nummer|número|numero|code|#)\s*"
     r"(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*" + _ID_VALUE +
-    r"|(?i:\b(?:numéro|número|numero|numer|n[°º])\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
+    r"|(?i:\b(?:numéro|número|numero|numer|n[°º]|codice|código|code)\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
     r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
 )
 #: the references of one customer's order, invoice, booking, transfer or ticket ("order ORD-558213",
@@ -605,7 +605,7 @@ _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](
          rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
          rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{_MONTHS})[\s-]+(?:(?:de|del|of)\s+)?\d{{4}}|"
          rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
-         rf"(?i:{_MONTHS})[\s,]+(?:(?:de|of)\s+)?\d{{4}}|"
+         rf"(?i:{_MONTHS})[\s,]+(?:(?:de|of)\s+)?\d{{4}}|\d{{4}}[-/ ](?i:{_MONTHS})[-/ ]\d{{1,2}}|"
          rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+(?i:{_MONTHS})[\s-]+'?\d{{2}}(?![\d:])|"
          rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+'?\d{{2}}(?![\d:]))")
 _BIRTH = re.compile(
@@ -797,7 +797,9 @@ def _references(text: str) -> Iterator[Span]:
     for m in _REFERENCE.finditer(text):
         group = 1 if m.group(1) else 2
         if len(re.sub(r"\D", "", m.group(group))) >= 4:
-            yield Span(m.start(group), m.end(group), "reference")
+            start = m.start(group)
+            # "#A7731-2290": the sign that marks the number goes with it
+            yield Span(start - 1 if start and text[start - 1] == "#" else start, m.end(group), "reference")
 
 
 def _id_documents(text: str) -> Iterator[Span]:
