@@ -167,9 +167,11 @@ _CPF_SHAPE = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])")
 _OBF_AT = r"(?:[ \t]*[\[({<][ \t]*(?:at|AT|@)[ \t]*[\])}>][ \t]*|[ \t]+(?:at|AT)[ \t]+|[ \t]*@[ \t]*)"
 _OBF_DOT = r"(?:[ \t]*[\[({<][ \t]*(?:dot|DOT|\.)[ \t]*[\])}>][ \t]*|[ \t]+(?:dot|DOT)[ \t]+|[ \t]+\.[ \t]+|\.)"
 _OBF_EMAIL = re.compile(
-    r"(?<![\w.@])([A-Za-z0-9][A-Za-z0-9_%+-]*(?:" + _OBF_DOT + r"[A-Za-z0-9_%+-]+)*)"
-    r"(" + _OBF_AT + r")([A-Za-z0-9-]+(?:" + _OBF_DOT + r"[A-Za-z0-9-]+)*" + _OBF_DOT + r"[A-Za-z]{2,6})(?![\w])"
+    r"(?<![\w.@])([A-Za-z0-9][A-Za-z0-9_%+-]{0,63}(?:" + _OBF_DOT + r"[A-Za-z0-9_%+-]{1,63}){0,4})"
+    r"(" + _OBF_AT + r")([A-Za-z0-9-]{1,63}(?:" + _OBF_DOT + r"[A-Za-z0-9-]{1,63}){0,4}" + _OBF_DOT + r"[A-Za-z]{2,6})"
+    r"(?![\w])"
 )
+_AT_SIGN = re.compile(r"@|(?i:[\[({<][ \t]*at[ \t]*[\])}>])|[ \t](?:at|AT)[ \t]")
 
 
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
@@ -485,10 +487,10 @@ _FROM_TEAM = re.compile(
 #: a handle after the words for getting into an account ("locked out of trader_jo3")
 _HANDLE_AFTER = re.compile(
     r"(?i:\b(?:locked\s+out\s+of|log(?:ged)?\s+(?:in)?to|sign(?:ed)?\s+(?:in)?to|access\s+to|log\s+in\s+to)\s+)"
-    r"[\"'“‘]?([A-Za-z][\w.]*(?:_[\w.]*\d|\d[\w.]*_|[a-z]\d{2,})[\w.]*)(?<![.])")
+    r"[\"'“‘]?([A-Za-z][\w.]{1,40})(?<![.])")
 #: a handle said to be someone's on a platform ("pixelpusher_22 on the forum")
 _HANDLE_ON = re.compile(
-    r"(?<![\w@])([A-Za-z][\w.]*[_.\d][\w.]*(?<![.]))[ \t]+on[ \t]+(?:the[ \t]+)?(?i:forum|discord|reddit|telegram|"
+    r"(?<![\w.@])([A-Za-z][\w.]{1,40}(?<![.]))[ \t]+on[ \t]+(?:the[ \t]+)?(?i:forum|discord|reddit|telegram|"
     r"twitter|instagram|steam|github|community|server|xbox|psn|twitch|tiktok)\b")
 #: a message's last line that is one to three capitalised words under a line of text: who wrote it
 _LAST_LINE_NAME = re.compile(
@@ -644,9 +646,11 @@ def _people(text: str) -> Iterator[Span]:
         if re.search(r"[\d_.]", m.group(1)):
             yield Span(m.start(1), m.end(1), "username")
     for m in _HANDLE_AFTER.finditer(text):
-        yield Span(m.start(1), m.end(1), "username")
+        if re.search(r"_.*\d|\d.*_|[a-z]\d{2,}", m.group(1)):  # "trader_jo3", not "the dashboard"
+            yield Span(m.start(1), m.end(1), "username")
     for m in _HANDLE_ON.finditer(text):
-        yield Span(m.start(1), m.end(1), "username")
+        if re.search(r"[_.\d]", m.group(1)):  # a handle, not "Maria on the forum"
+            yield Span(m.start(1), m.end(1), "username")
     for pattern in (_HANDLE, _DISCORD):
         for m in pattern.finditer(text):
             yield Span(m.start(), m.end(), "username")
@@ -666,7 +670,8 @@ _CURRENCY_WORDS = (r"USD|EUR|GBP|CAD|AUD|CHF|JPY|BTC|ETH|USDT|USDC|LTC|XMR|TRX|S
                    r"pounds?|bucks")
 _AMOUNT = re.compile(
     rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥₹₩₽₺₪₫₱฿₴₦]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
-    r"|(?<![\w.,])\d[\d.,\u00a0 ]*(?<=\d)\s?(?:[€$£¥₹₩₽₺₪₫₱฿₴₦]|zł|Kč|kr|Ft|lei|руб|₸)(?![\w])"
+    r"|(?<![\w.,])(?:\d{1,3}(?:[.,\u00a0 ]\d{3})+|\d+)(?:[.,]\d{1,2})?\s?(?:[€$£¥₹₩₽₺₪₫₱฿₴₦]|zł|Kč|kr|Ft|lei|руб|₸)"
+    r"(?![\w])"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
     rf"|\b\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY_WORDS})\b"
     r"|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|INR|ZAR|SGD|HKD|NZD|TRY|AED)\s?"
@@ -774,6 +779,8 @@ def _emails(text: str) -> Iterator[Span]:
     for plain in _EMAIL.finditer(text):
         yield Span(plain.start(), plain.end(), "email")
     pos = 0
+    if not _AT_SIGN.search(text):
+        return
     while found := _OBF_EMAIL.search(text, pos):
         m = found
         pos = m.start() + 1
@@ -894,7 +901,8 @@ def _amounts(text: str) -> Iterator[Span]:
         # "It was only 0.8 ETH": a sentence opening on a pronoun speaks of the one before
         context = previous if _REFERS_BACK.match(body) else ""
         for m in _AMOUNT.finditer(body):
-            before = body[: m.start()]
+            # the words near it decide; a window keeps a sentence of many amounts linear
+            before = body[max(0, m.start() - 300) : m.start()]
             after = body[m.end() : m.end() + 40]
             near_before = " ".join(before.split()[-5:])
             if _POLICY.search(near_before) and not re.search(r"(?i)\b(?:my|your)\b", near_before):
