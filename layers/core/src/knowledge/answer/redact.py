@@ -18,29 +18,48 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import phonenumbers
 from stdnum import bitcoin, iban, luhn
+from stdnum.br import cpf
 from stdnum.exceptions import ValidationError
+from stdnum.us import ssn
 
-from . import name_lexicon
+from . import addresses, name_lexicon
 
 #: The kinds of data removed (overlapping spans go to the kind ranked first in ``_PRIORITY``).
 KINDS: tuple[str, ...] = (
-    "email", "secret", "crypto_wallet", "iban", "card", "account_number", "ip_address", "phone",
-    "street_address", "amount", "person_name", "date_of_birth", "username",
+    "email", "secret", "crypto_wallet", "iban", "card", "account_number", "national_id", "ip_address", "phone",
+    "street_address", "amount", "person_name", "date_of_birth", "username", "reference",
 )
 #: High-entropy strings are secrets too, but a wallet, IBAN, card or account number that
 #: happens to look random keeps its own kind: they rank after those, as this internal kind.
 _GENERIC_SECRET = "secret?"
 _PRIORITY = {k: i for i, k in enumerate(("email", "secret", "crypto_wallet", "iban", "card", "account_number",
+                                          "national_id",
                                           _GENERIC_SECRET, "ip_address", "phone", "date_of_birth", "street_address",
-                                          "username", "person_name", "amount"))}
+                                          "username", "person_name", "amount", "reference"))}
 #: Regions whose national phone formats are recognised (international +NN numbers always are).
 DEFAULT_PHONE_REGIONS: tuple[str, ...] = ("US", "GB", "DE", "FR", "ES", "IT", "NL", "IN", "AU", "BR")
+#: regions whose national formats are read only after a word for a telephone ("mobile", "手机")
+_CUED_PHONE_REGIONS: tuple[str, ...] = (
+    "CA", "MX", "AR", "CL", "CO", "PE", "IE", "PT", "BE", "CH", "AT", "PL", "CZ", "SK", "HU", "RO", "BG", "GR",
+    "SE", "NO", "DK", "FI", "TR", "RU", "UA", "IL", "AE", "SA", "EG", "MA", "NG", "KE", "ZA", "GH", "PK", "BD",
+    "CN", "HK", "TW", "JP", "KR", "SG", "MY", "TH", "VN", "PH", "ID", "NZ")
+_INTERNATIONAL = re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?![\d])")
+_DATE_SHAPE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-](?:19|20)\d{2}|(?:19|20)\d{2}[./-]\d{1,2}[./-]\d{1,2}")
+_YEAR_RANGE = re.compile(r"(?:19|20)\d{2}\s*[-–/]\s*(?:(?:19|20)\d{2}|\d{2})")
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_SPOKEN_NUMBER = re.compile(
+    rf"(?i)\b(?:(?:double|triple)[ -]+)?{_DIGIT_WORD}(?:[ ,-]+(?:(?:double|triple)[ -]+)?{_DIGIT_WORD}){{5,}}\b")
+_PHONE_CUE = re.compile(
+    r"(?i)(?:\b(?:phone|mobile|cell|cellphone|tel|telephone|whats\s?app|call|ring|text|sms|reach|handy|telefon|"
+    r"festnetz|tel[ée]fono|telefone|cellulare|t[ée]l[ée]phone|portable|m[óo]vil|celular|kom[óo]rk|mobil|gsm|"
+    r"puhelin|telefonnummer|telefoonnummer)\w*|手机|電話|携帯|电话|전화|휴대폰|телефон|мобильн)")
 
 
 @dataclass(frozen=True)
@@ -71,7 +90,16 @@ _SECRET_PREFIXED = re.compile(
     re.IGNORECASE,
 )
 _BEARER = re.compile(
-    r"(?i)(?<![a-z])(?:bearer|token|password|passwd|pwd|secret|passcode|pin)\b\s*(?:is\s+|[:=]\s*)?([^\s,;]{8,})")
+    r"(?i)(?<![a-z])(?:bearer|token|password|passwd|pwd|pw|pass|secret|passcode|pin|passwort|kennwort|contraseña|"
+    r"mot\s+de\s+passe|senha|hasło|wachtwoord|parola|lösenord|adgangskode)\b\s*"
+    r"(?:is\s+|ist\s+|es\s+|est\s+|é\s+|to\s+|[:=]\s*)?([^\s,;]{8,})")
+#: the security code and expiry printed on a card ("CVV 381", "exp 09/27")
+_CARD_CODE = re.compile(
+    r"(?i:\b(?:cvv2?|cvc2?|csc|cid|security\s+code|card\s+code|prüfnummer|código\s+de\s+seguridad|cryptogramme)"
+    r"\s*(?:is|:|=)?\s*)(\d{3,4})\b")
+_CARD_EXPIRY = re.compile(
+    r"(?i:\b(?:exp(?:iry|iration|ires)?(?:\s+date)?|valid\s+(?:thru|through|until)|gültig\s+bis|vence|"
+    r"date\s+d'expiration|scadenza)\.?\s*(?:is|:|=)?\s*)((?:0?[1-9]|1[0-2])\s?/\s?(?:\d{2}|20\d{2}))(?![\d/])")
 _LONG_TOKEN = re.compile(r"(?<![\w/.-])[A-Za-z0-9_+/-]{20,}={0,2}(?![\w/.=-])")
 _BASE58 = "1-9A-HJ-NP-Za-km-z"
 _WALLETS = [
@@ -85,62 +113,115 @@ _WALLETS = [
     (re.compile(rf"(?<![\w])T[{_BASE58}]{{33}}(?![\w])"), "base58"),  # Tron
     (re.compile(rf"(?<![\w])[{_BASE58}]{{32,44}}(?![\w])"), "base58"),  # Solana and other base58 keys
 ]
-_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
+_CARD = re.compile(r"(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\d.])")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?:[ -]?[a-z0-9]){11,30})"
+                   r"(?![A-Za-z0-9])")
 _ACCOUNT = re.compile(
-    r"(?i)\b(?:account|acct|a/c|acc)\.?\s*(?:number|no\.?|num|#)?\s*(?:is|:|=|#)?\s*((?:\d[ -]?){5,17}\d)\b"
+    r"(?i)\b(?:account|acct|a/c|acc|konto|compte|cuenta|conta|conto|rekening|konta)\.?\s*(?:number|no\.?|num|#)?\s*"
+    r"(?:is|ist|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
     r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
+    r"|\b(?:destination\s+tag|dest(?:ination)?\.?\s+tag|tag|memo)\s*(?:id|number|no\.?|#)?\s*(?:is|:|=)?\s*(\d{4,12})\b"
 )
-#: numbers that name a customer (an order or invoice number names a purchase, and stays)
+#: numbers that name a customer or their account (an order or invoice number names a purchase,
+#: and stays): "customer ID AC-2284913", "Kundennummer ist KD-7781203", "numéro de client : 5521"
+_ID_OWNER = (r"(?:account|acct|customer|client|member|membership|player|wallet|profile|loyalty|subscriber|contract|"
+             r"policy|patient|kunden|konto|mitglieds|vertrags|klanten|klant|rekening|cliente|socio|abonné|abonado)")
+_ID_VALUE = (r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,34}\d(?-i:-?[A-Z]{1,2})?|(?-i:[A-Z]{1,5})[/-]?\d{4,12}"
+             r"(?-i:-?[A-Z]{1,2})?)\b")
 _CUSTOMER_NUMBER = re.compile(
-    r"(?i)\b(?:customer|client|member|membership|kunden|mitglieds|cliente|socio)[ -]?(?:number|no\.?|num|id|nummer|"
-    r"número|numero|#)\s*(?:is|:|=)?\s*((?-i:[A-Z]{0,4})[ -]?\d[\d -]{3,18}\d)\b"
-    r"|\b(?:numéro\s+(?:de\s+)?client|n°\s*client)\s*:?\s*([A-Z]{0,4}[ -]?\d[\d -]{3,18}\d)\b"
+    rf"(?i)\b{_ID_OWNER}[ -]?(?:number|no\.?|nr\.?|num|id|nummer|número|numero|code|#)\s*"
+    r"(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*" + _ID_VALUE +
+    r"|(?i:\b(?:numéro|número|numero|numer|n[°º]|codice|código|code)\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
+    r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
 )
+#: the references of one customer's order, invoice, booking, transfer or ticket ("order ORD-558213",
+#: "invoice INV-2024-00931", "reference WT-99812", "ticket #48213"): nothing an article needs, and
+#: each leads back to the customer
+_REFERENCE = re.compile(
+    r"(?i:\b(?:order|invoice|inv|transaction|txn|booking|reservation|reference|ref|tracking|ticket|case|claim|"
+    r"receipt|shipment|parcel|bestellung|bestellnummer|rechnung|rechnungsnummer|commande|facture|pedido|factura|"
+    r"ordine|fattura|bestelling|factuur|zamówienie|faktura|注文番号|订单号?)(?=[\s:#=：]|(?<=[\u3000-\u9fff]))"
+    r"(?:[ \t]*(?:id|number|no\.?|nr\.?|num|#|code|nummer|número|numéro|numero))?(?:[ \t]*(?:is|:|=|#))*[ \t]*)"
+    r"((?-i:[A-Z]{0,5})[-/]?\d[\dA-Z-]{3,24}(?<=[\dA-Z]))(?![\w-])"
+    # the shape alone, unless the letters name a product's bug, standard or release
+    r"|(?<![\w-])(?!(?:BUG|CVE|RFC|ISO|SHA|UTF|PR|ERR|KB|DOC|FAQ|SKU|API|HTTP|TLS|SSL|JIRA|REL|VER|V)-)"
+    r"((?-i:[A-Z]{2,5})-\d{4,}(?:-[\dA-Z]+)*)(?![\w-])"
+)
+#: identity documents and tax numbers, after the words that name them ("passport number X1234567",
+#: "SSN 123-45-6789", "NIE X-1234567-L", "CPF 123.456.789-09"); a US social security number and a
+#: Brazilian CPF are also recognised by their shape where their checks pass (``python-stdnum``)
+_ID_DOCUMENT = re.compile(
+    r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paszport|personalausweis|ausweis|"
+    r"national\s+(?:id|identity|insurance)|id\s+card|identity\s+card|id|ssn|social\s+security|tax\s+(?:id|code)|"
+    r"tin|nino?|driver'?s\s+licen[cs]e|driving\s+licen[cs]e|licen[cs]e|steuer-?id|steuernummer|dni|nie|nif|cpf|"
+    r"rg|aadhaar|aadhar|pan|pesel|bsn|codice\s+fiscale|personnummer|cpr|nric|sin|carte\s+d'identit[ée]|"
+    r"documento|c[ée]dula|curp|rfc))"
+    r"(?:[ \t]+(?i:number|no\.?|nr\.?|num|#|card|nummer|número|numero|numéro))?"
+    r"(?:[ \t]*(?i:is|ist|es|est|è|é|är|er|on|jest|je|to|:|=|#|-))*[ \t]*"
+    r"((?-i:[A-Z]{0,5}[ -]?\d[\dA-Z]*(?:[ .-][\dA-Z]*\d[\dA-Z]*)*(?:[ .-]?[A-Z](?![\w]))?))(?![\w-])"
+)
+_SSN_SHAPE = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+_CPF_SHAPE = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])")
+#: an email address written out so that a machine would not read it: "anna dot meyer at gmail
+#: dot com", "r.okonkwo[at]gmail[dot]com", "kim (at) mail (dot) de"
+_OBF_AT = r"(?:[ \t]*[\[({<][ \t]*(?:at|AT|@)[ \t]*[\])}>][ \t]*|[ \t]+(?:at|AT)[ \t]+|[ \t]*@[ \t]*)"
+_OBF_DOT = r"(?:[ \t]*[\[({<][ \t]*(?:dot|DOT|\.)[ \t]*[\])}>][ \t]*|[ \t]+(?:dot|DOT)[ \t]+|[ \t]+\.[ \t]+|\.)"
+_OBF_EMAIL = re.compile(
+    r"(?<![\w.@])([A-Za-z0-9][A-Za-z0-9_%+-]{0,63}(?:" + _OBF_DOT + r"[A-Za-z0-9_%+-]{1,63}){0,4})"
+    r"(" + _OBF_AT + r")([A-Za-z0-9-]{1,63}(?:" + _OBF_DOT + r"[A-Za-z0-9-]{1,63}){0,4}" + _OBF_DOT + r"[A-Za-z]{2,6})"
+    r"(?![\w])"
+)
+_AT_SIGN = re.compile(r"@|(?i:[\[({<][ \t]*at[ \t]*[\])}>])|[ \t](?:at|AT)[ \t]")
+
+
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}(?![\w:])")
-_STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive|Dr|Court|Ct|Way|Place|Pl|"
-                  r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Row|Gardens|Grove)")
-_STREET = re.compile(
-    r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\w{1,5},?\s+)?"
-    r"\b\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][A-Za-z'-]+\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
-    r"(?:\s+(?:North|South|East|West|N|S|E|W|NE|NW|SE|SW)\b\.?)?"
-    r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Fl|#)\.?\s*#?\s*[\w-]+)?"
-    r"(?:,\s*[A-Z][a-z][A-Za-z'-]*(?![\w])(?:\s[A-Z][a-z][A-Za-z'-]*(?![\w])){0,2}(?:\s\d{1,2}(?![\w]))?){0,2}"
-    r"(?:,?\s*(?:[A-Z]{2,3}\s+\d{4,5}(?:-\d{4})?|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}"
-    r"|[A-Z]{2}\s+[A-Z]\d[A-Z]\s?\d[A-Z]\d))?"
-    r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|straat|laan|gracht|plein|"
-    r"vej|gatan|gata|veien)\s+\d{1,4}[a-z]?(?:,\s*\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß]+)?"
-    r"|\b(?:Calle|Avenida|Av\.|Rue|Via|Viale|Piazza|Corso|Rua|Plaza|Paseo|Carrer|Chemin|Allée|Place|ul\.|ulica|"
-    r"al\.|aleja|Strada|Bulevardul|Calea|utca|ulitsa)\s+"
-    r"(?:[^\W\d_][\w'.-]*\s+){0,4}?\d{1,4}[a-z]?(?:/\d{1,4}[a-z]?)?(?![\w])"
-    r"(?:,\s*(?:\d{2}-\d{3}|\d{4,5})\s+[^\W\d_][\w-]+(?:\s+(?:(?:de|del|di|la|am|an|sur)\s+)?[^\W\d_][\w-]+){0,2})?"
-    r"|\b\d{1,4}(?:\s?(?:bis|ter|[a-z]))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|"
-    r"cours|route|calle|via|viale|rua)(?:\s+[^\W\d_][\w'’-]*){1,4}"
-    r"(?:,\s*(?:\d{2}-\d{3}|\d{4,5})\s+[^\W\d_][\w-]+(?:\s+(?:(?:de|del|di|la|am|an|sur)\s+)?[^\W\d_][\w-]+){0,2})?"
-    r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}(?:,\s*[A-Z][A-Za-z'-]+(?:\s[A-Z][A-Za-z'-]+)?)?"
-    r"(?:,?\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?)?"
-)
 # -- people: names, dates of birth, handles (found by the words around them) ---------------------
 # A name is found where the text says it is one ("my name is", "account holder", a greeting,
 # "Mr", a sign-off): capitalised words after such a cue, never a word of the stop list.
-_UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽ"
+_UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽА-ЯЁІЇЄΑ-Ω"
 _NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[^\W\d_]+(?:[-'’][{_UPPER}]?[^\W\d_]+)?"
 _PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y)"
-_NAME_SEQ = rf"{_NAME_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_NAME_WORD}){{0,3}}"
+_NAME_SEQ = (rf"{_NAME_WORD}(?:[ \t]+(?:(?:{_PARTICLE}[ \t]+){{1,2}}|[{_UPPER}]\.?[ \t]+)?{_NAME_WORD}){{0,3}}"
+             r"(?![\w@])")
 _NAME_CUES = re.compile(
     r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
-    r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|"
-    r"hier\s+ist|ich\s+bin|je\s+suis|je\s+m'appelle|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|"
-    r"titular\s+es|titular|sono|mi\s+chiamo|mijn\s+naam\s+is|ik\s+ben|nazywam\s+si[eę]|ben|ad[ıi]m)(?:\s+is)?)\s*[:,-]?\s+"
+    r"(?:sur|last\s+|family\s+|first\s+|given\s+|maiden\s+|middle\s+|legal\s+)name|"
+    r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|attn|attention|"
+    r"calls?\s+me|called\s+me|known\s+as|go(?:es)?\s+by|nickname\s+is|prefers?\s+to\s+be\s+called|"
+    r"name\s+on\s+(?:the\s+|my\s+)?(?:card|account|passport|id|licen[cs]e)(?:\s+is)?|"
+    r"hier\s+ist|ich\s+bin|ich\s+heiße|ich\s+heisse|mein\s+name\s+ist|kontoinhaber(?:in)?|je\s+suis|je\s+m'appelle|"
+    r"mon\s+nom\s+est|titulaire|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|titular\s+es|titular|sono|"
+    r"mi\s+chiamo|il\s+mio\s+nome\s+è|intestatario|meu\s+nome\s+é|me\s+chamo|mijn\s+naam\s+is|ik\s+ben|ik\s+heet|"
+    r"nazywam\s+si[eę]|mam\s+na\s+imi[eę]|jmenuji\s+se|jag\s+heter|mitt\s+namn\s+är|jeg\s+heter|mit\s+navn\s+er|"
+    r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати|я|είμαι(?:\s+[οη])?|με\s+λένε|"
+    r"tôi\s+là|tên\s+tôi\s+là|tôi\s+tên\s+là|mình\s+là|em\s+là|saya|ako\s+si|ang\s+pangalan\s+ko\s+ay|"
+    r"jeg\s+hedder|jeg\s+er|mitt\s+navn\s+er|nimeni\s+on|olen|"
+    r"ονομάζομαι|λέγομαι)"
+    r"(?:\s+(?:is|was|used\s+to\s+be))?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
-    r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|cordialement|"
-    r"saludos|atentamente|cordiali\s+saluti|pozdrawiam|met\s+vriendelijke\s+groet|"
+    r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
+    r"cordialement|bien\s+à\s+vous|saludos\s+cordiales|un\s+saludo|saludos|atentamente|cordiali\s+saluti|"
+    r"distinti\s+saluti|atenciosamente|abraços|cumprimentos|pozdrawiam|met\s+vriendelijke\s+groet|groetjes|groeten|"
+    r"med\s+vänlig\s+hälsning|hälsningar|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением)"
+    r"\s*,?\s+"
+    # greetings and thanks: the name follows on the same line ("Hello,\nChrome crashes" is no name)
+    r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:good\s+morning|good\s+afternoon|good\s+evening|greetings|"
     r"hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|"
-    r"bonjour|hola|hallo|grüezi|ciao|danke|merci|gracias|obrigad[oa]|dzięki|dziękuję)\s*,?\s+"
-    r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Monsieur|Madame|Mme|M\.|Señor|Señora|Sr|Sra|Signor|Signora|Pan|Pani)"
+    r"bonjour|bonsoir|salut|hola|buenos\s+días|buenas\s+tardes|buenas|hallo|guten\s+(?:tag|morgen|abend)|"
+    r"sehr\s+geehrte[rs]?|liebe[rs]?|grüezi|servus|moin|ciao|buongiorno|buonasera|gentile|caro|cara|olá|ola|"
+    r"oi|querid[oa]|estimad[oa]|prezad[oa]|beste|geachte|hej|hei|moi|szia|ahoj|dzień\s+dobry|witam|"
+    r"merhaba|привет|здравствуйте|добрый\s+день|уважаем(?:ый|ая)|"
+    r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо)[ \t]*,?[ \t]+"
+    r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
+    r"Señor|Señora|Señorita|Srta|Sr|Sra|Signor|Signora|Sig|Sig\.ra|Dott|Pan|Pani|Panie|Panu|Pana|Meneer|Mevrouw|"
+    r"Dhr|Mevr|"
+    r"Senhor|Senhora|Г-н|Г-жа|господин|госпожа|Κύριε|Κύριος|Κυρία|κύριε|κύριος|κυρία|κ)"
     r"\.?\s+)"
     rf"({_NAME_SEQ})"
+    # a title and a surname that opens on its particle ("mevrouw de Jong", "Herr von Trapp")
+    r"|\b(?i:herr|frau|monsieur|madame|señor|señora|signor|signora|senhor|senhora|meneer|mevrouw|mr|mrs|ms|dr)\.?"
+    rf"[ \t]+((?:{_PARTICLE}[ \t]+){{1,2}}{_NAME_WORD})"
 )
 #: a turn that ends on two to four capitalised words after a full stop: a signature
 _SIGNATURE = re.compile(
@@ -161,37 +242,77 @@ _NOT_NAMES = frozenset((
     # name lists also hold as given names
     "hola", "hallo", "bonjour", "salut", "ciao", "grüezi", "servus", "moin", "hej", "hei", "tack", "ola", "olá",
     "danke", "merci", "gracias", "grazie", "obrigado", "obrigada", "dzięki", "dziękuję", "namaste", "merhaba",
-    "irish", "german",
+    "thx", "ty", "tia", "br", "rgds", "brgds", "kr", "asap", "pls", "plz",
+    "irish", "german", "bonsoir", "buenas", "buongiorno", "buonasera", "gentile", "caro", "cara", "oi", "beste",
+    "geachte", "hei", "moi", "szia", "ahoj", "witam", "bedankt", "takk", "spasibo", "liebe", "lieber", "liebes",
+    "sehr", "geehrte", "geehrter", "grüße", "saludos", "atentamente", "cordialement", "greetings", "mister",
+    "doctor", "professor", "mlle", "dott", "meneer", "mevrouw", "senhor", "senhora", "querido", "querida",
+    "estimado", "estimada", "prezado", "prezada", "привет", "здравствуйте", "спасибо",
+    # the pronouns, articles and possessives of other languages, which open sentences after a thanks
+    "ihr", "ihre", "ihren", "ihrem", "sie", "wir", "ich", "du", "es", "das", "der", "die", "den", "dem", "ein",
+    "eine", "mein", "meine", "dein", "unser", "unsere", "vielen", "nous", "vous", "votre", "vos", "notre",
+    "le", "la", "les", "un", "une", "el", "los", "las", "su", "sus", "usted", "ustedes", "le", "il", "lo", "gli",
+    "je", "tu", "ons", "uw", "jij", "wij", "het", "een", "o", "os", "seu", "sua", "você", "vocês", "nosso",
+    "twoje", "twój", "nasz", "wasz", "pan", "pani", "panie", "panu", "pana", "ваш", "ваша", "мы", "вы", "я",
+    # nationalities and languages, which the name lists hold as surnames ("French", "English")
+    "english", "french", "spanish", "italian", "dutch", "polish", "swedish", "danish", "norwegian", "finnish",
+    "greek", "russian", "chinese", "japanese", "korean", "indian", "brazilian", "mexican", "american", "british",
+    "canadian", "australian", "swiss", "austrian", "belgian", "portuguese", "turkish", "arabic", "hindi",
+    "kenyan", "nigerian", "scottish", "welsh", "european", "african", "asian", "latin", "hungarian", "czech",
+    "romanian", "ukrainian", "thai", "vietnamese", "filipino", "indonesian", "persian", "hebrew", "israeli",
     # months and days, which the name lists also hold as given names ("It's June already")
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 ))
 #: titles that may come between a greeting and a name ("Danke Herr Meier")
 _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "frau", "monsieur", "madame", "mme",
-                     "señor", "señora", "sr", "sra", "signor", "signora", "pan", "pani"))
+                     "señor", "señora", "sr", "sra", "signor", "signora", "pan", "pani", "mister", "doctor",
+                     "professor", "sir", "hr", "fr", "mlle", "dra", "señorita", "srta", "sig", "sig.ra", "dott",
+                     "meneer", "mevrouw", "dhr", "mevr", "senhor", "senhora", "г-н", "г-жа", "господин",
+                     "госпожа", "κύριε", "κύριος", "κυρία", "κ", "panie", "panu", "pana"))
 
 
 def _is_name_word(word: str) -> bool:
     return word.lower().strip("'’") not in _NOT_NAMES
 
 
+def _cue_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Every match, the next one searched from where this one's name starts: a cue may sit
+    inside the words another cue took ("Gentile Sig.ra Bellini")."""
+    pos = 0
+    while m := pattern.search(text, pos):
+        yield m
+        pos = max(m.start(_group(m)), m.start() + 1)
+
+
+def _group(m: re.Match[str]) -> int:
+    """The number of the group that matched (a pattern of alternatives has one per cue)."""
+    return next(g for g in range(1, (m.re.groups or 1) + 1) if m.group(g) is not None)
+
+
 def _names(text: str) -> Iterator[Span]:
     for pattern in (_NAME_CUES, _SIGNATURE):
-        for m in pattern.finditer(text):
-            words = list(re.finditer(r"\S+", m.group(1)))
+        for m in _cue_matches(pattern, text):
+            g = _group(m)
+            words = list(re.finditer(r"\S+", m.group(g)))
             # keep the leading run of words that are not stop words
             kept = []
             while words and words[0].group().lower().rstrip(".") in _TITLES:
                 words.pop(0)
-            for w in words:
-                if not _is_name_word(w.group()):
-                    break
+            for i, w in enumerate(words):
+                word = w.group()
+                # inside a name, particles ("van der") and short given names ("Nguyễn Văn An") stay
+                inside = i > 0 and (re.fullmatch(_PARTICLE, word) is not None or (len(word) <= 2 and word[0].isupper()))
+                if (not _is_name_word(word) and not inside) or (i == 0 and word.isupper() and len(word) <= 3):
+                    break  # a stop word, or an acronym ("building name UK")
                 kept.append(w)
+            while kept and re.fullmatch(_PARTICLE, kept[-1].group()) and len(kept) > 1:
+                kept.pop()
             if not kept:
                 continue
-            start = m.start(1) + kept[0].start()
-            end = m.start(1) + kept[-1].end()
-            if re.fullmatch(_PARTICLE, kept[-1].group()):
+            start = m.start(g) + kept[0].start()
+            end = m.start(g) + kept[-1].end()
+            if re.fullmatch(_PARTICLE, kept[-1].group()) or kept[-1].group().rstrip(".").lower() in _COMPANY_WORDS:
                 continue
             yield Span(start, end, "person_name")
 
@@ -202,6 +323,13 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _TITLE_WORD = re.compile(r"[^\W\d_](?:['’][^\W\d_])?[^\W\d_A-Z]*(?:-[^\W\d_][^\W\d_A-Z]*)?")
 #: place words: "in Paris", "near Sofia" (a given name after them is a place more often)
 _LOCATIVE = frozenset(("in", "at", "near", "across", "within", "throughout", "around", "visiting"))
+_POSSESSIVE = frozenset(("my", "our", "your", "his", "her", "their", "its"))
+#: places the name lists also hold as given names: after "from", "to" or "of" they are places
+_PLACE_NAMES = frozenset(("georgia", "virginia", "carolina", "florence", "chelsea", "sydney", "austin", "dallas",
+                          "paris", "jordan", "india", "victoria", "savannah", "adelaide", "madison", "phoenix",
+                          "houston", "kent", "lincoln", "orlando", "charlotte", "regina", "alexandria", "sofia",
+                          "lourdes", "valencia", "aurora", "brooklyn", "vienna", "siena", "verona", "israel",
+                          "texas", "montana", "dakota", "florida", "nevada", "arizona", "indiana", "kansas"))
 
 
 def _ordinary(word: str) -> bool:
@@ -211,6 +339,18 @@ def _ordinary(word: str) -> bool:
         return True
     key = name_lexicon.key(word)
     return key in name_lexicon.ordinary_words() or word.lower().strip("'’") in _NOT_NAMES
+
+
+def _ordinary_form(word: str) -> bool:
+    """An ordinary word, or an inflected form of one ("types", "queued", "settings")."""
+    if _ordinary(word):
+        return True
+    w = name_lexicon.key(word)
+    forms = [w[:-1] if w.endswith("s") else "", w[:-2] if w.endswith("es") else "",
+             w[:-3] + "y" if w.endswith("ies") else "", w[:-2] if w.endswith("ed") else "",
+             w[:-1] if w.endswith("ed") else "", w[:-3] if w.endswith("ing") else "",
+             w[:-3] + "e" if w.endswith("ing") else ""]
+    return any(f and f in name_lexicon.ordinary_words() for f in forms)
 
 
 def _given(word: str) -> bool:
@@ -258,9 +398,18 @@ def _lexicon_names(text: str) -> Iterator[Span]:
     capitalised non-ordinary words after it ("Darnell Washington"); an ambiguous given name
     ("Grace", "May") only before a surname ("Grace O'Malley"); two non-ordinary capitalised
     words one of which is a surname ("Rahul Mehta"). Never after a place word ("in Paris")."""
+    place_until = -1  # where the last run read as a place ended
     for run, before in _capitalised_runs(text):
-        if before in _LOCATIVE:
+        # "in Toronto and Austin": a place word covers the places listed after it
+        listed = place_until >= 0 and re.fullmatch(r",?[ \t]+(?:and|or|&)[ \t]+|,[ \t]*",
+                                                    text[place_until : run[0].start()]) is not None
+        if before in _POSSESSIVE:
+            continue  # "our Wells Fargo account", "my Revolut card": a thing someone owns
+        if before in _LOCATIVE or listed or (before in ("from", "to", "of") and len(run) == 1
+                                             and run[0].group().lower() in _PLACE_NAMES):
+            place_until = run[-1].end()
             continue
+        place_until = -1
         words = [m.group() for m in run]
         # particles only join names: they never start or end one
         plain = [not re.fullmatch(_PARTICLE, w) and not _ordinary(w) for w in words]
@@ -283,10 +432,15 @@ def _lexicon_names(text: str) -> Iterator[Span]:
                                                       and plain[end + 1])
                                       or (_surname(words[end]) and words[end].lower() not in _NOT_NAMES)):
                 end += 1
-            yield Span(run[start].start(), run[end - 1].end(), "person_name")
+            # a name of one or two letters ("Le", "Li") is a word of some language more often
+            if end - start > 1 or len(words[start]) > 2:
+                yield Span(run[start].start(), run[end - 1].end(), "person_name")
             i = end
 
 
+#: given names that are also verbs, which follow a subject as often ("my son will pay")
+_NAME_VERBS = frozenset(("will", "may", "can", "mark", "bill", "sue", "rob", "grant", "pat", "drew", "jack", "don",
+                         "chase", "wade", "buck", "hunt", "gene", "art", "guy", "ray", "max", "bob", "nick"))
 #: someone named by their relation to the writer, or as the one to talk to
 _RELATION = re.compile(
     r"(?i:\bmy\s+(?:husband|wife|partner|brother|sister|mother|mom|mum|father|dad|son|daughter|friend|colleague|"
@@ -303,21 +457,62 @@ _LOWER_CUE = re.compile(
     r"signed|soy|ich\s+bin|je\s+suis)"
     r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
 )
+#: a listed given name in lower case before "here" ("hey, dmitri here")
+_LOWER_HERE = re.compile(r"(?:^|[,.!]\s*|\b(?i:hi|hey|hello|yo)[,!]?\s+)([a-zà-ÿ][a-zà-ÿ'’-]+)[ \t]+here\b")
+#: a sign-off and a listed given name in lower case closing the message ("thanks, liam")
+_LOWER_SIGN_OFF = re.compile(
+    r"(?i:\b(?:thanks|thank\s+you|thx|ty|cheers|regards|best|br|gracias|merci|danke|grazie|obrigad[oa]))"
+    r"[,!.]?[ \t]+([a-zà-ÿ][a-zà-ÿ'’-]+)[ \t]*[.!]*[ \t]*\Z")
 #: a line that is only a sign-off ("regards", "Best regards,"): the next line is a name
 _SIGN_OFF_LINE = re.compile(
     r"(?im)^[ \t]*(?:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|thanks\s+again|"
     r"yours\s+sincerely|yours\s+truly|sincerely|regards|thanks|thank\s+you|cheers|best|br|mit\s+freundlichen\s+grüßen|"
     r"viele\s+grüße|cordialement|saludos|atentamente|cordiali\s+saluti|pozdrawiam|met\s+vriendelijke\s+groet|"
-    r"groetjes|hälsningar|med\s+vänlig\s+hälsning)[ \t]*[,.!]?[ \t]*\n[ \t]*(?:[-–—~][ \t]*)?"
-    r"([^\W\d_][^\W\d_'’.-]*(?:[ \t]+[^\W\d_][^\W\d_'’.-]*){0,2})[ \t]*(?:,[^\n]*)?$"
+    r"groetjes|hälsningar|med\s+vänlig\s+hälsning|liebe\s+grüße|grüße|lg|mfg|bien\s+à\s+vous|"
+    r"bien\s+cordialement|saludos\s+cordiales|un\s+saludo|distinti\s+saluti|atenciosamente|abraços|cumprimentos|"
+    r"groeten|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением|thx|rgds|all\s+the\s+best|"
+    r"take\s+care|talk\s+soon|best\s+regards\s+from)[ \t]*[,.!]?[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~][ \t]*)?"
+    r"((?:[^\W\d_]\.[ \t]*)?[^\W\d_][^\W\d_'’.-]*(?:[ \t]+(?:[^\W\d_]\.|[^\W\d_][^\W\d_'’.-]*)){0,3})"
+    r"[ \t]*(?:,[^\n]*)?$"
 )
+#: a line of its own that is a given name and one or two more capitalised words (a signature block
+#: with an address or a title under it)
+_NAME_LINE = re.compile(
+    rf"(?m)^[ \t]*({_NAME_WORD}(?:[ \t]+(?:[{_UPPER}]\.?[ \t]+)?{_NAME_WORD}){{1,2}})[ \t]*$")
+#: someone named before the team they work in ("Jasmine from accounting said …")
+_FROM_TEAM = re.compile(
+    rf"({_NAME_WORD}(?:[ \t]+{_NAME_WORD})?)[ \t]+(?:from|in|at)[ \t]+(?:the[ \t]+|your[ \t]+|our[ \t]+)?"
+    r"(?i:support|accounting|accounts|billing|finance|sales|compliance|legal|hr|it|customer\s+service|"
+    r"customer\s+success|onboarding|security|payments|the\s+bank|your\s+team|the\s+branch)\b")
+#: a handle after the words for getting into an account ("locked out of trader_jo3")
+_HANDLE_AFTER = re.compile(
+    r"(?i:\b(?:locked\s+out\s+of|log(?:ged)?\s+(?:in)?to|sign(?:ed)?\s+(?:in)?to|access\s+to|log\s+in\s+to)\s+)"
+    r"[\"'“‘]?([A-Za-z][\w.]{1,40})(?<![.])")
+#: a handle said to be someone's on a platform ("pixelpusher_22 on the forum")
+_HANDLE_ON = re.compile(
+    r"(?<![\w.@])([A-Za-z][\w.]{1,40}(?<![.]))[ \t]+on[ \t]+(?:the[ \t]+)?(?i:forum|discord|reddit|telegram|"
+    r"twitter|instagram|steam|github|community|server|xbox|psn|twitch|tiktok)\b")
+#: a message's last line that is one to three capitalised words under a line of text: who wrote it
+_LAST_LINE_NAME = re.compile(
+    rf"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\Z")
+_COMPANY_WORDS = frozenset(("ltd", "inc", "gmbh", "llc", "corp", "co", "sa", "ag", "bv", "plc", "srl", "sas", "oy",
+                            "ab", "team", "support", "group", "bank"))
 #: names in scripts without capitals: after "I am" (我是, 我叫), before "です"/"입니다" after a greeting,
 #: between "मेरा नाम" and "है"
 _CJK_NAMES = re.compile(
     r"(?:我是|我叫|我的名字是|名字叫|私は|저는|제\s*이름은)\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,4}|[가-힣]{2,4})"
     r"|[、,，]\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,5})(?=です|と申します|といいます)"
     r"|[,，]\s*([가-힣]{2,4})(?=입니다|이에요|예요|라고\s*합니다)"
+    r"|(?:^|(?<=[。！\n]))\s*([\u4e00-\u9fff]{2,5})(?=です|と申します|といいます)"
     r"|(?:मेरा|मेरी)\s+नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)\s+(?=है)"
+    # Thai: "ผมชื่อ" / "ฉันชื่อ" / "ชื่อ" and a given name with its family name
+    r"|ชื่อ\s*([\u0e00-\u0e7f]+(?:\s[\u0e00-\u0e7f]+)?)"
+)
+#: Arabic, Persian and Hebrew: the word after "my name is" (اسمي, اسم من, שמי), and the next one
+#: when it is a family name (العلي, بن …) or a listed name; after "I am" (أنا) only a listed name
+_RTL_NAMES = re.compile(
+    r"(?:(اسمي|اسمى|إسمي|اسم\s+من|نام\s+من|שמי|קוראים\s+לי)|(?:أنا|انا|معك|من|אני))\s+"
+    r"([\u0600-\u06ff\u0590-\u05ff]+)(?:\s+([\u0600-\u06ff\u0590-\u05ff]+))?"
 )
 
 
@@ -325,10 +520,11 @@ def _context_names(text: str) -> Iterator[Span]:
     for m in _RELATION.finditer(text):
         words = list(re.finditer(r"\S+", m.group(1)))
         kept = []
-        for w in words:
+        for i, w in enumerate(words):
             word = w.group()
             capital = word[0].isupper()
-            if word.lower() in _NOT_NAMES or (not capital and not (_given(word) and not _ordinary(word))):
+            lower_name = _given(word) and (not _ordinary(word) or (i == 0 and word.lower() not in _NAME_VERBS))
+            if word.lower() in _NOT_NAMES or (not capital and not lower_name):
                 break
             if capital and _ordinary(word) and not _given(word):
                 break
@@ -357,27 +553,85 @@ def _context_names(text: str) -> Iterator[Span]:
         if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept):
             continue  # "Support Team", "The billing team"
         yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+    for m in _FROM_TEAM.finditer(text):
+        # a given name that is also a word needs a surname ("Bill from accounting" may be a bill)
+        named = m.group(1).split()
+        if (named[0].lower() not in _NOT_NAMES and not named[0].isupper()
+                and ((_given(named[0]) and len(named) > 1) or not _ordinary(named[0]))):
+            yield Span(m.start(1), m.end(1), "person_name")
+    for m in _NAME_LINE.finditer(text):
+        signed = m.group(1).split()
+        rest = [w for w in signed[1:] if len(w.rstrip(".")) > 1]
+        # under a sentence, a given name then words no dictionary has in any form ("Graham
+        # Whitlock"), never a heading of ordinary words ("Job Types") or an acronym ("Server IP")
+        above = text[: m.start()].rstrip(" \t\n")
+        if (above and above[-1] in ".!?," and _given(signed[0]) and signed[0].lower() not in _NOT_NAMES and rest
+                and not any(w.isupper() or _ordinary_form(w) or w.lower() in _NOT_NAMES or w.lower() in _COMPANY_WORDS
+                            for w in rest)):
+            yield Span(m.start(1), m.end(1), "person_name")
+    for m in _LOWER_HERE.finditer(text):
+        if _given(m.group(1)) and not _ordinary(m.group(1)):
+            yield Span(m.start(1), m.end(1), "person_name")
+    for m in _LOWER_SIGN_OFF.finditer(text):
+        if _given(m.group(1)) and not _ordinary(m.group(1)):
+            yield Span(m.start(1), m.end(1), "person_name")
+    for m in _LAST_LINE_NAME.finditer(text):
+        signed = m.group(1).split()
+        if (any(w.lower() in _NOT_NAMES or (w.isupper() and len(w) > 1) for w in signed)
+                or signed[-1].rstrip(".").lower() in _COMPANY_WORDS
+                or (_ordinary(signed[0]) and not _given(signed[0])) or (len(signed) == 1 and len(signed[0]) < 3)
+                or (_ordinary(signed[0]) and all(_ordinary_form(w) for w in signed[1:]) and len(signed) > 1)):
+            continue  # "Thanks", "The Support Team", "Brightwave Ltd"
+        yield Span(m.start(1), m.end(1), "person_name")
+    for m in _RTL_NAMES.finditer(text):
+        first, second = m.group(2), m.group(3)
+        if not m.group(1) and not _given(first):
+            continue
+        family = bool(second) and (second.startswith(("ال", "بن", "ابن", "أبو", "بنت")) or _given(second)
+                                   or _surname(second))
+        yield Span(m.start(2), m.end(3) if family else m.end(2), "person_name")
     for m in _CJK_NAMES.finditer(text):
-        group = next(g for g in (1, 2, 3, 4) if m.group(g))
+        group = next(g for g in range(1, 7) if m.group(g))
+        if group == 4 and not (_surname(m.group(4)[:2]) or _surname(m.group(4)[:1])):
+            continue  # "大丈夫です" opens a message too: a listed surname must open the name
         yield Span(m.start(group), m.end(group), "person_name")
 
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
            r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|janvier|février|mars|avril|mai|juin|juillet|août|septembre|"
            r"octobre|novembre|décembre|Januar|Februar|März|Juni|Juli|Oktober|Dezember|enero|febrero|marzo|abril|"
-           r"mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre)\.?")
-_DATE = (rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
+           r"mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|"
+           r"giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|"
+           r"dezembro|januari|februari|maart|mei|augustus|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|"
+           r"sierpnia|września|października|listopada|grudnia)\.?")
+_DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
          rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
-         rf"\d{{1,2}}(?:st|nd|rd|th|\.)?\s+(?:of\s+)?(?i:{_MONTHS})\s+\d{{4}})")
+         rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{_MONTHS})[\s-]+(?:(?:de|del|of)\s+)?\d{{4}}|"
+         rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
+         rf"(?i:{_MONTHS})[\s,]+(?:(?:de|of)\s+)?\d{{4}}|\d{{4}}[-/ ](?i:{_MONTHS})[-/ ]\d{{1,2}}|"
+         rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+(?i:{_MONTHS})[\s-]+'?\d{{2}}(?![\d:])|"
+         rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+'?\d{{2}}(?![\d:]))")
 _BIRTH = re.compile(
-    r"(?i:\b(?:born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|né|née|"
+    r"(?i:\b(?:born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|geburtstag|"
+    r"cumpleaños|anniversaire|compleanno|aniversário|verjaardag|urodziny|né|née|"
     r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
-    r"urodzon[ya]))\b[^.!?\n\d]{0,40}?" + rf"({_DATE})"
+    r"urodzon[ya]|data\s+de\s+nascimento|nascid[oa]|geboortedatum|geboren\s+op|fødselsdato|födelsedatum|"
+    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))(?:\b|(?<=\.))[^.!?\n\d]{0,40}?" + rf"({_DATE})"
+    r"|(?i:\bborn\s+in\s+)((?:19|20)\d{2})\b"
+    r"|(?:生年月日|出生日期|生日|생년월일)\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
 _HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
 _DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
+_PLATFORMS = (r"steam|psn|xbox|epic|riot|battle\.?net|twitch|discord|telegram|instagram|insta|tiktok|reddit|"
+              r"skype|github|gitlab|roblox|minecraft|game|gamer|player|account")
+_USERNAME_LATER = re.compile(
+    r"(?i:\b(?:user\s*name|username|login|user\s*id|handle|screen\s*name)\b[^.\n:]{1,30}?\b(?:is|:)\s*)"
+    r"([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])")
+_PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
-    r"benutzername|usuario|nome\s+utente))\s*(is\s+|[:=]\s*)?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
+    r"benutzername|usuario|nome\s+utente|ign|in-game\s+name|"
+    rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))\s*"
+    r"(is\s+|[:=]\s*)?[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
 
 
@@ -386,20 +640,39 @@ def _people(text: str) -> Iterator[Span]:
     yield from _lexicon_names(text)
     yield from _context_names(text)
     for m in _BIRTH.finditer(text):
-        yield Span(m.start(1), m.end(1), "date_of_birth")
+        group = next(g for g in (1, 2, 3) if m.group(g))
+        yield Span(m.start(group), m.end(group), "date_of_birth")
+    for m in _USERNAME_LATER.finditer(text):
+        if re.search(r"[\d_.]", m.group(1)):
+            yield Span(m.start(1), m.end(1), "username")
+    for m in _HANDLE_AFTER.finditer(text):
+        if re.search(r"_.*\d|\d.*_|[a-z]\d{2,}", m.group(1)):  # "trader_jo3", not "the dashboard"
+            yield Span(m.start(1), m.end(1), "username")
+    for m in _HANDLE_ON.finditer(text):
+        if re.search(r"[_.\d]", m.group(1)):  # a handle, not "Maria on the forum"
+            yield Span(m.start(1), m.end(1), "username")
     for pattern in (_HANDLE, _DISCORD):
         for m in pattern.finditer(text):
             yield Span(m.start(), m.end(), "username")
     for m in _USERNAME.finditer(text):
-        # "login from ..." is not a user name: one is said ("username: x") or looks like one
-        if m.group(1) or re.search(r"[\d_.]", m.group(2)):
+        # "login from ..." is not a user name: one is said ("username: x") or looks like one; a
+        # platform's name alone says nothing ("Discord is community-run")
+        cue = text[m.start() : m.start(1) if m.group(1) else m.start(2)]
+        said = bool(m.group(1)) and not _PLATFORM.fullmatch(cue.strip())
+        # "the user is blocked": after a bare "user", a word of the dictionary is no handle
+        if re.fullmatch(r"(?i)(?:user|login|handle)\s*", cue) and _ordinary(m.group(2)):
+            said = False
+        if said or re.search(r"[\d_.]", m.group(2)):
             yield Span(m.start(2), m.end(2), "username")
 
 
 _CURRENCY_WORDS = (r"USD|EUR|GBP|CAD|AUD|CHF|JPY|BTC|ETH|USDT|USDC|LTC|XMR|TRX|SOL|DOGE|XRP|dollars?|euros?|"
                    r"pounds?|bucks")
 _AMOUNT = re.compile(
-    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
+    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥₹₩₽₺₪₫₱฿₴₦]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
+    r"|(?<![\w.,])(?:\d{1,3}(?:[.,\u00a0 ]\d{3})+|\d+)(?:[.,]\d{1,2})?\s?(?:[€$£¥₹₩₽₺₪₫₱฿₴₦]|zł|Kč|kr|Ft|lei|руб|₸)"
+    r"(?![\w])"
+    r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
     rf"|\b\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY_WORDS})\b"
     r"|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|INR|ZAR|SGD|HKD|NZD|TRY|AED)\s?"
     r"\d[\d,.\s]*\d(?!\d)|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|PLN|BRL|INR|SGD)\s?\d\b)"
@@ -409,7 +682,8 @@ _PERSONAL = re.compile(
     r"received|lost|refund|refunded|owe|owed|credited|debited|missing|stolen|transferred|"
     # the same in the languages tickets most often come in
     r"j'ai|mon|ma|mes|payé|solde|versé|mein|meine|ich|habe|guthaben|kontostand|überwiesen|bezahlt|mi|mis|"
-    r"pagué|saldo|meu|minha|paguei|mio|mia|pagato|mijn|betaald|mój|moje|zapłaciłem|zapłaciłam)\b"
+    r"pagué|saldo|meu|minha|paguei|mio|mia|pagato|mijn|betaald|mój|moje|zapłaciłem|zapłaciłam|tenía|tenia|"
+    r"mera|meri|mere|maine|mujhe|mera|benim|hesabım|bakiyem|tengo|tinha|avevo|hatte)\b"
 )
 #: "the withdrawal of €500": a particular transaction, so someone's
 _THEIR_TRANSACTION = re.compile(
@@ -421,6 +695,15 @@ _THEIR_TRANSACTION = re.compile(
 _REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|cost|came))", re.IGNORECASE)
 _POLICY = re.compile(r"(?i)\b(?:minimum|maximum|min|max|fee|fees|limit|limits|cost|costs|price|at least|up to|"
                      r"more than|less than)\b")
+_BALANCE_WORD = re.compile(r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand)\b")
+_BARE_MOVED = re.compile(
+    r"(?i)\b(?:i|we)\s+(?:withdrew|deposited|sent|transferred|paid|lost|received|topped\s+up)\s+(\d[\d,.]*(?<=\d))"
+    r"(?![\d%]|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b|of\b|x\b))")
+_BARE_BALANCE = re.compile(
+    r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand|it|wallet|account)\s+(?:now\s+)?(?:says|shows|displays|reads|"
+    r"is\s+(?:at|now|only)|is|was|went\s+to|dropped\s+to|of|zeigt|ist|est|es|indica|mostra)\s*:?\s*"
+    r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))"
+)
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)")
 
 
@@ -446,6 +729,13 @@ def _secrets(text: str) -> Iterator[Span]:
             yield Span(m.start(), m.end(), _GENERIC_SECRET)
 
 
+def _card_codes(text: str) -> Iterator[Span]:
+    for m in _CARD_CODE.finditer(text):
+        yield Span(m.start(1), m.end(1), "secret")
+    for m in _CARD_EXPIRY.finditer(text):
+        yield Span(m.start(1), m.end(1), "card")
+
+
 def _wallets(text: str) -> Iterator[Span]:
     for pattern, check in _WALLETS:
         for m in pattern.finditer(text):
@@ -469,7 +759,7 @@ def _iban_valid(value: str) -> bool:
     """The IBAN check digits (ISO 7064 mod 97) and the country's length; a national check
     digit that fails (a mistyped account) still leaves personal data worth removing."""
     try:
-        iban.validate(value, check_country=False)
+        iban.validate(value.upper().replace("-", ""), check_country=False)
     except ValidationError:
         return False
     return True
@@ -480,15 +770,60 @@ def _ibans(text: str) -> Iterator[Span]:
         value = m.group()
         # the pattern may run into the next word: the longest valid prefix wins
         for end in range(len(value), 14, -1):
-            if value[end - 1] != " " and _iban_valid(value[:end]):
+            if value[end - 1] not in " -" and _iban_valid(value[:end]):
                 yield Span(m.start(), m.start() + end, "iban")
                 break
+
+
+def _emails(text: str) -> Iterator[Span]:
+    for plain in _EMAIL.finditer(text):
+        yield Span(plain.start(), plain.end(), "email")
+    pos = 0
+    if not _AT_SIGN.search(text):
+        return
+    while found := _OBF_EMAIL.search(text, pos):
+        m = found
+        pos = m.start() + 1
+        local, at, domain = m.group(1), m.group(2), m.group(3)
+        if "@" in at and not at.strip("@ \t") and "." in domain and not re.search(r"\s|\b(?:dot|DOT)\b", m.group()):
+            continue  # a plain address: found above
+        words = re.split(r"[^A-Za-z]+", local.lower())
+        # "email me at tomas dot kral at seznam dot cz": the address is not "me at tomas dot kral"
+        if local.lower() in _NOT_NAMES or words[0] in _NOT_NAMES:
+            continue
+        written_out = bool(re.search(r"[\[({<@]|\b(?:dot|DOT)\b", at + domain))
+        # "logged in at app.example.com": the word "at" with real dots needs a local part that is
+        # no ordinary word
+        if not written_out and not re.search(r"[._\d]", local) and _ordinary(local):
+            continue
+        yield Span(m.start(), m.end(), "email")
+        pos = m.end()
+
+
+def _references(text: str) -> Iterator[Span]:
+    for m in _REFERENCE.finditer(text):
+        group = 1 if m.group(1) else 2
+        if len(re.sub(r"\D", "", m.group(group))) >= 4:
+            start = m.start(group)
+            # "#A7731-2290": the sign that marks the number goes with it
+            yield Span(start - 1 if start and text[start - 1] == "#" else start, m.end(group), "reference")
+
+
+def _id_documents(text: str) -> Iterator[Span]:
+    for m in _ID_DOCUMENT.finditer(text):
+        value = m.group(1)
+        if len(re.sub(r"\D", "", value)) >= 4:
+            yield Span(m.start(1), m.end(1), "national_id")
+    for pattern, module in ((_SSN_SHAPE, ssn), (_CPF_SHAPE, cpf)):
+        for m in pattern.finditer(text):
+            if module.is_valid(m.group()):
+                yield Span(m.start(), m.end(), "national_id")
 
 
 def _accounts(text: str) -> Iterator[Span]:
     for pattern in (_ACCOUNT, _CUSTOMER_NUMBER):
         for m in pattern.finditer(text):
-            group = 1 if m.group(1) else 2
+            group = next(g for g in range(1, (pattern.groups or 1) + 1) if m.group(g))
             yield Span(m.start(group), m.end(group), "account_number")
 
 
@@ -508,18 +843,52 @@ def _ips(text: str) -> Iterator[Span]:
 def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
     for region in regions:
         for match in phonenumbers.PhoneNumberMatcher(text, region):
+            if _DATE_SHAPE.fullmatch(match.raw_string):  # "birthday 07-03-1985" is a date
+                continue
+            if re.fullmatch(r"\d{5}-\d{4}", match.raw_string) and re.search(r"\b[A-Z]{2}\s+$", text[: match.start]):
+                continue  # "CA 95131-2021" is a ZIP+4 code
             yield Span(match.start, match.end, "phone")
+    # after a word that says a telephone number follows, every other region's national format
+    # is read too ("我的手机号是138 0013 8000", "mobile 0412 345 678")
+    for cue in _PHONE_CUE.finditer(text):
+        window = text[cue.end() : cue.end() + 40]
+        if not re.search(r"\d{2}", window):
+            continue
+        for region in _CUED_PHONE_REGIONS:
+            if region in regions:
+                continue
+            for match in phonenumbers.PhoneNumberMatcher(window, region):
+                if not _YEAR_RANGE.fullmatch(match.raw_string):  # "open 2024-2025"
+                    yield Span(cue.end() + match.start, cue.end() + match.end, "phone")
+        # a local number without its area code ("call me at 555-0134")
+        for m in re.finditer(r"(?<![\d.,/-])\d{3}[-. ]\d{4}(?![\d.,/-])", window[:25]):
+            yield Span(cue.end() + m.start(), cue.end() + m.end(), "phone")
     if "+" in text:
         # a number written with its country code is a telephone number even in a range the
         # numbering plan keeps for fiction or has not allocated yet: possible is enough
         for match in phonenumbers.PhoneNumberMatcher(text, "ZZ", leniency=phonenumbers.Leniency.POSSIBLE):
             if match.raw_string.startswith("+") and len(re.sub(r"\D", "", match.raw_string)) >= 8:
                 yield Span(match.start, match.end, "phone")
+        # and one the library does not split (a Mexican mobile's old "1"): a plus, a country
+        # code and eight to fifteen digits in groups
+        for m in _INTERNATIONAL.finditer(text):
+            if 8 <= len(re.sub(r"\D", "", m.group())) <= 15:
+                yield Span(m.start(), m.end(), "phone")
+
+
+def _spoken_phones(text: str) -> Iterator[Span]:
+    """A number said in words ("zero seven seven zero … double zero one"): seven or more digits."""
+    for m in _SPOKEN_NUMBER.finditer(text):
+        words = re.findall(r"[a-z]+", m.group().lower())
+        digits = sum(w not in ("double", "triple") for w in words)
+        digits += words.count("double") + 2 * words.count("triple")
+        if digits >= 7:
+            yield Span(m.start(), m.end(), "phone")
 
 
 def _streets(text: str) -> Iterator[Span]:
-    for m in _STREET.finditer(text):
-        yield Span(m.start(), m.end(), "street_address")
+    for start, end in addresses.find(text):
+        yield Span(start, end, "street_address")
 
 
 def _amounts(text: str) -> Iterator[Span]:
@@ -532,7 +901,8 @@ def _amounts(text: str) -> Iterator[Span]:
         # "It was only 0.8 ETH": a sentence opening on a pronoun speaks of the one before
         context = previous if _REFERS_BACK.match(body) else ""
         for m in _AMOUNT.finditer(body):
-            before = body[: m.start()]
+            # the words near it decide; a window keeps a sentence of many amounts linear
+            before = body[max(0, m.start() - 300) : m.start()]
             after = body[m.end() : m.end() + 40]
             near_before = " ".join(before.split()[-5:])
             if _POLICY.search(near_before) and not re.search(r"(?i)\b(?:my|your)\b", near_before):
@@ -540,24 +910,48 @@ def _amounts(text: str) -> Iterator[Span]:
             if (_PERSONAL.search(before) or _PERSONAL.search(after) or _THEIR_TRANSACTION.search(before)
                     or _PERSONAL.search(context)):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
+        # a figure without its currency where a balance is read out ("now it says 0!", "my
+        # balance shows 1,250.00"), when this sentence already speaks of money
+        for m in _BARE_MOVED.finditer(body):
+            if not _AMOUNT.search(body[m.start(1) : m.end(1) + 8]):
+                yield Span(offset + m.start(1), offset + m.end(1), "amount")
+        if _AMOUNT.search(body) or _BALANCE_WORD.search(body):
+            for m in _BARE_BALANCE.finditer(body):
+                if not _AMOUNT.search(body[max(0, m.start(1) - 4) : m.end(1) + 6]):
+                    yield Span(offset + m.start(1), offset + m.end(1), "amount")
         previous = body
 
 
+def _folded(text: str) -> str:
+    """``text`` without accents, letter for letter ("Oyelarán" -> "Oyelaran"): same length."""
+    out = []
+    for c in text:
+        base = unicodedata.normalize("NFKD", c)
+        out.append(base[0] if base and not unicodedata.combining(base[0]) and len(base[0]) == 1 else c)
+    return "".join(out)
+
+
 def _known(text: str, names: Collection[str]) -> Iterator[Span]:
-    for name in names:
-        for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", text):
+    """Every whole-word occurrence of a name found elsewhere in the ticket, with or without its
+    accents ("Mr Oyelaran" ... "spelled Oyelarán")."""
+    folded = _folded(text)
+    for name in {_folded(n) for n in names}:
+        for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", folded):
             yield Span(m.start(), m.end(), "person_name")
 
 
 def names_in(texts: Iterable[str]) -> set[str]:
     """The words of every name found in ``texts`` (at least three letters, particles left
-    out): a name introduced in one message of a ticket is removed from all of them."""
+    out; a shorter given name too when it closes a longer name, "Nguyễn Văn An"): a name
+    introduced in one message of a ticket is removed from all of them."""
     out: set[str] = set()
     for text in texts:
         for span in find_spans(text):
             if span.kind == "person_name":
-                out.update(w for w in text[span.start : span.end].split()
-                           if len(w) >= 3 and not re.fullmatch(_PARTICLE, w))
+                words = [w.strip(".,") for w in text[span.start : span.end].split()]
+                out.update(w for w in words if len(w) >= 3 and not re.fullmatch(_PARTICLE, w))
+                if len(words) >= 2 and len(words[-1]) == 2 and words[-1][0].isupper() and words[-1][1].islower():
+                    out.add(words[-1])
     return out
 
 
@@ -566,9 +960,10 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
     name words found elsewhere in the same conversation (:func:`names_in`)."""
     found = [
-        *(Span(m.start(), m.end(), "email") for m in _EMAIL.finditer(text)),
-        *_secrets(text), *_wallets(text), *_ibans(text), *_cards(text), *_accounts(text), *_ips(text),
-        *_phones(text, phone_regions), *_streets(text), *_amounts(text), *_people(text), *_known(text, known_names),
+        *_emails(text), *_secrets(text), *_card_codes(text), *_wallets(text), *_ibans(text), *_cards(text),
+        *_accounts(text), *_id_documents(text), *_ips(text),
+        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
+        *_known(text, known_names), *_references(text),
     ]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
@@ -576,7 +971,28 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     for span in found:
         if all(span.end <= t.start or span.start >= t.end for t in taken):
             taken.append(span if span.kind != _GENERIC_SECRET else Span(span.start, span.end, "secret"))
+        elif span.kind == "street_address":
+            # an address holding a phone or a customer number keeps the parts around it
+            taken.extend(_uncovered(text, span, taken))
     return sorted(taken, key=lambda s: s.start)
+
+
+def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
+    pieces, start = [], span.start
+    for t in sorted(taken, key=lambda t: t.start):
+        if t.end <= start or t.start >= span.end:
+            continue
+        pieces.append((start, t.start))
+        start = max(start, t.end)
+    pieces.append((start, span.end))
+    out = []
+    for a, b in pieces:
+        piece = text[a:b]
+        a, b = a + len(piece) - len(piece.lstrip(" ,;-")), b - (len(piece) - len(piece.rstrip(" ,;-")))
+        # what is left must still read as part of an address: a number or a capitalised word
+        if b > a and re.search(r"\d|\b[^\W\d_a-z]", text[a:b]):
+            out.append(Span(a, b, span.kind))
+    return out
 
 
 def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,

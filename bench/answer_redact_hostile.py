@@ -1,0 +1,48 @@
+"""Time of the ticket redactor on hostile messages of the largest size a ticket accepts.
+
+    python bench/answer_redact_hostile.py
+
+Each message is 16,000 characters (``MAX_MESSAGE_CHARS``) of one repeated shape chosen to make
+a pattern backtrack (digits and separators, half-written emails, address cues with no end,
+thousands of amounts in one sentence); the reference is an ordinary ticket text repeated to
+the same length, measured in the same run."""
+
+from __future__ import annotations
+
+import time
+
+from knowledge.answer.redact import find_spans
+from knowledge.answer.tickets import MAX_MESSAGE_CHARS
+
+SHAPES = {
+    "digits and spaces": "1 ", "digits and dashes": "1-", "digits and dots": "1.", "plus and digits": "+1 ",
+    "dollar amounts": "$1 ", "capitalised words": "Ab ", "comma words": "Ab, ", "words": "a ",
+    "written-out dots": "a dot ", "at and dots": "x at y.y.y.y.y ", "bracketed dots": "a[dot]",
+    "street and tails": "12 Ab Street, ", "address cue": "address: 1 Ab ", "initials": "A. ",
+    "name cue": "name is Ab ", "balance": "balance is 1, ", "order cue": "order ", "one long token": "x",
+    "customer id": "customer id 1 ", "Korean": "가", "CJK": "東京都渋谷区",
+}
+REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
+             "Please call me on +44 20 7946 0958 or write to priya@example.com. ")
+
+
+def _ms(text: str) -> float:
+    started = time.perf_counter()
+    find_spans(text[:MAX_MESSAGE_CHARS])
+    return 1000 * (time.perf_counter() - started)
+
+
+def main() -> None:
+    find_spans("Hello Kevin")  # loads the word lists once
+    reference = _ms(REFERENCE * (MAX_MESSAGE_CHARS // len(REFERENCE) + 1))
+    print(f"reference (an ordinary ticket, {MAX_MESSAGE_CHARS} characters): {reference:.0f} ms")
+    worst = 0.0
+    for name, shape in SHAPES.items():
+        ms = _ms(shape * (MAX_MESSAGE_CHARS // len(shape) + 1))
+        worst = max(worst, ms)
+        print(f"  {name:<20} {ms:8.0f} ms  ({ms / reference:.1f}x the reference)")
+    print(f"worst {worst:.0f} ms, {worst / reference:.1f}x the reference")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,191 @@
+"""Street addresses in ticket text, in the formats of the countries tickets come from.
+
+An address is found three ways, and the spans of all three are merged:
+
+- by its shape: a house number and a street word in the order a country writes them ("221B
+  Baker Street", "Hauptstraße 5", "Calle de Alcalá 45", "18 rue des Lilas", "ul. Marszałkowska
+  84/92"), in Chinese, Japanese and Korean the chain of province, city, district and block;
+- by its postcode: a house number, capitalised words and a postcode whose format belongs to a
+  country (British, Canadian, Dutch, a US state with its ZIP) even with no street word;
+- by the words that introduce one ("my address is", "ship it to", "Adresse :", "住所は"): the
+  text up to the end of the clause, when it holds a number.
+
+Whatever was found then takes the parts that follow it (a flat or floor, a postcode, a city,
+a region), so an address is removed whole, not only its street.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive|Dr|Court|Ct|Way|Place|Pl|"
+                  r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Cres|Row|Gardens|Grove|Mews|Walk|"
+                  r"Hill|Gate|Rise|Green|Circle|Cir|Trail|Alley|Wharf|Quay|Vale|Heights|Parade|Esplanade|"
+                  r"Promenade|Park|View|Point|Mall|Hts)")
+#: a flat, floor or door after the street ("Flat 4", "Apt 2B", "3º B", "2. Stock")
+_UNIT = (r"(?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Piso|Planta|Puerta|Étage|Etage|Stock|Whg|Wohnung|"
+         r"Bus|Bte|Appt|Interno|Scala|Lok|m\.|apto|apt|andar|sala|bloco|casa|depto|dpto|lote|No:|#)\.?\s*#?\s*"
+         r"(?:\d[\w-]{0,4}|[A-Z](?![\w]))"
+         r"|\d{1,2}\s?[º°ª]\s?[A-Z\d]?(?:\s?(?:izq|izda|dcha|dch)\.?)?|\d{1,2}\.\s?(?:Stock|OG|Etage)"
+         r"|(?:(?:Esc|Escalera|Bloque|Bl|Portal|Torre)\.?\s*[\w-]{1,4}))")
+_ROMANCE_PREFIX = (r"(?:Calle|C/|Avenida|Avda\.|Av\.|Rue|Via|Viale|Piazza|Piazzale|Corso|Largo|Rua|Travessa|Praça|"
+                   r"Plaza|Pza\.|Paseo|Pº|Carrer|Ronda|Camino|Carretera|Ctra\.|Chemin|Allée|Place|Boulevard|"
+                   r"ul\.|ulica|al\.|aleja|os\.|Strada|Bulevardul|Calea|Str\.|ulitsa|ul|Rruga|Odos|Odós)")
+_STREET = re.compile(
+    r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Shop|Office|Building|Bldg)\.?\s*#?\s*\w{1,5},?\s+)?"
+    r"\b\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?,?\s+(?:(?:N|S|E|W|NE|NW|SE|SW)\.?\s+)?"
+    r"(?:(?:[A-Z][A-Za-z'’-]+|\d{1,3}(?:st|nd|rd|th))\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
+    r"(?:\s+(?:North|South|East|West|N|S|E|W|NE|NW|SE|SW|O)\b\.?)?"
+    r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Fl|#)\.?\s*#?\s*[\w-]+)?"
+    # German, Dutch and Nordic streets: the street word glued on or after an adjective ("Berliner Str. 12")
+    r"|\b(?:[A-ZÄÖÜ][a-zäöüß]+-)*[A-ZÄÖÜ][a-zäöüßé]+(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|ufer|"
+    r"chaussee|steig|pfad|markt|straat|laan|gracht|plein|kade|singel|dijk|vej|gade|gatan|gata|gate|vägen|väg|"
+    r"veien|vegen|katu|tie)\s+\d{1,4}[a-z]?(?:\s?[-/]\s?\d{1,4}[a-z]?)?(?![\w])"
+    r"|\b(?:[A-ZÄÖÜ][a-zäöüß]+-)+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee)"
+    r"\s+\d{1,4}[a-z]?(?![\w])"
+    r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:er|e|es)?\s+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee)"
+    r"\s+\d{1,4}[a-z]?(?![\w])"
+    r"|\b[A-ZÁÉÍÓÖŐÚÜŰ][\w]+(?:\s[A-ZÁÉÍÓÖŐÚÜŰ][\w]+)?\s+(?:utca|út|tér|körút)\s+\d{1,4}(?![\w])"
+    # the street word first and the number after the name ("Calle de Alcalá 45", "Rua Augusta, 1500")
+    r"|(?<![\w/])" + _ROMANCE_PREFIX + r"\s*"
+    r"(?:[^\W\d_][\w'’.-]*\s+){0,5}?[^\W\d_][\w'’.-]*,?\s+(?:n[º°o]\.?\s*)?\d{1,4}[a-z]?(?:/\d{1,4}[a-z]?)?(?![\w])"
+    r"|\b\d{1,4}(?:\s?(?:bis|ter|[a-z]))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|"
+    r"cours|route|calle|via|viale|rua)(?:\s+[^\W\d_][\w'’-]*){1,4}"
+    r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}"
+)
+#: postcodes by country; the strong ones name a country by their shape alone
+_STRONG_POSTCODE = (r"(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}"  # United Kingdom
+                    r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada
+                    r"|\d{4}\s?[A-Z]{2}"  # the Netherlands
+                    r"|(?:[A-Z]{2,3}\s+)\d{4,5}(?:-\d{4})?)(?![\w])")  # a US, Australian or Mexican state
+_POSTCODE = (r"(?:" + _STRONG_POSTCODE + r"|(?:〒\s?)?\d{3}-\d{4}|\d{5}-\d{3}|\d{4}-\d{3}|\d{2}-\d{3}"
+             r"|\d{3}\s\d{2}|(?:[A-Z]{1,2}-)?\d{4,6})(?![\w-])")
+_NOT_PLACE = (r"(?!(?:Thanks|Thank|Please|Regards|Best|Cheers|Kind|Many|I|My|The|It|We|But|And|Also|Can|Could|"
+              r"Is|Was|Are|Do|Does|How|What|When|Why|Hi|Hello|Gracias|Danke|Merci|Obrigad[oa]|Grazie|Bedankt|"
+              r"Dziękuję|Saludos|Tack|Phone|Email|Tel)(?![\w]))")
+_PLACE_WORD = r"[A-ZÀ-ÞĀ-Ž][^\W\d_]*(?:['’-][^\W\d_]+)*"
+_PLACE = (_NOT_PLACE + _PLACE_WORD + r"(?:(?<=\b[A-Z])\.|(?<=\b[A-Z][a-z])\.|(?<=\b[A-Z][a-z]{2})\.)?"
+          r"(?:[ ](?:(?:de|del|di|la|le|am|an|sur|upon|on|do|da|dos)[ ])?" + _PLACE_WORD + r"){0,2}")
+#: what follows a street: its flat, postcode, city, district or region, each after a comma or a dash
+_SEPARATOR = r"(?:,[ \t]*|[ \t]+[-–][ \t]+|[ \t]+(?=" + _UNIT + r"|" + _POSTCODE + r"))"
+_TAIL_PART = re.compile(
+    _SEPARATOR + r"(?:(?P<unit>" + _UNIT + r")(?![\w])|(?P<code>" + _POSTCODE + r"(?:[ \t]+" + _PLACE + r")?"
+    r"|" + _PLACE + r"[ \t]+(?:[-–][ \t]+)?" + _POSTCODE + r")|(?P<place>" + _PLACE + r"(?:[ \t]\d{1,2}(?![\w]))?))"
+)
+_CLAUSE_ENDS_HERE = re.compile(r"[ \t]*(?:[.!?;)\n]|$)")
+
+
+def _tail_end(text: str, pos: int) -> int:
+    """Where the parts after a street end: after a postcode only a last place closing the
+    clause may follow ("…, IL 62704, USA."), never the next phrase ("…, Kundennummer …")."""
+    coded = False
+    while part := _TAIL_PART.match(text, pos):
+        if coded and not (part.group("place") and _CLAUSE_ENDS_HERE.match(text, part.end())):
+            break
+        coded = coded or bool(part.group("code"))
+        pos = part.end()
+    return pos
+
+
+#: a house number and capitalised words closed by a postcode that names its country
+_BY_POSTCODE = re.compile(
+    r"\b\d{1,5}[A-Za-z]?,?[ \t]+[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’-]+){0,3}"
+    r"(?:,[ \t]*[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’-]+){0,2}){0,2},?[ \t]+" + _STRONG_POSTCODE
+)
+#: province, city, district, block: 東京都渋谷区神南1-2-3, 上海市浦东新区世纪大道100号, 서울특별시 강남구 테헤란로 123
+_NUM = r"[0-9０-９]"
+_CJK_ADDRESS = re.compile(
+    rf"(?:〒?\s?{_NUM}{{3}}[-－]{_NUM}{{4}}\s*)?[\u4e00-\u9fff]{{1,3}}[都道府県][\u4e00-\u9fff\u3040-\u30ff]{{1,8}}?"
+    rf"[市区町村郡][\u4e00-\u9fff\u3040-\u30ff]{{0,10}}?(?:{_NUM}{{1,4}}|[一二三四五六七八九十]+)(?:丁目|[-－−‐]|番地?)"
+    rf"(?:{_NUM}{{1,4}}(?:[-－−‐]|番地?|号)?){{0,3}}"
+    rf"|(?![是在为到往于的])(?:[\u4e00-\u9fff]{{2,3}}(?:省|自治区))?[\u4e00-\u9fff]{{2,3}}市[\u4e00-\u9fff]{{1,12}}?(?:路|街|道|巷|弄|大道)"
+    rf"{_NUM}{{1,5}}号(?:[\u4e00-\u9fff{_NUM[1:-1]}]{{0,10}}?(?:室|楼|栋|单元|层))?"
+    r"|[가-힣]{2,6}(?:특별시|광역시|특별자치시|시|도)\s?[가-힣]{1,6}(?:구|군|시)\s?(?:[가-힣]{1,6}(?:동|읍|면)\s?)?"
+    r"[가-힣0-9]{1,10}(?:로|길)\s?\d{1,4}(?:-\d{1,4})?(?:\s?\d{1,4}호)?"
+)
+#: the words that say an address follows
+_CUE = re.compile(
+    r"(?i:\b(?:(?:my|our|the|his|her)\s+(?:new\s+|old\s+|current\s+|correct\s+)?(?:home\s+|billing\s+|mailing\s+|"
+    r"postal\s+|delivery\s+|shipping\s+|street\s+|registered\s+)?address\s+(?:is|was|should\s+be|now\s+is)|"
+    r"(?:new|home|billing|mailing|postal|delivery|shipping|street|registered|current)\s+address\s*(?:is\s*)?:?|"
+    r"address\s*(?::|=|to\b|is\b)|i\s+live\s+at|(?:moved|relocated|moving)\s+to|i\s+now\s+live\s+at|(?:ship|deliver|send|post|mail)\s+"
+    r"(?:it|them|the\s+card|the\s+parcel|the\s+package|the\s+documents?|everything)?\s*to|"
+    r"meine\s+(?:neue\s+)?(?:adresse|anschrift)\s+(?:ist|lautet)|(?:neue\s+)?(?:adresse|anschrift)\s*:|wohne\s+(?:in\s+der|am|an\s+der)|"
+    r"mon\s+(?:nouvelle\s+)?adresse\s+est|(?:nouvelle\s+)?adresse\s*:|j'habite\s+(?:au|à|a)|"
+    r"mi\s+(?:nueva\s+)?direcci[oó]n\s+es|(?:nueva\s+)?direcci[oó]n\s*:|vivo\s+en|"
+    r"meu\s+(?:novo\s+)?endere[cç]o\s+[ée]|endere[cç]o\s*:|moro\s+na|"
+    r"il\s+mio\s+(?:nuovo\s+)?indirizzo\s+[èe]|indirizzo\s*:|abito\s+in|"
+    r"mijn\s+(?:nieuwe\s+)?adres\s+is|adres\s*:|ik\s+woon\s+(?:op|aan)|mój\s+(?:nowy\s+)?adres\s+to|"
+    r"min\s+(?:nya\s+)?adress\s+är|adresse(?:n)?\s+(?:er|är)|мой\s+адрес|(?:moja\s+|moje\s+|mea\s+)?adres[aă]\s*:|"
+    r"adresa\s+je|osoite\s*:|cím(?:em)?\s*:|adresim\s*:?)(?![\w]))[ \t]*"
+    r"|住所[はが：:]\s*|地址[是：:]\s*|주소[는:：]\s*"
+)
+#: where an introduced address ends: a clause or sentence ends, or a new subject starts
+_CLAUSE_END = re.compile(
+    r"[!?;\n(]|[.。](?=\s|$)|[ \t]*(?:です|でした|입니다|이에요|예요|에요)|。|，|、|,[ \t]+(?=[a-zà-ÿ])|$"
+    r"|[ \t]+(?:and|but|please|pls|thanks|thank|since|because|from|until|so|y|pero|et|mais|und|aber|e|ma|en|maar|"
+    r"or|oder|ou|o|or)\b"
+)
+#: abbreviations a full stop inside an address belongs to ("Str. 12", "Av. Paulista")
+_ABBREVIATION = re.compile(r"(?i:\b(?:st|str|av|ave|avda|rd|dr|apt|no|nr|ul|al|bd|blvd|ctra|pza|ste|fl|n|s|e|w|o|"
+                           r"cad|sok|sk|mah|blv|col|esq|apto|dpto|depto|int|bl|esc)$)")
+#: an introduced address starts like one (a number, a flat, a street word), unless the cue
+#: says outright that it is an address
+_STARTS_LIKE_ONE = re.compile(r"\d|(?:Apt|Apartment|Suite|Unit|Flat|House|P\.?\s?O\.?\s?Box|#)\b|" + _ROMANCE_PREFIX)
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff가-힣]")
+_SAYS_ADDRESS = re.compile(r"(?i)address|adress|anschrift|direcci|endere|indirizzo|adres|住所|地址|주소|адрес")
+
+
+def _introduced(text: str) -> Iterator[tuple[int, int]]:
+    for cue in _CUE.finditer(text):
+        start = cue.end()
+        if start >= len(text) or not (text[start].isupper() or text[start].isdigit() or text[start] in "#〒"
+                                      or text[start] >= "\u3000"):
+            continue
+        end = start
+        while True:
+            stop = _CLAUSE_END.search(text, end)
+            assert stop is not None  # "$" always matches
+            end = stop.start()
+            if stop.group() == "." and _ABBREVIATION.search(text[start:end]):
+                end = stop.end()
+                continue
+            break
+        value = text[start:end].rstrip(" ,")
+        if len(value) > 120 or not re.search(r"[0-9０-９]", value) or (len(value.split()) < 2 and not (
+                _CJK.search(value))):
+            continue
+        if len(value.split()[0]) > 12 and not _CJK.search(value):
+            continue  # "address: 0x9fB2… instead of mine" is a wallet
+        if not _SAYS_ADDRESS.search(cue.group()) and not _STARTS_LIKE_ONE.match(value):
+            continue  # "send it to Binance 3 times"
+        yield start, start + len(value)
+
+
+_CARE_OF = re.compile(
+    r"(?i:\b(?:c/o|care\s+of|attn\.?:?|attention:|z\.\s?Hd\.?|à\s+l'attention\s+de)\s+[^,\n]{1,40},[ \t]*)\Z")
+
+
+def _head_start(text: str, start: int) -> int:
+    head = _CARE_OF.search(text[max(0, start - 60) : start])
+    return start - (len(head.group()) if head else 0)
+
+
+def find(text: str) -> list[tuple[int, int]]:
+    """Spans of street addresses in ``text``, merged where they overlap, in text order."""
+    found: list[tuple[int, int]] = []
+    for pattern in (_STREET, _BY_POSTCODE, _CJK_ADDRESS):
+        for m in pattern.finditer(text):
+            end = m.end()
+            found.append((m.start(), _tail_end(text, m.end())))
+    found.extend(_introduced(text))
+    # "c/o Weber, Lindenweg 7": the person the post goes through is part of the address
+    found = [(_head_start(text, start), end) for start, end in found]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
