@@ -43,8 +43,11 @@ const COMPONENTS: Record<string, { label: string; hint: string }> = {
 };
 
 function Components({ parts }: { parts: Record<string, number | null> }) {
-  const entries = Object.entries(parts);
-  if (!entries.length) return null;
+  const all = Object.entries(parts);
+  if (!all.length) return null;
+  // parts this bot's setup does not measure (no embedder, no reranker...) are named once below
+  const entries = all.filter(([, v]) => v !== null) as [string, number][];
+  const absent = all.filter(([, v]) => v === null).map(([k]) => COMPONENTS[k]?.label ?? k);
   return (
     <div class="components">
       <h3 id="components-heading">What the confidence is made of</h3>
@@ -60,12 +63,13 @@ function Components({ parts }: { parts: Record<string, number | null> }) {
           {entries.map(([k, v]) => (
             <tr data-component={k}>
               <th scope="row">{COMPONENTS[k]?.label ?? k}</th>
-              <td class="num">{v === null ? "— (not measured)" : v.toFixed(3)}</td>
+              <td class="num">{v.toFixed(3)}</td>
               <td class="meaning">{COMPONENTS[k]?.hint ?? ""}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      {absent.length > 0 && <p class="hint" data-absent-components>Not measured here: {absent.join(", ")}.</p>}
     </div>
   );
 }

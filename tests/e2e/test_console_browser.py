@@ -442,6 +442,10 @@ def test_each_audience_sees_its_own_passages_and_the_refusal_is_explained(tab, s
     expect(facts.filter(has_text="Weight")).to_have_text(f"Weight{top['signals']['weight']:g}")
     strength = body["confidenceComponents"]["strength"]
     expect(pg.locator("tr[data-component=strength] td").first).to_have_text(f"{strength:.3f}")
+    # parts the bot's setup does not measure (no embedder here) get one line, not empty rows
+    assert body["confidenceComponents"]["similarity"] is None
+    expect(pg.locator("tr[data-component=similarity]")).to_have_count(0)
+    expect(pg.locator("[data-absent-components]")).to_contain_text("Similarity")
     expect(pg.get_by_role("img", name="Confidence")).to_have_attribute(
         "aria-label",
         f"Confidence {body['confidence']:.2f} against a floor of {body['floor']:.2f}: at or above the floor.")
