@@ -362,15 +362,21 @@ class FakeSession:
         return self.credentials
 
 
-def test_signed_client_refreshes_its_credentials():
+def renewed_per_use() -> RefreshableCredentials:
+    """Credentials that expire inside botocore's refresh window: a new access key for each use
+    (AKID1, AKID2, ...)."""
     issued = (f"AKID{n}" for n in itertools.count(1))
 
     def refresh() -> dict[str, str]:
-        expiry = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)  # inside the refresh window: renewed per use
+        expiry = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)
         return {"access_key": next(issued), "secret_key": "secret", "token": "session-token",
                 "expiry_time": expiry.isoformat()}
 
-    credentials = RefreshableCredentials.create_from_metadata(refresh(), refresh, "test")
+    return RefreshableCredentials.create_from_metadata(refresh(), refresh, "test")
+
+
+def test_signed_client_refreshes_its_credentials():
+    credentials = renewed_per_use()
     client = build_opensearch_client("https://search-kb.eu-west-1.es.amazonaws.com", "eu-west-1",
                                      session=FakeSession(credentials))
     connection = client.transport.get_connection()
@@ -468,16 +474,9 @@ def test_http_errors_become_the_same_backend_errors(recorder):
 
 
 def test_http_queries_are_signed_with_credentials_renewed_per_request():
-    issued = (f"AKID{n}" for n in itertools.count(1))
-
-    def refresh() -> dict[str, str]:
-        expiry = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)  # inside the refresh window: renewed per use
-        return {"access_key": next(issued), "secret_key": "secret", "token": "session-token",
-                "expiry_time": expiry.isoformat()}
-
     from botocore.awsrequest import AWSRequest
 
-    credentials = RefreshableCredentials.create_from_metadata(refresh(), refresh, "test")
+    credentials = renewed_per_use()
     client = QueryClient("https://search-kb.eu-west-1.es.amazonaws.com", "eu-west-1", credentials=credentials,
                          full=never_built)
     assert client.base == "https://search-kb.eu-west-1.es.amazonaws.com:443"
