@@ -168,3 +168,18 @@ def test_a_commit_within_the_same_clock_tick_as_the_last_is_still_seen(tmp_path)
     index.write("b1", [passage("second", "withdrawal limits again")])
     os.utime(meta, ns=(seen.st_atime_ns, seen.st_mtime_ns))  # the same tick as the first commit
     assert sorted(search(index, "b1", "withdrawal", ["s1:1"])) == ["first", "second"]
+
+
+def test_a_commit_whose_meta_json_repeats_inode_time_and_size_is_still_seen(tmp_path, monkeypatch):
+    """The file system may give the next commit's meta.json the inode number the last one
+    freed, within the same clock tick and at the same size: the stamp of the file alone then
+    repeats. A commit made through this process must still reach its next search."""
+    index = TantivySearchIndex(tmp_path)
+    index.write("b1", [passage("first", "withdrawal limits")])
+    assert search(index, "b1", "withdrawal", ["s1:1"]) == ["first"]
+    frozen = tantivy_index.os.stat(tmp_path / "b1" / "customer" / "meta.json")
+    real_stat = tantivy_index.os.stat
+    monkeypatch.setattr(tantivy_index.os, "stat",
+                        lambda path, *a, **k: frozen if str(path).endswith("meta.json") else real_stat(path, *a, **k))
+    index.write("b1", [passage("second", "withdrawal limits again")])
+    assert sorted(search(index, "b1", "withdrawal", ["s1:1"])) == ["first", "second"]

@@ -221,6 +221,9 @@ class _PartitionIndex:
         self._meta = str(path / "meta.json")
         self._view: tuple[tantivy.Searcher, tuple[int, ...]] | None = None  # a searcher and the meta.json stamp it saw
         self._reload_lock = threading.Lock()
+        # commits made through this object: the stamp's first part, so a commit of this process
+        # is seen even when meta.json's inode number is reused and its time and size repeat
+        self._commits = 0
         # per searcher: what its snapshot holds in each boundary field, and the clauses built
         # for each (bot, visibilities, generations) asked (see ``boundary``)
         self._census: tuple[tantivy.Searcher | None, dict[str, dict[str, bool | None]],
@@ -231,12 +234,14 @@ class _PartitionIndex:
         # Asked several times per question (search, loading, term statistics): the searcher
         # of an unchanged index is reused. A commit replaces meta.json (a new file renamed over
         # it), so its inode tells two commits apart even when both fall within one tick of the
-        # file system's clock, where the modification time alone would not
+        # file system's clock, where the modification time alone would not; the file system
+        # may hand a freed inode number to the next commit's file, so this process's own
+        # commits are also counted
         try:
             st = os.stat(self._meta)
-            stamp: tuple[int, ...] = (st.st_ino, st.st_mtime_ns, st.st_size)
+            stamp: tuple[int, ...] = (self._commits, st.st_ino, st.st_mtime_ns, st.st_size)
         except FileNotFoundError:
-            stamp = ()
+            stamp = (self._commits,)
         view = self._view
         if view is None or view[1] != stamp:
             with self._reload_lock:
@@ -372,7 +377,9 @@ class _PartitionIndex:
             try:
                 yield writer
                 writer.commit()
+                self._commits += 1
                 writer.wait_merging_threads()
+                self._commits += 1  # merges rewrite meta.json too
             except BaseException:
                 with contextlib.suppress(ValueError):
                     writer.rollback()
