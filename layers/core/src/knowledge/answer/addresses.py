@@ -25,7 +25,8 @@ _STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive
                   r"Promenade|Park|View|Point|Mall|Hts)")
 #: a flat, floor or door after the street ("Flat 4", "Apt 2B", "3º B", "2. Stock")
 _UNIT = (r"(?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Piso|Planta|Puerta|Étage|Etage|Stock|Whg|Wohnung|"
-         r"Bus|Bte|Appt|Interno|Scala|Lok|m\.|apto|apt|andar|sala|bloco|casa|depto|dpto|lote|No:|#)\.?\s*#?\s*"
+         r"Bus|Bte|Appt|Interno|Scala|Lok|m\.|apto|apt|andar|sala|bloco|casa|depto|dpto|lote|No:|kv|кв|korp|корп|"
+         r"str|стр|d|д|#)\.?\s*#?\s*"
          r"(?:\d[\w-]{0,4}|[A-Z](?![\w]))"
          r"|\d{1,2}\s?[º°ª]\s?[A-Z\d]?(?:\s?(?:izq|izda|dcha|dch)\.?)?|\d{1,2}\.\s?(?:Stock|OG|Etage)"
          r"|(?:(?:Esc|Escalera|Bloque|Bl|Portal|Torre)\.?\s*[\w-]{1,4}))")
@@ -53,6 +54,9 @@ _STREET = re.compile(
     r"|\b\d{1,4}(?:\s?(?:bis|ter|[a-z]))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|"
     r"cours|route|calle|via|viale|rua)(?:\s+[^\W\d_][\w'’-]*){1,4}"
     r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}"
+    r"|\b(?:Flat|Apt|Apartment|House|Plot|Door|Villa|Unit)\s*(?:No\.?\s*)?#?\s*\d{1,5}[A-Za-z]?,\s+"
+    r"(?:[A-Z][\w'’-]*\s+){0,3}[A-Z][\w'’-]*,\s+(?:\d{1,3}(?:st|nd|rd|th)\s+)?(?:[A-Z][\w'’-]*\s+){0,3}"
+    + _STREET_SUFFIX + r"\b\.?"
 )
 #: postcodes by country; the strong ones name a country by their shape alone
 _STRONG_POSTCODE = (r"(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}"  # United Kingdom

@@ -6,13 +6,17 @@ counts of what was removed leave this module."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidInput
 from ..lifecycle.validation import MAX_NAME_CHARS, UNKNOWN_FIELD
-from .redact import KINDS, Redaction, names_in, redact
+from .redact import KINDS, Redaction, names_in, redact, vocabulary_candidates
+
+#: asked once per ticket with the capitalised words of the ticket (lower case): returns those
+#: the bot's own corpus knows (product and feature names), which are then no one's name
+Vocabulary = Callable[[Collection[str]], Collection[str]]
 
 ROLES = ("customer", "agent")
 MAX_MESSAGES = 200
@@ -64,19 +68,22 @@ def _validated(messages: object, title: object) -> tuple[list[tuple[str, str]], 
     return out, title
 
 
-def redact_ticket(texts: Sequence[str]) -> list[Redaction]:
+def redact_ticket(texts: Sequence[str], *, vocabulary: Vocabulary | None = None) -> list[Redaction]:
     """Each text of one ticket (its title and messages) redacted; a name found in one text
-    ("my name is Jonas Weber") is removed from every text ("Thanks Jonas")."""
-    known = names_in(texts)
-    return [redact(text, known_names=known) for text in texts]
+    ("my name is Jonas Weber") is removed from every text ("Thanks Jonas"). With the bot's
+    ``vocabulary``, a capitalised word that is no English word and that the bot's corpus does
+    not know is read as a name too."""
+    words = None if vocabulary is None else set(vocabulary(vocabulary_candidates(texts)))
+    known = names_in(texts, known_words=words)
+    return [redact(text, known_names=known, known_words=words) for text in texts]
 
 
-def draft_from_ticket(messages: object, title: object) -> TicketDraft:
+def draft_from_ticket(messages: object, title: object, *, vocabulary: Vocabulary | None = None) -> TicketDraft:
     """Redact every message and the title, then shape the conversation: customer turns make
     the question, agent turns the answer, each in the order they were written."""
     checked, raw_title = _validated(messages, title)
     counts: Counter[str] = Counter()
-    results = redact_ticket([raw_title, *(t for _, t in checked)])
+    results = redact_ticket([raw_title, *(t for _, t in checked)], vocabulary=vocabulary)
     for result in results:
         counts.update(result.counts)
     clean_title = " ".join(results[0].text.split())
