@@ -55,7 +55,7 @@ _STREET = re.compile(
     r"cours|route|calle|via|viale|rua)(?:\s+[^\W\d_][\w'’-]*){1,4}"
     r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}"
     r"|\b(?:Flat|Apt|Apartment|House|Plot|Door|Villa|Unit)\s*(?:No\.?\s*)?#?\s*\d{1,5}[A-Za-z]?,\s+"
-    r"(?:[A-Z][\w'’-]*\s+){0,3}[A-Z][\w'’-]*,\s+(?:\d{1,3}(?:st|nd|rd|th)\s+)?(?:[A-Z][\w'’-]*\s+){0,3}"
+    r"(?:(?:[A-Z][\w'’-]*\s+){0,3}[A-Z][\w'’-]*,\s+)?(?:\d{1,3}(?:st|nd|rd|th)\s+)?(?:[A-Z][\w'’-]*\s+){0,3}"
     + _STREET_SUFFIX + r"\b\.?"
 )
 #: postcodes by country; the strong ones name a country by their shape alone

@@ -773,8 +773,13 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
             start, end = i, i + 1
             while start > 0 and joins(words[start - 1]) and not re.fullmatch(_PARTICLE, words[start - 1]):
                 start -= 1
+            # after a name no dictionary has, the next capitalised word the corpus does not know is
+            # its family name even when it is a word too ("Tendai Moyo", "Mei Ling")
+            unlisted_before = not _plain_word(words[i])
             while end < len(run) and (joins(words[end]) or (
-                    re.fullmatch(_PARTICLE, words[end]) and end + 1 < len(run) and joins(words[end + 1]))):
+                    re.fullmatch(_PARTICLE, words[end]) and end + 1 < len(run) and joins(words[end + 1]))
+                    or (unlisted_before and end == i + 1 and _name_like(words[end], known)
+                        and words[end].lower() not in _NAME_VERBS)):
                 end += 1
             yield Span(run[start].start(), run[end - 1].end(), "person_name")
             i = end

@@ -8,15 +8,45 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInput
+from ..errors import BackendError, InvalidInput
 from ..lifecycle.validation import MAX_NAME_CHARS, UNKNOWN_FIELD
 from .redact import KINDS, Redaction, names_in, redact, vocabulary_candidates
 
 #: asked once per ticket with the capitalised words of the ticket (lower case): returns those
 #: the bot's own corpus knows (product and feature names), which are then no one's name
 Vocabulary = Callable[[Collection[str]], Collection[str]]
+
+if TYPE_CHECKING:
+    from ..ports import SearchIndex
+
+#: the partitions a bot's passages live in (``model.partition_of_visibility``)
+_PARTITIONS = ("customer", "operator")
+
+
+def index_vocabulary(index: SearchIndex, bot: str) -> Vocabulary:
+    """The words of a ticket that ``bot``'s index knows: each word's stem (the index's own
+    English stemmer) looked up in both partitions, one document-frequency request each. Only
+    the ticket's capitalised words are asked, never a sentence, and nothing is recorded. An
+    index that cannot answer knows nothing: the redaction then removes more, never less."""
+    from ..analysis import stem
+
+    def known(words: Collection[str]) -> set[str]:
+        stems = {w: stem(w) for w in words}
+        terms = sorted(set(stems.values()))
+        found: set[str] = set()
+        if not terms:
+            return found
+        for partition in _PARTITIONS:
+            try:
+                counts, _ = index.doc_freqs(bot, partition, terms)
+            except BackendError:
+                return set()
+            found.update(t for t, n in counts.items() if n > 0)
+        return {w for w, t in stems.items() if t in found}
+
+    return known
 
 ROLES = ("customer", "agent")
 MAX_MESSAGES = 200
