@@ -826,6 +826,8 @@ def test_without_a_vocabulary_the_corpus_rule_is_off() -> None:
         "Bitte kündigen Sie mein Abo zum Monatsende, die Handynummer bleibt gleich.",
         # a given name before a noun or an acronym names a thing
         "Does the Ruby SDK support the Jasper reporting module, or only the Python one?",
+        # a brand inside a hyphenated name
+        "Is Mercedes-Benz Pay supported as a payment method?",
     ],
 )
 def test_words_the_corpus_knows_and_brands_places_and_other_languages_are_kept(text: str) -> None:
@@ -911,3 +913,15 @@ def test_this_rounds_rules_find_each_datum_whole(text: str, value: str, kind: st
 )
 def test_this_rounds_rules_keep_ordinary_text(text: str) -> None:
     assert redact(text).text == text
+
+
+def test_german_with_words_that_are_also_english_is_no_english_text() -> None:
+    # "ich", "bin", "ist" are all in Webster's list; none is an English sentence's glue word
+    text = "Grüezi, ich bin Reto Brunner. Meine Handynummer ist gleich geblieben."
+    (result,) = redact_ticket([text], vocabulary=_pack_words())
+    assert result.text == "Grüezi, ich bin [person_name]. Meine Handynummer ist gleich geblieben."
+
+
+def test_a_short_word_ending_in_o_is_no_vocative() -> None:
+    # "Viva" is a listed given name; "Vivo" is Spanish for "I live"
+    assert redact("Vivo en Madrid desde 2019, gracias.").text == "Vivo en Madrid desde 2019, gracias."

@@ -358,7 +358,7 @@ def _given(word: str) -> bool:
     Katarzyno" of "Katarzyna", "Olgo" of "Olga")."""
     k = name_lexicon.key(word)
     given = name_lexicon.given_names()
-    return k in given or (len(k) >= 4 and k.endswith("o") and k[:-1] + "a" in given
+    return k in given or (len(k) >= 6 and k.endswith("o") and k[:-1] + "a" in given
                           and k not in name_lexicon.ordinary_words())
 
 
@@ -657,7 +657,7 @@ _INNER_CAPITAL = re.compile(r"^(?!(?:Mc|Mac|O['’]|D['’]|De|Di|Da|La|Le|Van|V
 #: words after which a person is named ("picking this up from Laura", "cc Hamza")
 _TAKES_A_PERSON = frozenset(("from", "with", "by", "and", "cc", "ask", "asked", "tell", "told", "thank", "thanks",
                              "contact", "contacted", "per", "for", "called", "named", "to", "emailed", "messaged"))
-_SENTENCE_OPEN = re.compile(r"(?:^|[.!?:;\n\"“(]|[-–—])[ \t]*$")
+_SENTENCE_OPEN = re.compile(r"[.!?:;\n\"“(\-–—][ \t]*$")
 
 
 def vocabulary_candidates(texts: Iterable[str]) -> set[str]:
@@ -689,6 +689,8 @@ _BRANDS = frozenset((
     "xbox", "nike", "adidas", "tesla", "mercedes", "benz", "bmw", "toyota", "dhl", "fedex", "ups", "usps",
     "sonoma", "ventura", "monterey", "tor", "vpn",
 ))
+#: what follows a place's name ("the Dublin office")
+_PLACE_AFTER = re.compile(r"[ \t]+(?:office|team|branch|airport|store|warehouse|site)\b")
 #: what follows a company's name ("Pampa Foods S.A.", "Hoffmann & Partner")
 _COMPANY_AFTER = re.compile(r"[ \t]*(?:&|\+|S\.?A\.?|S\.?L\.?|S\.?p\.?A\.?|N\.?V\.?|(?:Ltd|Inc|GmbH|LLC|AG|BV|Co|Corp|"
                             r"PLC|Pty|SRL|SAS|Oy|AB)\b)")
@@ -700,7 +702,7 @@ def _name_like(word: str, known: Collection[str]) -> bool:
     k = name_lexicon.key(word)
     low = word.lower().strip("'’")
     return (k not in known and low not in _NOT_NAMES and low.rstrip("s") not in _NOT_NAMES and low not in _TITLES
-            and k not in _BRANDS
+            and not any(name_lexicon.key(part) in _BRANDS for part in re.split(r"[-'’]", word))
             and not word.isupper() and _INNER_CAPITAL.match(word) is None and len(k) >= 2
             and not re.search(r"['’](?:m|s|re|ve|d|ll|t)$", word, re.IGNORECASE))
 
@@ -710,11 +712,18 @@ def _plain_word(word: str) -> bool:
     return _ordinary_form(word) or all(_ordinary_form(part) for part in re.split(r"[-'’]", word) if part)
 
 
+#: words every English sentence of some length has one of, and other languages' lack
+_ENGLISH_GLUE = frozenset(("the", "a", "an", "and", "to", "of", "is", "are", "was", "my", "your", "you", "it",
+                           "for", "with", "on", "this", "that", "not", "can", "have", "has", "please", "what",
+                           "how", "we", "our", "me", "he", "she", "his", "her", "they", "from", "at", "but"))
+
+
 def _english(text: str) -> bool:
     """Most lower-case words of ``text`` are English words: elsewhere (German writes its nouns
     with a capital) a capitalised word unknown to the dictionary says nothing."""
-    lower = [w for w in _WORD.findall(text) if w[0].islower() and len(w) > 1]
-    return len(lower) >= 3 and sum(_plain_word(w) for w in lower) >= 0.7 * len(lower)
+    lower = [w for w in _WORD.findall(text) if w[0].islower()]
+    return (len(lower) >= 3 and sum(_plain_word(w) for w in lower) >= 0.7 * len(lower)
+            and any(w in _ENGLISH_GLUE for w in lower))
 
 
 def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
@@ -735,9 +744,10 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
         if r and re.fullmatch(r",?[ \t]+(?:and|or|&)[ \t]+|,[ \t]*", text[runs[r - 1][0][-1].end() : run[0].start()]) \
                 and runs[r - 1][1] in (*_LOCATIVE, "to", "from"):
             continue  # "ship to Florence and Victoria": places listed after a place word
-        opens = _SENTENCE_OPEN.search(text[: run[0].start()]) is not None
-        if run[-1].end() < len(text) and re.match(r"[ \t]+(?:office|team|branch|airport|store|warehouse|site)\b",
-                                                 text[run[-1].end() :]):
+        start = run[0].start()
+        opens = ((start <= 16 and not text[:start].strip())
+                 or _SENTENCE_OPEN.search(text, max(0, start - 16), start) is not None)
+        if _PLACE_AFTER.match(text, run[-1].end()):
             continue  # "the Dublin office", "our Lisbon team"
 
         def joins(word: str) -> bool:
