@@ -801,6 +801,8 @@ def _pack_words(*known: str) -> Callable[[Collection[str]], Collection[str]]:
         (["Hi, I'm Kwame from billing, picking this up from Laura. Could you confirm?"], ["Kwame", "Laura"]),
         # the second word of an unlisted name joins it even when it is a word ("moyo")
         (["Please split the payout with my business partner Tendai Moyo. He has an account."], ["Tendai Moyo"]),
+        # alone at a sentence's start
+        (["Olusegun paid my subscription by mistake, can you refund him?"], ["Olusegun"]),
     ],
 )
 def test_words_unknown_to_the_corpus_and_the_dictionary_are_names(texts: list[str], values: list[str]) -> None:
@@ -925,3 +927,16 @@ def test_german_with_words_that_are_also_english_is_no_english_text() -> None:
 def test_a_short_word_ending_in_o_is_no_vocative() -> None:
     # "Viva" is a listed given name; "Vivo" is Spanish for "I live"
     assert redact("Vivo en Madrid desde 2019, gracias.").text == "Vivo en Madrid desde 2019, gracias."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a compound of two English words opening a sentence
+        "Whitelisted addresses are not working for me and the team.",
+        # Dutch, whose short words Webster's list also has, with one English-looking glue word
+        "Goedemiddag, mijn rekening is geblokkeerd sinds gisteren.",
+    ],
+)
+def test_compounds_and_other_languages_opening_a_sentence_are_no_names(text: str) -> None:
+    assert redact_ticket([text], vocabulary=_pack_words())[0].text == text

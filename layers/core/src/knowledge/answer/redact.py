@@ -707,9 +707,16 @@ def _name_like(word: str, known: Collection[str]) -> bool:
             and not re.search(r"['’](?:m|s|re|ve|d|ll|t)$", word, re.IGNORECASE))
 
 
-def _plain_word(word: str) -> bool:
-    """An ordinary word or a compound of ordinary words ("Hungarian-order")."""
-    return _ordinary_form(word) or all(_ordinary_form(part) for part in re.split(r"[-'’]", word) if part)
+def _plain_word(word: str, *, glued: bool = False) -> bool:
+    """An ordinary word or a compound of ordinary words ("Hungarian-order"); with ``glued``,
+    written as one word too ("Whitelisted", "Username"; family names are such compounds as
+    often, "Sandberg", so only where a sentence opens on a lone word)."""
+    if _ordinary_form(word) or all(_ordinary_form(part) for part in re.split(r"[-'’]", word) if part):
+        return True
+    if not glued:
+        return False
+    w = name_lexicon.key(word)
+    return any(w[:i] in name_lexicon.ordinary_words() and _ordinary_form(w[i:]) for i in range(3, len(w) - 2))
 
 
 #: words every English sentence of some length has one of, and other languages' lack
@@ -722,8 +729,11 @@ def _english(text: str) -> bool:
     """Most lower-case words of ``text`` are English words: elsewhere (German writes its nouns
     with a capital) a capitalised word unknown to the dictionary says nothing."""
     lower = [w for w in _WORD.findall(text) if w[0].islower()]
-    return (len(lower) >= 3 and sum(_plain_word(w) for w in lower) >= 0.7 * len(lower)
-            and any(w in _ENGLISH_GLUE for w in lower))
+    if len(lower) < 3:
+        return False
+    plain, glue = sum(_plain_word(w) for w in lower), sum(w in _ENGLISH_GLUE for w in lower)
+    # a short text may have a single glue word, if nearly all its words are English
+    return plain >= 0.7 * len(lower) and (glue >= 2 or (glue == 1 and plain >= 0.85 * len(lower)))
 
 
 def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
@@ -763,8 +773,11 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
             unlisted = (english and not _plain_word(w) and len(k) >= 3
                         and (k not in name_lexicon.place_names() or listed_name))
             if unlisted and i == 0 and opens:
-                # a sentence opens on it: a second unknown word must follow ("Olusegun Adebayo")
-                unlisted = len(words) > 1 and _name_like(words[1], known) and not _plain_word(words[1])
+                # a sentence opens on it: alone, it must be no compound of English words
+                # ("Olusegun paid", not "Whitelisted addresses"); before more capitalised words,
+                # the next must be unknown too ("Olusegun Adebayo", not "Kampala Mobile Money")
+                unlisted = ((_name_like(words[1], known) and not _plain_word(words[1])) if len(words) > 1
+                            else not _plain_word(w, glued=True))
             nxt = words[i + 1] if i + 1 < len(words) else ""
             if unlisted and i == 0 and before in ("from", "via") and (len(words) == 1 or not joins(words[1])):
                 unlisted = False  # "Hello from Lagos!", "via Doha": a place more often
