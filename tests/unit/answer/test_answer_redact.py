@@ -940,3 +940,34 @@ def test_a_short_word_ending_in_o_is_no_vocative() -> None:
 )
 def test_compounds_and_other_languages_opening_a_sentence_are_no_names(text: str) -> None:
     assert redact_ticket([text], vocabulary=_pack_words())[0].text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        # a currency's code or local abbreviation before the number; "k" between number and code
+        ("The balance on my account is KES 12,500 and I withdrew Ksh 3,000 yesterday.",
+         [("KES 12,500", "amount"), ("Ksh 3,000", "amount")]),
+        ("I was charged RM 89.90 twice on my card.", [("RM 89.90", "amount")]),
+        ("I lost 0.35 ETH and my balance shows 1.2k USDT.", [("0.35 ETH", "amount"), ("1.2k USDT", "amount")]),
+        # a block, a numbered avenue, a unit after "#", a city-state and its postcode
+        ("Deliver to Block 123 Ang Mo Kio Avenue 6, #08-45, Singapore 560123.",
+         [("Block 123 Ang Mo Kio Avenue 6, #08-45, Singapore 560123", "street_address")]),
+        # a lower-case name no list holds after the words that introduce one
+        ("hey its olusegun adebayo again, where is my refund?", [("olusegun adebayo", "person_name")]),
+    ],
+)
+def test_currencies_blocks_and_lower_case_unlisted_names(text: str, values: list[tuple[str, str]]) -> None:
+    (result,) = redact_ticket([text], vocabulary=_pack_words())
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == values, result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i'm gonna need a refund for the second charge",
+        "I'm travelling from Nairobi next week, will the cancelled card still work?",
+    ],
+)
+def test_chat_words_and_british_spellings_are_no_names(text: str) -> None:
+    assert redact_ticket([text], vocabulary=_pack_words())[0].text == text

@@ -34,9 +34,11 @@ _ROMANCE_PREFIX = (r"(?:Calle|C/|Avenida|Avda\.|Av\.|Rue|Via|Viale|Piazza|Piazza
                    r"Plaza|Pza\.|Paseo|Pº|Carrer|Ronda|Camino|Carretera|Ctra\.|Chemin|Allée|Place|Boulevard|"
                    r"ul\.|ulica|al\.|aleja|os\.|Strada|Bulevardul|Calea|Str\.|ulitsa|ul|Rruga|Odos|Odós)")
 _STREET = re.compile(
-    r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Shop|Office|Building|Bldg)\.?\s*#?\s*\w{1,5},?\s+)?"
+    r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Shop|Office|Building|Bldg|Block|Blk)\.?\s*#?\s*\w{1,5},?\s+)?"
     r"\b\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?,?\s+(?:(?:N|S|E|W|NE|NW|SE|SW)\.?\s+)?"
     r"(?:(?:[A-Z][A-Za-z'’-]+|\d{1,3}(?:st|nd|rd|th))\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
+    # a numbered avenue or street of a district ("Ang Mo Kio Avenue 6")
+    r"(?:[ \t]\d{1,2}(?![\w/.-]))?"
     r"(?:\s+(?:North|South|East|West|N|S|E|W|NE|NW|SE|SW|O)\b\.?)?"
     r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Fl|#)\.?\s*#?\s*[\w-]+)?"
     # German, Dutch and Nordic streets: the street word glued on or after an adjective ("Berliner Str. 12")
@@ -171,9 +173,15 @@ _CARE_OF = re.compile(
     r"(?i:\b(?:c/o|care\s+of|attn\.?:?|attention:|z\.\s?Hd\.?|à\s+l'attention\s+de)\s+[^,\n]{1,40},[ \t]*)\Z")
 
 
+#: the word before a house number that names its block ("Block 123 Ang Mo Kio Avenue 6")
+_BLOCK = re.compile(r"\b(?:Block|Blk|Bloco|Plot)\.?[ \t]+\Z")
+
+
 def _head_start(text: str, start: int) -> int:
     head = _CARE_OF.search(text[max(0, start - 60) : start])
-    return start - (len(head.group()) if head else 0)
+    start -= len(head.group()) if head else 0
+    block = _BLOCK.search(text[max(0, start - 12) : start])
+    return start - (len(block.group()) if block else 0)
 
 
 def find(text: str) -> list[tuple[int, int]]:

@@ -349,7 +349,12 @@ def _ordinary_form(word: str) -> bool:
     forms = [w[:-1] if w.endswith("s") else "", w[:-2] if w.endswith("es") else "",
              w[:-3] + "y" if w.endswith("ies") else "", w[:-2] if w.endswith("ed") else "",
              w[:-1] if w.endswith("ed") else "", w[:-3] if w.endswith("ing") else "",
-             w[:-3] + "e" if w.endswith("ing") else ""]
+             w[:-3] + "e" if w.endswith("ing") else "",
+             # a doubled consonant ("travelling", "cancelled") and British spellings ("colour",
+             # "organise", "organisation")
+             w[:-4] if w.endswith("ing") and len(w) > 5 and w[-4] == w[-5] else "",
+             w[:-3] if w.endswith("ed") and len(w) > 4 and w[-3] == w[-4] else "",
+             w.replace("our", "or") if "our" in w else "", w.replace("is", "iz") if "is" in w else ""]
     return any(f and f in name_lexicon.ordinary_words() for f in forms)
 
 
@@ -670,6 +675,9 @@ def vocabulary_candidates(texts: Iterable[str]) -> set[str]:
             w = m.group()
             if len(w) >= 2 and w[0].isupper() and not w.isupper() and w.lower() not in _NOT_NAMES:
                 out.add(name_lexicon.key(w))
+        # and the words in lower case where a name is introduced ("hey its olusegun")
+        for cue in _LOWER_CUE.finditer(text):
+            out.update(name_lexicon.key(w) for w in cue.group(2).split())
     return out
 
 
@@ -689,6 +697,7 @@ _BRANDS = frozenset((
     "xbox", "nike", "adidas", "tesla", "mercedes", "benz", "bmw", "toyota", "dhl", "fedex", "ups", "usps",
     "sonoma", "ventura", "monterey", "tor", "vpn",
 ))
+_BEFORE_NUMBER = re.compile(r"\.?[ \t]?\d")
 #: what follows a place's name ("the Dublin office")
 _PLACE_AFTER = re.compile(r"[ \t]+(?:office|team|branch|airport|store|warehouse|site)\b")
 #: what follows a company's name ("Pampa Foods S.A.", "Hoffmann & Partner")
@@ -736,6 +745,31 @@ def _english(text: str) -> bool:
     return plain >= 0.7 * len(lower) and (glue >= 2 or (glue == 1 and plain >= 0.85 * len(lower)))
 
 
+#: words of chat that no dictionary has and that follow "I'm" or "it's" as often as a name
+_CHAT_WORDS = frozenset(("gonna", "wanna", "gotta", "kinda", "sorta", "lemme", "dunno", "btw", "tbh", "idk", "lol",
+                         "pls", "plz", "thx", "ok", "okay", "ya", "yeah", "yep", "nope", "cuz", "coz", "tho", "omg",
+                         "smh", "fyi", "imo", "imho", "rn", "asap", "literally", "u", "ur", "im", "ive", "dont",
+                         "cant", "wont", "didnt", "doesnt", "isnt", "wasnt", "thats", "whats", "theres", "youre"))
+
+
+def _lower_unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
+    """A name written in lower case after the words that introduce one ("hey its olusegun"),
+    that no list holds: a word no dictionary has, no chat word, unknown to the corpus; the
+    next word joins it when it is such a word too."""
+    for m in _LOWER_CUE.finditer(text):
+        words = list(re.finditer(r"\S+", m.group(2)))
+
+        def unknown(w: str) -> bool:
+            k = name_lexicon.key(w)
+            return (len(k) >= 3 and k not in known and k not in _CHAT_WORDS and w.lower() not in _NOT_NAMES
+                    and not _plain_word(w) and not _given(w))  # a listed one: ``_context_names``
+
+        if not words or not unknown(words[0].group()):
+            continue
+        end = words[1].end() if len(words) > 1 and unknown(words[1].group()) else words[0].end()
+        yield Span(m.start(2) + words[0].start(), m.start(2) + end, "person_name")
+
+
 def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
     """With the words the bot's corpus knows (``known``): in English text, a capitalised word
     that is no English word, no place and unknown to the corpus is a name ("Olusegun Adebayo",
@@ -766,8 +800,8 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
         likely = []
         for i, w in enumerate(words):
             k = name_lexicon.key(w)
-            if not _name_like(w, known) or re.fullmatch(_PARTICLE, w):
-                likely.append(False)
+            if not _name_like(w, known) or re.fullmatch(_PARTICLE, w) or _BEFORE_NUMBER.match(text, run[i].end()):
+                likely.append(False)  # "Ksh 3,000", "Block 12": a unit or a place's number
                 continue
             listed_name = _given(w) or _surname(w)
             unlisted = (english and not _plain_word(w) and len(k) >= 3
@@ -839,15 +873,18 @@ def _people(text: str) -> Iterator[Span]:
 
 
 _CURRENCY_WORDS = (r"USD|EUR|GBP|CAD|AUD|CHF|JPY|BTC|ETH|USDT|USDC|LTC|XMR|TRX|SOL|DOGE|XRP|dollars?|euros?|"
-                   r"TL|TRY|PLN|HUF|CZK|SEK|NOK|DKK|RON|BRL|MXN|INR|ZAR|AED|"
+                   r"TL|TRY|PLN|HUF|CZK|SEK|NOK|DKK|RON|BRL|MXN|INR|ZAR|AED|KES|NGN|GHS|UGX|TZS|MYR|PHP|IDR|"
+                   r"THB|VND|EGP|PKR|BDT|UAH|RUB|KZT|ARS|CLP|COP|PEN|SAR|QAR|ILS|SGD|HKD|NZD|"
                    r"pounds?|bucks")
 _AMOUNT = re.compile(
     rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥₹₩₽₺₪₫₱฿₴₦]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
     r"|(?<![\w.,])(?:\d{1,3}(?:[.,\u00a0 ]\d{3})+|\d+)(?:[.,]\d{1,2})?\s?(?:[€$£¥₹₩₽₺₪₫₱฿₴₦]|zł|Kč|kr|Ft|lei|руб|₸)"
     r"(?![\w])"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
-    rf"|\b\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY_WORDS})\b"
-    r"|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|INR|ZAR|SGD|HKD|NZD|TRY|AED)\s?"
+    rf"|\b\d[\d,]*(?:\.\d+)?(?:\s?[kKmM])?\s?(?:{_CURRENCY_WORDS})\b"
+    r"|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|INR|ZAR|SGD|HKD|NZD|TRY|AED|"
+    r"KES|KSh|Ksh|NGN|GHS|UGX|TZS|RM|MYR|PHP|IDR|Rp|THB|VND|EGP|PKR|BDT|UAH|RUB|KZT|ARS|CLP|COP|PEN|SAR|QAR|ILS)"
+    r"\.?\s?"
     r"\d[\d,.\s]*\d(?!\d)|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|PLN|BRL|INR|SGD)\s?\d\b)"
 )
 _PERSONAL = re.compile(
@@ -1171,6 +1208,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
         *_known(text, known_names), *_references(text),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
+        *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
     ]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
