@@ -830,6 +830,9 @@ def test_without_a_vocabulary_the_corpus_rule_is_off() -> None:
         "Does the Ruby SDK support the Jasper reporting module, or only the Python one?",
         # a brand inside a hyphenated name
         "Is Mercedes-Benz Pay supported as a payment method?",
+        # the software and services tickets name; a place one travels to
+        "Our Zapier integration fails when I connect HubSpot and Pipedrive.",
+        "I travel to Mombasa and Zanzibar often, will my card work in Tanzania?",
     ],
 )
 def test_words_the_corpus_knows_and_brands_places_and_other_languages_are_kept(text: str) -> None:

@@ -696,7 +696,17 @@ _BRANDS = frozenset((
     "dropbox", "notion", "figma", "uber", "airbnb", "netflix", "spotify", "steam", "nintendo", "playstation",
     "xbox", "nike", "adidas", "tesla", "mercedes", "benz", "bmw", "toyota", "dhl", "fedex", "ups", "usps",
     "sonoma", "ventura", "monterey", "tor", "vpn",
+    # the software, telecoms and money services support tickets name most
+    "zapier", "hubspot", "pipedrive", "mailchimp", "twilio", "intercom", "freshdesk", "helpscout", "trello",
+    "asana", "clickup", "wordpress", "woocommerce", "magento", "squarespace", "wix", "godaddy", "cloudflare",
+    "heroku", "vercel", "netlify", "sendgrid", "mailgun", "terraform", "kubernetes", "docker", "postgres",
+    "postgresql", "mysql", "mongodb", "redis", "bitbucket", "acrobat", "electrum", "exodus", "phantom", "uniswap",
+    "opensea", "tether", "usdt", "usdc", "plaid", "payoneer", "skrill", "neteller", "cashapp", "gpay", "nubank",
+    "chime", "robinhood", "etoro", "webull", "bitstamp", "bitfinex", "gemini", "airtel", "mtn", "vodafone",
+    "safaricom", "verizon", "tmobile", "comcast", "orange", "lycamobile", "nano", "trustwallet", "blockchain",
 ))
+_TRAVEL_TO = re.compile(r"(?i:\b(?:travel|travell?ing|fly|flying|flew|move|moving|moved|relocat\w*|trip|"
+                        r"visit\w*|going|go|went|ship\w*|deliver\w*|back)[ \t]+(?:to|from)[ \t]+)\Z")
 _BEFORE_NUMBER = re.compile(r"\.?[ \t]?\d")
 #: what follows a place's name ("the Dublin office")
 _PLACE_AFTER = re.compile(r"[ \t]+(?:office|team|branch|airport|store|warehouse|site)\b")
@@ -780,8 +790,9 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
     english = _english(text)
     runs = list(_capitalised_runs(text))
     for r, (run, before) in enumerate(runs):
-        if before in _POSSESSIVE or before in _LOCATIVE:
-            continue  # "our Wells Fargo account", "a team of 12 in Chicago"
+        if before in _POSSESSIVE or before in _LOCATIVE or _TRAVEL_TO.search(text, max(0, run[0].start() - 24),
+                                                                              run[0].start()):
+            continue  # "our Wells Fargo account", "a team of 12 in Chicago", "I fly to Mombasa"
         words = [m.group() for m in run]
         if any(m.group().lower().rstrip(".") in _COMPANY_WORDS or _COMPANY_AFTER.match(text, m.end()) for m in run):
             continue
