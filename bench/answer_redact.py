@@ -1,6 +1,6 @@
 """Recall and over-redaction of ticket redaction on a labelled corpus.
 
-    python bench/answer_redact.py [--split tune|heldout|all] [--show]
+    python bench/answer_redact.py [--split tune|heldout|all] [--path FILE] [--show] [--packs DIR]
 
 ``bench/answer/tickets.txt`` holds tickets (a ``# title`` line, then ``C:``/``A:`` turns; a
 line with neither prefix continues the turn above, as a signature does) with every personal
@@ -11,7 +11,12 @@ turn is removed from all). Tickets alternate between the tuning half
 
 Recall: the share of labelled data whose every character was redacted. Kept: the share of
 the other words (``\\w+`` outside any label) that no redaction touched. Precision: the share
-of redacted spans that overlap a labelled datum."""
+of redacted spans that overlap a labelled datum.
+
+The route asks the bot's index which capitalised words of a ticket its corpus knows; here the
+corpus is the example packs (``examples/packs``: every word of every page, stemmed as the
+index stems them). The figures are printed with that vocabulary and, as the reference, without
+any (the rule that needs it off)."""
 
 from __future__ import annotations
 
@@ -21,7 +26,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from knowledge.answer.tickets import redact_ticket
+from knowledge.analysis import stem
+from knowledge.answer import name_lexicon
+from knowledge.answer.tickets import Vocabulary, redact_ticket
 
 HERE = Path(__file__).parent
 _MARK = re.compile(r"\[\[([a-z_]+)\|(.+?)\]\]")
@@ -58,24 +65,26 @@ def parse(path: Path) -> list[list[tuple[str, list[tuple[int, int, str]]]]]:
     return tickets
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--split", choices=("tune", "heldout", "all"), default="heldout")
-    parser.add_argument("--show", action="store_true")
-    parser.add_argument("--path", default=str(HERE / "answer" / "tickets.txt"))
-    args = parser.parse_args()
-    tickets = parse(Path(args.path))
-    chosen = [t for i, t in enumerate(tickets)
-              if args.split == "all" or (i % 2 == 0) == (args.split == "tune")]
+def pack_vocabulary(root: Path) -> Vocabulary:
+    """The words a bot built from the packs under ``root`` knows, asked the way the route asks
+    its index: by stem."""
+    stems = {stem(w) for page in sorted(root.rglob("*.md"))
+             for w in re.findall(r"[^\W\d_]+", page.read_text(encoding="utf-8").lower())}
+    return lambda words: {w for w in words if stem(w) in stems}
+
+
+def measure(chosen: list[list[tuple[str, list[tuple[int, int, str]]]]], vocabulary: Vocabulary | None,
+            label: str, show: bool) -> None:
     labels = found = words = kept = spans_made = spans_right = 0
     per_kind: Counter[str] = Counter()
     per_kind_found: Counter[str] = Counter()
     misses, over = [], []
     started = time.perf_counter()
-    redact_ticket(["Hello Kevin"])  # loads the word lists once
+    redact_ticket(["Hello Kevin"], vocabulary=vocabulary)  # loads the word lists once
+    name_lexicon.place_names(), name_lexicon.seed_words()
     first = time.perf_counter() - started
     started = time.perf_counter()
-    redacted = [redact_ticket([t for t, _ in ticket]) for ticket in chosen]
+    redacted = [redact_ticket([t for t, _ in ticket], vocabulary=vocabulary) for ticket in chosen]
     per_ticket = (time.perf_counter() - started) / max(len(chosen), 1)
     for ticket, results in zip(chosen, redacted, strict=True):
         for (text, spans), result in zip(ticket, results, strict=True):
@@ -101,16 +110,32 @@ def main() -> None:
                     over.append(m.group())
                 else:
                     kept += 1
-    print(f"split {args.split}: {len(chosen)} tickets, {labels} labelled data, {words} other words")
+    print(f"{label}: {labels} labelled data, {words} other words")
     print(f"recall {found / labels:.4f} ({found}/{labels}); other words kept {kept / words:.4f} ({kept}/{words}); "
           f"precision {spans_right / max(spans_made, 1):.4f} ({spans_right}/{spans_made} redactions on a label)")
     print(f"time: {1000 * per_ticket:.1f} ms a ticket; first call {1000 * first:.0f} ms")
     for kind in sorted(per_kind):
         print(f"  {kind:<16} {per_kind_found[kind]}/{per_kind[kind]}")
-    if args.show:
+    if show:
         for kind, value in misses:
             print(f"  missed {kind}: {value!r}")
         print(f"  over-redacted words: {over}")
+
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", choices=("tune", "heldout", "all"), default="heldout")
+    parser.add_argument("--show", action="store_true")
+    parser.add_argument("--path", default=str(HERE / "answer" / "tickets.txt"))
+    parser.add_argument("--packs", default=str(HERE.parent / "examples" / "packs"))
+    args = parser.parse_args()
+    tickets = parse(Path(args.path))
+    chosen = [t for i, t in enumerate(tickets)
+              if args.split == "all" or (i % 2 == 0) == (args.split == "tune")]
+    print(f"split {args.split}: {len(chosen)} tickets")
+    measure(chosen, pack_vocabulary(Path(args.packs)), f"with the vocabulary of {args.packs}", args.show)
+    measure(chosen, None, "reference, no vocabulary", False)
 
 
 if __name__ == "__main__":

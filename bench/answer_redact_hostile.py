@@ -4,8 +4,10 @@
 
 Each message is 16,000 characters (``MAX_MESSAGE_CHARS``) of one repeated shape chosen to make
 a pattern backtrack (digits and separators, half-written emails, address cues with no end,
-thousands of amounts in one sentence); the reference is an ordinary ticket text repeated to
-the same length, measured in the same run."""
+thousands of amounts in one sentence, a recovery phrase that never ends, capitalised words no
+list or corpus knows); the reference is an ordinary ticket text repeated to the same length,
+measured in the same run. The rule that reads names against the bot's vocabulary is on (with a
+vocabulary that knows no word, its most costly case)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ SHAPES = {
     "street and tails": "12 Ab Street, ", "address cue": "address: 1 Ab ", "initials": "A. ",
     "name cue": "name is Ab ", "balance": "balance is 1, ", "order cue": "order ", "one long token": "x",
     "customer id": "customer id 1 ", "Korean": "가", "CJK": "東京都渋谷区",
+    "seed words": "abandon ", "numbered seed words": "1. abandon ", "unknown names": "Zqarbo Vlintek ",
+    "flat and building": "Flat 1, Ab Cd, ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")
@@ -28,12 +32,12 @@ REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT t
 
 def _ms(text: str) -> float:
     started = time.perf_counter()
-    find_spans(text[:MAX_MESSAGE_CHARS])
+    find_spans(text[:MAX_MESSAGE_CHARS], known_words=frozenset())
     return 1000 * (time.perf_counter() - started)
 
 
 def main() -> None:
-    find_spans("Hello Kevin")  # loads the word lists once
+    find_spans("Hello Kevin", known_words=frozenset())  # loads the word lists once
     reference = _ms(REFERENCE * (MAX_MESSAGE_CHARS // len(REFERENCE) + 1))
     print(f"reference (an ordinary ticket, {MAX_MESSAGE_CHARS} characters): {reference:.0f} ms")
     worst = 0.0

@@ -1,14 +1,18 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, cast
 
 import pytest
 
 from knowledge.answer import name_lexicon
 from knowledge.answer.redact import find_spans, redact
-from knowledge.answer.tickets import draft_from_ticket, redact_ticket
-from knowledge.errors import InvalidInput
+from knowledge.answer.tickets import draft_from_ticket, index_vocabulary, redact_ticket
+from knowledge.errors import BackendError, InvalidInput
 from knowledge.lifecycle.validation import parse_create
+from knowledge.model import Passage
+from knowledge.ports import Services
 
 
 @pytest.mark.parametrize(
@@ -776,3 +780,197 @@ def test_blind21_rules_find_each_datum_whole(text: str, value: str, kind: str) -
 def test_blind22_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
     result = redact(text)
     assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+# -- names no list holds, read against the bot's corpus vocabulary -----------------------------
+
+
+def _pack_words(*known: str) -> Callable[[Collection[str]], Collection[str]]:
+    """A bot whose corpus holds exactly ``known`` (lower case)."""
+    return lambda words: {w for w in words if w in known}
+
+
+@pytest.mark.parametrize(
+    ("texts", "values"),
+    [
+        # no list holds either name: unknown to the corpus and to the dictionary, they are a name
+        (["My brother-in-law Olusegun Adebayo paid my subscription by mistake."], ["Olusegun Adebayo"]),
+        # a sign-off after a dash, the given name a rare word of the dictionary
+        (["The old one is gone. — Hamza Qureshi"], ["Hamza Qureshi"]),
+        # a listed given name that the dictionary also has, after a word that takes a person
+        (["Hi, I'm Kwame from billing, picking this up from Laura. Could you confirm?"], ["Kwame", "Laura"]),
+        # the second word of an unlisted name joins it even when it is a word ("moyo")
+        (["Please split the payout with my business partner Tendai Moyo. He has an account."], ["Tendai Moyo"]),
+        # alone at a sentence's start
+        (["Olusegun paid my subscription by mistake, can you refund him?"], ["Olusegun"]),
+    ],
+)
+def test_words_unknown_to_the_corpus_and_the_dictionary_are_names(texts: list[str], values: list[str]) -> None:
+    (result,) = redact_ticket(texts, vocabulary=_pack_words("billing", "payout", "account", "subscription"))
+    spans = [(texts[0][s.start : s.end], s.kind) for s in result.spans]
+    assert spans == [(v, "person_name") for v in values], result.text
+
+
+def test_without_a_vocabulary_the_corpus_rule_is_off() -> None:
+    text = "Please split the payout with my business partner Tendai Moyo. He has an account."
+    assert redact_ticket([text])[0].text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the bot's corpus knows its product's name
+        "Does the Kestrelpay widget work on the Zorvex plan?",
+        # a brand, a company ("S.A.", "&"), a place after "from" or "via", "the Dublin office"
+        "Our CFO at Pampa Foods S.A. pays with Amex via Klarna; Morgan & Chase handle it.",
+        "Hello from Thessaloniki! I fly via Doha. Is the Dublin office open?",
+        # German writes its nouns with a capital: no English sentence, no unknown-word names
+        "Bitte kündigen Sie mein Abo zum Monatsende, die Handynummer bleibt gleich.",
+        # a given name before a noun or an acronym names a thing
+        "Does the Ruby SDK support the Jasper reporting module, or only the Python one?",
+        # a brand inside a hyphenated name
+        "Is Mercedes-Benz Pay supported as a payment method?",
+        # the software and services tickets name; a place one travels to
+        "Our Zapier integration fails when I connect HubSpot and Pipedrive.",
+        "I travel to Mombasa and Zanzibar often, will my card work in Tanzania?",
+    ],
+)
+def test_words_the_corpus_knows_and_brands_places_and_other_languages_are_kept(text: str) -> None:
+    assert redact_ticket([text], vocabulary=_pack_words("kestrelpay", "zorvex", "widget", "plan"))[0].text == text
+
+
+def test_the_route_asks_the_bots_own_index(services: Services) -> None:
+    services.index.write("b1", [Passage(
+        id="p-0", bot="b1", source_id="s1", document_id="s1-doc", generation=1, ordinal=0, title="Kestrelpay",
+        path="help/kestrelpay.md", breadcrumb="Help › Kestrelpay", visibility="public",
+        text="Kestrelpay wallets settle payouts daily.")])
+    known = index_vocabulary(services.index, "b1")
+    assert known({"kestrelpay", "olusegun"}) == {"kestrelpay"}
+    draft = draft_from_ticket([{"role": "customer", "text": "Olusegun Adebayo here: is Kestrelpay down?"},
+                               {"role": "agent", "text": "No, Kestrelpay works."}], "Outage", vocabulary=known)
+    assert "[person_name] here: is Kestrelpay down?" in draft.body
+    assert draft.redacted == {"person_name": 1}
+
+
+def test_an_index_that_cannot_answer_knows_no_word() -> None:
+    class Down:
+        def doc_freqs(self, bot: str, partition: str, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+            raise BackendError("index down", code="index_unavailable")
+
+    known = index_vocabulary(cast(Any, Down()), "b1")
+    assert known({"kestrelpay"}) == set()
+    (result,) = redact_ticket(["Why is Kestrelpay down again today?"], vocabulary=known)
+    assert result.text == "Why is [person_name] down again today?"
+
+
+# -- the other rules of this round ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # the Polish vocative of a listed given name
+        ("Zwrot zlecony, pani Katarzyno.", "Katarzyno", "person_name"),
+        # a name in lower case after the word for an account's holder
+        ("bitte auf das Konto überweisen, kontoinhaber lena krüger", "lena krüger", "person_name"),
+        # after an unlisted first name in a relation, its family name even when it is a word
+        ("My wife Mei Ling and I share the Family plan.", "Mei Ling", "person_name"),
+        # a Japanese name with a space between family and given name; a family name before 様
+        ("こんにちは、佐藤 健です。", "佐藤 健", "person_name"),
+        ("佐藤様、住所を変更しました。", "佐藤", "person_name"),
+        # a date of birth far from its words
+        ("My date of birth shows wrong in the profile, it should be 02/01/1990, month first.", "02/01/1990",
+         "date_of_birth"),
+        # a seller's handle
+        ("The seller vintage_kicks_ldn never shipped my sneakers.", "vintage_kicks_ldn", "username"),
+        # twelve BIP-39 words in a row, with or without their numbers
+        ("so I sent it: vivid ranch orbit fossil lemon grape tunnel quiz assault bitter north lawn",
+         "vivid ranch orbit fossil lemon grape tunnel quiz assault bitter north lawn", "secret"),
+        ("backup: 1. cable 2. bronze 3. humble 4. forest 5. jacket 6. piano 7. ribbon 8. sunset 9. uncle 10. velvet "
+         "11. wagon 12. zebra", "cable 2. bronze 3. humble 4. forest 5. jacket 6. piano 7. ribbon 8. sunset 9. uncle "
+         "10. velvet 11. wagon 12. zebra", "secret"),
+        # a currency after the number, a space between its thousands, the owner's word in Turkish or Hungarian
+        ("Kartımdan iki kez 349,90 TL çekildi.", "349,90 TL", "amount"),
+        ("a számlámon 12 500 Ft terhelés van", "12 500 Ft", "amount"),
+        # a Russian flat and a city with its postcode; an Indian flat, building, numbered road
+        ("Deliver to ul. Lenina 14, kv. 8, Novosibirsk 630099 if I'm out.",
+         "ul. Lenina 14, kv. 8, Novosibirsk 630099", "street_address"),
+        ("Please change delivery to Flat 302, Sai Residency, 12th Main Road, Indiranagar, Bengaluru 560038.",
+         "Flat 302, Sai Residency, 12th Main Road, Indiranagar, Bengaluru 560038", "street_address"),
+        ("Send it to Plot 12, Admiralty Way, Lekki Phase 1, Lagos 106104.",
+         "Plot 12, Admiralty Way, Lekki Phase 1, Lagos 106104", "street_address"),
+    ],
+)
+def test_this_rounds_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # eleven list words are no phrase; an ordinary sentence has words off the list
+        "vivid ranch orbit fossil lemon grape tunnel quiz assault bitter north",
+        "I want to buy a house in the city and then go to the beach with my family every day this summer",
+        # a customer, a member: a role before the honorific
+        "고객님, 환불이 처리되었습니다.",
+    ],
+)
+def test_this_rounds_rules_keep_ordinary_text(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_german_with_words_that_are_also_english_is_no_english_text() -> None:
+    # "ich", "bin", "ist" are all in Webster's list; none is an English sentence's glue word
+    text = "Grüezi, ich bin Reto Brunner. Meine Handynummer ist gleich geblieben."
+    (result,) = redact_ticket([text], vocabulary=_pack_words())
+    assert result.text == "Grüezi, ich bin [person_name]. Meine Handynummer ist gleich geblieben."
+
+
+def test_a_short_word_ending_in_o_is_no_vocative() -> None:
+    # "Viva" is a listed given name; "Vivo" is Spanish for "I live"
+    assert redact("Vivo en Madrid desde 2019, gracias.").text == "Vivo en Madrid desde 2019, gracias."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a compound of two English words opening a sentence
+        "Whitelisted addresses are not working for me and the team.",
+        # Dutch, whose short words Webster's list also has, with one English-looking glue word
+        "Goedemiddag, mijn rekening is geblokkeerd sinds gisteren.",
+    ],
+)
+def test_compounds_and_other_languages_opening_a_sentence_are_no_names(text: str) -> None:
+    assert redact_ticket([text], vocabulary=_pack_words())[0].text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        # a currency's code or local abbreviation before the number; "k" between number and code
+        ("The balance on my account is KES 12,500 and I withdrew Ksh 3,000 yesterday.",
+         [("KES 12,500", "amount"), ("Ksh 3,000", "amount")]),
+        ("I was charged RM 89.90 twice on my card.", [("RM 89.90", "amount")]),
+        ("I lost 0.35 ETH and my balance shows 1.2k USDT.", [("0.35 ETH", "amount"), ("1.2k USDT", "amount")]),
+        # a block, a numbered avenue, a unit after "#", a city-state and its postcode
+        ("Deliver to Block 123 Ang Mo Kio Avenue 6, #08-45, Singapore 560123.",
+         [("Block 123 Ang Mo Kio Avenue 6, #08-45, Singapore 560123", "street_address")]),
+        # a lower-case name no list holds after the words that introduce one
+        ("hey its olusegun adebayo again, where is my refund?", [("olusegun adebayo", "person_name")]),
+    ],
+)
+def test_currencies_blocks_and_lower_case_unlisted_names(text: str, values: list[tuple[str, str]]) -> None:
+    (result,) = redact_ticket([text], vocabulary=_pack_words())
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == values, result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i'm gonna need a refund for the second charge",
+        "I'm travelling from Nairobi next week, will the cancelled card still work?",
+    ],
+)
+def test_chat_words_and_british_spellings_are_no_names(text: str) -> None:
+    assert redact_ticket([text], vocabulary=_pack_words())[0].text == text

@@ -25,7 +25,8 @@ _STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive
                   r"Promenade|Park|View|Point|Mall|Hts)")
 #: a flat, floor or door after the street ("Flat 4", "Apt 2B", "3º B", "2. Stock")
 _UNIT = (r"(?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Piso|Planta|Puerta|Étage|Etage|Stock|Whg|Wohnung|"
-         r"Bus|Bte|Appt|Interno|Scala|Lok|m\.|apto|apt|andar|sala|bloco|casa|depto|dpto|lote|No:|#)\.?\s*#?\s*"
+         r"Bus|Bte|Appt|Interno|Scala|Lok|m\.|apto|apt|andar|sala|bloco|casa|depto|dpto|lote|No:|kv|кв|korp|корп|"
+         r"str|стр|d|д|#)\.?\s*#?\s*"
          r"(?:\d[\w-]{0,4}|[A-Z](?![\w]))"
          r"|\d{1,2}\s?[º°ª]\s?[A-Z\d]?(?:\s?(?:izq|izda|dcha|dch)\.?)?|\d{1,2}\.\s?(?:Stock|OG|Etage)"
          r"|(?:(?:Esc|Escalera|Bloque|Bl|Portal|Torre)\.?\s*[\w-]{1,4}))")
@@ -33,9 +34,11 @@ _ROMANCE_PREFIX = (r"(?:Calle|C/|Avenida|Avda\.|Av\.|Rue|Via|Viale|Piazza|Piazza
                    r"Plaza|Pza\.|Paseo|Pº|Carrer|Ronda|Camino|Carretera|Ctra\.|Chemin|Allée|Place|Boulevard|"
                    r"ul\.|ulica|al\.|aleja|os\.|Strada|Bulevardul|Calea|Str\.|ulitsa|ul|Rruga|Odos|Odós)")
 _STREET = re.compile(
-    r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Shop|Office|Building|Bldg)\.?\s*#?\s*\w{1,5},?\s+)?"
+    r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Shop|Office|Building|Bldg|Block|Blk)\.?\s*#?\s*\w{1,5},?\s+)?"
     r"\b\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?,?\s+(?:(?:N|S|E|W|NE|NW|SE|SW)\.?\s+)?"
     r"(?:(?:[A-Z][A-Za-z'’-]+|\d{1,3}(?:st|nd|rd|th))\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
+    # a numbered avenue or street of a district ("Ang Mo Kio Avenue 6")
+    r"(?:[ \t]\d{1,2}(?![\w/.-]))?"
     r"(?:\s+(?:North|South|East|West|N|S|E|W|NE|NW|SE|SW|O)\b\.?)?"
     r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Fl|#)\.?\s*#?\s*[\w-]+)?"
     # German, Dutch and Nordic streets: the street word glued on or after an adjective ("Berliner Str. 12")
@@ -53,6 +56,9 @@ _STREET = re.compile(
     r"|\b\d{1,4}(?:\s?(?:bis|ter|[a-z]))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|"
     r"cours|route|calle|via|viale|rua)(?:\s+[^\W\d_][\w'’-]*){1,4}"
     r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}"
+    r"|\b(?:Flat|Apt|Apartment|House|Plot|Door|Villa|Unit)\s*(?:No\.?\s*)?#?\s*\d{1,5}[A-Za-z]?,\s+"
+    r"(?:(?:[A-Z][\w'’-]*\s+){0,3}[A-Z][\w'’-]*,\s+)?(?:\d{1,3}(?:st|nd|rd|th)\s+)?(?:[A-Z][\w'’-]*\s+){0,3}"
+    + _STREET_SUFFIX + r"\b\.?"
 )
 #: postcodes by country; the strong ones name a country by their shape alone
 _STRONG_POSTCODE = (r"(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}"  # United Kingdom
@@ -167,9 +173,15 @@ _CARE_OF = re.compile(
     r"(?i:\b(?:c/o|care\s+of|attn\.?:?|attention:|z\.\s?Hd\.?|à\s+l'attention\s+de)\s+[^,\n]{1,40},[ \t]*)\Z")
 
 
+#: the word before a house number that names its block ("Block 123 Ang Mo Kio Avenue 6")
+_BLOCK = re.compile(r"\b(?:Block|Blk|Bloco|Plot)\.?[ \t]+\Z")
+
+
 def _head_start(text: str, start: int) -> int:
     head = _CARE_OF.search(text[max(0, start - 60) : start])
-    return start - (len(head.group()) if head else 0)
+    start -= len(head.group()) if head else 0
+    block = _BLOCK.search(text[max(0, start - 12) : start])
+    return start - (len(block.group()) if block else 0)
 
 
 def find(text: str) -> list[tuple[int, int]]:

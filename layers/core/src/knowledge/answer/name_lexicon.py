@@ -68,3 +68,31 @@ def ordinary_words() -> frozenset[str]:
     from english_words import get_english_words_set
 
     return frozenset(get_english_words_set(["web2"], alpha=True, lower=False))
+
+
+@functools.cache
+def place_names() -> frozenset[str]:
+    """Countries, regions, states and cities as Faker's address lists name them in every
+    locale: a capitalised word that names a place is no one's name."""
+    import faker.providers.address as address
+
+    out: set[str] = set()
+    for module in pkgutil.iter_modules(address.__path__):
+        provider = getattr(importlib.import_module(f"{address.__name__}.{module.name}"), "Provider", None)
+        for attr in dir(provider):
+            if attr.startswith("_") or not any(k in attr for k in ("countr", "state", "province", "region",
+                                                                      "cities", "city_name", "department")):
+                continue
+            values = getattr(provider, attr)
+            if isinstance(values, tuple | list | dict):
+                out.update(key(w) for v in values if isinstance(v, str) for w in v.split())
+    return frozenset(w for w in out if len(w) > 2)
+
+
+@functools.cache
+def seed_words() -> frozenset[str]:
+    """The 2,048 words of the BIP-39 English list (``mnemonic``, the reference implementation,
+    MIT): twelve or more of them in a row are a wallet's recovery phrase."""
+    from mnemonic import Mnemonic
+
+    return frozenset(Mnemonic("english").wordlist)

@@ -242,7 +242,7 @@ _NOT_NAMES = frozenset((
     # name lists also hold as given names
     "hola", "hallo", "bonjour", "salut", "ciao", "grüezi", "servus", "moin", "hej", "hei", "tack", "ola", "olá",
     "danke", "merci", "gracias", "grazie", "obrigado", "obrigada", "dzięki", "dziękuję", "namaste", "merhaba",
-    "thx", "ty", "tia", "br", "rgds", "brgds", "kr", "asap", "pls", "plz",
+    "thx", "ty", "tia", "br", "rgds", "brgds", "kr", "asap", "pls", "plz", "bey", "hanım", "hanim", "efendi",
     "irish", "german", "bonsoir", "buenas", "buongiorno", "buonasera", "gentile", "caro", "cara", "oi", "beste",
     "geachte", "hei", "moi", "szia", "ahoj", "witam", "bedankt", "takk", "spasibo", "liebe", "lieber", "liebes",
     "sehr", "geehrte", "geehrter", "grüße", "saludos", "atentamente", "cordialement", "greetings", "mister",
@@ -349,12 +349,22 @@ def _ordinary_form(word: str) -> bool:
     forms = [w[:-1] if w.endswith("s") else "", w[:-2] if w.endswith("es") else "",
              w[:-3] + "y" if w.endswith("ies") else "", w[:-2] if w.endswith("ed") else "",
              w[:-1] if w.endswith("ed") else "", w[:-3] if w.endswith("ing") else "",
-             w[:-3] + "e" if w.endswith("ing") else ""]
+             w[:-3] + "e" if w.endswith("ing") else "",
+             # a doubled consonant ("travelling", "cancelled") and British spellings ("colour",
+             # "organise", "organisation")
+             w[:-4] if w.endswith("ing") and len(w) > 5 and w[-4] == w[-5] else "",
+             w[:-3] if w.endswith("ed") and len(w) > 4 and w[-3] == w[-4] else "",
+             w.replace("our", "or") if "our" in w else "", w.replace("is", "iz") if "is" in w else ""]
     return any(f and f in name_lexicon.ordinary_words() for f in forms)
 
 
 def _given(word: str) -> bool:
-    return name_lexicon.key(word) in name_lexicon.given_names()
+    """A listed given name, or the vocative a Slavic language addresses one with ("pani
+    Katarzyno" of "Katarzyna", "Olgo" of "Olga")."""
+    k = name_lexicon.key(word)
+    given = name_lexicon.given_names()
+    return k in given or (len(k) >= 6 and k.endswith("o") and k[:-1] + "a" in given
+                          and k not in name_lexicon.ordinary_words())
 
 
 def _surname(word: str) -> bool:
@@ -445,7 +455,7 @@ _NAME_VERBS = frozenset(("will", "may", "can", "mark", "bill", "sue", "rob", "gr
 _RELATION = re.compile(
     r"(?i:\bmy\s+(?:husband|wife|partner|brother|sister|mother|mom|mum|father|dad|son|daughter|friend|colleague|"
     r"boss|manager|accountant|assistant|cousin|uncle|aunt|grandmother|grandfather|fianc[ée]e?|boyfriend|girlfriend|"
-    r"neighbou?r|employee|client)s?|\b(?:talk|speak|spoke|talked|spoken|chat|chatted|speaking)\s+(?:to|with)|"
+    r"neighbou?r|employee|client|stepson|stepdaughter|nephew|niece|grandson|granddaughter)s?(?:-in-law)?|\b(?:talk|speak|spoke|talked|spoken|chat|chatted|speaking)\s+(?:to|with)|"
     r"\bask(?:ed)?\s+for|\bcc|\bcontact|\bforward(?:ed)?\s+(?:it\s+)?to|"
     r"\b(?:someone|somebody|a\s+(?:guy|man|woman|lady|person|girl|boy|user|customer|agent)|person)\s+"
     r"(?:called|named))\s*,?[ \t]+"
@@ -453,7 +463,9 @@ _RELATION = re.compile(
 )
 #: a name written in lower case after the words that introduce one ("this is jake thompson")
 _LOWER_CUE = re.compile(
-    r"(?i:\b(?:(my\s+name\s+is|name\s+is|me\s+llamo|je\s+m'appelle|ich\s+heiße)|this\s+is|i\s+am|i'?m|it'?s|"
+    r"(?i:\b(?:(my\s+name\s+is|name\s+is|me\s+llamo|je\s+m'appelle|ich\s+heiße|kontoinhaber(?:in)?|"
+    r"account\s+holder|card\s*holder|titulaire|titular|intestatario|rekeninghouder|beneficiary)|this\s+is|i\s+am|"
+    r"i'?m|it'?s|"
     r"signed|soy|ich\s+bin|je\s+suis)"
     r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
 )
@@ -501,12 +513,15 @@ _COMPANY_WORDS = frozenset(("ltd", "inc", "gmbh", "llc", "corp", "co", "sa", "ag
 #: between "मेरा नाम" and "है"
 _CJK_NAMES = re.compile(
     r"(?:我是|我叫|我的名字是|名字叫|私は|저는|제\s*이름은)\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,4}|[가-힣]{2,4})"
-    r"|[、,，]\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,5})(?=です|と申します|といいます)"
+    r"|[、,，]\s*([\u4e00-\u9fff\u3400-\u4dbf]{1,4}(?:[ \u3000][\u4e00-\u9fff\u3400-\u4dbf]{1,3})?)"
+    r"(?=です|と申します|といいます)"
     r"|[,，]\s*([가-힣]{2,4})(?=입니다|이에요|예요|라고\s*합니다)"
     r"|(?:^|(?<=[。！\n]))\s*([\u4e00-\u9fff]{2,5})(?=です|と申します|といいます)"
     r"|(?:मेरा|मेरी)\s+नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)\s+(?=है)"
     # Thai: "ผมชื่อ" / "ฉันชื่อ" / "ชื่อ" and a given name with its family name
     r"|ชื่อ\s*([\u0e00-\u0e7f]+(?:\s[\u0e00-\u0e7f]+)?)"
+    # a listed family name before an honorific ("佐藤様", "田中さん", "김 님")
+    r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3})(?=様|さん|さま|殿|先生)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
 )
 #: Arabic, Persian and Hebrew: the word after "my name is" (اسمي, اسم من, שמי), and the next one
 #: when it is a family name (العلي, بن …) or a listed name; after "I am" (أنا) only a listed name
@@ -519,14 +534,17 @@ _RTL_NAMES = re.compile(
 def _context_names(text: str) -> Iterator[Span]:
     for m in _RELATION.finditer(text):
         words = list(re.finditer(r"\S+", m.group(1)))
-        kept = []
+        kept: list[re.Match[str]] = []
         for i, w in enumerate(words):
             word = w.group()
             capital = word[0].isupper()
             lower_name = _given(word) and (not _ordinary(word) or (i == 0 and word.lower() not in _NAME_VERBS))
             if word.lower() in _NOT_NAMES or (not capital and not lower_name):
                 break
-            if capital and _ordinary(word) and not _given(word):
+            # after a first name no dictionary has, the next capitalised word is its family
+            # name even when it is a word too ("my wife Mei Ling")
+            joined = i == 1 and bool(kept) and kept[0].group()[0].isupper() and not _ordinary(kept[0].group())
+            if capital and _ordinary(word) and not _given(word) and not (joined and word.lower() not in _NAME_VERBS):
                 break
             kept.append(w)
             if not capital:
@@ -591,9 +609,11 @@ def _context_names(text: str) -> Iterator[Span]:
                                    or _surname(second))
         yield Span(m.start(2), m.end(3) if family else m.end(2), "person_name")
     for m in _CJK_NAMES.finditer(text):
-        group = next(g for g in range(1, 7) if m.group(g))
-        if group == 4 and not (_surname(m.group(4)[:2]) or _surname(m.group(4)[:1])):
-            continue  # "大丈夫です" opens a message too: a listed surname must open the name
+        group = next(g for g in range(1, 9) if m.group(g))
+        if group in (4, 7, 8) and not (_surname(m.group(group)[:2]) or _surname(m.group(group)[:1])):
+            continue  # "大丈夫です", "お客様" open a message too: a listed surname must open the name
+        if len(m.group(group).replace(" ", "").replace("\u3000", "")) < 2 or m.group(group) in _CJK_NOT_NAMES:
+            continue
         yield Span(m.start(group), m.end(group), "person_name")
 
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
@@ -615,7 +635,7 @@ _BIRTH = re.compile(
     r"cumpleaños|anniversaire|compleanno|aniversário|verjaardag|urodziny|né|née|"
     r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
     r"urodzon[ya]|data\s+de\s+nascimento|nascid[oa]|geboortedatum|geboren\s+op|fødselsdato|födelsedatum|"
-    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))(?:\b|(?<=\.))[^.!?\n\d]{0,40}?" + rf"({_DATE})"
+    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({_DATE})"
     r"|(?i:\bborn\s+in\s+)((?:19|20)\d{2})\b"
     r"|(?:生年月日|出生日期|生日|생년월일)\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
@@ -629,11 +649,208 @@ _USERNAME_LATER = re.compile(
 _PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
-    r"benutzername|usuario|nome\s+utente|ign|in-game\s+name|"
+    r"benutzername|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|vendor|merchant|streamer|creator|"
     rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))\s*"
     r"(is\s+|[:=]\s*)?[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
 
+
+# -- names no list holds: capitalised words this bot's corpus does not know ---------------------
+#: a word with a capital inside is a product's name ("PayPal", "iPhone"), unless the capital
+#: follows a surname's prefix ("McAllister", "O'Brien", "DeShawn")
+_INNER_CAPITAL = re.compile(r"^(?!(?:Mc|Mac|O['’]|D['’]|De|Di|Da|La|Le|Van|Von|Al-|El-))\w+[A-Z]")
+#: words after which a person is named ("picking this up from Laura", "cc Hamza")
+_TAKES_A_PERSON = frozenset(("from", "with", "by", "and", "cc", "ask", "asked", "tell", "told", "thank", "thanks",
+                             "contact", "contacted", "per", "for", "called", "named", "to", "emailed", "messaged"))
+_SENTENCE_OPEN = re.compile(r"[.!?:;\n\"“(\-–—][ \t]*$")
+
+
+def vocabulary_candidates(texts: Iterable[str]) -> set[str]:
+    """The capitalised words of ``texts`` (lower case, as :func:`name_lexicon.key` writes
+    them) that a bot's vocabulary is asked about: the rule of :func:`_unknown_names` reads a
+    word as a name only when the bot's own corpus does not know it."""
+    out = set()
+    for text in texts:
+        for m in _WORD.finditer(text):
+            w = m.group()
+            if len(w) >= 2 and w[0].isupper() and not w.isupper() and w.lower() not in _NOT_NAMES:
+                out.add(name_lexicon.key(w))
+        # and the words in lower case where a name is introduced ("hey its olusegun")
+        for cue in _LOWER_CUE.finditer(text):
+            out.update(name_lexicon.key(w) for w in cue.group(2).split())
+    return out
+
+
+#: names of the platforms, payment networks, browsers, devices and banks that tickets of any
+#: product mention, which a bot's own corpus may not: none is a person's
+_BRANDS = frozenset((
+    "amex", "mastercard", "visa", "maestro", "discover", "paypal", "venmo", "zelle", "klarna", "afterpay", "alipay",
+    "wechat", "paytm", "mpesa", "revolut", "wise", "monzo", "n26", "barclays", "hsbc", "santander", "citi",
+    "chase", "coinbase", "binance", "kraken", "bybit", "okx", "kucoin", "metamask", "ledger", "trezor", "koinly",
+    "arbitrum", "solana", "ethereum", "bitcoin", "polygon", "tron", "google", "gmail", "android", "apple", "iphone",
+    "ipad", "macos", "ios", "windows", "linux", "ubuntu", "chrome", "chromium", "firefox", "safari", "edge",
+    "opera", "brave", "samsung", "pixel", "huawei", "xiaomi", "oneplus", "motorola", "nokia", "instagram",
+    "facebook", "whatsapp", "telegram", "signal", "twitter", "tiktok", "youtube", "linkedin", "reddit", "discord",
+    "slack", "zoom", "teams", "outlook", "hotmail", "yahoo", "okta", "auth0", "xero", "quickbooks", "shopify",
+    "stripe", "adyen", "amazon", "aws", "azure", "github", "gitlab", "jira", "zendesk", "salesforce", "hubspot",
+    "dropbox", "notion", "figma", "uber", "airbnb", "netflix", "spotify", "steam", "nintendo", "playstation",
+    "xbox", "nike", "adidas", "tesla", "mercedes", "benz", "bmw", "toyota", "dhl", "fedex", "ups", "usps",
+    "sonoma", "ventura", "monterey", "tor", "vpn",
+    # the software, telecoms and money services support tickets name most
+    "zapier", "hubspot", "pipedrive", "mailchimp", "twilio", "intercom", "freshdesk", "helpscout", "trello",
+    "asana", "clickup", "wordpress", "woocommerce", "magento", "squarespace", "wix", "godaddy", "cloudflare",
+    "heroku", "vercel", "netlify", "sendgrid", "mailgun", "terraform", "kubernetes", "docker", "postgres",
+    "postgresql", "mysql", "mongodb", "redis", "bitbucket", "acrobat", "electrum", "exodus", "phantom", "uniswap",
+    "opensea", "tether", "usdt", "usdc", "plaid", "payoneer", "skrill", "neteller", "cashapp", "gpay", "nubank",
+    "chime", "robinhood", "etoro", "webull", "bitstamp", "bitfinex", "gemini", "airtel", "mtn", "vodafone",
+    "safaricom", "verizon", "tmobile", "comcast", "orange", "lycamobile", "nano", "trustwallet", "blockchain",
+))
+_TRAVEL_TO = re.compile(r"(?i:\b(?:travel|travell?ing|fly|flying|flew|move|moving|moved|relocat\w*|trip|"
+                        r"visit\w*|going|go|went|ship\w*|deliver\w*|back)[ \t]+(?:to|from)[ \t]+)\Z")
+_BEFORE_NUMBER = re.compile(r"\.?[ \t]?\d")
+#: what follows a place's name ("the Dublin office")
+_PLACE_AFTER = re.compile(r"[ \t]+(?:office|team|branch|airport|store|warehouse|site)\b")
+#: what follows a company's name ("Pampa Foods S.A.", "Hoffmann & Partner")
+_COMPANY_AFTER = re.compile(r"[ \t]*(?:&|\+|S\.?A\.?|S\.?L\.?|S\.?p\.?A\.?|N\.?V\.?|(?:Ltd|Inc|GmbH|LLC|AG|BV|Co|Corp|"
+                            r"PLC|Pty|SRL|SAS|Oy|AB)\b)")
+
+
+def _name_like(word: str, known: Collection[str]) -> bool:
+    """A capitalised word that may be part of a name: not known to the bot, no stop word, no
+    title, no contraction, no acronym, no product's inner capital."""
+    k = name_lexicon.key(word)
+    low = word.lower().strip("'’")
+    return (k not in known and low not in _NOT_NAMES and low.rstrip("s") not in _NOT_NAMES and low not in _TITLES
+            and not any(name_lexicon.key(part) in _BRANDS for part in re.split(r"[-'’]", word))
+            and not word.isupper() and _INNER_CAPITAL.match(word) is None and len(k) >= 2
+            and not re.search(r"['’](?:m|s|re|ve|d|ll|t)$", word, re.IGNORECASE))
+
+
+def _plain_word(word: str, *, glued: bool = False) -> bool:
+    """An ordinary word or a compound of ordinary words ("Hungarian-order"); with ``glued``,
+    written as one word too ("Whitelisted", "Username"; family names are such compounds as
+    often, "Sandberg", so only where a sentence opens on a lone word)."""
+    if _ordinary_form(word) or all(_ordinary_form(part) for part in re.split(r"[-'’]", word) if part):
+        return True
+    if not glued:
+        return False
+    w = name_lexicon.key(word)
+    return any(w[:i] in name_lexicon.ordinary_words() and _ordinary_form(w[i:]) for i in range(3, len(w) - 2))
+
+
+#: words every English sentence of some length has one of, and other languages' lack
+_ENGLISH_GLUE = frozenset(("the", "a", "an", "and", "to", "of", "is", "are", "was", "my", "your", "you", "it",
+                           "for", "with", "on", "this", "that", "not", "can", "have", "has", "please", "what",
+                           "how", "we", "our", "me", "he", "she", "his", "her", "they", "from", "at", "but"))
+
+
+def _english(text: str) -> bool:
+    """Most lower-case words of ``text`` are English words: elsewhere (German writes its nouns
+    with a capital) a capitalised word unknown to the dictionary says nothing."""
+    lower = [w for w in _WORD.findall(text) if w[0].islower()]
+    if len(lower) < 3:
+        return False
+    plain, glue = sum(_plain_word(w) for w in lower), sum(w in _ENGLISH_GLUE for w in lower)
+    # a short text may have a single glue word, if nearly all its words are English
+    return plain >= 0.7 * len(lower) and (glue >= 2 or (glue == 1 and plain >= 0.85 * len(lower)))
+
+
+#: words of chat that no dictionary has and that follow "I'm" or "it's" as often as a name
+_CHAT_WORDS = frozenset(("gonna", "wanna", "gotta", "kinda", "sorta", "lemme", "dunno", "btw", "tbh", "idk", "lol",
+                         "pls", "plz", "thx", "ok", "okay", "ya", "yeah", "yep", "nope", "cuz", "coz", "tho", "omg",
+                         "smh", "fyi", "imo", "imho", "rn", "asap", "literally", "u", "ur", "im", "ive", "dont",
+                         "cant", "wont", "didnt", "doesnt", "isnt", "wasnt", "thats", "whats", "theres", "youre"))
+
+
+def _lower_unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
+    """A name written in lower case after the words that introduce one ("hey its olusegun"),
+    that no list holds: a word no dictionary has, no chat word, unknown to the corpus; the
+    next word joins it when it is such a word too."""
+    for m in _LOWER_CUE.finditer(text):
+        words = list(re.finditer(r"\S+", m.group(2)))
+
+        def unknown(w: str) -> bool:
+            k = name_lexicon.key(w)
+            return (len(k) >= 3 and k not in known and k not in _CHAT_WORDS and w.lower() not in _NOT_NAMES
+                    and not _plain_word(w) and not _given(w))  # a listed one: ``_context_names``
+
+        if not words or not unknown(words[0].group()):
+            continue
+        end = words[1].end() if len(words) > 1 and unknown(words[1].group()) else words[0].end()
+        yield Span(m.start(2) + words[0].start(), m.start(2) + end, "person_name")
+
+
+def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
+    """With the words the bot's corpus knows (``known``): in English text, a capitalised word
+    that is no English word, no place and unknown to the corpus is a name ("Olusegun Adebayo",
+    at a sentence's start only with a second such word); in any text, a listed given name inside
+    a sentence that the corpus does not know, even if the dictionary has it as a rare word
+    ("picking this up from Laura"). The capitalised neighbours that are names too go with it.
+    A run naming a company ("Morgan & Chase Logistics Ltd") or a product ("Ruby SDK") is none."""
+    english = _english(text)
+    runs = list(_capitalised_runs(text))
+    for r, (run, before) in enumerate(runs):
+        if before in _POSSESSIVE or before in _LOCATIVE or _TRAVEL_TO.search(text, max(0, run[0].start() - 24),
+                                                                              run[0].start()):
+            continue  # "our Wells Fargo account", "a team of 12 in Chicago", "I fly to Mombasa"
+        words = [m.group() for m in run]
+        if any(m.group().lower().rstrip(".") in _COMPANY_WORDS or _COMPANY_AFTER.match(text, m.end()) for m in run):
+            continue
+        if r and re.fullmatch(r",?[ \t]+(?:and|or|&)[ \t]+|,[ \t]*", text[runs[r - 1][0][-1].end() : run[0].start()]) \
+                and runs[r - 1][1] in (*_LOCATIVE, "to", "from"):
+            continue  # "ship to Florence and Victoria": places listed after a place word
+        start = run[0].start()
+        opens = ((start <= 16 and not text[:start].strip())
+                 or _SENTENCE_OPEN.search(text, max(0, start - 16), start) is not None)
+        if _PLACE_AFTER.match(text, run[-1].end()):
+            continue  # "the Dublin office", "our Lisbon team"
+
+        def joins(word: str) -> bool:
+            return _name_like(word, known) and (not _plain_word(word) or _given(word) or _surname(word))
+
+        likely = []
+        for i, w in enumerate(words):
+            k = name_lexicon.key(w)
+            if not _name_like(w, known) or re.fullmatch(_PARTICLE, w) or _BEFORE_NUMBER.match(text, run[i].end()):
+                likely.append(False)  # "Ksh 3,000", "Block 12": a unit or a place's number
+                continue
+            listed_name = _given(w) or _surname(w)
+            unlisted = (english and not _plain_word(w) and len(k) >= 3
+                        and (k not in name_lexicon.place_names() or listed_name))
+            if unlisted and i == 0 and opens:
+                # a sentence opens on it: alone, it must be no compound of English words
+                # ("Olusegun paid", not "Whitelisted addresses"); before more capitalised words,
+                # the next must be unknown too ("Olusegun Adebayo", not "Kampala Mobile Money")
+                unlisted = ((_name_like(words[1], known) and not _plain_word(words[1])) if len(words) > 1
+                            else not _plain_word(w, glued=True))
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            if unlisted and i == 0 and before in ("from", "via") and (len(words) == 1 or not joins(words[1])):
+                unlisted = False  # "Hello from Lagos!", "via Doha": a place more often
+            # a given name that is a rare word too ("Laura", "Hamza") after a word that takes a person
+            listed = (english and _given(w) and i == 0 and before in _TAKES_A_PERSON and w.lower() not in _NAME_VERBS
+                      and k not in _PLACE_NAMES
+                      # "Jordan Freight", "Ruby SDK": a given name before a noun or an acronym names a thing
+                      and not (nxt and (nxt.isupper() or (_plain_word(nxt) and not _given(nxt) and not _surname(nxt)))))
+            likely.append(unlisted or listed)
+
+        i = 0
+        while i < len(run):
+            if not likely[i]:
+                i += 1
+                continue
+            start, end = i, i + 1
+            while start > 0 and joins(words[start - 1]) and not re.fullmatch(_PARTICLE, words[start - 1]):
+                start -= 1
+            # after a name no dictionary has, the next capitalised word the corpus does not know is
+            # its family name even when it is a word too ("Tendai Moyo", "Mei Ling")
+            unlisted_before = not _plain_word(words[i])
+            while end < len(run) and (joins(words[end]) or (
+                    re.fullmatch(_PARTICLE, words[end]) and end + 1 < len(run) and joins(words[end + 1]))
+                    or (unlisted_before and end == i + 1 and _name_like(words[end], known)
+                        and words[end].lower() not in _NAME_VERBS)):
+                end += 1
+            yield Span(run[start].start(), run[end - 1].end(), "person_name")
+            i = end
 
 def _people(text: str) -> Iterator[Span]:
     yield from _names(text)
@@ -667,14 +884,18 @@ def _people(text: str) -> Iterator[Span]:
 
 
 _CURRENCY_WORDS = (r"USD|EUR|GBP|CAD|AUD|CHF|JPY|BTC|ETH|USDT|USDC|LTC|XMR|TRX|SOL|DOGE|XRP|dollars?|euros?|"
+                   r"TL|TRY|PLN|HUF|CZK|SEK|NOK|DKK|RON|BRL|MXN|INR|ZAR|AED|KES|NGN|GHS|UGX|TZS|MYR|PHP|IDR|"
+                   r"THB|VND|EGP|PKR|BDT|UAH|RUB|KZT|ARS|CLP|COP|PEN|SAR|QAR|ILS|SGD|HKD|NZD|"
                    r"pounds?|bucks")
 _AMOUNT = re.compile(
     rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥₹₩₽₺₪₫₱฿₴₦]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
     r"|(?<![\w.,])(?:\d{1,3}(?:[.,\u00a0 ]\d{3})+|\d+)(?:[.,]\d{1,2})?\s?(?:[€$£¥₹₩₽₺₪₫₱฿₴₦]|zł|Kč|kr|Ft|lei|руб|₸)"
     r"(?![\w])"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
-    rf"|\b\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY_WORDS})\b"
-    r"|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|INR|ZAR|SGD|HKD|NZD|TRY|AED)\s?"
+    rf"|\b\d[\d,]*(?:\.\d+)?(?:\s?[kKmM])?\s?(?:{_CURRENCY_WORDS})\b"
+    r"|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|INR|ZAR|SGD|HKD|NZD|TRY|AED|"
+    r"KES|KSh|Ksh|NGN|GHS|UGX|TZS|RM|MYR|PHP|IDR|Rp|THB|VND|EGP|PKR|BDT|UAH|RUB|KZT|ARS|CLP|COP|PEN|SAR|QAR|ILS)"
+    r"\.?\s?"
     r"\d[\d,.\s]*\d(?!\d)|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|PLN|BRL|INR|SGD)\s?\d\b)"
 )
 _PERSONAL = re.compile(
@@ -683,7 +904,9 @@ _PERSONAL = re.compile(
     # the same in the languages tickets most often come in
     r"j'ai|mon|ma|mes|payé|solde|versé|mein|meine|ich|habe|guthaben|kontostand|überwiesen|bezahlt|mi|mis|"
     r"pagué|saldo|meu|minha|paguei|mio|mia|pagato|mijn|betaald|mój|moje|zapłaciłem|zapłaciłam|tenía|tenia|"
-    r"mera|meri|mere|maine|mujhe|mera|benim|hesabım|bakiyem|tengo|tinha|avevo|hatte)\b"
+    r"mera|meri|mere|maine|mujhe|mera|benim|hesabım|bakiyem|tengo|tinha|avevo|hatte|"
+    r"kartımdan|kartımda|kartıma|hesabımdan|hesabıma|bana|számlámon|számlámról|számlámra|kártyámról|kártyámon|"
+    r"egyenlegem|nekem|moje|mojej|mojego|mého|mém|moji)\b"
 )
 #: "the withdrawal of €500": a particular transaction, so someone's
 _THEIR_TRANSACTION = re.compile(
@@ -727,6 +950,29 @@ def _secrets(text: str) -> Iterator[Span]:
         classes = sum(bool(re.search(p, token)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
         if classes >= 2 and re.search(r"\d", token) and _entropy(token) >= 3.5:
             yield Span(m.start(), m.end(), _GENERIC_SECRET)
+
+
+_SEED_WORD = re.compile(r"[a-z]+")
+#: what may stand between the words of a written-down recovery phrase: spaces, commas, a line
+#: break, their numbers ("1. vivid 2. ranch")
+_SEED_GAP = re.compile(r"(?:[ \t,;\n-]|\d{1,2}[.):]?)+")
+
+
+def _seed_phrases(text: str) -> Iterator[Span]:
+    """Twelve or more words of the BIP-39 list in a row: a wallet's recovery phrase, which is
+    the wallet itself (any 12 of 2,048 words in a row is no English sentence)."""
+    words = name_lexicon.seed_words()
+    run: list[re.Match[str]] = []
+    for m in _SEED_WORD.finditer(text):
+        joined = bool(run) and _SEED_GAP.fullmatch(text[run[-1].end() : m.start()]) is not None
+        if m.group() in words and (joined or not run) and (m.start() == 0 or not text[m.start() - 1].isalpha()):
+            run.append(m)
+            continue
+        if len(run) >= 12:
+            yield Span(run[0].start(), run[-1].end(), "secret")
+        run = [m] if m.group() in words and (m.start() == 0 or not text[m.start() - 1].isalpha()) else []
+    if len(run) >= 12:
+        yield Span(run[0].start(), run[-1].end(), "secret")
 
 
 def _card_codes(text: str) -> Iterator[Span]:
@@ -940,30 +1186,40 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
             yield Span(m.start(), m.end(), "person_name")
 
 
-def names_in(texts: Iterable[str]) -> set[str]:
+#: words before an honorific that name a role, not a person
+_CJK_NOT_NAMES = frozenset(("고객", "회원", "담당자", "관리자", "선생", "사장", "부장", "과장", "お客", "皆"))
+_CJK_WORD = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf가-힣]{2}")
+
+
+def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None) -> set[str]:
     """The words of every name found in ``texts`` (at least three letters, particles left
     out; a shorter given name too when it closes a longer name, "Nguyễn Văn An"): a name
     introduced in one message of a ticket is removed from all of them."""
     out: set[str] = set()
     for text in texts:
-        for span in find_spans(text):
+        for span in find_spans(text, known_words=known_words):
             if span.kind == "person_name":
                 words = [w.strip(".,") for w in text[span.start : span.end].split()]
-                out.update(w for w in words if len(w) >= 3 and not re.fullmatch(_PARTICLE, w))
+                out.update(w for w in words if (len(w) >= 3 or _CJK_WORD.search(w)) and not re.fullmatch(_PARTICLE, w))
                 if len(words) >= 2 and len(words[-1]) == 2 and words[-1][0].isupper() and words[-1][1].islower():
                     out.add(words[-1])
     return out
 
 
 def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
-               known_names: Collection[str] = ()) -> list[Span]:
+               known_names: Collection[str] = (), known_words: Collection[str] | None = None) -> list[Span]:
     """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
-    name words found elsewhere in the same conversation (:func:`names_in`)."""
+    name words found elsewhere in the same conversation (:func:`names_in`); ``known_words``:
+    the words of :func:`vocabulary_candidates` that the bot's corpus knows (None: no corpus
+    to ask, and the rule of :func:`_unknown_names` is off)."""
     found = [
-        *_emails(text), *_secrets(text), *_card_codes(text), *_wallets(text), *_ibans(text), *_cards(text),
+        *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
+        *_cards(text),
         *_accounts(text), *_id_documents(text), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
         *_known(text, known_names), *_references(text),
+        *(_unknown_names(text, known_words) if known_words is not None else ()),
+        *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
     ]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
@@ -996,9 +1252,9 @@ def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
 
 
 def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
-           known_names: Collection[str] = ()) -> Redaction:
+           known_names: Collection[str] = (), known_words: Collection[str] | None = None) -> Redaction:
     """``text`` with every span replaced by ``[kind]``, and how many of each kind."""
-    spans = find_spans(text, phone_regions=phone_regions, known_names=known_names)
+    spans = find_spans(text, phone_regions=phone_regions, known_names=known_names, known_words=known_words)
     out, last = [], 0
     for span in spans:
         out.append(text[last : span.start])

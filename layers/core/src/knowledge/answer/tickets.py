@@ -6,13 +6,50 @@ counts of what was removed leave this module."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInput
+from ..errors import BackendError, InvalidInput
 from ..lifecycle.validation import MAX_NAME_CHARS, UNKNOWN_FIELD
-from .redact import KINDS, Redaction, names_in, redact
+from .redact import KINDS, Redaction, names_in, redact, vocabulary_candidates
+
+#: asked once per ticket with the capitalised words of the ticket (lower case): returns those
+#: the bot's own corpus knows (product and feature names), which are then no one's name
+Vocabulary = Callable[[Collection[str]], Collection[str]]
+
+if TYPE_CHECKING:
+    from ..ports import SearchIndex
+
+#: the partitions a bot's passages live in (``model.partition_of_visibility``)
+_PARTITIONS = ("customer", "operator")
+
+
+def index_vocabulary(index: SearchIndex, bot: str) -> Vocabulary:
+    """The words of a ticket that ``bot``'s index knows: each word's stem (the index's own
+    English stemmer) looked up in both partitions, one document-frequency request each. Only
+    the ticket's capitalised words (and lower-case words where a name is introduced) are
+    asked, never a sentence; kb records none of them, but on AWS they travel, unredacted, in
+    one search request to the bot's own OpenSearch domain (whose slow log, if an operator turns
+    it on, could keep them). An index that cannot answer knows nothing: the redaction then
+    removes more, never less."""
+    from ..analysis import stem
+
+    def known(words: Collection[str]) -> set[str]:
+        stems = {w: stem(w) for w in words}
+        terms = sorted(set(stems.values()))
+        found: set[str] = set()
+        if not terms:
+            return found
+        for partition in _PARTITIONS:
+            try:
+                counts, _ = index.doc_freqs(bot, partition, terms)
+            except BackendError:
+                return set()
+            found.update(t for t, n in counts.items() if n > 0)
+        return {w for w, t in stems.items() if t in found}
+
+    return known
 
 ROLES = ("customer", "agent")
 MAX_MESSAGES = 200
@@ -64,19 +101,22 @@ def _validated(messages: object, title: object) -> tuple[list[tuple[str, str]], 
     return out, title
 
 
-def redact_ticket(texts: Sequence[str]) -> list[Redaction]:
+def redact_ticket(texts: Sequence[str], *, vocabulary: Vocabulary | None = None) -> list[Redaction]:
     """Each text of one ticket (its title and messages) redacted; a name found in one text
-    ("my name is Jonas Weber") is removed from every text ("Thanks Jonas")."""
-    known = names_in(texts)
-    return [redact(text, known_names=known) for text in texts]
+    ("my name is Jonas Weber") is removed from every text ("Thanks Jonas"). With the bot's
+    ``vocabulary``, a capitalised word that is no English word and that the bot's corpus does
+    not know is read as a name too."""
+    words = None if vocabulary is None else set(vocabulary(vocabulary_candidates(texts)))
+    known = names_in(texts, known_words=words)
+    return [redact(text, known_names=known, known_words=words) for text in texts]
 
 
-def draft_from_ticket(messages: object, title: object) -> TicketDraft:
+def draft_from_ticket(messages: object, title: object, *, vocabulary: Vocabulary | None = None) -> TicketDraft:
     """Redact every message and the title, then shape the conversation: customer turns make
     the question, agent turns the answer, each in the order they were written."""
     checked, raw_title = _validated(messages, title)
     counts: Counter[str] = Counter()
-    results = redact_ticket([raw_title, *(t for _, t in checked)])
+    results = redact_ticket([raw_title, *(t for _, t in checked)], vocabulary=vocabulary)
     for result in results:
         counts.update(result.counts)
     clean_title = " ".join(results[0].text.split())

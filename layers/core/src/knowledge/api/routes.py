@@ -337,10 +337,12 @@ def recheck_gaps(ctx: Context) -> Response:
 def article_from_ticket(ctx: Context) -> Response:
     """Redaction first (``draft_from_ticket``), then a draft article through the lifecycle.
     This body is never logged."""
-    from ..answer.tickets import draft_from_ticket
+    from ..answer.tickets import draft_from_ticket, index_vocabulary
 
     body: models.TicketArticle = ctx.body
-    draft = draft_from_ticket([m.model_dump() for m in body.messages], body.title)
+    # product and feature names are words the bot's own corpus knows: no one's name
+    draft = draft_from_ticket([m.model_dump() for m in body.messages], body.title,
+                              vocabulary=index_vocabulary(ctx.services.index, ctx.bot))
     result = _lifecycle().create_source(ctx.services, ctx.bot, draft.source_body())
     reply = views.source_json(result.source)
     reply.update(queued=result.queued, redacted=draft.redacted)
