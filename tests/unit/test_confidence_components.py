@@ -149,7 +149,7 @@ def test_components_json_rounds_and_keeps_absent_ones():
     assert out == {"coverage": 0.3333, "strength": None, "focus": None, "unseen": 0.0, "agreement": None,
                    "similarity": None, "rescue": None, "reranker": None, "rare": None, "missing": None,
                    "title": None, "depth": None, "nearness": None, "distinct": None,
-                   "concord": None}
+                   "concord": None, "nqc": None, "wig": None, "sentcov": None, "sentence": None}
 
 
 def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
@@ -169,3 +169,59 @@ def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
     assert conf.score(lexical, name) == conf.score(lexical)
     assert conf.score(close, "hashing-384") == conf.score(close) == conf.score(lexical)
     assert conf.score(close, None) == conf.score(lexical)
+
+
+def test_nqc_is_the_spread_of_the_best_scores_over_the_most_the_words_could_score():
+    idf = {"a": 2.0, "b": 3.0, "zzz": None}  # most: 2.2 * 5 = 11
+    scores = [9.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5]  # the 11th is beyond the depth of 10
+    assert conf.nqc(scores, ["a", "b", "zzz"], idf) == pytest.approx(2.4 / 11.0)  # std of 9 and nine 1s
+    assert conf.nqc([5.0] * 10, ["a", "b"], idf) == 0.0  # a flat list points nowhere
+    assert conf.nqc([4.0], ["a"], idf, depth=2) == pytest.approx(2.0 / 4.4)  # a missing score counts 0
+    assert conf.nqc([], ["a"], idf) is None and conf.nqc([1.0], ["zzz"], idf) is None
+
+
+def test_wig_is_the_best_scores_mean_above_an_average_passage():
+    n = 100
+    df = 10  # idf = log(1 + (n - df + 0.5) / (df + 0.5))
+    idf = {"a": math.log(1 + (n - df + 0.5) / (df + 0.5)), "zzz": None}
+    most = 2.2 * idf["a"]
+    average = idf["a"] * df / n  # a passage holds "a" one time in ten, scoring its IDF
+    assert conf.wig([6.0, 4.0], ["a", "zzz"], idf, n, depth=2) == pytest.approx((5.0 - average) / most)
+    assert conf.wig([6.0], ["a"], idf, n, depth=2) == pytest.approx((3.0 - average) / most)
+    assert conf.wig([], ["a"], idf, n) is None and conf.wig([1.0], ["zzz"], idf, n) is None
+
+
+def test_sentences_split_at_ends_lines_and_list_items_and_join_short_pieces():
+    text = ("## Deposits\nBitcoin deposits need three confirmations. After that, the balance updates!\n"
+            "- Minimum: 0.0001 BTC\n- Fees: none at all\n\nMonero takes ten confirmations (about 20 minutes).")
+    assert conf.sentences(text) == [
+        "Deposits Bitcoin deposits need three confirmations.",  # the heading reads with its sentence
+        "After that, the balance updates!",
+        "Minimum: 0.0001 BTC Fees: none at all",
+        "Monero takes ten confirmations (about 20 minutes).",
+    ]
+    assert conf.sentences(text, limit=2) == conf.sentences(text)[:2]
+    assert conf.sentences("short") == ["short"] and conf.sentences("") == []
+
+
+def test_sentence_coverage_is_the_share_held_by_the_single_best_sentence():
+    idf = {"refund": 3.0, "fee": 1.0, "zzz": None}
+    terms = analysis.terms("refund fee zzz")
+    apart = "A refund is sent within five working days. A fee is charged for every withdrawal."
+    together = "No fee is charged on a refund, whatever the amount."
+    assert conf.sentence_coverage([apart], terms, idf) == pytest.approx(3.0 / 4.0)  # the two words never meet
+    assert conf.sentence_coverage([apart, together], terms, idf) == 1.0  # any of the first excerpts
+    assert conf.sentence_coverage(["nothing here at all, not one word."], terms, idf) == 0.0
+    assert conf.sentence_coverage([apart], ["zzz"], idf) is None
+    assert conf.sentence_coverage([], terms, idf) is None
+
+
+def test_best_cosine():
+    assert conf.best_cosine([1.0, 0.0], [[0.0, 2.0], [3.0, 3.0]]) == pytest.approx(math.sqrt(0.5))
+    assert conf.best_cosine([1.0, 0.0], [[0.0, 0.0]]) is None and conf.best_cosine([1.0, 0.0], []) is None
+
+
+def test_sentences_are_embedded_only_for_a_model_that_weighs_them(monkeypatch):
+    monkeypatch.setattr(conf, "EMBEDDER_MODELS", {"a": (0.0, {"similarity": 1.0, "sentence": 2.0}),
+                                                  "b": (0.0, {"similarity": 1.0})})
+    assert conf.wants_sentences("a") and not conf.wants_sentences("b") and not conf.wants_sentences(None)

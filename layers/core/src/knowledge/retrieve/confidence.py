@@ -38,6 +38,24 @@ Components (None when absent; an absent component drops out of the sum):
 - ``concord``: with an embedder, one over the rank of the word list's best page among the
   semantic list's pages (1: both lists put the same page first; 0: the semantic list's 50
   best passages miss it): the words and the meaning point at the same page.
+- ``nqc``: the spread of the word list's :data:`QPP_DEPTH` best passage scores (their
+  standard deviation) as a share of the most the question's known words could score (the
+  normalised query commitment of the query-performance-prediction literature, normalised by
+  that most instead of the corpus's own score): a list whose best stands clear of the rest
+  points at an answer; a flat one at words spread over everything.
+- ``wig``: the mean of the word list's :data:`WIG_DEPTH` best passage scores less the score of
+  an average passage (each known word held once by a passage of average length scores its IDF,
+  weighted by the share of passages holding it), as a share of the most the question's known
+  words could score (weighted information gain, normalised by that most instead of the square
+  root of the question's length).
+- ``sentcov``: the IDF-weighted share of the question's known content words that the single
+  best sentence (:func:`sentences`) of the :data:`SENTENCE_EXCERPTS` first excerpts holds: an
+  answer is usually one sentence; words met one per sentence are a topic, not an answer.
+- ``sentence``: with an embedder, the best cosine similarity of the question and one sentence
+  (:func:`sentences`, at most :data:`SENTENCES_PER_EXCERPT` of each) of the
+  :data:`SENTENCE_EXCERPTS` first excerpts, embedded at query time in one batch: a look-alike
+  question is near the page's topic but near none of its sentences. Computed only when the
+  embedder's model weighs it (:func:`wants_sentences`: one more embedding call per question).
 - ``rescue``: the similarity of the passage the corpus-learned rescue appended, when it did.
 - ``reranker``: the reranker's score (in [0, 1]) for the top excerpt, when the bot reranks.
   Shown; its weight stays 0 until it is fitted on questions retrieved with a reranker (no
@@ -55,6 +73,7 @@ text exists but does not answer" (below) from an answer.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, fields
 
@@ -105,6 +124,16 @@ SPAN = 300
 RARE = 2
 #: the rank ``depth`` compares the best page with (``focus`` looks at the fifth)
 DEPTH = 10
+#: how many of the word list's best passage scores ``nqc`` spreads over
+QPP_DEPTH = 10
+#: how many of the word list's best passage scores ``wig`` averages
+WIG_DEPTH = 5
+#: the first excerpts whose sentences ``sentcov`` and ``sentence`` read
+SENTENCE_EXCERPTS = 3
+#: the most sentences of one excerpt ``sentence`` embeds (3 x 8: one batch of at most 24)
+SENTENCES_PER_EXCERPT = 8
+#: a piece shorter than this (characters: a list marker, a heading word) joins the next sentence
+MIN_SENTENCE = 30
 #: BM25's k1 (tantivy's and OpenSearch's default): a term's score saturates at (k1 + 1) * IDF
 BM25_K1 = 1.2
 #: Components fitted or set apart from the lexical model: each adds ``weight * (value - centre)``,
@@ -133,6 +162,10 @@ class Components:
     nearness: float | None = None
     distinct: float | None = None
     concord: float | None = None
+    nqc: float | None = None
+    wig: float | None = None
+    sentcov: float | None = None
+    sentence: float | None = None
 
     def as_json(self) -> dict[str, float | None]:
         return {k: (None if (v := getattr(self, k)) is None else round(v, 4)) for k in _FIELDS}
@@ -283,3 +316,104 @@ def concord(lexical_docs: Sequence[int], semantic_docs: Sequence[int]) -> float 
         return None
     pages = list(dict.fromkeys(semantic_docs))
     return 1.0 / (1 + pages.index(lexical_docs[0])) if lexical_docs[0] in pages else 0.0
+
+
+def wants_sentences(embedder: str | None) -> bool:
+    """Whether the model of ``embedder`` (by name) weighs ``sentence``: only then is it worth the
+    question's sentences an embedding call."""
+    model = EMBEDDER_MODELS.get(embedder or "")
+    return model is not None and bool(model[1].get("sentence"))
+
+
+def _most(query_terms: Sequence[str], idf: Mapping[str, float | None]) -> float:
+    """The most the known query terms could score: BM25's saturation ``k1 + 1`` times each IDF."""
+    return (BM25_K1 + 1) * sum(float(v) for t, v in {t: idf.get(t) for t in query_terms}.items() if v is not None)
+
+
+def nqc(scores: Sequence[float], query_terms: Sequence[str], idf: Mapping[str, float | None],
+        depth: int = QPP_DEPTH) -> float | None:
+    """The standard deviation of the ``depth`` best of ``scores`` (word-match scores of
+    passages, any order) over the most the known query terms could score, in [0, 1]; None when
+    nothing matched or no term is known. Fewer than ``depth`` scores: the missing ones count 0
+    (a passage that does not match scores nothing)."""
+    most = _most(query_terms, idf)
+    top = sorted((max(0.0, float(s)) for s in scores), reverse=True)[:depth]
+    if not top or most <= 0:
+        return None
+    top += [0.0] * (depth - len(top))
+    mean = sum(top) / depth
+    return min(1.0, math.sqrt(sum((s - mean) ** 2 for s in top) / depth) / most)
+
+
+def wig(scores: Sequence[float], query_terms: Sequence[str], idf: Mapping[str, float | None], passages: int,
+        depth: int = WIG_DEPTH) -> float | None:
+    """The mean of the ``depth`` best of ``scores`` (missing ones 0) less an average passage's
+    score, over the most the known query terms could score; None when nothing matched or no term
+    is known. An average passage holds each known term with the probability ``df / passages``
+    (``df`` read back from the term's IDF) and, holding it once at average length, scores its IDF."""
+    most = _most(query_terms, idf)
+    top = sorted((max(0.0, float(s)) for s in scores), reverse=True)[:depth]
+    if not top or most <= 0 or passages <= 0:
+        return None
+    average = 0.0
+    for v in {t: idf.get(t) for t in query_terms}.values():
+        if v is not None:
+            x = math.exp(float(v)) - 1.0  # idf = log(1 + (n - df + 0.5) / (df + 0.5))
+            df = max(0.0, (passages + 0.5 - 0.5 * x) / (x + 1.0))
+            average += float(v) * min(1.0, df / passages)
+    return max(-1.0, min(1.0, (sum(top) / depth - average) / most))
+
+
+_BREAK = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*+#>|]|\d+[.)]\s))|(?<=[.!?])[)\"'\u201d]?\s+|\s*\n\s*")
+
+
+def sentences(text: str, limit: int | None = None) -> list[str]:
+    """The sentences of ``text``: split at sentence ends, line breaks, list items and headings,
+    a piece shorter than :data:`MIN_SENTENCE` characters joined to the next (a heading reads
+    with the sentence under it); the first ``limit`` of them."""
+    out: list[str] = []
+    pending = ""
+    for piece in _BREAK.split(text):
+        piece = piece.strip(" \t-*#>|\u2026")
+        if not piece:
+            continue
+        pending = f"{pending} {piece}" if pending else piece
+        if len(pending) >= MIN_SENTENCE:
+            out.append(pending)
+            pending = ""
+    if pending:
+        if out and len(pending) < MIN_SENTENCE:
+            out[-1] = f"{out[-1]} {pending}"
+        else:
+            out.append(pending)
+    return out if limit is None else out[:limit]
+
+
+def sentence_coverage(texts: Sequence[str], query_terms: Sequence[str], idf: Mapping[str, float | None]
+                      ) -> float | None:
+    """The IDF-weighted share of the known distinct query terms that the best single sentence
+    of ``texts`` holds; None without a known term or a sentence."""
+    known = {t: float(v) for t in query_terms if (v := idf.get(t)) is not None}
+    total = sum(known.values())
+    if total <= 0:
+        return None
+    best: float | None = None
+    for text in texts:
+        for s in sentences(text):
+            present = {term for _, term in ranking.term_positions(s, list(known))}
+            share = sum(v for t, v in known.items() if t in present) / total
+            best = share if best is None else max(best, share)
+    return best
+
+
+def best_cosine(question: Sequence[float], vectors: Sequence[Sequence[float]]) -> float | None:
+    """The highest cosine similarity of ``question`` and any of ``vectors``; None without any."""
+    qn = math.sqrt(sum(x * x for x in question))
+    best: float | None = None
+    for v in vectors:
+        vn = math.sqrt(sum(x * x for x in v))
+        if qn <= 0 or vn <= 0:
+            continue
+        c = sum(a * b for a, b in zip(question, v, strict=True)) / (qn * vn)
+        best = c if best is None else max(best, c)
+    return None if best is None else max(-1.0, min(1.0, best))
