@@ -1,40 +1,46 @@
 """Does ``wouldAnswer`` separate answerable from unanswerable questions? Fits and checks the
 confidence constants of ``knowledge.retrieve.confidence``.
 
-    python bench/confidence.py [--fit] [--embedder none|hashing|local] [--dump FILE]
+    python bench/confidence.py [--fit | --loso] [--embedder none|hashing|local] [--dump FILE]
                                [--rows FILE] [--lexical-rows FILE] [--fit-on all|tune]
-                               [--questions FILE]
+                               [--questions FILE ...] [--balance set|class]
 
-The labelled set is ``bench/support_questions.jsonl``: support questions over the example packs
-(``examples/packs``, all three in one bot, as ``make run`` ingests them) and over the Harbor
-documentation in ``../shared/data/docs/harbor`` (read at run time, never copied; skipped when
-absent). Each line is answerable (with its right page) or not (a question that looks like the
-others but that the corpus cannot answer), and belongs to a split: ``tune`` and ``heldout`` (the
-first two halves, by a hash of the question), ``tune2`` (117 more, written later over the same
-corpora, each unanswerable one checked with ``grep`` for the word it turns on) and ``tune3`` (92
-more, written after the constants fitted on the first three were committed); all are fitted on
-(:data:`FITTING`). ``bench/support_questions_fresh.jsonl`` (``--questions``) is a set of the same
-kind that is never fitted on nor used to choose anything: the held-out figure is read there
-(split ``fresh``).
+The labelled sets are support questions over the example packs (``examples/packs``, all three
+in one bot, as ``make run`` ingests them) and over the Harbor documentation in
+``../shared/data/docs/harbor`` (read at run time, never copied; skipped when absent). Each line
+is answerable (with its right page) or not (a question that looks like the others but that the
+corpus cannot answer), and belongs to a split. Every set that has been read is fitted on
+(:data:`FITTED_FILES`, splits :data:`FITTING`): ``bench/support_questions.jsonl`` (``tune`` and
+``heldout``, halves by a hash of the question; ``tune2`` and ``tune3``, written later, each
+unanswerable one checked with ``grep`` for the word it turns on), with the packs' example
+questions (``examples/questions.jsonl``, answerable, joined to the halves by the same hash
+rule); ``bench/support_questions_fresh.jsonl`` (``fresh``) and ``_fresh2.jsonl`` (``fresh2``,
+written by another author without seeing the code), once the held-out sets, now fitted on;
+``bench/support_questions_hard.jsonl`` (``hard``) and ``bench/vocab_mismatch_questions.jsonl``
+(``vocab``), answerable questions in the customers' own words. A file given with
+``--questions`` that is not one of these is held out: reported as its own split (named after
+the file when its split is one of the fitted ones) and never fitted on (``--fit`` refuses
+when nothing else is given); the held-out figure is read there (the lead's blind set).
 
-The example questions of the packs (``examples/questions.jsonl``, all answerable, written with
-the customer's words rather than the documentation's) join the two halves by the same hash rule.
-
-Every question goes through ``retrieve()``; the components of its confidence are read from the
-response. ``--fit`` uses the fitting set only (``--fit-on tune``: the tuning half alone). The
-lexical model: a logistic regression (class-balanced, L2 :data:`L2`) of "answerable" on every
-one of :data:`CANDIDATES`, less those whose fitted weight points against their meaning
-(:data:`SIGNS`; dropped one at a time, worst first, refitting each time), so that each weight
-in the code reads as its component says. Its cut: the intercept is moved so that the default
-floor (0.35) answers a share of the fitted answerables, the share (one of
-:data:`ANSWER_TARGETS`) whose 5-fold cross-validated rates on the set's own questions (the
-example questions are fitted on, not counted) stand furthest above the targets
-(:data:`TARGETS`) on the worse of the two. With rows retrieved with an embedder (``--rows``,
-the lexical model fitted on ``--lexical-rows`` of a run without one) it also fits the
-embedder's model the same way on the lexical model's components plus
-:data:`EMBEDDER_CANDIDATES`; its cut is the share whose cross-validated rates stand furthest
-above the lexical model's cross-validated rates on the worse of the two (with an embedder both
-should be higher). It prints the constants to paste into ``confidence.py``. Figures are printed
+Every question goes through ``retrieve()`` (every component measured, ``sentence`` too); the
+components of its confidence are read from the response. ``--fit`` uses the fitted sets only
+(``--fit-on tune``: the tuning half alone). The lexical model: a logistic regression (L2
+:data:`L2`; each class weighs alike and, with ``--balance set``, the default, each set inside
+a class alike: :func:`row_weights`) of "answerable" on every one of :data:`CANDIDATES`, less
+those whose fitted weight points against their meaning (:data:`SIGNS`; dropped one at a time,
+worst first, refitting each time), so that each weight in the code reads as its component
+says. Its cut: the intercept is moved so that the default floor (0.35) answers a share of the
+fitted answerables, the share (one of :data:`ANSWER_TARGETS`) whose 5-fold cross-validated
+rates (the mean of the sets' rates) stand furthest above the targets (:data:`TARGETS`) on the
+worse of the two; the example questions and the paraphrased sets (:data:`CUT_SKIP`) are fitted
+on but do not choose the cut. With rows retrieved with an embedder (``--rows``, the lexical
+model fitted on ``--lexical-rows`` of a run without one) it also fits the embedder's model the
+same way on the lexical model's components plus :data:`EMBEDDER_CANDIDATES`; its cut is the
+share whose cross-validated rates stand furthest above the lexical model's on the worse of the
+two (with an embedder both should be higher). It prints the constants to paste into
+``confidence.py``. ``--loso`` judges the method rather than the constants: for each set of
+:data:`LEFT_OUT`, everything (components, weights, cut) is fitted on the other sets and read on
+it, with the components before issue 21's sentence-level ones and after. Figures are printed
 for each split at the floor; "answered" is the confidence's decision (``confidence >= floor``),
 before the topic gate. ``--embedder local`` caches the vectors outside the repository
 (``bench/embedding_cache.py``).
@@ -85,16 +91,17 @@ FLOOR = 0.35
 SENTENCES = RetrievalOptions(sentences=True)
 #: the splits of the fitting set (bench/support_questions.jsonl); "fresh" is never among them
 FITTING = ("tune", "heldout", "tune2", "tune3", "fresh", "fresh2", "hard", "vocab")
-CANDIDATES = ("coverage", "strength", "focus", "unseen", "rare", "missing", "title", "depth", "nqc", "wig", "sentcov")
+CANDIDATES = ("coverage", "strength", "focus", "unseen", "rare", "missing", "title", "depth", "nqc", "wig", "sentcov",
+              "reach")
 #: the direction each component's evidence points (+1: for an answer, -1: against); a
 #: component whose fitted weight has the other sign is dropped, so that every weight in the
 #: code reads as its component's meaning says (no component used as a correction of another)
 SIGNS = {"coverage": 1, "strength": 1, "focus": 1, "unseen": -1, "rare": 1, "missing": -1, "title": 1, "depth": 1,
          "agreement": 1, "similarity": 1, "nearness": 1, "distinct": 1, "concord": 1, "nqc": 1, "wig": 1,
-         "sentcov": 1, "sentence": 1}
+         "sentcov": 1, "sentence": 1, "reach": 1, "grounded": 1}
 #: the embedder's components: a second model, used when they are present, takes the lexical
 #: model's components and these, fitted on a run with one
-EMBEDDER_CANDIDATES = ("agreement", "similarity", "nearness", "distinct", "concord", "sentence")
+EMBEDDER_CANDIDATES = ("agreement", "similarity", "nearness", "distinct", "concord", "sentence", "grounded")
 #: shares of the fitted answerables the floor may answer (the cut); chosen by cross-validation
 ANSWER_TARGETS = tuple(round(0.80 + 0.01 * i, 2) for i in range(19))
 TARGETS = (0.85, 0.80)  # answered when answerable, refused when not
@@ -215,10 +222,15 @@ def logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, wei
 #: "class": each class weighs alike in the fit (every question of a class alike); "set": and
 #: inside a class, each set written apart weighs alike (:func:`group_of`), and the cut is chosen
 #: on the mean of the sets' rates
-BALANCE = "class"
+BALANCE = "set"
 #: the sets the lexical model is not fitted on (the embedder's is): paraphrased answerable
 #: questions share no more words with their page than a look-alike does with its topic's
 LEXICAL_SKIP: tuple[str, ...] = ()
+#: the sets fitted on that do not choose the cut: the answer share and the cross-validated
+#: rates that choose it are read on the other sets (answerable-only sets of paraphrased
+#: questions: no weighting tells them from look-alikes, and counted they pull the cut down
+#: until every look-alike passes)
+CUT_SKIP: tuple[str, ...] = ("hard", "vocab")
 
 
 def group_of(r: dict[str, Any]) -> str:
@@ -278,7 +290,8 @@ def cross_validate(rows: list[dict[str, Any]], names: tuple[str, ...], folds: in
     rows = usable(rows)
     x = features(rows, names)
     y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
-    own = np.array([not r.get("examples") for r in rows])
+    own = np.array([not r.get("examples") and r["split"] not in CUT_SKIP for r in rows])
+    cutting = np.array([r["split"] not in CUT_SKIP for r in rows])
     groups = np.array([group_of(r) for r in rows])
     w = row_weights(rows)
     hits = {t: np.zeros(4) for t in ANSWER_TARGETS}
@@ -293,7 +306,7 @@ def cross_validate(rows: list[dict[str, Any]], names: tuple[str, ...], folds: in
             z_train = np.hstack([np.ones((len(train), 1)), x[train]]) @ beta
             z_part = np.hstack([np.ones((len(part), 1)), x[part]]) @ beta
             for t in ANSWER_TARGETS:
-                zs[t][part] = z_part - cut_for(z_train, y[train], t)
+                zs[t][part] = z_part - cut_for(z_train[cutting[train]], y[train][cutting[train]], t)
         for t in ANSWER_TARGETS:
             z, yo = zs[t][own], y[own]
             if BALANCE == "set":  # each set's rate counts alike
@@ -327,7 +340,8 @@ def fit(rows: list[dict[str, Any]], names: tuple[str, ...], target: float) -> tu
     xb = np.hstack([np.ones((len(x), 1)), x])
     z = xb @ beta
     # move the intercept so that the threshold is confidence == FLOOR
-    intercept = float(beta[0] - cut_for(z, y, target) + math.log(FLOOR / (1 - FLOOR)))
+    cutting = np.array([r["split"] not in CUT_SKIP for r in rows])
+    intercept = float(beta[0] - cut_for(z[cutting], y[cutting], target) + math.log(FLOOR / (1 - FLOOR)))
     return intercept, {n: float(b) for n, b in zip(names, beta[1:], strict=True)}
 
 
@@ -363,7 +377,7 @@ def fit_models(lexical_rows: list[dict[str, Any]], embedder_rows: list[dict[str,
             print(f"with an embedder: selected {e_names}, answering {e_target:.0%} of the answerables fitted on:")
             print(f"EMBEDDER_INTERCEPT = {e_intercept:.4f}")
             print("EMBEDDER_WEIGHTS = {" + ", ".join(f'"{k}": {v:.4f}' for k, v in e_weights.items()) + "}")
-        models.insert(0, (frozenset({"similarity"}), e_intercept, e_weights))
+        models.insert(0, (frozenset({"similarity"} | (set(e_weights) & conf.SEMANTIC)), e_intercept, e_weights))
     return models
 
 
@@ -411,12 +425,16 @@ def leave_one_set_out(lexical_rows: list[dict[str, Any]], embedder_rows: list[di
                 refused = sum(z < cut for z in u) / len(u) if u else float("nan")
                 area = f"{auc(a, u):.3f}" if a and u else ""
                 pooled.setdefault((label, when), []).append([sum(z >= cut for z in a), len(a),
-                                                             sum(z < cut for z in u), len(u)])
+                                                             sum(z < cut for z in u), len(u),
+                                                             auc(a, u) if a and u else float("nan")])
                 print(f"| {'+'.join(group)} ({len(a)} / {len(u)}) | {label} | {when} | {answered:.1%} | "
                       f"{refused:.1%} | {area} |".replace("nan%", "-"))
     for (label, when), counts in pooled.items():
-        t = np.array(counts).sum(axis=0)
-        print(f"| all left out, pooled | {label} | {when} | {t[0] / t[1]:.1%} | {t[2] / t[3]:.1%} | |")
+        both = [c for c in np.array(counts, dtype=float) if c[1] and c[3]]  # sets with both kinds
+        a = np.mean([c[0] / c[1] for c in both])
+        r = np.mean([c[2] / c[3] for c in both])
+        area = np.mean([c[4] for c in both])
+        print(f"| mean of the left-out sets with both kinds | {label} | {when} | {a:.1%} | {r:.1%} | {area:.3f} |")
 
 
 def report(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
@@ -436,7 +454,7 @@ def report(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
 
 
 def main() -> int:
-    global BALANCE, LEXICAL_SKIP
+    global BALANCE, LEXICAL_SKIP, CUT_SKIP
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fit", action="store_true", help="fit the constants on the tuning half and print them")
     parser.add_argument("--embedder", default="none")
@@ -448,10 +466,12 @@ def main() -> int:
                         "one of the fitted sets is held out: reported as its own split, never fitted on")
     parser.add_argument("--loso", action="store_true", help="leave one set out: fit on the others, read on it "
                         "(--rows of a run with an embedder with --lexical-rows, or lexical --rows alone)")
-    parser.add_argument("--balance", choices=("class", "set"), default="class",
+    parser.add_argument("--balance", choices=("class", "set"), default=BALANCE,
                         help="weigh each class alike (class) or, inside a class, each set alike (set)")
     parser.add_argument("--lexical-skip", default=",".join(LEXICAL_SKIP),
                         help="comma-separated sets the lexical model is not fitted on")
+    parser.add_argument("--cut-skip", default=",".join(CUT_SKIP),
+                        help="comma-separated sets fitted on that do not choose the cut")
     parser.add_argument("--dump", help="write every question's row (components, decision) to this JSONL file")
     parser.add_argument("--rows", help="read the rows from a --dump file instead of retrieving again")
     parser.add_argument("--lexical-rows", help="with --fit: fit the lexical model on these rows (a --dump of a "
@@ -459,6 +479,7 @@ def main() -> int:
     args = parser.parse_args()
     BALANCE = args.balance
     LEXICAL_SKIP = tuple(x for x in args.lexical_skip.split(",") if x)
+    CUT_SKIP = tuple(x for x in args.cut_skip.split(",") if x)
     if args.embedder == "local":  # embed each text once across runs (a cache outside the repository)
         import embedding_cache
 
@@ -480,6 +501,9 @@ def main() -> int:
         tune = [r for r in rows if r["split"] in fit_on and not r.get("blind")]
         lexical_tune = [r for r in lexical_rows if r["split"] in fit_on and not r.get("blind")
                         and r["split"] not in LEXICAL_SKIP]
+        if not lexical_tune:
+            parser.error("none of these questions is in a fitted set: nothing to fit on "
+                         "(a held-out file is never fitted on)")
         models = fit_models(lexical_tune, tune if args.lexical_rows or args.embedder != "none" else None,
                             CANDIDATES, EMBEDDER_CANDIDATES, verbose=True)
         for r in rows:  # what the fitted constants decide

@@ -489,11 +489,13 @@ def _components(
     top = excerpts[0]
     doc_scores = [(h.ref.doc_key, h.score) for h in lexical]
     lexical_scores = [h.score for h in lexical]
+    strength = conf.strength(lexical[0].score if lexical else None, query_terms, idf)
+    unseen = conf.unseen(query_terms, idf, rarest)
     return conf.Components(
         coverage=conf.coverage(excerpts[0]["text"], query_terms, idf),
-        strength=conf.strength(lexical[0].score if lexical else None, query_terms, idf),
+        strength=strength,
         focus=conf.focus(doc_scores),
-        unseen=conf.unseen(query_terms, idf, rarest),
+        unseen=unseen,
         agreement=conf.agreement([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
         similarity=max(-1.0, min(1.0, semantic[0].score)) if semantic else None,
         rescue=float(rescue) if rescue is not None else None,
@@ -510,6 +512,8 @@ def _components(
         wig=conf.wig(lexical_scores, query_terms, idf, n),
         sentcov=conf.sentence_coverage([str(e["text"]) for e in excerpts[:conf.SENTENCE_EXCERPTS]], query_terms, idf),
         sentence=sentence,
+        reach=conf.known_share(strength, unseen),
+        grounded=conf.known_share(sentence, unseen),
     )
 
 
