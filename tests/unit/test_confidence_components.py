@@ -174,10 +174,18 @@ def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
     assert conf.score(lexical, name) == conf.score(lexical)
     assert conf.score(close, "hashing-384") == conf.score(close) == conf.score(lexical)
     assert conf.score(close, None) == conf.score(lexical)
-    # a semantic component the model weighs is missing (the sentences could not be embedded):
-    # the lexical model decides rather than the embedder's without it
-    unembedded = conf.Components(**words, agreement=0.6, similarity=0.7, nearness=0.7, distinct=0.3, concord=1.0)
-    assert conf.score(unembedded, name) == conf.score(lexical)
+
+
+
+def test_an_embedder_model_missing_one_of_its_semantic_components_leaves_the_decision_to_the_lexical_model(
+        monkeypatch):
+    monkeypatch.setattr(conf, "EMBEDDER_MODELS", {"e": (-3.0, {"reach": 2.0, "similarity": 1.0, "sentence": 4.0})})
+    words = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, depth=0.5, reach=0.5)
+    embedded = conf.Components(**words, similarity=0.7, sentence=0.6)
+    assert conf.score(embedded, "e") == pytest.approx(1 / (1 + math.exp(3.0 - 1.0 - 0.7 - 2.4)))
+    # the sentences could not be embedded: the lexical model decides, not the embedder's without them
+    unembedded = conf.Components(**words, similarity=0.7)
+    assert conf.score(unembedded, "e") == conf.score(conf.Components(**words)) != conf.score(embedded, "e")
 
 
 def test_nqc_is_the_spread_of_the_best_scores_over_the_most_the_words_could_score():

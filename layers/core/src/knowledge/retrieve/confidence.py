@@ -55,15 +55,17 @@ Components (None when absent; an absent component drops out of the sum):
   (:func:`sentences`, at most :data:`SENTENCES_PER_EXCERPT` of each) of the
   :data:`SENTENCE_EXCERPTS` first excerpts, embedded at query time in one batch: a look-alike
   question is near the page's topic but near none of its sentences. Computed only when the
-  embedder's model weighs it or ``grounded`` (:func:`wants_sentences`: one more embedding call
-  per question).
+  embedder's model weighs it (:func:`wants_sentences`): one more embedding call per question,
+  five to ten times the cost of the rest of a retrieval with the local model, for a gain the
+  leave-one-set-out figures do not show at the floor (bench/RESULTS.md); no model weighs it.
 - ``reach``: the best word-match score as a share of the most the WHOLE question could score,
   a word no passage holds counted as the rarest word the corpus knows (``strength`` times one
   minus ``unseen``): ``strength`` measures the known words only, so a question half about
   something the corpus never mentions can reach full strength on its other half.
-- ``grounded``: with ``sentence``, the best sentence's cosine times the share of the
-  question's weight the corpus knows (one minus ``unseen``): a sentence near the question's
-  topic counts for as much of the question as the corpus can speak to.
+- ``grounded``: with an embedder, ``nearness`` (the cosine of the question and the top
+  excerpt) times the share of the question's weight the corpus knows (one minus ``unseen``):
+  text near the question in meaning counts for as much of the question as the corpus can
+  speak to.
 - ``rescue``: the similarity of the passage the corpus-learned rescue appended, when it did.
 - ``reranker``: the reranker's score (in [0, 1]) for the top excerpt, when the bot reranks.
   Shown; its weight stays 0 until it is fitted on questions retrieved with a reranker (no
@@ -115,22 +117,23 @@ WEIGHTS: Mapping[str, float] = {
 #: --lexical-rows ...``). Its cut answers 87% of the answerables of the sets with both kinds:
 #: the share whose cross-validated rates improve most on both of the lexical model's. An
 #: embedder without a model here has its components shown but decided by the lexical model; a
-#: model decides only when every semantic component it weighs is there (a failed sentence
-#: embedding leaves the question to the lexical model).
+#: model decides only when every semantic component it weighs is there. ``sentence`` is not
+#: among its candidates (see the list of components at the top of this module).
 EMBEDDER_MODELS: Mapping[str, tuple[float, Mapping[str, float]]] = {
-    "local-minilm-l6-v2-384": (-5.5535, {
-        "focus": 0.8639,
-        "depth": 0.4820,
-        "reach": 2.5035,
-        "distinct": 1.2476,
-        "concord": 1.2348,
-        "grounded": 4.8258,
+    "local-minilm-l6-v2-384": (-4.5921, {
+        "focus": 0.5890,
+        "unseen": -0.7135,
+        "depth": 0.5160,
+        "reach": 3.1785,
+        "distinct": 1.1221,
+        "concord": 1.2084,
+        "grounded": 3.5474,
     }),
 }
 #: the components an embedder gives (the others are read from the words)
 SEMANTIC = frozenset({"agreement", "similarity", "nearness", "distinct", "concord", "sentence", "grounded"})
 #: the components that need the question's sentences embedded
-SENTENCE_COMPONENTS = frozenset({"sentence", "grounded"})
+SENTENCE_COMPONENTS = frozenset({"sentence"})
 #: the stretch of the top excerpt the coverage looks at, in characters (a few sentences)
 SPAN = 300
 #: how many of the question's rarest known terms ``rare`` looks for
@@ -438,7 +441,7 @@ def best_cosine(question: Sequence[float], vectors: Sequence[Sequence[float]]) -
 
 def known_share(value: float | None, unseen_share: float | None) -> float | None:
     """``value`` times the share of the question's weight the corpus knows (one minus
-    ``unseen``): ``reach`` from ``strength``, ``grounded`` from ``sentence``; None when either is."""
+    ``unseen``): ``reach`` from ``strength``, ``grounded`` from ``nearness``; None when either is."""
     if value is None or unseen_share is None:
         return None
     return value * (1.0 - unseen_share)

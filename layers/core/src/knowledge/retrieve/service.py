@@ -491,6 +491,7 @@ def _components(
     lexical_scores = [h.score for h in lexical]
     strength = conf.strength(lexical[0].score if lexical else None, query_terms, idf)
     unseen = conf.unseen(query_terms, idf, rarest)
+    nearness = conf.nearness(top["signals"].get("semanticScore"), [h.score for h in semantic])
     return conf.Components(
         coverage=conf.coverage(excerpts[0]["text"], query_terms, idf),
         strength=strength,
@@ -505,7 +506,7 @@ def _components(
         title=conf.title(_field_terms(services, top.get("title"), top.get("breadcrumb"), top.get("path")),
                          query_terms, idf),
         depth=conf.focus(doc_scores, depth=conf.DEPTH),
-        nearness=conf.nearness(top["signals"].get("semanticScore"), [h.score for h in semantic]),
+        nearness=nearness,
         distinct=conf.distinct([(h.ref.doc_key, h.score) for h in semantic]) if semantic else None,
         concord=conf.concord([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
         nqc=conf.nqc(lexical_scores, query_terms, idf),
@@ -513,7 +514,7 @@ def _components(
         sentcov=conf.sentence_coverage([str(e["text"]) for e in excerpts[:conf.SENTENCE_EXCERPTS]], query_terms, idf),
         sentence=sentence,
         reach=conf.known_share(strength, unseen),
-        grounded=conf.known_share(sentence, unseen),
+        grounded=conf.known_share(nearness, unseen),
     )
 
 
