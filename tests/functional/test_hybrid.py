@@ -180,6 +180,7 @@ def test_the_sentence_component_reads_the_best_single_sentence_of_the_first_exce
     monkeypatch.setattr(type(embedder), "embed", lambda self, texts: calls.append(len(texts)) or real(self, texts))
     plain = ask(services, "how many network confirmations before bitcoin deposits are credited")
     assert plain["confidenceComponents"]["sentence"] is None and calls == [1]  # the question alone
+    assert plain["confidenceComponents"]["sentcov"] is None  # no model weighs it either
     monkeypatch.setattr(conf, "EMBEDDER_MODELS", {embedder.name: (-4.0, {"similarity": 1.0, "sentence": 6.0})})
     calls.clear()
     weighed = ask(services, "how many network confirmations before bitcoin deposits are credited")

@@ -242,6 +242,8 @@ def test_sentences_are_embedded_only_for_a_model_that_weighs_them(monkeypatch):
     monkeypatch.setattr(conf, "EMBEDDER_MODELS", {"a": (0.0, {"similarity": 1.0, "sentence": 2.0}),
                                                   "b": (0.0, {"similarity": 1.0})})
     assert conf.wants_sentences("a") and not conf.wants_sentences("b") and not conf.wants_sentences(None)
+    monkeypatch.setattr(conf, "WEIGHTS", {**conf.WEIGHTS, "sentcov": 1.0})  # the lexical model weighs one
+    assert conf.wants_sentences("b") and conf.wants_sentences(None)
 
 
 def test_reach_and_grounded_count_only_the_share_of_the_question_the_corpus_knows():

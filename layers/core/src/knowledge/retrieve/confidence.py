@@ -51,6 +51,8 @@ Components (None when absent; an absent component drops out of the sum):
 - ``sentcov``: the IDF-weighted share of the question's known content words that the single
   best sentence (:func:`sentences`) of the :data:`SENTENCE_EXCERPTS` first excerpts holds: an
   answer is usually one sentence; words met one per sentence are a topic, not an answer.
+  Computed, like ``sentence``, only when a model weighs it (:func:`wants_sentences`; it costs
+  about a sixth of a lexical retrieval) or a benchmark asks; no model weighs it.
 - ``sentence``: with an embedder, the best cosine similarity of the question and one sentence
   (:func:`sentences`, at most :data:`SENTENCES_PER_EXCERPT` of each) of the
   :data:`SENTENCE_EXCERPTS` first excerpts, embedded at query time in one batch: a look-alike
@@ -132,8 +134,9 @@ EMBEDDER_MODELS: Mapping[str, tuple[float, Mapping[str, float]]] = {
 }
 #: the components an embedder gives (the others are read from the words)
 SEMANTIC = frozenset({"agreement", "similarity", "nearness", "distinct", "concord", "sentence", "grounded"})
-#: the components that need the question's sentences embedded
-SENTENCE_COMPONENTS = frozenset({"sentence"})
+#: the components read sentence by sentence (``sentence`` embeds them): computed only for a
+#: model that weighs one of them
+SENTENCE_COMPONENTS = frozenset({"sentence", "sentcov"})
 #: the stretch of the top excerpt the coverage looks at, in characters (a few sentences)
 SPAN = 300
 #: how many of the question's rarest known terms ``rare`` looks for
@@ -339,10 +342,12 @@ def concord(lexical_docs: Sequence[int], semantic_docs: Sequence[int]) -> float 
 
 
 def wants_sentences(embedder: str | None) -> bool:
-    """Whether the model of ``embedder`` (by name) weighs ``sentence``: only then is it worth the
-    question's sentences an embedding call."""
+    """Whether the lexical model or the model of ``embedder`` (by name) weighs a component read
+    sentence by sentence (:data:`SENTENCE_COMPONENTS`): only then are they worth their cost
+    (for ``sentence``, an embedding call)."""
     model = EMBEDDER_MODELS.get(embedder or "")
-    return model is not None and any(model[1].get(n) for n in SENTENCE_COMPONENTS)
+    weights = [WEIGHTS, *([model[1]] if model is not None else [])]
+    return any(w.get(n) for w in weights for n in SENTENCE_COMPONENTS)
 
 
 def _most(query_terms: Sequence[str], idf: Mapping[str, float | None]) -> float:

@@ -123,8 +123,9 @@ class RetrievalOptions:
     #: the bot's reranker, when its ``rerank`` setting is on and the deployment has one
     #: (``retrieval-test`` with ``rerank: false`` turns it off)
     rerank: bool = True
-    #: the ``sentence`` component: None computes it when the embedder's confidence model weighs
-    #: it (``confidence.wants_sentences``), True always (benchmarks that fit it), False never
+    #: the components read sentence by sentence (``sentence``, ``sentcov``): None computes them
+    #: when a confidence model weighs one (``confidence.wants_sentences``), True always
+    #: (benchmarks that fit them), False never
     sentences: bool | None = None
 
 
@@ -220,7 +221,8 @@ def retrieve(
     wants = options.sentences if options.sentences is not None else conf.wants_sentences(space)
     sentence = (_sentence(services, req.bot, space, question_vectors[space], excerpts)
                 if wants and space is not None and semantic and excerpts else None)
-    components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic, idf, sentence)
+    components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic, idf, sentence,
+                             sentences=wants)
     confidence = round(conf.score(components, space), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
         from . import upstream  # with the outbound client: only bots that fuse another deployment
@@ -477,9 +479,12 @@ def _components(
     semantic: list[Hit],
     idf_n: tuple[dict[str, float | None], int] | None = None,
     sentence: float | None = None,
+    *,
+    sentences: bool = False,
 ) -> conf.Components:
     """What the confidence is made of (see :mod:`knowledge.retrieve.confidence`); ``sentence``
-    is computed apart (it needs the embedder)."""
+    is computed apart (it needs the embedder); ``sentences``: read the first excerpts sentence
+    by sentence (``sentcov``)."""
     if not excerpts or not query_terms:
         return conf.Components()
     idf, n = idf_n if idf_n is not None else _idf(services, bot, partition, query_terms)
@@ -511,7 +516,8 @@ def _components(
         concord=conf.concord([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
         nqc=conf.nqc(lexical_scores, query_terms, idf),
         wig=conf.wig(lexical_scores, query_terms, idf, n),
-        sentcov=conf.sentence_coverage([str(e["text"]) for e in excerpts[:conf.SENTENCE_EXCERPTS]], query_terms, idf),
+        sentcov=(conf.sentence_coverage([str(e["text"]) for e in excerpts[:conf.SENTENCE_EXCERPTS]], query_terms, idf)
+                 if sentences else None),
         sentence=sentence,
         reach=conf.known_share(strength, unseen),
         grounded=conf.known_share(nearness, unseen),
