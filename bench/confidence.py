@@ -500,10 +500,15 @@ def main() -> int:
         Path(args.dump).write_text("".join(json.dumps(r) + "\n" for r in rows))
     if args.fit or args.loso:
         fit_on = {"tune"} if args.fit_on == "tune" else set(FITTING)
-        lexical_rows = ([json.loads(line) for line in Path(args.lexical_rows).read_text().splitlines()]
-                        if args.lexical_rows else rows)
+        semantic = any(r["components"].get("similarity") is not None for r in rows)
+        if args.lexical_rows:
+            lexical_rows = [json.loads(line) for line in Path(args.lexical_rows).read_text().splitlines()]
+        elif semantic and not args.rows:  # the lexical model is fitted on a run without an embedder
+            lexical_rows = collect("none", args.questions)
+        else:
+            lexical_rows = rows
     if args.loso:
-        leave_one_set_out(lexical_rows, rows if args.lexical_rows else None)
+        leave_one_set_out(lexical_rows, rows if semantic else None)
         return 0
     if args.fit:
         tune = [r for r in rows if r["split"] in fit_on and not r.get("blind")]
@@ -512,7 +517,7 @@ def main() -> int:
         if not lexical_tune:
             parser.error("none of these questions is in a fitted set: nothing to fit on "
                          "(a held-out file is never fitted on)")
-        models = fit_models(lexical_tune, tune if args.lexical_rows or args.embedder != "none" else None,
+        models = fit_models(lexical_tune, tune if semantic else None,
                             CANDIDATES, EMBEDDER_CANDIDATES, verbose=True)
         for r in rows:  # what the fitted constants decide
             z = decide(models, r["components"])
