@@ -166,7 +166,9 @@ def load(files: list[Path]) -> list[dict[str, Any]]:
     return items
 
 
-def collect(embedder: str, files: list[Path] | None = None) -> list[dict[str, Any]]:
+def collect(embedder: str, files: list[Path] | None = None, *, every: bool = True) -> list[dict[str, Any]]:
+    """Every question of ``files`` through ``retrieve()``; ``every``: measure the components no
+    model weighs too (``sentence``: an embedding call per question), for fitting."""
     files = files or list(FITTED_FILES)
     items = load(files)
     # the example questions of the packs: answerable, fitted on with bench/support_questions.jsonl
@@ -184,7 +186,7 @@ def collect(embedder: str, files: list[Path] | None = None) -> list[dict[str, An
             if services is None:
                 continue
             res = retrieve(services, RetrievalRequest("default", item["query"], item["audience"]), record=False,
-                           options=SENTENCES)
+                           options=SENTENCES if every else RetrievalOptions())
             found = bool(item["expected"]) and score_case(
                 item["query"], {e: 1.0 for e in item["expected"]}, res["excerpts"], k=10).recall > 0
             # the confidence's decision, before the topic gate (a policy on top of it, reported apart)
@@ -495,7 +497,8 @@ def main() -> int:
     if args.rows:
         rows = [json.loads(line) for line in Path(args.rows).read_text().splitlines()]
     else:
-        rows = collect(args.embedder, args.questions)
+        # a plain reading decides as the answer path does; fitting and dumps measure every component
+        rows = collect(args.embedder, args.questions, every=bool(args.fit or args.loso or args.dump))
     if args.dump:
         Path(args.dump).write_text("".join(json.dumps(r) + "\n" for r in rows))
     if args.fit or args.loso:
