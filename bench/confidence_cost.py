@@ -1,12 +1,18 @@
-"""What the confidence's title, rare and missing components cost per question, beside the
-whole ``retrieve()`` of the same questions in the same run (the Harbor questions of
-bench/support_questions.jsonl, lexical only, three rounds).
+"""What the confidence's components cost per question, beside the whole ``retrieve()`` of the
+same questions in the same run (the Harbor questions of bench/support_questions.jsonl, three
+rounds).
 
-    python bench/confidence_cost.py
+    python bench/confidence_cost.py                   # lexical: title, rare, missing, nqc, wig, sentcov
+    python bench/confidence_cost.py --embedder local  # and the sentence component's embedding call
+
+With ``--embedder local`` each question is retrieved twice, without and with the ``sentence``
+component (its sentences embedded through the model, never a cache): the difference is what
+the component adds to a question's cost.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import statistics
@@ -24,10 +30,14 @@ from confidence import HARBOR, QUESTIONS, build  # noqa: E402
 from knowledge.model import partition_of_audience  # noqa: E402
 from knowledge.retrieve import confidence as conf  # noqa: E402
 from knowledge.retrieve import service  # noqa: E402
-from knowledge.retrieve.service import RetrievalRequest, retrieve  # noqa: E402
+from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve  # noqa: E402
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--embedder", default="none", choices=("none", "local"))
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
     if not HARBOR.is_dir():
         print(f"{HARBOR} not found", file=sys.stderr)
         return 1
@@ -38,28 +48,50 @@ def main() -> int:
         src = tmp / "src"
         src.mkdir()
         (src / "harbor").symlink_to(HARBOR)
-        services = build(tmp, "harbor", src, "none")
+        services = build(tmp, "harbor", src, args.embedder)
         whole: list[float] = []
         parts: list[float] = []
-        for _ in range(3):
+        qpp: list[float] = []
+        with_sentences: list[float] = []
+        sentences: list[int] = []
+        for _ in range(args.rounds):
             for item in items:
+                req = RetrievalRequest("default", item["query"], item["audience"])
                 start = time.perf_counter()
-                res = retrieve(services, RetrievalRequest("default", item["query"], item["audience"]), record=False)
+                res = retrieve(services, req, record=False, options=RetrievalOptions(sentences=False))
                 whole.append((time.perf_counter() - start) * 1000)
+                if args.embedder != "none":
+                    start = time.perf_counter()
+                    retrieve(services, req, record=False, options=RetrievalOptions(sentences=True))
+                    with_sentences.append((time.perf_counter() - start) * 1000)
+                    sentences.append(sum(len(conf.sentences(e["text"], conf.SENTENCES_PER_EXCERPT))
+                                         for e in res["excerpts"][:conf.SENTENCE_EXCERPTS]))
                 if not res["excerpts"]:
                     continue
                 terms = services.index.analyze(item["query"])
                 idf, n = service._idf(services, "default", partition_of_audience(item["audience"]), terms)
                 top = res["excerpts"][0]
                 rarest = math.log(1.0 + (max(n, 1) - 0.5) / 1.5)
+                scores = [e["score"] for e in res["excerpts"]]
                 start = time.perf_counter()
                 conf.rare(top["text"], terms, idf)
                 conf.missing(top["text"], terms, idf, rarest)
                 conf.title(service._field_terms(services, top["title"], top["breadcrumb"], top["path"]), terms, idf)
-                parts.append((time.perf_counter() - start) * 1000)
+                middle = time.perf_counter()
+                conf.nqc(scores, terms, idf)
+                conf.wig(scores, terms, idf, n)
+                conf.sentence_coverage([e["text"] for e in res["excerpts"][:conf.SENTENCE_EXCERPTS]], terms, idf)
+                end = time.perf_counter()
+                parts.append((middle - start) * 1000)
+                qpp.append((end - middle) * 1000)
         services.state.close()
-    print(f"retrieve() p50 {statistics.median(whole):.3f} ms ({len(whole)} calls); "
-          f"title + rare + missing p50 {statistics.median(parts):.3f} ms")
+    print(f"retrieve() p50 {statistics.median(whole):.3f} ms ({len(whole)} calls, embedder {args.embedder!r}); "
+          f"title + rare + missing p50 {statistics.median(parts):.3f} ms; "
+          f"nqc + wig + sentcov p50 {statistics.median(qpp):.3f} ms")
+    if with_sentences:
+        print(f"retrieve() with the sentence component p50 {statistics.median(with_sentences):.3f} ms "
+              f"(+{statistics.median(with_sentences) - statistics.median(whole):.3f} ms; "
+              f"{statistics.median(sentences):.0f} sentences embedded per question, p50)")
     return 0
 
 

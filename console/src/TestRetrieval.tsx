@@ -38,6 +38,12 @@ const COMPONENTS: Record<string, { label: string; hint: string }> = {
   rare: { label: "Rare words", hint: "share of the question's two rarest words the top excerpt holds" },
   missing: { label: "Missing", hint: "how telling the most telling question word the top excerpt lacks is" },
   depth: { label: "Depth", hint: "how far the best match stands above the tenth-best page" },
+  reach: { label: "Reach", hint: "best keyword score as a share of the most the whole question could score (unseen words count)" },
+  grounded: { label: "Grounded", hint: "meaning similarity of the question and the top excerpt, times the share of the question the corpus knows" },
+  nqc: { label: "Spread (NQC)", hint: "spread of the ten best keyword scores as a share of the most the question could score" },
+  wig: { label: "Gain (WIG)", hint: "mean of the five best keyword scores above an average passage's" },
+  sentcov: { label: "Sentence coverage", hint: "share of the question's words the best single sentence of the first excerpts holds" },
+  sentence: { label: "Sentence", hint: "meaning similarity of the question and the closest sentence of the first excerpts" },
   rescue: { label: "Rescue", hint: "similarity of the passage the rescue added" },
   reranker: { label: "Reranker", hint: "a reranker's score for the top excerpt" },
 };

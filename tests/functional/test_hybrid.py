@@ -138,3 +138,58 @@ def test_semantic_confidence_components_and_the_model_they_are_decided_by(servic
     fitted = ask(services, "send XMR out")
     assert fitted["confidence"] == round(1 / (1 + math.exp(10.0 - fitted["confidenceComponents"]["similarity"])), 4)
     assert fitted["wouldAnswer"] is False and lexical["wouldAnswer"] is True
+
+
+SENTENCE_PAGES = [
+    page("help/bitcoin.md", "# Bitcoin deposits\n\nBitcoin deposits are credited after three network confirmations. "
+         "Your deposit address stays the same for every deposit you make. Deposits below the minimum of "
+         "0.0001 BTC are not credited to your balance.", audience="CUSTOMER"),
+    page("help/monero.md", "# Monero deposits\n\nMonero deposits need ten confirmations. Use the subaddress "
+         "shown on the deposit screen.", audience="CUSTOMER"),
+    page("help/fees.md", "# Fees\n\nWithdrawals carry a network fee. Deposits are free.", audience="CUSTOMER"),
+]
+
+
+def test_the_sentence_component_reads_the_best_single_sentence_of_the_first_excerpts(services, write_pack,
+                                                                                    monkeypatch):
+    from knowledge.retrieve import confidence as conf
+
+    services.default_embedder = "hashing"
+    install_pack(services, write_pack("coinvault", SENTENCE_PAGES))
+    reindex(services, "default")
+    answered = ask(services, "how many network confirmations before bitcoin deposits are credited", sentences=True)
+    look_alike = ask(services, "can a bitcoin deposit be reversed or cancelled once sent", sentences=True)
+    assert answered["excerpts"][0]["path"] == look_alike["excerpts"][0]["path"] == "help/bitcoin.md"
+    a, b = answered["confidenceComponents"], look_alike["confidenceComponents"]
+    # one sentence of the page says it: nearer than the page as a whole, and nearer than a
+    # question on the same topic that no sentence answers
+    assert a["sentence"] > b["sentence"] and a["sentence"] > a["nearness"]
+    assert a["sentcov"] == 1.0  # every known word of it in that one sentence
+    # grounded: the top excerpt's cosine for the share of the question the corpus knows
+    assert b["unseen"] > 0 and b["grounded"] == pytest.approx(b["nearness"] * (1 - b["unseen"]), abs=1e-3)
+    assert a["grounded"] == pytest.approx(a["nearness"] * (1 - a["unseen"]), abs=1e-3)
+    embedder = services.embedder_for("default")
+    sentences = [s for e in answered["excerpts"][:conf.SENTENCE_EXCERPTS]
+                 for s in conf.sentences(e["text"], conf.SENTENCES_PER_EXCERPT)]
+    q = embedder.embed(["how many network confirmations before bitcoin deposits are credited"])[0]
+    assert a["sentence"] == pytest.approx(conf.best_cosine(q, embedder.embed(sentences)), abs=1e-4)
+
+    # on the answer path the sentences are embedded only for an embedder whose model weighs them
+    calls: list[int] = []
+    real = type(embedder).embed
+    monkeypatch.setattr(type(embedder), "embed", lambda self, texts: calls.append(len(texts)) or real(self, texts))
+    plain = ask(services, "how many network confirmations before bitcoin deposits are credited")
+    assert plain["confidenceComponents"]["sentence"] is None and calls == [1]  # the question alone
+    assert plain["confidenceComponents"]["sentcov"] is None  # no model weighs it either
+    monkeypatch.setattr(conf, "EMBEDDER_MODELS", {embedder.name: (-4.0, {"similarity": 1.0, "sentence": 6.0})})
+    calls.clear()
+    weighed = ask(services, "how many network confirmations before bitcoin deposits are credited")
+    assert weighed["confidenceComponents"]["sentence"] == pytest.approx(a["sentence"])
+    assert calls[0] == 1 and 1 < calls[1] <= conf.SENTENCE_EXCERPTS * conf.SENTENCES_PER_EXCERPT  # one batch
+    c = weighed["confidenceComponents"]
+    assert weighed["confidence"] == round(1 / (1 + math.exp(4.0 - c["similarity"] - 6.0 * c["sentence"])), 4)
+    # without an embedder the component is absent
+    lexical = ask(services, "how many network confirmations before bitcoin deposits are credited",
+                  semantic=False, sentences=True)
+    assert lexical["confidenceComponents"]["sentence"] is None and lexical["confidenceComponents"]["sentcov"] > 0
+    assert lexical["confidenceComponents"]["grounded"] is None and lexical["confidenceComponents"]["reach"] > 0

@@ -86,7 +86,7 @@ def test_every_fitted_weight_reads_as_its_component_means():
 
 
 def test_score_is_the_fitted_logistic_and_monotone():
-    base = dict(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, title=0.3, rare=0.5, depth=0.7)
+    base = dict(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, title=0.3, rare=0.5, depth=0.7, reach=0.5)
     c = conf.Components(**base)
     z = conf.INTERCEPT + sum(w * getattr(c, name) for name, w in conf.WEIGHTS.items())
     assert conf.score(c) == pytest.approx(1 / (1 + math.exp(-z)))
@@ -128,13 +128,16 @@ def test_distinct_is_how_far_the_best_page_stands_above_the_fifth_in_meaning():
 
 def test_the_embedder_model_rises_with_each_semantic_component():
     name = "local-minilm-l6-v2-384"
-    base = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5,
-                agreement=0.4, similarity=0.5, nearness=0.5, distinct=0.15, concord=0.5)
+    base = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5, reach=0.5,
+                agreement=0.4, similarity=0.5, nearness=0.5, distinct=0.15, concord=0.5, sentence=0.5, grounded=0.5)
     ref = conf.score(conf.Components(**base), name)
-    for component in ("similarity", "distinct", "concord"):
+    semantic = [n for n in conf.EMBEDDER_MODELS[name][1] if n in conf.SEMANTIC]
+    assert semantic
+    for component in semantic:
         assert conf.score(conf.Components(**{**base, component: base[component] + 0.1}), name) > ref
-    # an unseen word weighs against an answer with an embedder too
-    assert conf.score(conf.Components(**{**base, "unseen": 0.3}), name) < ref
+    # an unseen word weighs against an answer with an embedder too (through reach and grounded)
+    unseen = {**base, "unseen": 0.3, "reach": conf.known_share(0.5, 0.3), "grounded": conf.known_share(0.5, 0.3)}
+    assert conf.score(conf.Components(**unseen), name) < ref
 
 
 def test_concord_is_one_over_the_rank_of_the_word_lists_best_page_in_the_semantic_list():
@@ -149,17 +152,19 @@ def test_components_json_rounds_and_keeps_absent_ones():
     assert out == {"coverage": 0.3333, "strength": None, "focus": None, "unseen": 0.0, "agreement": None,
                    "similarity": None, "rescue": None, "reranker": None, "rare": None, "missing": None,
                    "title": None, "depth": None, "nearness": None, "distinct": None,
-                   "concord": None}
+                   "concord": None, "nqc": None, "wig": None, "sentcov": None, "sentence": None,
+                   "reach": None, "grounded": None}
 
 
 def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
     name = "local-minilm-l6-v2-384"
     intercept, weights = conf.EMBEDDER_MODELS[name]
-    lexical = conf.Components(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5)
-    close = conf.Components(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, agreement=0.6,
-                            similarity=0.7, nearness=0.7, distinct=0.3, concord=1.0, rare=0.5, depth=0.5)
-    far = conf.Components(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, agreement=0.6,
-                          similarity=0.1, nearness=0.1, distinct=0.02, concord=0.0, rare=0.5, depth=0.5)
+    words = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5, reach=0.5)
+    lexical = conf.Components(**words)
+    close = conf.Components(**words, agreement=0.6, similarity=0.7, nearness=0.7, distinct=0.3, concord=1.0,
+                            sentence=0.7, grounded=0.7)
+    far = conf.Components(**words, agreement=0.6, similarity=0.1, nearness=0.1, distinct=0.02, concord=0.0,
+                          sentence=0.1, grounded=0.1)
     z = intercept + sum(w * getattr(close, n) for n, w in weights.items())
     assert conf.score(close, name) == pytest.approx(1 / (1 + math.exp(-z)))
     assert conf.score(close, name) > conf.score(far, name)  # nearer text in meaning: more confident
@@ -169,3 +174,82 @@ def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
     assert conf.score(lexical, name) == conf.score(lexical)
     assert conf.score(close, "hashing-384") == conf.score(close) == conf.score(lexical)
     assert conf.score(close, None) == conf.score(lexical)
+
+
+
+def test_an_embedder_model_missing_one_of_its_semantic_components_leaves_the_decision_to_the_lexical_model(
+        monkeypatch):
+    monkeypatch.setattr(conf, "EMBEDDER_MODELS", {"e": (-3.0, {"reach": 2.0, "similarity": 1.0, "sentence": 4.0})})
+    words = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, depth=0.5, reach=0.5)
+    embedded = conf.Components(**words, similarity=0.7, sentence=0.6)
+    assert conf.score(embedded, "e") == pytest.approx(1 / (1 + math.exp(3.0 - 1.0 - 0.7 - 2.4)))
+    # the sentences could not be embedded: the lexical model decides, not the embedder's without them
+    unembedded = conf.Components(**words, similarity=0.7)
+    assert conf.score(unembedded, "e") == conf.score(conf.Components(**words)) != conf.score(embedded, "e")
+
+
+def test_nqc_is_the_spread_of_the_best_scores_over_the_most_the_words_could_score():
+    idf = {"a": 2.0, "b": 3.0, "zzz": None}  # most: 2.2 * 5 = 11
+    scores = [9.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5]  # the 11th is beyond the depth of 10
+    assert conf.nqc(scores, ["a", "b", "zzz"], idf) == pytest.approx(2.4 / 11.0)  # std of 9 and nine 1s
+    assert conf.nqc([5.0] * 10, ["a", "b"], idf) == 0.0  # a flat list points nowhere
+    assert conf.nqc([4.0], ["a"], idf, depth=2) == pytest.approx(2.0 / 4.4)  # a missing score counts 0
+    assert conf.nqc([], ["a"], idf) is None and conf.nqc([1.0], ["zzz"], idf) is None
+
+
+def test_wig_is_the_best_scores_mean_above_an_average_passage():
+    n = 100
+    df = 10  # idf = log(1 + (n - df + 0.5) / (df + 0.5))
+    idf = {"a": math.log(1 + (n - df + 0.5) / (df + 0.5)), "zzz": None}
+    most = 2.2 * idf["a"]
+    average = idf["a"] * df / n  # a passage holds "a" one time in ten, scoring its IDF
+    assert conf.wig([6.0, 4.0], ["a", "zzz"], idf, n, depth=2) == pytest.approx((5.0 - average) / most)
+    assert conf.wig([6.0], ["a"], idf, n, depth=2) == pytest.approx((3.0 - average) / most)
+    assert conf.wig([], ["a"], idf, n) is None and conf.wig([1.0], ["zzz"], idf, n) is None
+
+
+def test_sentences_split_at_ends_lines_and_list_items_and_join_short_pieces():
+    text = ("## Deposits\nBitcoin deposits need three confirmations. After that, the balance updates!\n"
+            "- Minimum: 0.0001 BTC\n- Fees: none at all\n\nMonero takes ten confirmations (about 20 minutes).")
+    assert conf.sentences(text) == [
+        "Deposits Bitcoin deposits need three confirmations.",  # the heading reads with its sentence
+        "After that, the balance updates!",
+        "Minimum: 0.0001 BTC Fees: none at all",
+        "Monero takes ten confirmations (about 20 minutes).",
+    ]
+    assert conf.sentences(text, limit=2) == conf.sentences(text)[:2]
+    assert conf.sentences("short") == ["short"] and conf.sentences("") == []
+
+
+def test_sentence_coverage_is_the_share_held_by_the_single_best_sentence():
+    idf = {"refund": 3.0, "fee": 1.0, "zzz": None}
+    terms = analysis.terms("refund fee zzz")
+    apart = "A refund is sent within five working days. A fee is charged for every withdrawal."
+    together = "No fee is charged on a refund, whatever the amount."
+    assert conf.sentence_coverage([apart], terms, idf) == pytest.approx(3.0 / 4.0)  # the two words never meet
+    assert conf.sentence_coverage([apart, together], terms, idf) == 1.0  # any of the first excerpts
+    assert conf.sentence_coverage(["nothing here at all, not one word."], terms, idf) == 0.0
+    assert conf.sentence_coverage([apart], ["zzz"], idf) is None
+    assert conf.sentence_coverage([], terms, idf) is None
+
+
+def test_best_cosine():
+    assert conf.best_cosine([1.0, 0.0], [[0.0, 2.0], [3.0, 3.0]]) == pytest.approx(math.sqrt(0.5))
+    assert conf.best_cosine([1.0, 0.0], [[0.0, 0.0]]) is None and conf.best_cosine([1.0, 0.0], []) is None
+
+
+def test_sentences_are_embedded_only_for_a_model_that_weighs_them(monkeypatch):
+    monkeypatch.setattr(conf, "EMBEDDER_MODELS", {"a": (0.0, {"similarity": 1.0, "sentence": 2.0}),
+                                                  "b": (0.0, {"similarity": 1.0})})
+    assert conf.wants_sentences("a") and not conf.wants_sentences("b") and not conf.wants_sentences(None)
+    monkeypatch.setattr(conf, "WEIGHTS", {**conf.WEIGHTS, "sentcov": 1.0})  # the lexical model weighs one
+    assert conf.wants_sentences("b") and conf.wants_sentences(None)
+
+
+def test_reach_and_grounded_count_only_the_share_of_the_question_the_corpus_knows():
+    idf = {"a": 2.0, "x": None}
+    strength = conf.strength(4.4, ["a", "x"], idf)  # the known word scores all it could
+    unseen = conf.unseen(["a", "x"], idf, rarest=6.0)  # the unknown word weighs 6 of 8
+    assert strength == 1.0 and conf.known_share(strength, unseen) == pytest.approx(0.25)
+    assert conf.known_share(0.7, 0.0) == pytest.approx(0.7)  # every word known: the value itself
+    assert conf.known_share(None, 0.5) is None and conf.known_share(0.5, None) is None

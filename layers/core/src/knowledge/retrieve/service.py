@@ -123,6 +123,10 @@ class RetrievalOptions:
     #: the bot's reranker, when its ``rerank`` setting is on and the deployment has one
     #: (``retrieval-test`` with ``rerank: false`` turns it off)
     rerank: bool = True
+    #: the components read sentence by sentence (``sentence``, ``sentcov``): None computes them
+    #: when a confidence model weighs one (``confidence.wants_sentences``), True always
+    #: (benchmarks that fit them), False never
+    sentences: bool | None = None
 
 
 ALL = RetrievalOptions()
@@ -155,7 +159,11 @@ def retrieve(
         if options.lexical
         else []
     )
-    semantic, spaces = _semantic(services, req, partition, visibilities, source_gens) if options.semantic else ([], [])
+    semantic: list[Hit] = []
+    spaces: list[str] = []
+    question_vectors: dict[str, list[float]] = {}
+    if options.semantic:
+        semantic, spaces, question_vectors = _semantic(services, req, partition, visibilities, source_gens)
 
     now = services.clock.now()
     priorities = {key64(s.source_id): s.priority for s in sources}
@@ -208,9 +216,14 @@ def retrieve(
                           {cand.ref.key for cand, _ in served})
         if rescued is not None:
             excerpts.append(rescued)  # appended with its own budget: never reorders, never evicts
-    components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic, idf)
     # the semantic components mean what they were fitted on in one vector space only
-    confidence = round(conf.score(components, spaces[0] if len(spaces) == 1 else None), 4) if excerpts else 0.0
+    space = spaces[0] if len(spaces) == 1 else None
+    wants = options.sentences if options.sentences is not None else conf.wants_sentences(space)
+    sentence = (_sentence(services, req.bot, space, question_vectors[space], excerpts)
+                if wants and space is not None and semantic and excerpts else None)
+    components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic, idf, sentence,
+                             sentences=wants)
+    confidence = round(conf.score(components, space), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
         from . import upstream  # with the outbound client: only bots that fuse another deployment
 
@@ -402,14 +415,14 @@ def _excerpt_json(rank: int, p: Passage, source_type: str | None, query_terms: l
 
 def _semantic(
     services: Services, req: RetrievalRequest, partition: str, visibilities: Sequence[str], source_gens: list[str]
-) -> tuple[list[Hit], list[str]]:
+) -> tuple[list[Hit], list[str], dict[str, list[float]]]:
     """Cosine kNN top 50 with the same filters, in every vector space the live generations
     were embedded in (normally one; two while a bot moves to another embedder). Semantic
     search is an enhancement: an embedder that fails leaves the lexical list to answer.
-    Returns the hits and the vector spaces the question was embedded in."""
+    Returns the hits, the vector spaces the question was embedded in and its vector in each."""
     spaces = services.index.vector_spaces(req.bot, partition, source_gens) if source_gens else set()
     if not spaces:
-        return [], []
+        return [], [], {}
     try:
         current = services.embedder_for(req.bot)
     except ValueError:
@@ -425,11 +438,35 @@ def _semantic(
         except KnowledgeError as exc:
             log.debug("question embedding failed (%s); lexical only", exc.code)
     if not queries:
-        return [], []
+        return [], [], {}
     hits: list[Hit] = services.index.search_vector(
         req.bot, partition, queries, visibilities=visibilities, source_gens=source_gens, limit=SEMANTIC_TOP_K
     )
-    return hits, sorted(queries)
+    return hits, sorted(queries), queries
+
+
+def _sentence(services: Services, bot: str, space: str, question: list[float], excerpts: list[dict[str, Any]]
+              ) -> float | None:
+    """The ``sentence`` component: the question's best cosine with one sentence of the first
+    excerpts, the sentences embedded in one batch by the embedder of the question's vector
+    space; None when it is not at hand or fails (the component then drops out)."""
+    texts = [s for e in excerpts[:conf.SENTENCE_EXCERPTS]
+             for s in conf.sentences(str(e["text"]), conf.SENTENCES_PER_EXCERPT)]
+    if not texts:
+        return None
+    try:
+        current = services.embedder_for(bot)
+    except ValueError:
+        current = None
+    embedder = current if current is not None and current.name == space else services.embedder_named(space)
+    if embedder is None:
+        return None
+    try:
+        vectors = embedder.embed(texts)
+    except KnowledgeError as exc:
+        log.debug("sentence embedding failed (%s); the sentence component is left out", exc.code)
+        return None
+    return conf.best_cosine(question, vectors)
 
 
 def _components(
@@ -441,8 +478,13 @@ def _components(
     lexical: list[Hit],
     semantic: list[Hit],
     idf_n: tuple[dict[str, float | None], int] | None = None,
+    sentence: float | None = None,
+    *,
+    sentences: bool = False,
 ) -> conf.Components:
-    """What the confidence is made of (see :mod:`knowledge.retrieve.confidence`)."""
+    """What the confidence is made of (see :mod:`knowledge.retrieve.confidence`); ``sentence``
+    is computed apart (it needs the embedder); ``sentences``: read the first excerpts sentence
+    by sentence (``sentcov``)."""
     if not excerpts or not query_terms:
         return conf.Components()
     idf, n = idf_n if idf_n is not None else _idf(services, bot, partition, query_terms)
@@ -451,11 +493,15 @@ def _components(
     rescue = rescued["signals"].get("rescueSimilarity") if rescued is not None else None
     top = excerpts[0]
     doc_scores = [(h.ref.doc_key, h.score) for h in lexical]
+    lexical_scores = [h.score for h in lexical]
+    strength = conf.strength(lexical[0].score if lexical else None, query_terms, idf)
+    unseen = conf.unseen(query_terms, idf, rarest)
+    nearness = conf.nearness(top["signals"].get("semanticScore"), [h.score for h in semantic])
     return conf.Components(
         coverage=conf.coverage(excerpts[0]["text"], query_terms, idf),
-        strength=conf.strength(lexical[0].score if lexical else None, query_terms, idf),
+        strength=strength,
         focus=conf.focus(doc_scores),
-        unseen=conf.unseen(query_terms, idf, rarest),
+        unseen=unseen,
         agreement=conf.agreement([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
         similarity=max(-1.0, min(1.0, semantic[0].score)) if semantic else None,
         rescue=float(rescue) if rescue is not None else None,
@@ -465,9 +511,16 @@ def _components(
         title=conf.title(_field_terms(services, top.get("title"), top.get("breadcrumb"), top.get("path")),
                          query_terms, idf),
         depth=conf.focus(doc_scores, depth=conf.DEPTH),
-        nearness=conf.nearness(top["signals"].get("semanticScore"), [h.score for h in semantic]),
+        nearness=nearness,
         distinct=conf.distinct([(h.ref.doc_key, h.score) for h in semantic]) if semantic else None,
         concord=conf.concord([h.ref.doc_key for h in lexical], [h.ref.doc_key for h in semantic]),
+        nqc=conf.nqc(lexical_scores, query_terms, idf),
+        wig=conf.wig(lexical_scores, query_terms, idf, n),
+        sentcov=(conf.sentence_coverage([str(e["text"]) for e in excerpts[:conf.SENTENCE_EXCERPTS]], query_terms, idf)
+                 if sentences else None),
+        sentence=sentence,
+        reach=conf.known_share(strength, unseen),
+        grounded=conf.known_share(nearness, unseen),
     )
 
 
