@@ -52,6 +52,7 @@ import argparse
 import hashlib
 import json
 import math
+import re
 import subprocess
 import sys
 import tempfile
@@ -64,11 +65,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "layers" / "core" / "src"))
 
 from knowledge.evaluation import auc, score_case  # noqa: E402
+from knowledge.model import partition_of_audience  # noqa: E402
 from knowledge.refresh import rescue_build  # noqa: E402
 from knowledge.refresh.packsync import install_pack  # noqa: E402
 from knowledge.refresh.reindex import reindex  # noqa: E402
 from knowledge.retrieve import confidence as conf  # noqa: E402
-from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, retrieve  # noqa: E402
+from knowledge.retrieve.service import RetrievalOptions, RetrievalRequest, _idf, retrieve  # noqa: E402
 from knowledge.settings import LocalSettings  # noqa: E402
 from knowledge.wiring import build_local_services  # noqa: E402
 
@@ -98,7 +100,8 @@ CANDIDATES = ("coverage", "strength", "focus", "unseen", "rare", "missing", "tit
 #: code reads as its component's meaning says (no component used as a correction of another)
 SIGNS = {"coverage": 1, "strength": 1, "focus": 1, "unseen": -1, "rare": 1, "missing": -1, "title": 1, "depth": 1,
          "agreement": 1, "similarity": 1, "nearness": 1, "distinct": 1, "concord": 1, "nqc": 1, "wig": 1,
-         "sentcov": 1, "sentence": 1, "reach": 1, "grounded": 1}
+         "sentcov": 1, "sentence": 1, "reach": 1, "grounded": 1, "softcov": 1, "softmin": 1, "softlow": 1,
+         "softcov3": 1, "softmin3": 1, "softcovs": 1, "softmins": 1}
 #: the embedder's components: a second model, used when they are present, takes the lexical
 #: model's components and these, fitted on a run with one
 EMBEDDER_CANDIDATES = ("agreement", "similarity", "nearness", "distinct", "concord", "grounded")
@@ -194,10 +197,30 @@ def collect(embedder: str, files: list[Path] | None = None, *, every: bool = Tru
             gated = bool(res.get("gate")) and not res["gate"]["passed"]
             rows.append({**item, "confidence": res["confidence"], "wouldAnswer": decided, "gated": gated,
                          "components": res["confidenceComponents"], "found": found,
-                         "top": res["excerpts"][0]["path"] if res["excerpts"] else None})
+                         "top": res["excerpts"][0]["path"] if res["excerpts"] else None,
+                         **(reading(services, item) | {"texts": [e["text"] for e in res["excerpts"][:3]]}
+                            if TEXTS else {})})
         for services in corpora.values():
             services.state.close()
     return rows
+
+
+#: keep each question's first excerpts and its words' IDFs in the rows (``--texts``), for
+#: components computed from a dump (``bench/softcov.py``)
+TEXTS = False
+_WORD = re.compile(r"\w+")
+
+
+def reading(services: Any, item: dict[str, Any]) -> dict[str, Any]:
+    """The question's words as the index reads them: ``[start, end, term, idf]`` of each word
+    (term None: a stop word; idf None: no passage of the partition holds it) and the IDF of a
+    term one passage holds (``rarest``)."""
+    partition = partition_of_audience(item["audience"])
+    spans = [(m.start(), m.end(), (services.index.analyze(m.group()) or [None])[0])
+             for m in _WORD.finditer(item["query"])]
+    idf, n = _idf(services, "default", partition, [t for _, _, t in spans if t])
+    rarest = math.log(1.0 + (n - 0.5) / 1.5) if n else 0.0
+    return {"words": [[a, b, t, idf.get(t) if t else None] for a, b, t in spans], "rarest": rarest}
 
 
 def features(rows: list[dict[str, Any]], names: tuple[str, ...]) -> np.ndarray:
@@ -464,7 +487,7 @@ def report(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
 
 
 def main() -> int:
-    global BALANCE, LEXICAL_SKIP, CUT_SKIP
+    global BALANCE, LEXICAL_SKIP, CUT_SKIP, TEXTS, COSTLY
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fit", action="store_true", help="fit the constants on the tuning half and print them")
     parser.add_argument("--embedder", default="none")
@@ -482,12 +505,19 @@ def main() -> int:
                         help="comma-separated sets the lexical model is not fitted on")
     parser.add_argument("--cut-skip", default=",".join(CUT_SKIP),
                         help="comma-separated sets fitted on that do not choose the cut")
+    parser.add_argument("--costly", default=",".join(COSTLY),
+                        help="with --loso: comma-separated components read as one more candidate of the embedder's "
+                        "model (the last column; e.g. softcov from bench/softcov.py's rows)")
     parser.add_argument("--dump", help="write every question's row (components, decision) to this JSONL file")
+    parser.add_argument("--texts", action="store_true", help="with --dump: keep each question's first three "
+                        "excerpts and its words' IDFs in the rows (for bench/softcov.py)")
     parser.add_argument("--rows", help="read the rows from a --dump file instead of retrieving again")
     parser.add_argument("--lexical-rows", help="with --fit: fit the lexical model on these rows (a --dump of a "
                         "run without an embedder), the optional components on --rows / this run's rows")
     args = parser.parse_args()
     BALANCE = args.balance
+    TEXTS = args.texts
+    COSTLY = tuple(x for x in args.costly.split(",") if x)
     LEXICAL_SKIP = tuple(x for x in args.lexical_skip.split(",") if x)
     CUT_SKIP = tuple(x for x in args.cut_skip.split(",") if x)
     if args.embedder == "local":  # embed each text once across runs (a cache outside the repository)
