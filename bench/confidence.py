@@ -90,7 +90,7 @@ HARBOR = ROOT.parent / "shared" / "data" / "docs" / "harbor" / "docs"
 FLOOR = 0.35
 #: every component measured, ``sentence`` too (the answer path embeds sentences only for an
 #: embedder whose model weighs them)
-SENTENCES = RetrievalOptions(sentences=True)
+SENTENCES = RetrievalOptions(sentences=True, tokens=True)
 #: the splits of the fitting set (bench/support_questions.jsonl); "fresh" is never among them
 FITTING = ("tune", "heldout", "tune2", "tune3", "fresh", "fresh2", "hard", "vocab")
 CANDIDATES = ("coverage", "strength", "focus", "unseen", "rare", "missing", "title", "depth", "nqc", "wig", "sentcov",

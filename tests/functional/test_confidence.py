@@ -17,7 +17,7 @@ from tests.conftest import page
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 COMPONENTS = {"coverage", "strength", "focus", "unseen", "agreement", "similarity", "rescue", "reranker", "rare",
               "missing", "title", "depth", "nearness", "distinct", "concord", "nqc", "wig", "sentcov", "sentence",
-              "reach", "grounded"}
+              "reach", "grounded", "softcov"}
 
 
 def ask(services, q, audience="customer"):

@@ -153,7 +153,7 @@ def test_components_json_rounds_and_keeps_absent_ones():
                    "similarity": None, "rescue": None, "reranker": None, "rare": None, "missing": None,
                    "title": None, "depth": None, "nearness": None, "distinct": None,
                    "concord": None, "nqc": None, "wig": None, "sentcov": None, "sentence": None,
-                   "reach": None, "grounded": None}
+                   "reach": None, "grounded": None, "softcov": None}
 
 
 def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
@@ -253,3 +253,39 @@ def test_reach_and_grounded_count_only_the_share_of_the_question_the_corpus_know
     assert strength == 1.0 and conf.known_share(strength, unseen) == pytest.approx(0.25)
     assert conf.known_share(0.7, 0.0) == pytest.approx(0.7)  # every word known: the value itself
     assert conf.known_share(None, 0.5) is None and conf.known_share(0.5, None) is None
+
+
+def test_soft_coverage_matches_each_question_word_with_its_closest_excerpt_piece():
+    from knowledge.ports import TokenVectors
+
+    # question "reset my pin code": pieces "reset", "pin", "co", "##de" (two pieces, one word)
+    question = TokenVectors(spans=[(0, 5), (9, 12), (13, 15), (15, 17)],
+                            vectors=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.6, 0.8], [0.0, 0.6, 0.8]])
+    covered = TokenVectors(spans=[(0, 4), (5, 9)], vectors=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    words = [(0, 5, 2.0), (9, 12, 1.0), (13, 17, 1.0)]  # "my" is a stop word: not among them
+    # reset and pin are matched exactly; code (its pieces' mean) has cosine 0.6 with "pin"
+    assert conf.soft_coverage(words, question, covered) == pytest.approx((2.0 + 1.0 + 0.6) / 4.0)
+    # an excerpt missing the concept the question turns on: that word's best match is 0
+    uncovered = TokenVectors(spans=[(0, 4)], vectors=[[0.0, 1.0, 0.0]])
+    assert conf.soft_coverage(words, question, uncovered) == pytest.approx((0.0 + 1.0 + 0.6) / 4.0)
+    # the weights say how much each word counts; nothing to match: None
+    assert conf.soft_coverage([(0, 5, 1.0)], question, uncovered) == pytest.approx(0.0)
+    assert conf.soft_coverage([], question, covered) is None
+    assert conf.soft_coverage(words, question, TokenVectors(spans=[], vectors=[])) is None
+
+
+def test_content_words_leave_stop_words_and_punctuation_out():
+    words = conf.content_words("Can I reset my PIN?", analysis.terms)
+    assert [(a, b) for a, b, _ in words] == [(6, 11), (15, 18)]
+    assert [t for _, _, t in words] == analysis.terms("reset PIN")
+
+
+def test_softcov_is_weighed_only_by_the_model_of_an_embedder_that_fitted_it(monkeypatch):
+    monkeypatch.setattr(conf, "EMBEDDER_MODELS", {"e": (-1.0, {"similarity": 1.0, "softcov": 2.0}),
+                                                  "f": (-1.0, {"similarity": 1.0})})
+    assert conf.wants_tokens("e") and not conf.wants_tokens("f") and not conf.wants_tokens(None)
+    c = conf.Components(coverage=0.5, similarity=0.5, softcov=0.9)
+    assert conf.score(c, "e") == pytest.approx(1 / (1 + math.exp(-(-1.0 + 0.5 + 1.8))))
+    # without it (an embedder without piece vectors, or a failed pass) the lexical model decides
+    lexical = conf.score(conf.Components(coverage=0.5, similarity=0.5), None)
+    assert conf.score(conf.Components(coverage=0.5, similarity=0.5), "e") == pytest.approx(lexical)

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from .errors import BackendError
 from .model import (
@@ -218,6 +218,27 @@ class Embedder(Protocol):
     dimensions: int
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+@dataclass(frozen=True)
+class TokenVectors:
+    """A text's word pieces as an embedder's model reads them in context: the character span
+    of each piece in the text and its output vector (one unit-length row per piece, a numpy
+    array)."""
+
+    spans: list[tuple[int, int]]
+    vectors: Any
+
+
+@runtime_checkable
+class TokenEmbedder(Protocol):
+    """An embedder that can also give the per-piece vectors of its model's last layer (the
+    local model; Bedrock's embedders give one vector per text only). Raises ``KnowledgeError``
+    when it cannot."""
+
+    name: str
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]: ...
 
 
 class Reranker(Protocol):

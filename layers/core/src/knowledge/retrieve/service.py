@@ -33,7 +33,7 @@ from ..model import (
     key64,
     partition_of_audience,
 )
-from ..ports import Reranker, Services
+from ..ports import Embedder, Reranker, Services, TokenEmbedder
 from ..refresh import rescue_build
 from ..settings import (
     DEFAULT_TOP_K,
@@ -127,6 +127,10 @@ class RetrievalOptions:
     #: when a confidence model weighs one (``confidence.wants_sentences``), True always
     #: (benchmarks that fit them), False never
     sentences: bool | None = None
+    #: the components read from the embedder's per-piece vectors (``softcov``): None computes
+    #: them when the embedder's model weighs one (``confidence.wants_tokens``), True always when
+    #: the embedder gives piece vectors (benchmarks that fit them), False never
+    tokens: bool | None = None
 
 
 ALL = RetrievalOptions()
@@ -221,8 +225,12 @@ def retrieve(
     wants = options.sentences if options.sentences is not None else conf.wants_sentences(space)
     sentence = (_sentence(services, req.bot, space, question_vectors[space], excerpts)
                 if wants and space is not None and semantic and excerpts else None)
+    wants_tokens = options.tokens if options.tokens is not None else conf.wants_tokens(space)
+    pieces = (_embedder_of(services, req.bot, space) if wants_tokens and space is not None and semantic and excerpts
+              else None)
     components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic, idf, sentence,
-                             sentences=wants)
+                             sentences=wants, question=req.q,
+                             tokens=pieces if isinstance(pieces, TokenEmbedder) else None)
     confidence = round(conf.score(components, space), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
         from . import upstream  # with the outbound client: only bots that fuse another deployment
@@ -454,11 +462,7 @@ def _sentence(services: Services, bot: str, space: str, question: list[float], e
              for s in conf.sentences(str(e["text"]), conf.SENTENCES_PER_EXCERPT)]
     if not texts:
         return None
-    try:
-        current = services.embedder_for(bot)
-    except ValueError:
-        current = None
-    embedder = current if current is not None and current.name == space else services.embedder_named(space)
+    embedder = _embedder_of(services, bot, space)
     if embedder is None:
         return None
     try:
@@ -467,6 +471,34 @@ def _sentence(services: Services, bot: str, space: str, question: list[float], e
         log.debug("sentence embedding failed (%s); the sentence component is left out", exc.code)
         return None
     return conf.best_cosine(question, vectors)
+
+
+def _embedder_of(services: Services, bot: str, space: str) -> Embedder | None:
+    """The embedder of the vector space ``space``: the bot's own when it is that one."""
+    try:
+        current = services.embedder_for(bot)
+    except ValueError:
+        current = None
+    return current if current is not None and current.name == space else services.embedder_named(space)
+
+
+def _softcov(services: Services, embedder: TokenEmbedder, bot: str, partition: str, question: str, text: str,
+             idf: dict[str, float | None], rarest: float) -> float | None:
+    """The ``softcov`` component of the question against ``text`` (the top excerpt): one
+    forward pass over both; None when the embedder fails (the component then drops out)."""
+    words = conf.content_words(question, services.index.analyze)
+    extra = [t for _, _, t in words if t not in idf]  # a word analysed alone as the question was not
+    if extra:
+        idf = {**idf, **_idf(services, bot, partition, extra)[0]}
+    weighted = [(a, b, v if (v := idf.get(t)) is not None else rarest) for a, b, t in words]
+    if not weighted:
+        return None
+    try:
+        q, e = embedder.embed_tokens([question, text])
+    except KnowledgeError as exc:
+        log.debug("token embedding failed (%s); the softcov component is left out", exc.code)
+        return None
+    return conf.soft_coverage(weighted, q, e)
 
 
 def _components(
@@ -481,10 +513,13 @@ def _components(
     sentence: float | None = None,
     *,
     sentences: bool = False,
+    question: str = "",
+    tokens: TokenEmbedder | None = None,
 ) -> conf.Components:
     """What the confidence is made of (see :mod:`knowledge.retrieve.confidence`); ``sentence``
     is computed apart (it needs the embedder); ``sentences``: read the first excerpts sentence
-    by sentence (``sentcov``)."""
+    by sentence (``sentcov``); ``tokens``: the embedder whose piece vectors give ``softcov``
+    (of ``question`` against the top excerpt)."""
     if not excerpts or not query_terms:
         return conf.Components()
     idf, n = idf_n if idf_n is not None else _idf(services, bot, partition, query_terms)
@@ -521,6 +556,8 @@ def _components(
         sentence=sentence,
         reach=conf.known_share(strength, unseen),
         grounded=conf.known_share(nearness, unseen),
+        softcov=(_softcov(services, tokens, bot, partition, question, str(top["text"]), idf, rarest)
+                 if tokens is not None and question else None),
     )
 
 
