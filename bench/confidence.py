@@ -104,7 +104,10 @@ SIGNS = {"coverage": 1, "strength": 1, "focus": 1, "unseen": -1, "rare": 1, "mis
          "softcov3": 1, "softmin3": 1, "softcovs": 1, "softmins": 1}
 #: the embedder's components: a second model, used when they are present, takes the lexical
 #: model's components and these, fitted on a run with one
-EMBEDDER_CANDIDATES = ("agreement", "similarity", "nearness", "distinct", "concord", "grounded")
+EMBEDDER_CANDIDATES = ("agreement", "similarity", "nearness", "distinct", "concord", "grounded", "softcov")
+#: the embedder's components read from its piece vectors (the local model's only): ``--loso``
+#: reads the method without them too
+TOKENS = ("softcov",)
 #: measured, not among the candidates: its embedding call costs five to ten times the rest of a
 #: retrieval (bench/confidence_cost.py) for a gain the leave-one-set-out figures do not show at
 #: the floor; ``--loso`` reads the method with it too
@@ -439,9 +442,15 @@ def leave_one_set_out(lexical_rows: list[dict[str, Any]], embedder_rows: list[di
     pooled: dict[tuple[str, str], list[list[float]]] = {}
     for group in LEFT_OUT:
         for label, lex, emb in settings:
-            variants = [("before", BEFORE), ("after", (CANDIDATES, EMBEDDER_CANDIDATES))]
+            variants = [("before", BEFORE)]
             if emb:
-                variants.append(("after + " + "+".join(COSTLY), (CANDIDATES, EMBEDDER_CANDIDATES + COSTLY)))
+                without = tuple(n for n in EMBEDDER_CANDIDATES if n not in TOKENS)
+                variants += [("after, without " + "+".join(TOKENS), (CANDIDATES, without)),
+                             ("after", (CANDIDATES, EMBEDDER_CANDIDATES))]
+                if COSTLY:
+                    variants.append(("after + " + "+".join(COSTLY), (CANDIDATES, EMBEDDER_CANDIDATES + COSTLY)))
+            else:
+                variants.append(("after", (CANDIDATES, EMBEDDER_CANDIDATES)))
             for when, (cands, e_cands) in variants:
                 def train(rows: list[dict[str, Any]], group: tuple[str, ...] = group) -> list[dict[str, Any]]:
                     return [r for r in rows if r["split"] in FITTING and r["split"] not in group

@@ -3,11 +3,12 @@ same questions in the same run (the Harbor questions of bench/support_questions.
 rounds).
 
     python bench/confidence_cost.py                   # lexical: title, rare, missing, nqc, wig, sentcov
-    python bench/confidence_cost.py --embedder local  # and the sentence component's embedding call
+    python bench/confidence_cost.py --embedder local  # and the sentence and softcov components
 
-With ``--embedder local`` each question is retrieved twice, without and with the ``sentence``
-component (its sentences embedded through the model, never a cache): the difference is what
-the component adds to a question's cost.
+With ``--embedder local`` each question is retrieved three times: without either, with the
+``sentence`` component (its sentences embedded through the model, never a cache) and with
+``softcov`` (a forward pass over the question and the top excerpt): the differences are what
+each component adds to a question's cost.
 """
 
 from __future__ import annotations
@@ -53,17 +54,21 @@ def main() -> int:
         parts: list[float] = []
         qpp: list[float] = []
         with_sentences: list[float] = []
+        with_tokens: list[float] = []
         sentences: list[int] = []
         for _ in range(args.rounds):
             for item in items:
                 req = RetrievalRequest("default", item["query"], item["audience"])
                 start = time.perf_counter()
-                res = retrieve(services, req, record=False, options=RetrievalOptions(sentences=False))
+                res = retrieve(services, req, record=False, options=RetrievalOptions(sentences=False, tokens=False))
                 whole.append((time.perf_counter() - start) * 1000)
                 if args.embedder != "none":
                     start = time.perf_counter()
-                    retrieve(services, req, record=False, options=RetrievalOptions(sentences=True))
+                    retrieve(services, req, record=False, options=RetrievalOptions(sentences=True, tokens=False))
                     with_sentences.append((time.perf_counter() - start) * 1000)
+                    start = time.perf_counter()
+                    retrieve(services, req, record=False, options=RetrievalOptions(sentences=False, tokens=True))
+                    with_tokens.append((time.perf_counter() - start) * 1000)
                     sentences.append(sum(len(conf.sentences(e["text"], conf.SENTENCES_PER_EXCERPT))
                                          for e in res["excerpts"][:conf.SENTENCE_EXCERPTS]))
                 if not res["excerpts"]:
@@ -92,6 +97,8 @@ def main() -> int:
         print(f"retrieve() with the sentence component p50 {statistics.median(with_sentences):.3f} ms "
               f"(+{statistics.median(with_sentences) - statistics.median(whole):.3f} ms; "
               f"{statistics.median(sentences):.0f} sentences embedded per question, p50)")
+        print(f"retrieve() with the softcov component p50 {statistics.median(with_tokens):.3f} ms "
+              f"(+{statistics.median(with_tokens) - statistics.median(whole):.3f} ms)")
     return 0
 
 

