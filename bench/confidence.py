@@ -1,8 +1,8 @@
 """Does ``wouldAnswer`` separate answerable from unanswerable questions? Fits and checks the
 confidence constants of ``knowledge.retrieve.confidence``.
 
-    python bench/confidence.py [--fit | --loso] [--embedder none|hashing|local] [--dump FILE]
-                               [--rows FILE] [--lexical-rows FILE] [--fit-on all|tune]
+    python bench/confidence.py [--fit | --loso] [--embedder none|hashing|local] [--dump FILE [--texts]]
+                               [--costly NAME,...] [--rows FILE] [--lexical-rows FILE] [--fit-on all|tune]
                                [--questions FILE ...] [--balance set|class]
 
 The labelled sets are support questions over the example packs (``examples/packs``, all three
@@ -40,7 +40,10 @@ share whose cross-validated rates stand furthest above the lexical model's on th
 two (with an embedder both should be higher). It prints the constants to paste into
 ``confidence.py``. ``--loso`` judges the method rather than the constants: for each set of
 :data:`LEFT_OUT`, everything (components, weights, cut) is fitted on the other sets and read on
-it, with the components before issue 21's sentence-level ones and after. Figures are printed
+it, with the components before issue 21's sentence-level ones and after (with an embedder:
+after without :data:`TOKENS`, after, and after with the ``--costly`` components). ``--dump
+--texts`` keeps each question's first excerpts and its words' IDFs in the rows, for components
+measured from a dump (``bench/softcov.py``). Figures are printed
 for each split at the floor; "answered" is the confidence's decision (``confidence >= floor``),
 before the topic gate. ``--embedder local`` caches the vectors outside the repository
 (``bench/embedding_cache.py``).
