@@ -104,7 +104,7 @@ CANDIDATES = ("coverage", "strength", "focus", "unseen", "rare", "missing", "tit
 SIGNS = {"coverage": 1, "strength": 1, "focus": 1, "unseen": -1, "rare": 1, "missing": -1, "title": 1, "depth": 1,
          "agreement": 1, "similarity": 1, "nearness": 1, "distinct": 1, "concord": 1, "nqc": 1, "wig": 1,
          "sentcov": 1, "sentence": 1, "reach": 1, "grounded": 1, "softcov": 1, "softmin": 1, "softlow": 1,
-         "softcov3": 1, "softmin3": 1, "softcovs": 1, "softmins": 1}
+         "softcov3": 1, "softmin3": 1, "softcovs": 1, "softmins": 1, "softcovk": 1, "softcovu": 1}
 #: the embedder's components: a second model, used when they are present, takes the lexical
 #: model's components and these, fitted on a run with one
 EMBEDDER_CANDIDATES = ("agreement", "similarity", "nearness", "distinct", "concord", "grounded", "softcov")

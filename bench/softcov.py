@@ -17,7 +17,9 @@ synonyms included. Components, each added to a row's ``components``:
 - ``softcov3``, ``softmin3``: the same against the first three excerpts (each word's best over
   all three);
 - ``softcovs``, ``softmins``: ``softcov`` and ``softmin`` from the model's input embedding
-  table (no forward pass: each word piece's static vector).
+  table (no forward pass: each word piece's static vector);
+- ``softcovk``: ``softcov`` over the words some passage holds only (``unseen`` speaks for the
+  others); ``softcovu``: every content word weighing alike (no IDF).
 
 It prints each component's AUC (answerable against unanswerable) per set, and the cost of the
 forward passes (question and top excerpt, per question) beside nothing else: the cost of
@@ -42,7 +44,7 @@ from knowledge.embed.local import _model_path  # noqa: E402
 from knowledge.evaluation import auc  # noqa: E402
 
 SETS = ("tune", "heldout", "tune2", "tune3", "fresh", "fresh2")
-NAMES = ("softcov", "softmin", "softlow", "softcov3", "softmin3", "softcovs", "softmins")
+NAMES = ("softcov", "softmin", "softlow", "softcov3", "softmin3", "softcovs", "softmins", "softcovk", "softcovu")
 
 
 class Tokens:
@@ -85,18 +87,18 @@ def unit(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-9)
 
 
-def word_vectors(vectors: np.ndarray, offsets: np.ndarray, words: list[list[Any]], rarest: float
+def word_vectors(vectors: np.ndarray, offsets: np.ndarray, words: list[list[Any]], rarest: float | None
                  ) -> tuple[np.ndarray, np.ndarray]:
     """The vectors (mean of the word's pieces) and IDF weights of the question's content words."""
     vs, ws = [], []
     for a, b, term, idf in words:
-        if term is None:
+        if term is None or (idf is None and rarest is None):
             continue
         inside = (offsets[:, 0] < b) & (offsets[:, 1] > a)
         if not inside.any():
             continue
         vs.append(vectors[inside].mean(axis=0))
-        ws.append(float(idf) if idf is not None else rarest)
+        ws.append(float(idf) if idf is not None else float(rarest or 0.0))
     if not vs:
         return np.zeros((0, vectors.shape[1])), np.zeros(0)
     return unit(np.array(vs)), np.array(ws)
@@ -125,9 +127,13 @@ def compute(rows: list[dict[str, Any]], static_only: bool = False) -> Tokens:
         one = scores(wc, w, [docs[0][0]])
         three = scores(wc, w, [d[0] for d in docs])
         static = scores(ws_, w, [docs[0][1]])
+        wk, k = word_vectors(qc, qo, r["words"], None)
+        known = scores(wk, k, [docs[0][0]]) if len(k) else None
+        uniform = scores(wc, np.ones(len(w)), [docs[0][0]])
         r["components"].update({"softcov": one["cov"], "softmin": one["min"], "softlow": one["low"],
                                 "softcov3": three["cov"], "softmin3": three["min"],
-                                "softcovs": static["cov"], "softmins": static["min"]})
+                                "softcovs": static["cov"], "softmins": static["min"],
+                                "softcovk": known["cov"] if known else None, "softcovu": uniform["cov"]})
     return tokens
 
 
