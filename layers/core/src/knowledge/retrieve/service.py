@@ -485,7 +485,7 @@ def _embedder_of(services: Services, bot: str, space: str) -> Embedder | None:
 def _softcov(services: Services, embedder: TokenEmbedder, bot: str, partition: str, question: str, text: str,
              idf: dict[str, float | None], rarest: float) -> float | None:
     """The ``softcov`` component of the question against ``text`` (the top excerpt): one
-    forward pass over both; None when the embedder fails (the component then drops out)."""
+    forward pass over each; None when the embedder fails (the component then drops out)."""
     words = conf.content_words(question, services.index.analyze)
     extra = [t for _, _, t in words if t not in idf]  # a word analysed alone as the question was not
     if extra:
