@@ -45,9 +45,20 @@ def test_the_page_titled_for_the_question_comes_first(services, write_pack, monk
     assert first["signals"]["titleMatch"] > second["signals"]["titleMatch"]  # ...and why it moved
 
 
-def test_no_boost_over_a_fused_list(services, write_pack):
+def test_over_a_fused_list_the_boost_reorders_the_lexical_list_before_the_fusion(services, write_pack, monkeypatch):
     services.default_embedder = "hashing"
     install_pack(services, write_pack("coinvault", PAGES))
     reindex(services, "default")
-    _, excerpts = paths(services, "roll back after a failed upgrade")
-    assert excerpts and all("titleMatch" not in e["signals"] for e in excerpts)
+    q = "roll back after a failed upgrade"
+    monkeypatch.setattr(service, "FIELD_BOOST", 0.0)
+    _, excerpts = paths(services, q)
+    assert excerpts[0]["reason"] == "hybrid"  # both lists took part
+    titled = next(e for e in excerpts if e["path"] == "help/upgrade/roll-back-upgrade.md")
+    assert titled["signals"]["lexicalRank"] == 2 and "titleMatch" not in titled["signals"]
+    monkeypatch.undo()
+    _, excerpts = paths(services, q)
+    titled = next(e for e in excerpts if e["path"] == "help/upgrade/roll-back-upgrade.md")
+    other = next(e for e in excerpts if e["path"] == "help/upgrade/index.md")
+    assert titled["signals"]["lexicalRank"] == 1 and other["signals"]["lexicalRank"] == 2  # the lifted list
+    assert titled["signals"]["titleMatch"] > other["signals"]["titleMatch"]
+    assert titled["signals"]["lexicalScore"] < other["signals"]["lexicalScore"]  # word-match scores as they were

@@ -59,6 +59,26 @@ def test_two_lists_fuse_by_rank_not_score():
     assert by["b"].signals["lexicalRank"] == 2 and by["b"].signals["semanticRank"] == 1
 
 
+def test_lift_reorders_by_the_boosted_score_and_renumbers_ranks():
+    a, b, c = psg("a"), psg("b"), psg("c")
+    hits = [hit(a, 10.0, 1), hit(b, 6.0, 2), hit(c, 5.0, 3)]
+    # b: 6 * (1 + 3 * 0.5) = 15 > a: 10; c: 5 * (1 + 3 * 0.2) = 8
+    lifted = ranking.lift(hits, {PassageRef.of(b).key: 0.5, PassageRef.of(c).key: 0.2}, 3.0)
+    assert [(h.passage.id, h.rank, h.score) for h in lifted] == [("b", 1, 6.0), ("a", 2, 10.0), ("c", 3, 5.0)]
+    assert [h.rank for h in hits] == [1, 2, 3]  # the list given is left as it was
+    # equal boosted scores keep their order; no match or no boost: the list as it was
+    tied = [hit(a, 4.0, 1), hit(b, 2.0, 2)]
+    assert [h.passage.id for h in ranking.lift(tied, {PassageRef.of(b).key: 1 / 3}, 3.0)] == ["a", "b"]
+    assert ranking.lift(hits, {}, 3.0) == hits and ranking.lift(hits, {PassageRef.of(b).key: 1.0}, 0.0) == hits
+
+
+def test_a_lifted_lexical_list_fuses_by_its_new_ranks():
+    a, b, s = psg("a"), psg("b"), psg("s")
+    lexical = ranking.lift([hit(a, 10.0, 1), hit(b, 6.0, 2)], {PassageRef.of(b).key: 1.0}, 3.0)
+    by = {x.passage.id: x for x in ranking.fuse({"lexical": lexical, "semantic": [hit(s, 0.9, 1)]})}
+    assert by["b"].rrf == pytest.approx(1 / 61) and by["a"].rrf == pytest.approx(1 / 62)
+
+
 def test_ties_break_by_priority_then_recency():
     now = 10_000_000.0
     old, new = now - 40 * 86400, now - 86400

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import analysis
 from ..model import Hit, Passage, PassageRef
@@ -88,6 +88,16 @@ def fuse(lists: Mapping[str, Sequence[Hit]], *, k: int = RRF_K) -> list[Candidat
         base = cand.raw[names[0]] if single else cand.rrf
         cand.score = base * cand.ref.weight
     return list(by_key.values())
+
+
+def lift(hits: Sequence[Hit], match: Mapping[int, float], boost: float) -> list[Hit]:
+    """A ranked list reordered by ``score * (1 + boost * match[key])`` (a passage key missing
+    from ``match`` counts 0; ties keep their order), ranks renumbered from 1. The hits keep
+    their own scores: only the order, which rank fusion reads, changes."""
+    if not boost or not any(match.get(hit.ref.key) for hit in hits):
+        return list(hits)
+    keyed = sorted(range(len(hits)), key=lambda i: -hits[i].score * (1.0 + boost * match.get(hits[i].ref.key, 0.0)))
+    return [replace(hits[i], rank=rank) for rank, i in enumerate(keyed, start=1)]
 
 
 def order(

@@ -3,8 +3,9 @@
 validate -> live sources of the bot (minus disabled, minus an agent's unselected) ->
 lexical BM25 top 50 inside the audience's partition, filtered in the search by bot,
 visibility set and live generations -> score x weight, ties by priority then recency ->
-neighbours collapsed -> (over word-match scores: the question's words in a title or file
-name lift a loaded passage, FIELD_BOOST) -> (when the bot reranks and the deployment has a
+neighbours collapsed -> (the question's words in a title or file name lift a passage,
+FIELD_BOOST: over word-match scores among the loaded passages; with a semantic list, in the
+lexical list's first FIELD_BOOST_DEPTH before the fusion) -> (when the bot reranks and the deployment has a
 reranker: the first 20 reordered by it) -> the bot's topK (<= 12) excerpts of <= 800 chars
 (a benchmark that switches the rescue on may get one more, never a 13th) -> confidence (and
 its components), floor, wouldAnswer, operatorGrounded, corpusSize -> recorded for citation checks.
@@ -54,10 +55,15 @@ log = logging.getLogger(__name__)
 SEMANTIC_TOP_K = 50
 #: how many of the first candidates a reranker reads (it returns the bot's topK of them)
 RERANK_DEPTH = 20
-#: how much a question's words in a passage's title, breadcrumb or file name lift it among the
-#: served passages (0: off); chosen on the tuning half of the support suite (bench/RESULTS.md).
-#: Applied to word-match scores only: over a fused (reciprocal-rank) list it lowered that half.
+#: how much a question's words in a passage's title, breadcrumb or file name lift it (0: off);
+#: chosen on the tuning half of the support suite (bench/RESULTS.md). Over word-match scores
+#: it reorders the served passages. A fused (reciprocal-rank) list's scores are not word-match
+#: scores (the boost over them lowered that half), so with a semantic list it reorders the
+#: lexical list's first FIELD_BOOST_DEPTH hits before the fusion instead
 FIELD_BOOST = 3.0
+#: how many of the lexical list's first hits the boost reorders before a fusion (the window
+#: of passages a lexical-only answer loads)
+FIELD_BOOST_DEPTH = DEFAULT_TOP_K
 
 
 @dataclass(frozen=True)
@@ -157,9 +163,21 @@ def retrieve(
     )
     semantic, spaces = _semantic(services, req, partition, visibilities, source_gens) if options.semantic else ([], [])
 
+    query_terms = index.analyze(req.q)
+    idf: tuple[dict[str, float | None], int] | None = None  # the question's IDFs, read once when needed
+    title_match: dict[int, float] = {}
+    fused_lexical = lexical
+    if FIELD_BOOST and semantic and lexical and query_terms:  # before the fusion (see FIELD_BOOST)
+        idf = _idf(services, req.bot, partition, query_terms)
+        head = lexical[:FIELD_BOOST_DEPTH]
+        index.hydrate(req.bot, head)
+        title_match = _title_match(services, query_terms, idf[0],
+                                   [(h.ref.key, h.passage) for h in head if h.passage is not None])
+        fused_lexical = ranking.lift(head, title_match, FIELD_BOOST) + lexical[FIELD_BOOST_DEPTH:]
+
     now = services.clock.now()
     priorities = {key64(s.source_id): s.priority for s in sources}
-    cands = ranking.ranked({"lexical": lexical, "semantic": semantic}, priorities=priorities, now=now,
+    cands = ranking.ranked({"lexical": fused_lexical, "semantic": semantic}, priorities=priorities, now=now,
                            recency_seconds=RECENCY_SECONDS)
 
     # Load the stored text of the survivors only. Defence in depth: the search already
@@ -180,9 +198,6 @@ def retrieve(
             if p is not None and p.visibility in visibilities and p.source_gen in allowed_gens:
                 served.append((cand, p))
 
-    query_terms = index.analyze(req.q)
-    idf: tuple[dict[str, float | None], int] | None = None  # the question's IDFs, read once when needed
-    title_match: dict[int, float] = {}
     if FIELD_BOOST and not semantic and len(served) > 1 and query_terms:  # BM25 scores only (see FIELD_BOOST)
         idf = _idf(services, req.bot, partition, query_terms)
         served, title_match = _field_boost(services, query_terms, idf[0], served)
@@ -259,17 +274,27 @@ def _field_boost(services: Services, query_terms: list[str], idf: dict[str, floa
     """The served passages reordered by ``score * (1 + FIELD_BOOST * m)``, ``m`` the IDF-weighted
     share of the question's terms found in the passage's title, breadcrumb or file name (a
     title field's boost, applied to the window already loaded); ties keep the order."""
-    known = {t: float(v) for t in query_terms if (v := idf.get(t))}
-    total = sum(known.values())
-    if total <= 0:
+    match = _title_match(services, query_terms, idf, [(cand.ref.key, p) for cand, p in served])
+    if not match:
         return served, {}
-    match: dict[int, float] = {}
-    for cand, p in served:
-        fields_terms = _field_terms(services, p.title, p.breadcrumb, p.path)
-        match[cand.ref.key] = sum(w for t, w in known.items() if t in fields_terms) / total
     order = sorted(range(len(served)), key=lambda i: -served[i][0].score
                    * (1.0 + FIELD_BOOST * match[served[i][0].ref.key]))
     return [served[i] for i in order], match
+
+
+def _title_match(services: Services, query_terms: list[str], idf: dict[str, float | None],
+                 passages: Sequence[tuple[int, Passage]]) -> dict[int, float]:
+    """{passage key: the IDF-weighted share of the question's terms found in the passage's
+    title, breadcrumb or file name}; empty when no question term is in the partition."""
+    known = {t: float(v) for t in query_terms if (v := idf.get(t))}
+    total = sum(known.values())
+    if total <= 0:
+        return {}
+    match: dict[int, float] = {}
+    for key, p in passages:
+        fields_terms = _field_terms(services, p.title, p.breadcrumb, p.path)
+        match[key] = sum(w for t, w in known.items() if t in fields_terms) / total
+    return match
 
 
 def _field_terms(services: Services, title: str | None, breadcrumb: str | None, path: str | None) -> set[str]:
