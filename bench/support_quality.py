@@ -11,9 +11,10 @@ page. nDCG@10, recall@5 and MRR per half, by ``knowledge.evaluation.score_case``
 
 ``--questions FILE`` measures another set of the same format alone (without the example
 questions), e.g. ``bench/vocab_mismatch_questions.jsonl``, with a row per split the set names
-(any name: a new blind set's ``"split": "blind3"`` gets its own rows) and kb's margin over bm25s. Each run also counts, per half, the
-questions the rescue appended a passage to, how many of those passages belong to a right page,
-and how many brought a right page the list without the rescue did not have.
+(any name: a new blind set's ``"split": "blind3"`` gets its own rows) and kb's margin over
+bm25s. Each run also counts, per half, the questions the rescue appended a passage to, how many
+of those passages belong to a right page, and how many brought a right page the list without
+the rescue did not have.
 """
 
 from __future__ import annotations

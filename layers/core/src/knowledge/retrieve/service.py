@@ -2,7 +2,8 @@
 
 validate -> live sources of the bot (minus disabled, minus an agent's unselected) ->
 lexical BM25 top 50 inside the audience's partition, filtered in the search by bot,
-visibility set and live generations -> score x weight, ties by priority then recency ->
+visibility set and live generations (+ semantic kNN top 50, same filters, blended with it by
+FUSION_SHARES) -> score x weight, ties by priority then recency ->
 neighbours collapsed -> (the question's words in a title or file name lift a passage,
 FIELD_BOOST: over word-match scores among the loaded passages; with a semantic list, in the
 lexical list's first FIELD_BOOST_DEPTH before the fusion) -> (when the bot reranks and the deployment has a
@@ -61,6 +62,12 @@ RERANK_DEPTH = 20
 #: scores (the boost over them lowered that half), so with a semantic list it reorders the
 #: lexical list's first FIELD_BOOST_DEPTH hits before the fusion instead
 FIELD_BOOST = 3.0
+#: how the lexical and semantic lists are combined: each list's scores over its top score,
+#: weighted by these shares (``ranking.blend``; None: reciprocal rank fusion, k = 60). Chosen
+#: by leaving one question set out: over the nine support and vocabulary-mismatch sets and
+#: NFCorpus, the lexical share that did best on the other nine was 0.35 for every set left out
+#: (bench/RESULTS.md); with MiniLM the blend beat rank fusion on 7 of the 10
+FUSION_SHARES: dict[str, float] | None = {"lexical": 0.35, "semantic": 0.65}
 #: how many of the lexical list's first hits the boost reorders before a fusion (the window
 #: of passages a lexical-only answer loads)
 FIELD_BOOST_DEPTH = DEFAULT_TOP_K
@@ -178,7 +185,8 @@ def retrieve(
     now = services.clock.now()
     priorities = {key64(s.source_id): s.priority for s in sources}
     cands = ranking.ranked({"lexical": fused_lexical, "semantic": semantic}, priorities=priorities, now=now,
-                           recency_seconds=RECENCY_SECONDS)
+                           recency_seconds=RECENCY_SECONDS, shares=FUSION_SHARES,
+                           limits={"lexical": LEXICAL_TOP_K, "semantic": SEMANTIC_TOP_K})
 
     # Load the stored text of the survivors only. Defence in depth: the search already
     # filtered; a passage outside the audience or the live set reaching this point is a bug,
