@@ -118,6 +118,19 @@ def test_a_blend_lets_a_strong_score_beat_a_rank():
     assert [x.score for x in alone] == [pytest.approx(20.0), pytest.approx(9.5)]
 
 
+def test_together_reference():
+    terms = analysis.terms("credit card fees")  # ["credit", "card", "fee"]: two neighbouring pairs
+    assert ranking.together("Credit card fees are listed below.", terms, 25) == 1.0
+    # "credit card" together, "card ... fees" 40 characters apart: one pair of two
+    text = "Pay by credit card. " + "x" * 20 + " The fees are listed below."
+    assert ranking.together(text, terms, 25) == 0.5
+    assert ranking.together(text, terms, 60) == 1.0
+    assert ranking.together("fees for a card", terms, 25) == 0.5  # either order; "credit" is missing
+    assert ranking.together("credit card", ["credit"], 25) == 0.0  # one term: no pair
+    # by stem, not by prefix: "warranties" is the term "warranti"
+    assert ranking.together("Warranties and delivery", analysis.terms("warranty delivery"), 25) == 1.0
+
+
 def test_ties_break_by_priority_then_recency():
     now = 10_000_000.0
     old, new = now - 40 * 86400, now - 86400

@@ -5,6 +5,7 @@ No I/O here; every function is tested against a small reference computation.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -282,6 +283,38 @@ def term_positions(text: str, terms: Sequence[str], per_term: int = 64) -> list[
             found.append((i, term))
     found.sort()
     return found
+
+
+def together(text: str, terms: Sequence[str], distance: int) -> float:
+    """The share of the question's neighbouring term pairs (distinct analysed terms, in the
+    question's order) that occur within ``distance`` characters of each other in ``text``, in
+    either order: a proximity signal ("credit card" as a phrase, not "card" in one paragraph
+    and "credit" in another). 0 when the question has fewer than two distinct terms."""
+    distinct = [t for t in dict.fromkeys(terms) if t]
+    if len(distinct) < 2:
+        return 0.0
+    where: dict[str, list[int]] = {}
+    for pos, term in term_positions(text, distinct):
+        where.setdefault(term, []).append(pos)
+    near = 0
+    for a, b in itertools.pairwise(distinct):
+        xs, ys = where.get(a), where.get(b)
+        if xs and ys and _within(xs, ys, distance):
+            near += 1
+    return near / (len(distinct) - 1)
+
+
+def _within(xs: Sequence[int], ys: Sequence[int], distance: int) -> bool:
+    """Whether some x of ``xs`` and y of ``ys`` (both sorted) are at most ``distance`` apart."""
+    i = j = 0
+    while i < len(xs) and j < len(ys):
+        if abs(xs[i] - ys[j]) <= distance:
+            return True
+        if xs[i] < ys[j]:
+            i += 1
+        else:
+            j += 1
+    return False
 
 
 def best_window(matches: Sequence[tuple[int, str]], width: int) -> int:

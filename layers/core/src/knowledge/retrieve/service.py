@@ -68,6 +68,12 @@ FIELD_BOOST = 3.0
 #: NFCorpus, the lexical share that did best on the other nine was 0.35 for every set left out
 #: (bench/RESULTS.md); with MiniLM the blend beat rank fusion on 7 of the 10
 FUSION_SHARES: dict[str, float] | None = {"lexical": 0.35, "semantic": 0.65}
+#: how much the question's neighbouring terms found close together (within NEAR_CHARS
+#: characters) in a passage lift it among the served passages of a word-match list (0: off):
+#: ``score * (1 + NEAR_BOOST * share of the pairs found so)``. Chosen by leaving one question
+#: set out (bench/RESULTS.md); over a semantic list it was mixed, so it is off there
+NEAR_BOOST = 0.5
+NEAR_CHARS = 25
 #: how many of the lexical list's first hits the boost reorders before a fusion (the window
 #: of passages a lexical-only answer loads)
 FIELD_BOOST_DEPTH = DEFAULT_TOP_K
@@ -173,6 +179,7 @@ def retrieve(
     query_terms = index.analyze(req.q)
     idf: tuple[dict[str, float | None], int] | None = None  # the question's IDFs, read once when needed
     title_match: dict[int, float] = {}
+    near: dict[int, float] = {}
     fused_lexical = lexical
     if FIELD_BOOST and semantic and lexical and query_terms:  # before the fusion (see FIELD_BOOST)
         idf = _idf(services, req.bot, partition, query_terms)
@@ -206,9 +213,9 @@ def retrieve(
             if p is not None and p.visibility in visibilities and p.source_gen in allowed_gens:
                 served.append((cand, p))
 
-    if FIELD_BOOST and not semantic and len(served) > 1 and query_terms:  # BM25 scores only (see FIELD_BOOST)
+    if (FIELD_BOOST or NEAR_BOOST) and not semantic and len(served) > 1 and query_terms:  # word-match scores only
         idf = _idf(services, req.bot, partition, query_terms)
-        served, title_match = _field_boost(services, query_terms, idf[0], served)
+        served, title_match, near = _field_boost(services, query_terms, idf[0], served)
 
     rerank_scores: list[float | None] = [None] * len(served)
     if reranker is not None and served:
@@ -221,6 +228,8 @@ def retrieve(
         signals = cand.signals if reranked is None else {**cand.signals, "rerank": round(reranked, 4)}
         if cand.ref.key in title_match:  # why it stands where it does (see FIELD_BOOST)
             signals = {**signals, "titleMatch": round(title_match[cand.ref.key], 4)}
+        if cand.ref.key in near:  # (see NEAR_BOOST)
+            signals = {**signals, "nearMatch": round(near[cand.ref.key], 4)}
         excerpts.append(_excerpt_json(rank, p, src.type if src else None, query_terms, cand.score, cand.reason,
                                       signals))
 
@@ -278,16 +287,21 @@ def retrieve(
 
 def _field_boost(services: Services, query_terms: list[str], idf: dict[str, float | None],
                  served: list[tuple[ranking.Candidate, Passage]]
-                 ) -> tuple[list[tuple[ranking.Candidate, Passage]], dict[int, float]]:
-    """The served passages reordered by ``score * (1 + FIELD_BOOST * m)``, ``m`` the IDF-weighted
-    share of the question's terms found in the passage's title, breadcrumb or file name (a
-    title field's boost, applied to the window already loaded); ties keep the order."""
-    match = _title_match(services, query_terms, idf, [(cand.ref.key, p) for cand, p in served])
-    if not match:
-        return served, {}
+                 ) -> tuple[list[tuple[ranking.Candidate, Passage]], dict[int, float], dict[int, float]]:
+    """The served passages reordered by ``score * (1 + FIELD_BOOST * m) * (1 + NEAR_BOOST * n)``,
+    ``m`` the IDF-weighted share of the question's terms found in the passage's title,
+    breadcrumb or file name (a title field's boost), ``n`` the share of the question's
+    neighbouring terms found close together in its text (:func:`ranking.together`), applied
+    to the window already loaded; ties keep the order. Returns the order, the ``m`` and ``n``."""
+    match = _title_match(services, query_terms, idf, [(cand.ref.key, p) for cand, p in served]) if FIELD_BOOST else {}
+    near = ({cand.ref.key: ranking.together(p.text, query_terms, NEAR_CHARS) for cand, p in served}
+            if NEAR_BOOST and any(idf.get(t) for t in query_terms) else {})
+    if not match and not near:
+        return served, {}, {}
     order = sorted(range(len(served)), key=lambda i: -served[i][0].score
-                   * (1.0 + FIELD_BOOST * match[served[i][0].ref.key]))
-    return [served[i] for i in order], match
+                   * (1.0 + FIELD_BOOST * match.get(served[i][0].ref.key, 0.0))
+                   * (1.0 + NEAR_BOOST * near.get(served[i][0].ref.key, 0.0)))
+    return [served[i] for i in order], match, near
 
 
 def _title_match(services: Services, query_terms: list[str], idf: dict[str, float | None],
