@@ -72,8 +72,8 @@ FUSION_SHARES: dict[str, float] | None = {"lexical": 0.35, "semantic": 0.65}
 #: characters) in a passage lift it among the served passages of a word-match list (0: off):
 #: ``score * (1 + NEAR_BOOST * share of the pairs found so)``. Chosen by leaving one question
 #: set out (bench/RESULTS.md); over a semantic list it was mixed, so it is off there
-NEAR_BOOST = 0.5
-NEAR_CHARS = 25
+NEAR_BOOST = 0.75
+NEAR_CHARS = 15
 #: how many of the lexical list's first hits the boost reorders before a fusion (the window
 #: of passages a lexical-only answer loads)
 FIELD_BOOST_DEPTH = DEFAULT_TOP_K
