@@ -285,6 +285,10 @@ def term_positions(text: str, terms: Sequence[str], per_term: int = 64) -> list[
     return found
 
 
+#: how many occurrences of each term :func:`together` compares (the first ones)
+NEAR_OCCURRENCES = 32
+
+
 def together(text: str, terms: Sequence[str], distance: int) -> float:
     """The share of the question's neighbouring term pairs (distinct analysed terms, in the
     question's order) that occur within ``distance`` characters of each other in ``text``, in
@@ -293,14 +297,9 @@ def together(text: str, terms: Sequence[str], distance: int) -> float:
     distinct = [t for t in dict.fromkeys(terms) if t]
     if len(distinct) < 2:
         return 0.0
-    where: dict[str, list[int]] = {}
-    for pos, term in term_positions(text, distinct):
-        where.setdefault(term, []).append(pos)
-    near = 0
-    for a, b in itertools.pairwise(distinct):
-        xs, ys = where.get(a), where.get(b)
-        if xs and ys and _within(xs, ys, distance):
-            near += 1
+    low = _lower(text)
+    where = {term: list(itertools.islice(_occurrences(text, low, term), NEAR_OCCURRENCES)) for term in distinct}
+    near = sum(1 for a, b in itertools.pairwise(distinct) if _within(where[a], where[b], distance))
     return near / (len(distinct) - 1)
 
 
