@@ -38,7 +38,7 @@ MODES = {
     "lexical (BM25)": RetrievalOptions(semantic=False, rescue=False, upstream=False),
     "lexical + rescue": RetrievalOptions(semantic=False, rescue=True, upstream=False),
     "semantic": RetrievalOptions(lexical=False, rescue=False, upstream=False),
-    "hybrid (RRF)": RetrievalOptions(rescue=False, upstream=False),
+    "hybrid": RetrievalOptions(rescue=False, upstream=False),
     "hybrid + rescue": RetrievalOptions(rescue=True, upstream=False),
 }
 
@@ -83,6 +83,11 @@ def main() -> int:
     if not (data / "corpus.jsonl").exists():
         print(f"NFCorpus not found at {data}; nothing to measure", file=sys.stderr)
         return 2
+    if args.embedder == "local":  # embed each text once across runs (bench/embedding_cache.py)
+        sys.path.insert(0, str(ROOT / "bench"))
+        import embedding_cache
+
+        print(f"embedding cache: {embedding_cache.install()}", file=sys.stderr)
     docs, queries, qrels = load(data)
     items = [(qid, queries[qid]) for qid in queries if qid in qrels]
     if args.queries:

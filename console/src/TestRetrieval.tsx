@@ -12,7 +12,10 @@ type Props = {
 const SIGNAL_LABELS: Record<string, string> = {
   lexicalRank: "Keyword rank",
   semanticRank: "Meaning rank",
-  rrf: "Fused score (RRF)",
+  rrf: "Rank fusion (RRF)",
+  blendScore: "Fused score (blend)",
+  titleMatch: "Words in the title",
+  nearMatch: "Words together",
   weight: "Weight",
   rescueSimilarity: "Rescue similarity",
   rerank: "Rerank score",

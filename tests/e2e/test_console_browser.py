@@ -486,7 +486,7 @@ def test_a_gated_answer_is_explained(tab, server):
     facts = pg.locator("li.excerpt dl.facts > div")
     expect(facts.filter(has_text="Keyword rank")).to_have_text("Keyword rank1")
     expect(facts.filter(has_text="Meaning rank")).to_have_text("Meaning rank—")
-    expect(facts.filter(has_text="Fused score (RRF)")).to_have_text("Fused score (RRF)0.016")
+    expect(facts.filter(has_text="Rank fusion (RRF)")).to_have_text("Rank fusion (RRF)0.016")
     expect(facts.filter(has_text="Weight")).to_have_text("Weight1.2")
     shot(pg, "11-test-gated")
 

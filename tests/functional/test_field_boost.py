@@ -32,12 +32,14 @@ def test_the_page_titled_for_the_question_comes_first(services, write_pack, monk
     install_pack(services, write_pack("coinvault", PAGES))
     reindex(services, "default")
     q = "roll back after a failed upgrade"
+    boost = service.FIELD_BOOST
+    assert boost > 0
+    monkeypatch.setattr(service, "NEAR_BOOST", 0.0)  # the title's boost alone (index.md has the words together)
     monkeypatch.setattr(service, "FIELD_BOOST", 0.0)
     plain, excerpts = paths(services, q)
     assert plain[:2] == ["help/upgrade/index.md", "help/upgrade/roll-back-upgrade.md"]  # BM25 alone
     assert all("titleMatch" not in e["signals"] for e in excerpts)
-    monkeypatch.undo()
-    assert service.FIELD_BOOST > 0
+    monkeypatch.setattr(service, "FIELD_BOOST", boost)
     boosted, excerpts = paths(services, q)
     assert boosted[:2] == ["help/upgrade/roll-back-upgrade.md", "help/upgrade/index.md"]
     first, second = excerpts[:2]
@@ -45,9 +47,48 @@ def test_the_page_titled_for_the_question_comes_first(services, write_pack, monk
     assert first["signals"]["titleMatch"] > second["signals"]["titleMatch"]  # ...and why it moved
 
 
-def test_no_boost_over_a_fused_list(services, write_pack):
+def test_over_a_fused_list_the_boost_reorders_the_lexical_list_before_the_fusion(services, write_pack, monkeypatch):
     services.default_embedder = "hashing"
     install_pack(services, write_pack("coinvault", PAGES))
     reindex(services, "default")
-    _, excerpts = paths(services, "roll back after a failed upgrade")
-    assert excerpts and all("titleMatch" not in e["signals"] for e in excerpts)
+    q = "roll back after a failed upgrade"
+    monkeypatch.setattr(service, "FIELD_BOOST", 0.0)
+    _, excerpts = paths(services, q)
+    assert excerpts[0]["reason"] == "hybrid"  # both lists took part
+    titled = next(e for e in excerpts if e["path"] == "help/upgrade/roll-back-upgrade.md")
+    assert titled["signals"]["lexicalRank"] == 2 and "titleMatch" not in titled["signals"]
+    monkeypatch.undo()
+    _, excerpts = paths(services, q)
+    titled = next(e for e in excerpts if e["path"] == "help/upgrade/roll-back-upgrade.md")
+    other = next(e for e in excerpts if e["path"] == "help/upgrade/index.md")
+    assert titled["signals"]["lexicalRank"] == 1 and other["signals"]["lexicalRank"] == 2  # the lifted list
+    assert titled["signals"]["titleMatch"] > other["signals"]["titleMatch"]
+    assert titled["signals"]["lexicalScore"] > other["signals"]["lexicalScore"]  # the lifted word-match scores
+
+
+FAR = " ".join(f"Line {i} of the notes." for i in range(6))
+APART = [
+    # both words, far apart: a higher word-match score (shorter), but not the phrase asked for
+    page("help/travel.md", f"# Travel\n\nYour card works abroad. {FAR} A daily limit applies to transfers."),
+    # the words together, in a longer passage
+    page("help/spending.md", "# Spending\n\nThe card limit is set per month, and raised on request. "
+         + FAR + " " + FAR),
+]
+APART += [page(f"help/other-{i}.md", f"# Other {i}\n\nDeposits and withdrawals of coin {i}.") for i in range(6)]
+
+
+def test_the_question_s_words_close_together_lift_a_passage(services, write_pack, monkeypatch):
+    install_pack(services, write_pack("coinvault", APART))
+    reindex(services, "default")
+    q = "what is the card limit"
+    monkeypatch.setattr(service, "NEAR_BOOST", 0.0)
+    plain, excerpts = paths(services, q)
+    assert plain[:2] == ["help/travel.md", "help/spending.md"]  # word-match scores alone
+    assert all("nearMatch" not in e["signals"] for e in excerpts)
+    monkeypatch.undo()
+    assert service.NEAR_BOOST > 0
+    lifted, excerpts = paths(services, q)
+    assert lifted[:2] == ["help/spending.md", "help/travel.md"]
+    first, second = excerpts[:2]
+    assert first["signals"]["nearMatch"] == 1.0 and second["signals"]["nearMatch"] == 0.0
+    assert first["score"] < second["score"]  # the word-match score is shown as it was

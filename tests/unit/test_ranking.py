@@ -59,6 +59,78 @@ def test_two_lists_fuse_by_rank_not_score():
     assert by["b"].signals["lexicalRank"] == 2 and by["b"].signals["semanticRank"] == 1
 
 
+def test_lift_reorders_by_the_boosted_score_and_renumbers_ranks():
+    a, b, c = psg("a"), psg("b"), psg("c")
+    hits = [hit(a, 10.0, 1), hit(b, 6.0, 2), hit(c, 5.0, 3)]
+    # b: 6 * (1 + 3 * 0.5) = 15 > a: 10; c: 5 * (1 + 3 * 0.2) = 8
+    lifted = ranking.lift(hits, {PassageRef.of(b).key: 0.5, PassageRef.of(c).key: 0.2}, 3.0)
+    assert [(h.passage.id, h.rank) for h in lifted] == [("b", 1), ("a", 2), ("c", 3)]
+    assert [h.score for h in lifted] == [pytest.approx(15.0), 10.0, pytest.approx(8.0)]
+    assert [(h.rank, h.score) for h in hits] == [(1, 10.0), (2, 6.0), (3, 5.0)]  # the list given is as it was
+    # equal boosted scores keep their order; no match or no boost: the list as it was
+    tied = [hit(a, 4.0, 1), hit(b, 2.0, 2)]
+    assert [h.passage.id for h in ranking.lift(tied, {PassageRef.of(b).key: 1 / 3}, 3.0)] == ["a", "b"]
+    assert ranking.lift(hits, {}, 3.0) == hits and ranking.lift(hits, {PassageRef.of(b).key: 1.0}, 0.0) == hits
+
+
+def test_a_lifted_lexical_list_fuses_by_its_new_ranks():
+    a, b, s = psg("a"), psg("b"), psg("s")
+    lexical = ranking.lift([hit(a, 10.0, 1), hit(b, 6.0, 2)], {PassageRef.of(b).key: 1.0}, 3.0)
+    by = {x.passage.id: x for x in ranking.fuse({"lexical": lexical, "semantic": [hit(s, 0.9, 1)]})}
+    assert by["b"].rrf == pytest.approx(1 / 61) and by["a"].rrf == pytest.approx(1 / 62)
+
+
+def test_blend_reference():
+    a, b, c, d = psg("a"), psg("b"), psg("c"), psg("d")
+    lexical = [hit(a, 8.0, 1), hit(b, 4.0, 2)]  # not full (limit 3): a passage it lacks matched nothing
+    semantic = [hit(b, 0.8, 1), hit(c, 0.6, 2), hit(b, 0.5, 3)]  # full (limit 3); b twice: its better score
+    got = ranking.blend({"lexical": lexical, "semantic": semantic}, {"lexical": 0.25, "semantic": 0.75},
+                        {"lexical": 3, "semantic": 3})
+    key = {x.id: PassageRef.of(x).key for x in (a, b, c, d)}
+    assert got == {
+        key["a"]: pytest.approx(0.25 * 1.0 + 0.75 * 0.5 / 0.8),  # semantic missed it: the lowest it holds
+        key["b"]: pytest.approx(0.25 * 0.5 + 0.75 * 1.0),
+        key["c"]: pytest.approx(0.25 * 0.0 + 0.75 * 0.6 / 0.8),
+    }
+
+
+def test_a_list_without_a_positive_score_adds_nothing_to_a_blend():
+    a, b = psg("a"), psg("b")
+    got = ranking.blend({"lexical": [hit(a, 2.0, 1)], "semantic": [hit(b, -0.1, 1), hit(a, -0.3, 2)]},
+                        {"lexical": 0.5, "semantic": 0.5}, {})
+    assert got == {PassageRef.of(a).key: pytest.approx(0.5), PassageRef.of(b).key: 0.0}
+
+
+def test_a_blend_lets_a_strong_score_beat_a_rank():
+    a, b, c = psg("a", weight=2.0), psg("b"), psg("c")
+    lists = {"lexical": [hit(a, 10.0, 1), hit(b, 9.5, 2)], "semantic": [hit(c, 0.9, 1), hit(b, 0.88, 2)]}
+    by_rank = {x.passage.id: x for x in ranking.fuse(lists)}
+    assert by_rank["b"].score > by_rank["c"].score and by_rank["b"].score > by_rank["a"].score / 2
+    blended = {x.passage.id: x for x in ranking.fuse(lists, shares={"lexical": 0.5, "semantic": 0.5},
+                                                      limits={"lexical": 2, "semantic": 2})}
+    # b: 0.5 * 0.95 + 0.5 * 0.88 / 0.9; a (weight 2): 2 * (0.5 * 1 + 0.5 * 0.88 / 0.9)
+    assert blended["b"].score == pytest.approx(0.5 * 0.95 + 0.5 * 0.88 / 0.9)
+    assert blended["a"].score == pytest.approx(2 * (0.5 + 0.5 * 0.88 / 0.9))
+    assert blended["b"].signals["blendScore"] == pytest.approx(blended["b"].score, abs=1e-6)
+    assert blended["b"].rrf == pytest.approx(1 / 62 + 1 / 62) and blended["b"].reason == "hybrid"
+    # one list alone is its own scores, shares or not
+    alone = ranking.fuse({"lexical": lists["lexical"], "semantic": []}, shares={"lexical": 0.5, "semantic": 0.5})
+    assert [x.score for x in alone] == [pytest.approx(20.0), pytest.approx(9.5)]
+
+
+def test_together_reference():
+    terms = analysis.terms("credit card fees")  # ["credit", "card", "fee"]: two neighbouring pairs
+    assert ranking.together("Credit card fees are listed below.", terms, 25) == 1.0
+    # "credit card" together, "card ... fees" 40 characters apart: one pair of two
+    text = "Pay by credit card. " + "x" * 20 + " The fees are listed below."
+    assert ranking.together(text, terms, 25) == 0.5
+    assert ranking.together(text, terms, 60) == 1.0
+    assert ranking.together("fees for a card", terms, 25) == 0.5  # either order; "credit" is missing
+    assert ranking.together("credit card", ["credit"], 25) == 0.0  # one term: no pair
+    # by stem, not by prefix: "warranties" is the term "warranti"
+    assert ranking.together("Warranties and delivery", analysis.terms("warranty delivery"), 25) == 1.0
+
+
 def test_ties_break_by_priority_then_recency():
     now = 10_000_000.0
     old, new = now - 40 * 86400, now - 86400

@@ -136,7 +136,8 @@ class Excerpt(Reply):
     score: float
     reason: str
     signals: dict[str, Any] | None = Field(None, description="ranking internals: lexicalRank, semanticRank, rrf, "
-                                                             "weight, rescueSimilarity, ...")
+                                                             "blendScore, weight, titleMatch, nearMatch, "
+                                                             "rescueSimilarity, ...")
 
 
 class Gate(Reply):

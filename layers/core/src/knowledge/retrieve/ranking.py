@@ -5,9 +5,10 @@ No I/O here; every function is tested against a small reference computation.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import analysis
 from ..model import Hit, Passage, PassageRef
@@ -55,13 +56,15 @@ def rrf(rank: int, k: int = RRF_K) -> float:
     return 1.0 / (k + rank)
 
 
-def fuse(lists: Mapping[str, Sequence[Hit]], *, k: int = RRF_K) -> list[Candidate]:
+def fuse(lists: Mapping[str, Sequence[Hit]], *, k: int = RRF_K, shares: Mapping[str, float] | None = None,
+         limits: Mapping[str, int] | None = None) -> list[Candidate]:
     """Combine ranked lists by passage key.
 
     With one list (lexical only) the score is the list's own score times the passage
     weight — BM25 x source weight. With several, reciprocal rank fusion (sum of
-    1/(k + rank) over the lists that found the passage) times the weight: ranks are
-    comparable across lists where raw scores are not."""
+    1/(k + rank) over the lists that found the passage) times the weight; or, when
+    ``shares`` gives each list its share, :func:`blend` times the weight (the reciprocal
+    rank sum is kept in the signals either way)."""
     found = [(name, hits) for name, hits in lists.items() if hits]
     if len(found) == 1:
         name, hits = found[0]
@@ -82,12 +85,55 @@ def fuse(lists: Mapping[str, Sequence[Hit]], *, k: int = RRF_K) -> list[Candidat
             cand.raw[name] = hit.score
             cand.rrf += 1.0 / (k + hit.rank)
     single = sum(1 for hits in lists.values() if hits) <= 1
+    blended = blend(lists, shares, limits or {}) if shares and not single else None
     for cand in by_key.values():
         names = list(cand.ranks)
         cand.reason = "hybrid" if len(names) > 1 else names[0]
-        base = cand.raw[names[0]] if single else cand.rrf
+        if blended is not None:
+            cand.raw["blend"] = base = blended[cand.ref.key]
+        else:
+            base = cand.raw[names[0]] if single else cand.rrf
         cand.score = base * cand.ref.weight
     return list(by_key.values())
+
+
+def blend(lists: Mapping[str, Sequence[Hit]], shares: Mapping[str, float], limits: Mapping[str, int]
+          ) -> dict[int, float]:
+    """{passage key: sum over the lists of share x the list's score for it / the list's top
+    score}: a score blend, where a much weaker list does not get the equal vote rank fusion
+    gives it. A list that did not find a passage gives it the lowest score it holds when it
+    is full (``len >= limits[name]``: the passage scored at most that) and 0 when it is not
+    (the passage did not match at all). A passage found twice by one list (two vector
+    spaces) counts its better score."""
+    parts: list[tuple[float, dict[int, float], float]] = []
+    for name, hits in lists.items():
+        if not hits:
+            continue
+        best: dict[int, float] = {}
+        for hit in hits:
+            key = hit.ref.key
+            if key not in best or hit.score > best[key]:
+                best[key] = hit.score
+        top = max(best.values())
+        if top <= 0:  # no scale to read the list's scores on: it adds nothing
+            parts.append((0.0, dict.fromkeys(best, 0.0), 0.0))
+            continue
+        norm = {key: score / top for key, score in best.items()}
+        floor = min(hit.score for hit in hits) / top if len(hits) >= limits.get(name, len(hits) + 1) else 0.0
+        parts.append((shares.get(name, 0.0), norm, floor))
+    keys = {key for _, norm, _ in parts for key in norm}
+    return {key: sum(share * norm.get(key, floor) for share, norm, floor in parts) for key in keys}
+
+
+def lift(hits: Sequence[Hit], match: Mapping[int, float], boost: float) -> list[Hit]:
+    """A ranked list rescored ``score * (1 + boost * match[key])`` (a passage key missing from
+    ``match`` counts 0) and reordered by it (ties keep their order), ranks renumbered from 1:
+    new hits, the list given is left as it was."""
+    if not boost or not any(match.get(hit.ref.key) for hit in hits):
+        return list(hits)
+    lifted = [hit.score * (1.0 + boost * match.get(hit.ref.key, 0.0)) for hit in hits]
+    keyed = sorted(range(len(hits)), key=lambda i: -lifted[i])
+    return [replace(hits[i], score=lifted[i], rank=rank) for rank, i in enumerate(keyed, start=1)]
 
 
 def order(
@@ -123,7 +169,7 @@ def collapse(cands: Sequence[Candidate]) -> list[Candidate]:
 
 def ranked(
     lists: Mapping[str, Sequence[Hit]], *, priorities: Mapping[int, int], now: float, recency_seconds: float,
-    k: int = RRF_K,
+    k: int = RRF_K, shares: Mapping[str, float] | None = None, limits: Mapping[str, int] | None = None,
 ) -> Iterator[Candidate]:
     """``collapse(order(fuse(lists), ...))``, best first, built as the caller takes them.
 
@@ -132,7 +178,8 @@ def ranked(
     taken; several lists are fused, ordered and collapsed as those functions do."""
     found = [(name, hits) for name, hits in lists.items() if hits]
     if len(found) != 1 or len({hit.ref.key for hit in found[0][1]}) != len(found[0][1]):
-        yield from collapse(order(fuse(lists, k=k), priorities=priorities, now=now, recency_seconds=recency_seconds))
+        yield from collapse(order(fuse(lists, k=k, shares=shares, limits=limits), priorities=priorities, now=now,
+                                  recency_seconds=recency_seconds))
         return
     name, hits = found[0]
     keyed: list[_Row] = []
@@ -236,6 +283,37 @@ def term_positions(text: str, terms: Sequence[str], per_term: int = 64) -> list[
             found.append((i, term))
     found.sort()
     return found
+
+
+#: how many occurrences of each term :func:`together` compares (the first ones)
+NEAR_OCCURRENCES = 32
+
+
+def together(text: str, terms: Sequence[str], distance: int) -> float:
+    """The share of the question's neighbouring term pairs (distinct analysed terms, in the
+    question's order) that occur within ``distance`` characters of each other in ``text``, in
+    either order: a proximity signal ("credit card" as a phrase, not "card" in one paragraph
+    and "credit" in another). 0 when the question has fewer than two distinct terms."""
+    distinct = [t for t in dict.fromkeys(terms) if t]
+    if len(distinct) < 2:
+        return 0.0
+    low = _lower(text)
+    where = {term: list(itertools.islice(_occurrences(text, low, term), NEAR_OCCURRENCES)) for term in distinct}
+    near = sum(1 for a, b in itertools.pairwise(distinct) if _within(where[a], where[b], distance))
+    return near / (len(distinct) - 1)
+
+
+def _within(xs: Sequence[int], ys: Sequence[int], distance: int) -> bool:
+    """Whether some x of ``xs`` and y of ``ys`` (both sorted) are at most ``distance`` apart."""
+    i = j = 0
+    while i < len(xs) and j < len(ys):
+        if abs(xs[i] - ys[j]) <= distance:
+            return True
+        if xs[i] < ys[j]:
+            i += 1
+        else:
+            j += 1
+    return False
 
 
 def best_window(matches: Sequence[tuple[int, str]], width: int) -> int:

@@ -2,9 +2,11 @@
 
 validate -> live sources of the bot (minus disabled, minus an agent's unselected) ->
 lexical BM25 top 50 inside the audience's partition, filtered in the search by bot,
-visibility set and live generations -> score x weight, ties by priority then recency ->
-neighbours collapsed -> (over word-match scores: the question's words in a title or file
-name lift a loaded passage, FIELD_BOOST) -> (when the bot reranks and the deployment has a
+visibility set and live generations (+ semantic kNN top 50, same filters, blended with it by
+FUSION_SHARES) -> score x weight, ties by priority then recency ->
+neighbours collapsed -> (the question's words in a title or file name lift a passage,
+FIELD_BOOST: over word-match scores among the loaded passages; with a semantic list, in the
+lexical list's first FIELD_BOOST_DEPTH before the fusion) -> (when the bot reranks and the deployment has a
 reranker: the first 20 reordered by it) -> the bot's topK (<= 12) excerpts of <= 800 chars
 (a benchmark that switches the rescue on may get one more, never a 13th) -> confidence (and
 its components), floor, wouldAnswer, operatorGrounded, corpusSize -> recorded for citation checks.
@@ -54,10 +56,27 @@ log = logging.getLogger(__name__)
 SEMANTIC_TOP_K = 50
 #: how many of the first candidates a reranker reads (it returns the bot's topK of them)
 RERANK_DEPTH = 20
-#: how much a question's words in a passage's title, breadcrumb or file name lift it among the
-#: served passages (0: off); chosen on the tuning half of the support suite (bench/RESULTS.md).
-#: Applied to word-match scores only: over a fused (reciprocal-rank) list it lowered that half.
+#: how much a question's words in a passage's title, breadcrumb or file name lift it (0: off);
+#: chosen on the tuning half of the support suite (bench/RESULTS.md). Over word-match scores
+#: it reorders the served passages. A fused (reciprocal-rank) list's scores are not word-match
+#: scores (the boost over them lowered that half), so with a semantic list it reorders the
+#: lexical list's first FIELD_BOOST_DEPTH hits before the fusion instead
 FIELD_BOOST = 3.0
+#: how the lexical and semantic lists are combined: each list's scores over its top score,
+#: weighted by these shares (``ranking.blend``; None: reciprocal rank fusion, k = 60). Chosen
+#: by leaving one question set out: over the nine support and vocabulary-mismatch sets and
+#: NFCorpus, the lexical share that did best on the other nine was 0.35 for every set left out
+#: (bench/RESULTS.md); with MiniLM the blend beat rank fusion on 7 of the 10
+FUSION_SHARES: dict[str, float] | None = {"lexical": 0.35, "semantic": 0.65}
+#: how much the question's neighbouring terms found close together (within NEAR_CHARS
+#: characters) in a passage lift it among the served passages of a word-match list (0: off):
+#: ``score * (1 + NEAR_BOOST * share of the pairs found so)``. Chosen by leaving one question
+#: set out (bench/RESULTS.md); over a semantic list it was mixed, so it is off there
+NEAR_BOOST = 0.75
+NEAR_CHARS = 15
+#: how many of the lexical list's first hits the boost reorders before a fusion (the window
+#: of passages a lexical-only answer loads)
+FIELD_BOOST_DEPTH = DEFAULT_TOP_K
 
 
 @dataclass(frozen=True)
@@ -169,10 +188,24 @@ def retrieve(
     if options.semantic:
         semantic, spaces, question_vectors = _semantic(services, req, partition, visibilities, source_gens)
 
+    query_terms = index.analyze(req.q)
+    idf: tuple[dict[str, float | None], int] | None = None  # the question's IDFs, read once when needed
+    title_match: dict[int, float] = {}
+    near: dict[int, float] = {}
+    fused_lexical = lexical
+    if FIELD_BOOST and semantic and lexical and query_terms:  # before the fusion (see FIELD_BOOST)
+        idf = _idf(services, req.bot, partition, query_terms)
+        head = lexical[:FIELD_BOOST_DEPTH]
+        index.hydrate(req.bot, head)
+        title_match = _title_match(services, query_terms, idf[0],
+                                   [(h.ref.key, h.passage) for h in head if h.passage is not None])
+        fused_lexical = ranking.lift(head, title_match, FIELD_BOOST) + lexical[FIELD_BOOST_DEPTH:]
+
     now = services.clock.now()
     priorities = {key64(s.source_id): s.priority for s in sources}
-    cands = ranking.ranked({"lexical": lexical, "semantic": semantic}, priorities=priorities, now=now,
-                           recency_seconds=RECENCY_SECONDS)
+    cands = ranking.ranked({"lexical": fused_lexical, "semantic": semantic}, priorities=priorities, now=now,
+                           recency_seconds=RECENCY_SECONDS, shares=FUSION_SHARES,
+                           limits={"lexical": LEXICAL_TOP_K, "semantic": SEMANTIC_TOP_K})
 
     # Load the stored text of the survivors only. Defence in depth: the search already
     # filtered; a passage outside the audience or the live set reaching this point is a bug,
@@ -192,12 +225,9 @@ def retrieve(
             if p is not None and p.visibility in visibilities and p.source_gen in allowed_gens:
                 served.append((cand, p))
 
-    query_terms = index.analyze(req.q)
-    idf: tuple[dict[str, float | None], int] | None = None  # the question's IDFs, read once when needed
-    title_match: dict[int, float] = {}
-    if FIELD_BOOST and not semantic and len(served) > 1 and query_terms:  # BM25 scores only (see FIELD_BOOST)
+    if (FIELD_BOOST or NEAR_BOOST) and not semantic and len(served) > 1 and query_terms:  # word-match scores only
         idf = _idf(services, req.bot, partition, query_terms)
-        served, title_match = _field_boost(services, query_terms, idf[0], served)
+        served, title_match, near = _field_boost(services, query_terms, idf[0], served)
 
     rerank_scores: list[float | None] = [None] * len(served)
     if reranker is not None and served:
@@ -210,6 +240,8 @@ def retrieve(
         signals = cand.signals if reranked is None else {**cand.signals, "rerank": round(reranked, 4)}
         if cand.ref.key in title_match:  # why it stands where it does (see FIELD_BOOST)
             signals = {**signals, "titleMatch": round(title_match[cand.ref.key], 4)}
+        if cand.ref.key in near:  # (see NEAR_BOOST)
+            signals = {**signals, "nearMatch": round(near[cand.ref.key], 4)}
         excerpts.append(_excerpt_json(rank, p, src.type if src else None, query_terms, cand.score, cand.reason,
                                       signals))
 
@@ -276,21 +308,36 @@ def retrieve(
 
 def _field_boost(services: Services, query_terms: list[str], idf: dict[str, float | None],
                  served: list[tuple[ranking.Candidate, Passage]]
-                 ) -> tuple[list[tuple[ranking.Candidate, Passage]], dict[int, float]]:
-    """The served passages reordered by ``score * (1 + FIELD_BOOST * m)``, ``m`` the IDF-weighted
-    share of the question's terms found in the passage's title, breadcrumb or file name (a
-    title field's boost, applied to the window already loaded); ties keep the order."""
+                 ) -> tuple[list[tuple[ranking.Candidate, Passage]], dict[int, float], dict[int, float]]:
+    """The served passages reordered by ``score * (1 + FIELD_BOOST * m) * (1 + NEAR_BOOST * n)``,
+    ``m`` the IDF-weighted share of the question's terms found in the passage's title,
+    breadcrumb or file name (a title field's boost), ``n`` the share of the question's
+    neighbouring terms found close together in its text (:func:`ranking.together`), applied
+    to the window already loaded; ties keep the order. Returns the order, the ``m`` and ``n``."""
+    match = _title_match(services, query_terms, idf, [(cand.ref.key, p) for cand, p in served]) if FIELD_BOOST else {}
+    near = ({cand.ref.key: ranking.together(p.text, query_terms, NEAR_CHARS) for cand, p in served}
+            if NEAR_BOOST and any(idf.get(t) for t in query_terms) else {})
+    if not match and not near:
+        return served, {}, {}
+    order = sorted(range(len(served)), key=lambda i: -served[i][0].score
+                   * (1.0 + FIELD_BOOST * match.get(served[i][0].ref.key, 0.0))
+                   * (1.0 + NEAR_BOOST * near.get(served[i][0].ref.key, 0.0)))
+    return [served[i] for i in order], match, near
+
+
+def _title_match(services: Services, query_terms: list[str], idf: dict[str, float | None],
+                 passages: Sequence[tuple[int, Passage]]) -> dict[int, float]:
+    """{passage key: the IDF-weighted share of the question's terms found in the passage's
+    title, breadcrumb or file name}; empty when no question term is in the partition."""
     known = {t: float(v) for t in query_terms if (v := idf.get(t))}
     total = sum(known.values())
     if total <= 0:
-        return served, {}
+        return {}
     match: dict[int, float] = {}
-    for cand, p in served:
+    for key, p in passages:
         fields_terms = _field_terms(services, p.title, p.breadcrumb, p.path)
-        match[cand.ref.key] = sum(w for t, w in known.items() if t in fields_terms) / total
-    order = sorted(range(len(served)), key=lambda i: -served[i][0].score
-                   * (1.0 + FIELD_BOOST * match[served[i][0].ref.key]))
-    return [served[i] for i in order], match
+        match[key] = sum(w for t, w in known.items() if t in fields_terms) / total
+    return match
 
 
 def _field_terms(services: Services, title: str | None, breadcrumb: str | None, path: str | None) -> set[str]:
