@@ -274,3 +274,15 @@ def test_a_long_passage_window_holds_a_term_whose_stem_is_not_a_prefix():
     p = psg("a", crumb="P", text="P\n\n" + filler + " The tapestry hangs in the hall. " + filler)
     out = ranking.excerpt(p, analysis.terms("tapestry"), 800)
     assert "tapestry" in out and len(out) <= 800
+
+
+def test_together_counts_only_words_and_only_the_first_occurrences():
+    terms = analysis.terms("card fees")
+    # "cardinal" holds the key of "card" but is another word: no pair beside "fees"
+    assert ranking.together("cardinal fees", terms, 25) == 0.0
+    assert ranking.together("Cards: fees", terms, 25) == 1.0
+    # the only "card" near "fees" is the 33rd: each term counts its first 32 occurrences
+    far = "card " + "x " * 40
+    text = far * ranking.NEAR_OCCURRENCES + "card fees"
+    assert ranking.together(text, terms, 25) == 0.0
+    assert ranking.together(far * (ranking.NEAR_OCCURRENCES - 1) + "card fees", terms, 25) == 1.0

@@ -5,6 +5,7 @@ No I/O here; every function is tested against a small reference computation.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -219,9 +220,13 @@ def _search_key(term: str) -> str:
     return term[:-1] if len(term) > 3 or (len(term) > 1 and term[-1] in "ei") else term
 
 
+@functools.lru_cache(maxsize=256)
 def _lower(text: str) -> str:
     """``text.lower()`` with one character per character (a few, such as "İ", lower-case to
-    two: those are kept as they are, so that positions in the result are positions in ``text``)."""
+    two: those are kept as they are, so that positions in the result are positions in ``text``).
+    Remembered for the last few texts: one question reads each served passage several times
+    (the proximity lift, the excerpt window, the confidence's coverage), and lower-casing a
+    passage that is not pure ASCII costs more than all of its word searches together."""
     low = text.lower()
     if len(low) == len(text):
         return low
@@ -267,12 +272,14 @@ def _occurrences(text: str, low: str, term: str) -> Iterator[int]:
         i = low.find(key, i + 1)
 
 
-def term_positions(text: str, terms: Sequence[str], per_term: int = 64) -> list[tuple[int, str]]:
+def term_positions(text: str, terms: Sequence[str], per_term: int = 64, low: str | None = None
+                   ) -> list[tuple[int, str]]:
     """Where each analysed query term occurs as a word of ``text`` — a word whose stem is the
     term, compared by stem (shared with the index's analysis), never by prefix — sorted by
     position. ``str.find`` on a prefix of the stem, then the stem of each word found there:
-    an order of magnitude faster than tokenising the whole text."""
-    low = _lower(text)
+    an order of magnitude faster than tokenising the whole text. ``low``: ``_lower(text)``
+    when the caller has it."""
+    low = _lower(text) if low is None else low
     found: list[tuple[int, str]] = []
     for term in dict.fromkeys(terms):
         if not term:
@@ -293,13 +300,40 @@ def together(text: str, terms: Sequence[str], distance: int) -> float:
     """The share of the question's neighbouring term pairs (distinct analysed terms, in the
     question's order) that occur within ``distance`` characters of each other in ``text``, in
     either order: a proximity signal ("credit card" as a phrase, not "card" in one paragraph
-    and "credit" in another). 0 when the question has fewer than two distinct terms."""
+    and "credit" in another). 0 when the question has fewer than two distinct terms.
+
+    Each term counts its first :data:`NEAR_OCCURRENCES` occurrences. Found cheaply: every place
+    a term's search key appears is listed first (``str.find``), and only places of two terms
+    that lie within ``distance`` of each other are checked as words whose stem is the term;
+    a term whose key appears more often than that is listed word by word, as the count says."""
     distinct = [t for t in dict.fromkeys(terms) if t]
     if len(distinct) < 2:
         return 0.0
     low = _lower(text)
-    where = {term: list(itertools.islice(_occurrences(text, low, term), NEAR_OCCURRENCES)) for term in distinct}
-    near = sum(1 for a, b in itertools.pairwise(distinct) if _within(where[a], where[b], distance))
+    places: dict[str, list[int]] = {}
+    for term in distinct:
+        key, found = _search_key(term), []
+        i = low.find(key)
+        while i >= 0:
+            found.append(i)
+            i = low.find(key, i + 1)
+        places[term] = found
+    checked: dict[tuple[str, int], bool] = {}
+
+    def word(term: str, i: int) -> bool:
+        seen = checked.get((term, i))
+        if seen is None:
+            seen = checked[(term, i)] = _word_start(text, low, i) and _stems_to(text, low, i, term)
+        return seen
+
+    near = 0
+    for a, b in itertools.pairwise(distinct):
+        xs, ys = places[a], places[b]
+        if len(xs) > NEAR_OCCURRENCES or len(ys) > NEAR_OCCURRENCES:  # the first ones only
+            near += _within(list(itertools.islice(_occurrences(text, low, a), NEAR_OCCURRENCES)),
+                            list(itertools.islice(_occurrences(text, low, b), NEAR_OCCURRENCES)), distance)
+        elif any(abs(x - y) <= distance and word(a, x) and word(b, y) for x in xs for y in ys):
+            near += 1
     return near / (len(distinct) - 1)
 
 
@@ -346,14 +380,14 @@ def _first(text: str, low: str, term: str, key: str) -> int:
     return -1
 
 
-def window_start(text: str, terms: Sequence[str], width: int) -> int:
+def window_start(text: str, terms: Sequence[str], width: int, low: str | None = None) -> int:
     """``best_window(term_positions(text, terms), width)``, found cheaply in the usual case.
 
     The first start that holds the most distinct terms is the first match when every term
     present occurs within ``width`` of it: one window then holds them all, and no later one
     can hold more. That needs each term's first occurrence only, not every one; otherwise
-    every match is listed and scanned."""
-    low = _lower(text)
+    every match is listed and scanned. ``low``: ``_lower(text)`` when the caller has it."""
+    low = _lower(text) if low is None else low
     first = -1
     last = -1
     for term in dict.fromkeys(terms):
@@ -370,7 +404,7 @@ def window_start(text: str, terms: Sequence[str], width: int) -> int:
         return 0
     if last - first < width:
         return first
-    return best_window(term_positions(text, terms), width)
+    return best_window(term_positions(text, terms, low=low), width)
 
 
 def excerpt(passage: Passage, terms: Sequence[str], max_chars: int) -> str:
@@ -388,7 +422,9 @@ def excerpt(passage: Passage, terms: Sequence[str], max_chars: int) -> str:
     if len(body) <= budget:
         return head + body
     room = budget - 2  # an ellipsis on each side at most
-    start = window_start(body, terms, room)
+    # the body ends the text: its lower case is the end of the text's (one per character),
+    # which the proximity lift has already made for this passage
+    start = window_start(body, terms, room, _lower(text)[len(text) - len(body):])
     if start:
         floor = max(0, start - 160)
         cut = max(body.rfind("\n", floor, start), body.rfind(". ", floor, start))

@@ -262,7 +262,7 @@ def retrieve(
               else None)
     components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic, idf, sentence,
                              sentences=wants, question=req.q,
-                             tokens=pieces if isinstance(pieces, TokenEmbedder) else None)
+                             tokens=pieces if pieces is not None and isinstance(pieces, TokenEmbedder) else None)
     confidence = round(conf.score(components, space), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
         from . import upstream  # with the outbound client: only bots that fuse another deployment
