@@ -383,6 +383,23 @@ def fit(rows: list[dict[str, Any]], names: tuple[str, ...], target: float) -> tu
 Model = tuple[frozenset[str], float, dict[str, float]]  # (components it needs, intercept, weights)
 
 
+def _fit_one(rows: list[dict[str, Any]], names: tuple[str, ...], targets: tuple[float, float], label: str,
+             prefix: str, *,
+             verbose: bool) -> tuple[dict[float, tuple[float, float, float]], float, float, dict[str, float]]:
+    """One model on ``names``: its cross-validated rates per answer share, the share chosen
+    against ``targets`` (see :func:`choose`), and the intercept and weights fitted at that share;
+    printed (as constants named with ``prefix``) when ``verbose``."""
+    cv = cross_validate(rows, names)
+    target = choose(cv, targets)
+    intercept, weights = fit(rows, names, target)
+    if verbose:
+        show(label, names, cv, target)
+        print(f"{label}: selected {names}, answering {target:.0%} of the answerables fitted on:")
+        print(f"{prefix}INTERCEPT = {intercept:.4f}")
+        print(f"{prefix}WEIGHTS = {{" + ", ".join(f'"{k}": {v:.4f}' for k, v in weights.items()) + "}")
+    return cv, target, intercept, weights
+
+
 def fit_models(lexical_rows: list[dict[str, Any]], embedder_rows: list[dict[str, Any]] | None,
                candidates: tuple[str, ...], embedder_candidates: tuple[str, ...], *, verbose: bool = False
                ) -> list[Model]:
@@ -390,28 +407,16 @@ def fit_models(lexical_rows: list[dict[str, Any]], embedder_rows: list[dict[str,
     an embedder), the embedder's model: the models to try in order (the first whose components
     are all present decides)."""
     names = signed(lexical_rows, candidates)
-    lexical_cv = cross_validate(lexical_rows, names)
-    target = choose(lexical_cv, TARGETS)
-    intercept, weights = fit(lexical_rows, names, target)
-    if verbose:
-        show("lexical model", names, lexical_cv, target)
-        print(f"selected {names}, answering {target:.0%} of the answerables fitted on:")
-        print(f"INTERCEPT = {intercept:.4f}")
-        print("WEIGHTS = {" + ", ".join(f'"{k}": {v:.4f}' for k, v in weights.items()) + "}")
+    lexical_cv, target, intercept, weights = _fit_one(lexical_rows, names, TARGETS, "lexical model", "",
+                                                      verbose=verbose)
     models: list[Model] = [(frozenset(), intercept, weights)]
     if embedder_rows and any(r["components"].get("similarity") is not None for r in embedder_rows):
         # the lexical model's components and the embedder's, those pointing against their
         # meaning dropped; the cut: the answer share that improves most on both of the
         # lexical model's cross-validated rates (an embedder should answer more and refuse more)
         e_names = signed(embedder_rows, names + embedder_candidates)
-        e_cv = cross_validate(embedder_rows, e_names)
-        e_target = choose(e_cv, lexical_cv[target][:2])
-        e_intercept, e_weights = fit(embedder_rows, e_names, e_target)
-        if verbose:
-            show("embedder model", e_names, e_cv, e_target)
-            print(f"with an embedder: selected {e_names}, answering {e_target:.0%} of the answerables fitted on:")
-            print(f"EMBEDDER_INTERCEPT = {e_intercept:.4f}")
-            print("EMBEDDER_WEIGHTS = {" + ", ".join(f'"{k}": {v:.4f}' for k, v in e_weights.items()) + "}")
+        _, _, e_intercept, e_weights = _fit_one(embedder_rows, e_names, lexical_cv[target][:2], "embedder model",
+                                                "EMBEDDER_", verbose=verbose)
         models.insert(0, (frozenset({"similarity"} | (set(e_weights) & conf.SEMANTIC)), e_intercept, e_weights))
     return models
 

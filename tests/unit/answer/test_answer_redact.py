@@ -84,31 +84,6 @@ def test_each_kind_is_found_whole(text: str, value: str, kind: str) -> None:
     assert result.counts[kind] == 1
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "The minimum card deposit is $10 and the fee is 2.9%.",
-        "The Business plan is $49 a month, or $490 a year.",
-        "Error 502 means the bank rejected it; try again in 3 business days.",
-        "Version 2.4.1 fixed it on 12 March.",
-        "Card 4111 1111 1111 1112 is not a valid card number",  # fails Luhn
-        "IBAN DE00 3704 0044 0532 0130 00 has bad check digits",
-        "address 999.1.2.3 is no IP",
-        "Our offices are closed; support is available by chat around the clock.",
-        "Hi there, thanks for the quick reply. The Pro plan works now.",
-        "Thanks, the account is verified for GBP payouts.",
-        "My password is incorrect according to the app.",
-        "I got an alert about a login from a new device.",
-        "The event on March 3, 1979 is a date, nobody's birthday.",
-        "Write to support@ the usual way; our @ sign key is broken.",
-        "Withdrawals of €10 or less are free on weekdays.",
-    ],
-)
-def test_ordinary_text_is_kept(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
-
-
 def test_spans_never_overlap_and_the_earlier_kind_wins() -> None:
     text = "email me at a@b.co, card 4111111111111111, wallet 3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy"
     spans = find_spans(text)
@@ -225,36 +200,6 @@ def test_a_signature_name_stops_at_the_line_end() -> None:
 def test_a_secret_after_a_prefixed_key_and_a_bare_user_handle(text: str, value: str, kind: str) -> None:
     result = redact(text)
     assert value not in result.text and result.counts == {kind: 1}
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # given names that are ordinary words, and months
-        "Will the fee change in May? Grant payouts go to the bank, and Bill from accounting can Mark it done.",
-        "It's June already and the statement is missing.",
-        # a given name after a place word is a place
-        "We opened an office in Paris near Sofia Airport.",
-        # product names
-        "Does Ledger Live work with Trust Wallet, Apple Pay and Google Pay on a Samsung Galaxy?",
-        "Our Small Business Grant is listed under Rewards.",
-        # sign-offs followed by a team, not a person
-        "Done.\nBest regards,\nThe Support Team",
-        "Sorted.\nThanks,\nCustomer Success",
-        # the cues without a name after them
-        "this is urgent, i am unable to log in; its status is odd",
-        "I'm new here and my name is not shown",
-        "Contact Support from the Help menu.",
-        "I spoke to Billing yesterday.",
-        "my brother has the card",
-        "I called Support and a coin called Solana was listed.",
-        "Hola, gracias por la ayuda.",
-        "Command  State  Ports",
-    ],
-)
-def test_ordinary_capitalised_words_are_not_names(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
 
 
 def test_a_ticket_is_redacted_as_a_whole() -> None:
@@ -380,120 +325,14 @@ def test_an_address_holding_a_phone_keeps_its_own_parts() -> None:
         "Address: [street_address] [phone]")
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        # "at" as a word before a web address, and a platform's name before a verb
-        "I logged in at app.example.com today and the error at checkout.example.com is back.",
-        "Discord is community-run; this ticket is the right channel.",
-        # the words that introduce an address, with no address after them
-        "I tried to send it to Binance 3 times and moved to Berlin 2 years ago.",
-        "Our address is on the website under Contact.",
-        # an address's tail ends at the sentence: the next sentence's first word stays
-        # (checked without the address itself in the assertion below)
-        # the other languages' pronouns after a thanks, a short word a name list holds, and a
-        # nationality a name list holds as a surname
-        "Danke, Ihr Konto ist verifiziert.",
-        "Le llamamos en una hora.",
-        "French customer with an English card, paying in Swiss francs.",
-        # figures that are no balance
-        "Withdrawals take 2 days; it is 5 now. The balance is 2 days late.",
-        # places, products, days and browsers
-        "We opened an office in Auckland on Monday; Visa Platinum works in Lisbon and Berlin.",
-        "Error 404 on Chrome 120 and Safari 17 on a Samsung Galaxy S23 with Android 14.",
-        "Error E1042 and error 502 on ISO 8601 dates; SHA-256 over UTF-8; case 12 of the FAQ.",
-        "The Bay Area office opens at 9am.",
-    ],
-)
-def test_round_five_keeps_ordinary_text(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
-
-
 def test_an_address_tail_stops_at_the_end_of_its_sentence() -> None:
     assert redact("Nouvelle adresse : 18 rue des Lilas, 69003 Lyon. Mon portable est cassé.").text == (
         "Nouvelle adresse : [street_address]. Mon portable est cassé.")
 
 
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # a message's last line that is a name nobody's list holds
-        ("Where is my refund? It has been 12 days.\nTunde", "Tunde", "person_name"),
-        # a sign-off line in another language, a blank line, an initial
-        ("Das Konto ist gesperrt.\nLiebe Grüße,\n\nAnnegret K. Vollmer", "Annegret K. Vollmer", "person_name"),
-        # dates of birth written the way other languages write them
-        ("Mi fecha de nacimiento es el 12 de marzo de 1985, no el 21.", "12 de marzo de 1985", "date_of_birth"),
-        ("data de nascimento: 3 de fevereiro de 1979", "3 de fevereiro de 1979", "date_of_birth"),
-        ("生年月日は1990年5月3日です", "1990年5月3日", "date_of_birth"),
-        # a card number written with dots
-        ("card 4111.1111.1111.1111 was charged twice", "4111.1111.1111.1111", "card"),
-        # the name someone signs in as
-        ('I can\'t log in as "jm_walker82", it says locked', "jm_walker82", "username"),
-    ],
-)
-def test_blind13_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "It says the user is blocked and the login is slow.",
-        "Hello,\nChrome crashes when I open the statement.",
-        "Please raise the export limit.\nBrightwave Ltd",
-        "Any update?\nThx",
-    ],
-)
-def test_blind13_rules_keep_ordinary_text(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
-
-
 def test_what_an_address_cue_leaves_around_a_wallet_is_kept() -> None:
     text = "I typed the wrong address: 0x9fB29AAc15b9A4B7F17c3385939b007540f4d791 instead of mine."
     assert redact(text).text == "I typed the wrong address: [crypto_wallet] instead of mine."
-
-
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # Arabic, Hebrew and Thai names after the words that introduce them
-        ("مرحبا، اسمي محمد العلي ولا أستطيع تسجيل الدخول.", "محمد العلي", "person_name"),
-        ("שלום, שמי נועה ואני לא מצליחה להתחבר", "נועה", "person_name"),
-        ("สวัสดีครับ ผมชื่อสมชาย ใจดี", "สมชาย ใจดี", "person_name"),
-        # amounts in more currencies, the symbol after the number, "I had" in Spanish
-        ("mera payment fail ho gaya ₹4,999 ka", "₹4,999", "amount"),
-        ("Tenía 500 € en mi saldo y ahora nada.", "500 €", "amount"),
-        ("I paid 1 200 zł for my plan", "1 200 zł", "amount"),
-        # an IBAN typed in lower case (the check digits decide, as in upper case)
-        ("refund to my iban nl91abna0417164300 please", "nl91abna0417164300", "iban"),
-        # a telephone number said in words
-        ("my number is zero seven seven zero zero nine double zero one two three",
-         "zero seven seven zero zero nine double zero one two three", "phone"),
-        # the person the post goes through is part of the address
-        ("Deliver to c/o Weber, Lindenweg 7, 3012 Bern, I'm staying there.", "c/o Weber, Lindenweg 7, 3012 Bern",
-         "street_address"),
-    ],
-)
-def test_blind14_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "أنا أريد إغلاق حسابي",  # "I want to close my account": after "I am" only a listed name
-        "The Growth plan has a $49 monthly fee; plans have limits of 1,000 rows.",
-        "Press one, two or three on the keypad.",
-        "Reach us at our office, c/o the front desk.",
-    ],
-)
-def test_blind14_rules_keep_ordinary_text(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
 
 
 def test_a_customers_order_invoice_and_ticket_references_are_removed() -> None:
@@ -510,276 +349,18 @@ def test_a_products_bug_and_standard_references_stay() -> None:
     assert redact(text).text == text
 
 
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # an office that moved, a street word the list lacked and a Singapore unit
-        ("Office moved to 8 Marina View, #14-01, Singapore 018960, please update invoices.",
-         "8 Marina View, #14-01, Singapore 018960", "street_address"),
-        # an Indian PAN: five letters before its digits
-        ("PAN is ABCDE1234F for the tax form.", "ABCDE1234F", "national_id"),
-        # a month and year of birth, a year of birth
-        ("I was born in March 1990, the app says I'm under 18.", "March 1990", "date_of_birth"),
-        ("born in 1987 so the age check is wrong", "1987", "date_of_birth"),
-        # a listed given name in lower case after a closing thanks
-        ("the app crashes when i open settings. thanks, liam", "liam", "person_name"),
-        # the tag that names an account at an exchange
-        ("XRP sent with tag 12345678 is missing", "12345678", "account_number"),
-        # the name someone goes by
-        ("Everyone calls me Bex, the ID says otherwise.", "Bex", "person_name"),
-    ],
-)
-def test_blind15_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Please call me back on Monday, thanks, will do",
-        "The feature moved to Settings in version 3 and the tag is shown in the list.",
-        "thanks, great work",
-    ],
-)
-def test_blind15_rules_keep_ordinary_text(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
-
-
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # the security code and the expiry printed on a card
-        ("CVV 381, why is it declined?", "381", "secret"),
-        ("the card expires 09/27 apparently", "09/27", "card"),
-        # an IBAN written with dashes
-        ("IBAN: GB29-NWBK-6016-1331-9268-19", "GB29-NWBK-6016-1331-9268-19", "iban"),
-        # "d.o.b." before a date with a two-digit year
-        ("d.o.b. 23 Nov 85, the form will not accept it", "23 Nov 85", "date_of_birth"),
-        # two particles inside a name, a short given name closing one
-        ("This is Maria van der Berg, my payout is late.", "Maria van der Berg", "person_name"),
-        ("Xin chào, tôi là Nguyễn Văn An, tôi không rút tiền được.", "Nguyễn Văn An", "person_name"),
-        # a lower-case given name before "here"
-        ("hey, dmitri here, locked out again", "dmitri", "person_name"),
-        # a password after "pw"
-        ("my pw is Hunter2024! and it still fails", "Hunter2024!", "secret"),
-    ],
-)
-def test_blind16_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
 def test_a_short_name_closing_a_longer_one_goes_from_the_whole_ticket() -> None:
     results = redact_ticket(["Xin chào, tôi là Nguyễn Văn An.", "Chào anh An, giao dịch đã được xử lý."])
     assert results[1].text == "Chào anh [person_name], giao dịch đã được xử lý."
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "The promo runs 09/27 to 10/04 and the pass code is sent by SMS.",
-        "we are here to help; the team is here all week",
-        "An error appears when I open the app.",
-    ],
-)
-def test_blind16_rules_keep_ordinary_text(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
-
-
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # the name printed on a card, in capitals with an initial
-        ("The name on the card is JOHN A SMITH but the profile differs.", "JOHN A SMITH", "person_name"),
-        # a title in lower case and a surname that opens on its particle
-        ("Goedemiddag mevrouw de Jong, uw pas is gedeblokkeerd.", "de Jong", "person_name"),
-        # a sign-off line's name that opens on an initial
-        ("Where is my parcel?\nRegards\nT. Nakamura", "T. Nakamura", "person_name"),
-        # a national account number of 26 digits after its words
-        ("Numer konta: 61 1090 1014 0000 0712 1981 2874", "61 1090 1014 0000 0712 1981 2874", "account_number"),
-        ("Bitte zahlen Sie auf mein Konto 0532013000 bei der Sparkasse.", "0532013000", "account_number"),
-    ],
-)
-def test_blind17_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Please add the building name UK office to the form.",
-        "The account name EU desk handles it; name on the card must match.",
-    ],
-)
-def test_blind17_rules_keep_ordinary_text(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
-
-
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # a signature block: a given name and a surname no list holds, an address under it
-        ("Please close the account.\nGraham Whitlock\nAcme Lane", "Graham Whitlock", "person_name"),
-        # the name someone had
-        ("My maiden name was Kowalczyk, now the card shows the old one", "Kowalczyk", "person_name"),
-        # a handle said to be someone's on a platform
-        ("Hey it's me again, pixelpusher_22 on the forum, did you see it?", "pixelpusher_22", "username"),
-        # a lower-case given name after a relation, even one the dictionary has
-        ("my daughter amelia used my card without asking", "amelia", "person_name"),
-    ],
-)
-def test_blind18_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # places listed after a place word
-        "We are in Toronto and Austin, and have staff in Lisbon, Sofia or Chelsea.",
-        # headings of ordinary words in any form, and acronyms, on a line of their own
-        "It stopped.\nJob Types\nServer IP",
-        # a verb that is also a given name after a relation
-        "my son will pay the rest tomorrow",
-    ],
-)
-def test_blind18_rules_keep_ordinary_text(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
-
-
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # a local number without its area code after a phone word
-        ("Call me at 555-0134 tomorrow.", "555-0134", "phone"),
-        # someone named before the team they work in
-        ("Oksana from accounting said the invoice was paid.", "Oksana", "person_name"),
-        # addresses after "adresa", with Turkish abbreviations, with a Brazilian flat
-        ("Moja adresa: Ilica 10, 10000 Zagreb", "Ilica 10, 10000 Zagreb", "street_address"),
-        ("Adres: Atatürk Cad. No: 15, 34000 İstanbul", "Atatürk Cad. No: 15, 34000 İstanbul", "street_address"),
-        ("Endereço: Rua das Flores, 123, apto 45, Porto Alegre - RS, 90000-000",
-         "Rua das Flores, 123, apto 45, Porto Alegre - RS, 90000-000", "street_address"),
-        # a birthday that a numbering plan would read as a phone number, and in German
-        ("birthday 07-03-1985", "07-03-1985", "date_of_birth"),
-        ("Geburtstag: 3. Juli 1985", "3. Juli 1985", "date_of_birth"),
-        # a user name a few words after its cue, and after "account:"
-        ("my username on your site is cool_cat99", "cool_cat99", "username"),
-        ("account: john.doe99", "john.doe99", "username"),
-        # a figure the writer moved, without its currency
-        ("I withdrew 500 yesterday", "500", "amount"),
-    ],
-)
-def test_probe_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Phone support is open 2024-2025 on weekdays.",
-        "Bill from accounting already paid the invoice.",
-        "My account is locked and I withdrew 3 times this week.",
-    ],
-)
-def test_probe_rules_keep_ordinary_text(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
-
-
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # a client ID with a letter after its digits
-        ("Client ID CL-55821-B was charged the old price.", "CL-55821-B", "account_number"),
-        # a handle after the words for getting into an account
-        ("Locked out of trader_jo3 (my main account).", "trader_jo3", "username"),
-        # a floor before the street
-        ("Our new office is at Level 2, 18 Customs Street East, Auckland 1010.",
-         "Level 2, 18 Customs Street East, Auckland 1010", "street_address"),
-        # a Japanese self-introduction opening the message, its surname listed
-        ("山田太郎です。住所を変更したいです。", "山田太郎", "person_name"),
-    ],
-)
-def test_blind19_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Will the program accept applications from Georgia in May? We moved from Georgia to Texas.",
-        "大丈夫です。ありがとうございます。",
-        "Please log into the dashboard and open settings_v2 there.",
-    ],
-)
-def test_blind19_rules_keep_ordinary_text(text: str) -> None:
-    result = redact(text)
-    assert result.text == text and result.counts == {}
 
 
 def test_someone_named_after_from_is_still_a_name() -> None:
     assert redact("The transfer from Kevin arrived").text == "The transfer from [person_name] arrived"
 
 
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # a reference whose letters are also a cue word ("INV-88213" is one token)
-        ("Reference on the wire: INV-88213.", "INV-88213", "reference"),
-        # an identity number after "är" (Swedish "is")
-        ("Mitt personnummer är 19811218-9876.", "19811218-9876", "national_id"),
-    ],
-)
-def test_blind20_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
 def test_a_capitalised_run_after_a_possessive_is_a_thing_owned() -> None:
     text = "We sent it from our Wells Fargo account and my Revolut Metal card."
     assert redact(text).text == text
-
-
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # a Mexican mobile with its old "1": a plus and a country code make it a phone, never a card
-        ("Mi número es +52 1 55 1234 5678.", "+52 1 55 1234 5678", "phone"),
-        # a US street with a direction and an ordinal name, and a ZIP+4 code that is no phone
-        ("Billing address: 2211 N 1st St, San Jose, CA 95131-2021", "2211 N 1st St, San Jose, CA 95131-2021",
-         "street_address"),
-        # a Polish title in the vocative before a name
-        ("Dzień dobry Panie Marku, proszę spróbować ponownie.", "Marku", "person_name"),
-    ],
-)
-def test_blind21_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
-@pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # the sign that marks a reference goes with it
-        ("Order #A7731-2290 never shipped.", "#A7731-2290", "reference"),
-        # "codice cliente", the noun before its owner
-        ("Il mio codice cliente è CL998812.", "CL998812", "account_number"),
-        # a year, a month's name and a day
-        ("DOB: 1990-Jan-15", "1990-Jan-15", "date_of_birth"),
-    ],
-)
-def test_blind22_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
 
 
 # -- names no list holds, read against the bot's corpus vocabulary -----------------------------
@@ -867,46 +448,6 @@ def test_an_index_that_cannot_answer_knows_no_word() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "value", "kind"),
-    [
-        # the Polish vocative of a listed given name
-        ("Zwrot zlecony, pani Katarzyno.", "Katarzyno", "person_name"),
-        # a name in lower case after the word for an account's holder
-        ("bitte auf das Konto überweisen, kontoinhaber lena krüger", "lena krüger", "person_name"),
-        # after an unlisted first name in a relation, its family name even when it is a word
-        ("My wife Mei Ling and I share the Family plan.", "Mei Ling", "person_name"),
-        # a Japanese name with a space between family and given name; a family name before 様
-        ("こんにちは、佐藤 健です。", "佐藤 健", "person_name"),
-        ("佐藤様、住所を変更しました。", "佐藤", "person_name"),
-        # a date of birth far from its words
-        ("My date of birth shows wrong in the profile, it should be 02/01/1990, month first.", "02/01/1990",
-         "date_of_birth"),
-        # a seller's handle
-        ("The seller vintage_kicks_ldn never shipped my sneakers.", "vintage_kicks_ldn", "username"),
-        # twelve BIP-39 words in a row, with or without their numbers
-        ("so I sent it: vivid ranch orbit fossil lemon grape tunnel quiz assault bitter north lawn",
-         "vivid ranch orbit fossil lemon grape tunnel quiz assault bitter north lawn", "secret"),
-        ("backup: 1. cable 2. bronze 3. humble 4. forest 5. jacket 6. piano 7. ribbon 8. sunset 9. uncle 10. velvet "
-         "11. wagon 12. zebra", "cable 2. bronze 3. humble 4. forest 5. jacket 6. piano 7. ribbon 8. sunset 9. uncle "
-         "10. velvet 11. wagon 12. zebra", "secret"),
-        # a currency after the number, a space between its thousands, the owner's word in Turkish or Hungarian
-        ("Kartımdan iki kez 349,90 TL çekildi.", "349,90 TL", "amount"),
-        ("a számlámon 12 500 Ft terhelés van", "12 500 Ft", "amount"),
-        # a Russian flat and a city with its postcode; an Indian flat, building, numbered road
-        ("Deliver to ul. Lenina 14, kv. 8, Novosibirsk 630099 if I'm out.",
-         "ul. Lenina 14, kv. 8, Novosibirsk 630099", "street_address"),
-        ("Please change delivery to Flat 302, Sai Residency, 12th Main Road, Indiranagar, Bengaluru 560038.",
-         "Flat 302, Sai Residency, 12th Main Road, Indiranagar, Bengaluru 560038", "street_address"),
-        ("Send it to Plot 12, Admiralty Way, Lekki Phase 1, Lagos 106104.",
-         "Plot 12, Admiralty Way, Lekki Phase 1, Lagos 106104", "street_address"),
-    ],
-)
-def test_this_rounds_rules_find_each_datum_whole(text: str, value: str, kind: str) -> None:
-    result = redact(text)
-    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
-
-
-@pytest.mark.parametrize(
     "text",
     [
         # eleven list words are no phrase; an ordinary sentence has words off the list
@@ -974,3 +515,255 @@ def test_currencies_blocks_and_lower_case_unlisted_names(text: str, values: list
 )
 def test_chat_words_and_british_spellings_are_no_names(text: str) -> None:
     assert redact_ticket([text], vocabulary=_pack_words())[0].text == text
+
+
+FOUND_WHOLE = [
+    # a message's last line that is a name nobody's list holds
+    ("Where is my refund? It has been 12 days.\nTunde", "Tunde", "person_name"),
+    # a sign-off line in another language, a blank line, an initial
+    ("Das Konto ist gesperrt.\nLiebe Grüße,\n\nAnnegret K. Vollmer", "Annegret K. Vollmer", "person_name"),
+    # dates of birth written the way other languages write them
+    ("Mi fecha de nacimiento es el 12 de marzo de 1985, no el 21.", "12 de marzo de 1985", "date_of_birth"),
+    ("data de nascimento: 3 de fevereiro de 1979", "3 de fevereiro de 1979", "date_of_birth"),
+    ("生年月日は1990年5月3日です", "1990年5月3日", "date_of_birth"),
+    # a card number written with dots
+    ("card 4111.1111.1111.1111 was charged twice", "4111.1111.1111.1111", "card"),
+    # the name someone signs in as
+    ('I can\'t log in as "jm_walker82", it says locked', "jm_walker82", "username"),
+    # Arabic, Hebrew and Thai names after the words that introduce them
+    ("مرحبا، اسمي محمد العلي ولا أستطيع تسجيل الدخول.", "محمد العلي", "person_name"),
+    ("שלום, שמי נועה ואני לא מצליחה להתחבר", "נועה", "person_name"),
+    ("สวัสดีครับ ผมชื่อสมชาย ใจดี", "สมชาย ใจดี", "person_name"),
+    # amounts in more currencies, the symbol after the number, "I had" in Spanish
+    ("mera payment fail ho gaya ₹4,999 ka", "₹4,999", "amount"),
+    ("Tenía 500 € en mi saldo y ahora nada.", "500 €", "amount"),
+    ("I paid 1 200 zł for my plan", "1 200 zł", "amount"),
+    # an IBAN typed in lower case (the check digits decide, as in upper case)
+    ("refund to my iban nl91abna0417164300 please", "nl91abna0417164300", "iban"),
+    # a telephone number said in words
+    ("my number is zero seven seven zero zero nine double zero one two three",
+     "zero seven seven zero zero nine double zero one two three", "phone"),
+    # the person the post goes through is part of the address
+    ("Deliver to c/o Weber, Lindenweg 7, 3012 Bern, I'm staying there.", "c/o Weber, Lindenweg 7, 3012 Bern",
+     "street_address"),
+    # an office that moved, a street word the list lacked and a Singapore unit
+    ("Office moved to 8 Marina View, #14-01, Singapore 018960, please update invoices.",
+     "8 Marina View, #14-01, Singapore 018960", "street_address"),
+    # an Indian PAN: five letters before its digits
+    ("PAN is ABCDE1234F for the tax form.", "ABCDE1234F", "national_id"),
+    # a month and year of birth, a year of birth
+    ("I was born in March 1990, the app says I'm under 18.", "March 1990", "date_of_birth"),
+    ("born in 1987 so the age check is wrong", "1987", "date_of_birth"),
+    # a listed given name in lower case after a closing thanks
+    ("the app crashes when i open settings. thanks, liam", "liam", "person_name"),
+    # the tag that names an account at an exchange
+    ("XRP sent with tag 12345678 is missing", "12345678", "account_number"),
+    # the name someone goes by
+    ("Everyone calls me Bex, the ID says otherwise.", "Bex", "person_name"),
+    # the security code and the expiry printed on a card
+    ("CVV 381, why is it declined?", "381", "secret"),
+    ("the card expires 09/27 apparently", "09/27", "card"),
+    # an IBAN written with dashes
+    ("IBAN: GB29-NWBK-6016-1331-9268-19", "GB29-NWBK-6016-1331-9268-19", "iban"),
+    # "d.o.b." before a date with a two-digit year
+    ("d.o.b. 23 Nov 85, the form will not accept it", "23 Nov 85", "date_of_birth"),
+    # two particles inside a name, a short given name closing one
+    ("This is Maria van der Berg, my payout is late.", "Maria van der Berg", "person_name"),
+    ("Xin chào, tôi là Nguyễn Văn An, tôi không rút tiền được.", "Nguyễn Văn An", "person_name"),
+    # a lower-case given name before "here"
+    ("hey, dmitri here, locked out again", "dmitri", "person_name"),
+    # a password after "pw"
+    ("my pw is Hunter2024! and it still fails", "Hunter2024!", "secret"),
+    # the name printed on a card, in capitals with an initial
+    ("The name on the card is JOHN A SMITH but the profile differs.", "JOHN A SMITH", "person_name"),
+    # a title in lower case and a surname that opens on its particle
+    ("Goedemiddag mevrouw de Jong, uw pas is gedeblokkeerd.", "de Jong", "person_name"),
+    # a sign-off line's name that opens on an initial
+    ("Where is my parcel?\nRegards\nT. Nakamura", "T. Nakamura", "person_name"),
+    # a national account number of 26 digits after its words
+    ("Numer konta: 61 1090 1014 0000 0712 1981 2874", "61 1090 1014 0000 0712 1981 2874", "account_number"),
+    ("Bitte zahlen Sie auf mein Konto 0532013000 bei der Sparkasse.", "0532013000", "account_number"),
+    # a signature block: a given name and a surname no list holds, an address under it
+    ("Please close the account.\nGraham Whitlock\nAcme Lane", "Graham Whitlock", "person_name"),
+    # the name someone had
+    ("My maiden name was Kowalczyk, now the card shows the old one", "Kowalczyk", "person_name"),
+    # a handle said to be someone's on a platform
+    ("Hey it's me again, pixelpusher_22 on the forum, did you see it?", "pixelpusher_22", "username"),
+    # a lower-case given name after a relation, even one the dictionary has
+    ("my daughter amelia used my card without asking", "amelia", "person_name"),
+    # a local number without its area code after a phone word
+    ("Call me at 555-0134 tomorrow.", "555-0134", "phone"),
+    # someone named before the team they work in
+    ("Oksana from accounting said the invoice was paid.", "Oksana", "person_name"),
+    # addresses after "adresa", with Turkish abbreviations, with a Brazilian flat
+    ("Moja adresa: Ilica 10, 10000 Zagreb", "Ilica 10, 10000 Zagreb", "street_address"),
+    ("Adres: Atatürk Cad. No: 15, 34000 İstanbul", "Atatürk Cad. No: 15, 34000 İstanbul", "street_address"),
+    ("Endereço: Rua das Flores, 123, apto 45, Porto Alegre - RS, 90000-000",
+     "Rua das Flores, 123, apto 45, Porto Alegre - RS, 90000-000", "street_address"),
+    # a birthday that a numbering plan would read as a phone number, and in German
+    ("birthday 07-03-1985", "07-03-1985", "date_of_birth"),
+    ("Geburtstag: 3. Juli 1985", "3. Juli 1985", "date_of_birth"),
+    # a user name a few words after its cue, and after "account:"
+    ("my username on your site is cool_cat99", "cool_cat99", "username"),
+    ("account: john.doe99", "john.doe99", "username"),
+    # a figure the writer moved, without its currency
+    ("I withdrew 500 yesterday", "500", "amount"),
+    # a client ID with a letter after its digits
+    ("Client ID CL-55821-B was charged the old price.", "CL-55821-B", "account_number"),
+    # a handle after the words for getting into an account
+    ("Locked out of trader_jo3 (my main account).", "trader_jo3", "username"),
+    # a floor before the street
+    ("Our new office is at Level 2, 18 Customs Street East, Auckland 1010.",
+     "Level 2, 18 Customs Street East, Auckland 1010", "street_address"),
+    # a Japanese self-introduction opening the message, its surname listed
+    ("山田太郎です。住所を変更したいです。", "山田太郎", "person_name"),
+    # a reference whose letters are also a cue word ("INV-88213" is one token)
+    ("Reference on the wire: INV-88213.", "INV-88213", "reference"),
+    # an identity number after "är" (Swedish "is")
+    ("Mitt personnummer är 19811218-9876.", "19811218-9876", "national_id"),
+    # a Mexican mobile with its old "1": a plus and a country code make it a phone, never a card
+    ("Mi número es +52 1 55 1234 5678.", "+52 1 55 1234 5678", "phone"),
+    # a US street with a direction and an ordinal name, and a ZIP+4 code that is no phone
+    ("Billing address: 2211 N 1st St, San Jose, CA 95131-2021", "2211 N 1st St, San Jose, CA 95131-2021",
+     "street_address"),
+    # a Polish title in the vocative before a name
+    ("Dzień dobry Panie Marku, proszę spróbować ponownie.", "Marku", "person_name"),
+    # the sign that marks a reference goes with it
+    ("Order #A7731-2290 never shipped.", "#A7731-2290", "reference"),
+    # "codice cliente", the noun before its owner
+    ("Il mio codice cliente è CL998812.", "CL998812", "account_number"),
+    # a year, a month's name and a day
+    ("DOB: 1990-Jan-15", "1990-Jan-15", "date_of_birth"),
+    # the Polish vocative of a listed given name
+    ("Zwrot zlecony, pani Katarzyno.", "Katarzyno", "person_name"),
+    # a name in lower case after the word for an account's holder
+    ("bitte auf das Konto überweisen, kontoinhaber lena krüger", "lena krüger", "person_name"),
+    # after an unlisted first name in a relation, its family name even when it is a word
+    ("My wife Mei Ling and I share the Family plan.", "Mei Ling", "person_name"),
+    # a Japanese name with a space between family and given name; a family name before 様
+    ("こんにちは、佐藤 健です。", "佐藤 健", "person_name"),
+    ("佐藤様、住所を変更しました。", "佐藤", "person_name"),
+    # a date of birth far from its words
+    ("My date of birth shows wrong in the profile, it should be 02/01/1990, month first.", "02/01/1990",
+     "date_of_birth"),
+    # a seller's handle
+    ("The seller vintage_kicks_ldn never shipped my sneakers.", "vintage_kicks_ldn", "username"),
+    # twelve BIP-39 words in a row, with or without their numbers
+    ("so I sent it: vivid ranch orbit fossil lemon grape tunnel quiz assault bitter north lawn",
+     "vivid ranch orbit fossil lemon grape tunnel quiz assault bitter north lawn", "secret"),
+    ("backup: 1. cable 2. bronze 3. humble 4. forest 5. jacket 6. piano 7. ribbon 8. sunset 9. uncle 10. velvet "
+     "11. wagon 12. zebra", "cable 2. bronze 3. humble 4. forest 5. jacket 6. piano 7. ribbon 8. sunset 9. uncle "
+     "10. velvet 11. wagon 12. zebra", "secret"),
+    # a currency after the number, a space between its thousands, the owner's word in Turkish or Hungarian
+    ("Kartımdan iki kez 349,90 TL çekildi.", "349,90 TL", "amount"),
+    ("a számlámon 12 500 Ft terhelés van", "12 500 Ft", "amount"),
+    # a Russian flat and a city with its postcode; an Indian flat, building, numbered road
+    ("Deliver to ul. Lenina 14, kv. 8, Novosibirsk 630099 if I'm out.",
+     "ul. Lenina 14, kv. 8, Novosibirsk 630099", "street_address"),
+    ("Please change delivery to Flat 302, Sai Residency, 12th Main Road, Indiranagar, Bengaluru 560038.",
+     "Flat 302, Sai Residency, 12th Main Road, Indiranagar, Bengaluru 560038", "street_address"),
+    ("Send it to Plot 12, Admiralty Way, Lekki Phase 1, Lagos 106104.",
+     "Plot 12, Admiralty Way, Lekki Phase 1, Lagos 106104", "street_address"),
+]
+"""Texts holding one personal datum each: the redaction finds it whole, of that kind, and
+nothing else."""
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), FOUND_WHOLE)
+def test_each_datum_is_found_whole(text: str, value: str, kind: str) -> None:
+    result = redact(text)
+    assert [(text[s.start : s.end], s.kind) for s in result.spans] == [(value, kind)], result.text
+
+
+KEPT = [
+    "The minimum card deposit is $10 and the fee is 2.9%.",
+    "The Business plan is $49 a month, or $490 a year.",
+    "Error 502 means the bank rejected it; try again in 3 business days.",
+    "Version 2.4.1 fixed it on 12 March.",
+    "Card 4111 1111 1111 1112 is not a valid card number",  # fails Luhn
+    "IBAN DE00 3704 0044 0532 0130 00 has bad check digits",
+    "address 999.1.2.3 is no IP",
+    "Our offices are closed; support is available by chat around the clock.",
+    "Hi there, thanks for the quick reply. The Pro plan works now.",
+    "Thanks, the account is verified for GBP payouts.",
+    "My password is incorrect according to the app.",
+    "I got an alert about a login from a new device.",
+    "The event on March 3, 1979 is a date, nobody's birthday.",
+    "Write to support@ the usual way; our @ sign key is broken.",
+    "Withdrawals of €10 or less are free on weekdays.",
+    # given names that are ordinary words, and months
+    "Will the fee change in May? Grant payouts go to the bank, and Bill from accounting can Mark it done.",
+    "It's June already and the statement is missing.",
+    # a given name after a place word is a place
+    "We opened an office in Paris near Sofia Airport.",
+    # product names
+    "Does Ledger Live work with Trust Wallet, Apple Pay and Google Pay on a Samsung Galaxy?",
+    "Our Small Business Grant is listed under Rewards.",
+    # sign-offs followed by a team, not a person
+    "Done.\nBest regards,\nThe Support Team",
+    "Sorted.\nThanks,\nCustomer Success",
+    # the cues without a name after them
+    "this is urgent, i am unable to log in; its status is odd",
+    "I'm new here and my name is not shown",
+    "Contact Support from the Help menu.",
+    "I spoke to Billing yesterday.",
+    "my brother has the card",
+    "I called Support and a coin called Solana was listed.",
+    "Hola, gracias por la ayuda.",
+    "Command  State  Ports",
+    # "at" as a word before a web address, and a platform's name before a verb
+    "I logged in at app.example.com today and the error at checkout.example.com is back.",
+    "Discord is community-run; this ticket is the right channel.",
+    # the words that introduce an address, with no address after them
+    "I tried to send it to Binance 3 times and moved to Berlin 2 years ago.",
+    "Our address is on the website under Contact.",
+    # an address's tail ends at the sentence: the next sentence's first word stays
+    # (checked without the address itself in the assertion below)
+    # the other languages' pronouns after a thanks, a short word a name list holds, and a
+    # nationality a name list holds as a surname
+    "Danke, Ihr Konto ist verifiziert.",
+    "Le llamamos en una hora.",
+    "French customer with an English card, paying in Swiss francs.",
+    # figures that are no balance
+    "Withdrawals take 2 days; it is 5 now. The balance is 2 days late.",
+    # places, products, days and browsers
+    "We opened an office in Auckland on Monday; Visa Platinum works in Lisbon and Berlin.",
+    "Error 404 on Chrome 120 and Safari 17 on a Samsung Galaxy S23 with Android 14.",
+    "Error E1042 and error 502 on ISO 8601 dates; SHA-256 over UTF-8; case 12 of the FAQ.",
+    "The Bay Area office opens at 9am.",
+    "It says the user is blocked and the login is slow.",
+    "Hello,\nChrome crashes when I open the statement.",
+    "Please raise the export limit.\nBrightwave Ltd",
+    "Any update?\nThx",
+    "أنا أريد إغلاق حسابي",  # "I want to close my account": after "I am" only a listed name
+    "The Growth plan has a $49 monthly fee; plans have limits of 1,000 rows.",
+    "Press one, two or three on the keypad.",
+    "Reach us at our office, c/o the front desk.",
+    "Please call me back on Monday, thanks, will do",
+    "The feature moved to Settings in version 3 and the tag is shown in the list.",
+    "thanks, great work",
+    "The promo runs 09/27 to 10/04 and the pass code is sent by SMS.",
+    "we are here to help; the team is here all week",
+    "An error appears when I open the app.",
+    "Please add the building name UK office to the form.",
+    "The account name EU desk handles it; name on the card must match.",
+    # places listed after a place word
+    "We are in Toronto and Austin, and have staff in Lisbon, Sofia or Chelsea.",
+    # headings of ordinary words in any form, and acronyms, on a line of their own
+    "It stopped.\nJob Types\nServer IP",
+    # a verb that is also a given name after a relation
+    "my son will pay the rest tomorrow",
+    "Phone support is open 2024-2025 on weekdays.",
+    "Bill from accounting already paid the invoice.",
+    "My account is locked and I withdrew 3 times this week.",
+    "Will the program accept applications from Georgia in May? We moved from Georgia to Texas.",
+    "大丈夫です。ありがとうございます。",
+    "Please log into the dashboard and open settings_v2 there.",
+]
+"""Ordinary texts that look like personal data to a looser rule: kept as they are."""
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_ordinary_text_is_kept(text: str) -> None:
+    result = redact(text)
+    assert result.text == text and result.counts == {}
