@@ -664,6 +664,31 @@ FOUND_WHOLE = [
      "Flat 302, Sai Residency, 12th Main Road, Indiranagar, Bengaluru 560038", "street_address"),
     ("Send it to Plot 12, Admiralty Way, Lekki Phase 1, Lagos 106104.",
      "Plot 12, Admiralty Way, Lekki Phase 1, Lagos 106104", "street_address"),
+    # a coin's ticker no list holds, written apart from the number; a locale's number with the
+    # code after it; the owner's word in Chinese or Vietnamese; one payment's total or amount
+    ("I have 12,400 ATOM staked there!", "12,400 ATOM", "amount"),
+    ("Montant : 1 250 USDC.", "1 250 USDC", "amount"),
+    ("我从交易所提了 2.5 ETH 到钱包", "2.5 ETH", "amount"),
+    ("Số dư của tôi là 0.0932 BTC nhưng báo lỗi.", "0.0932 BTC", "amount"),
+    ("Total was €38.12.", "€38.12", "amount"),
+    # charged, or paid back, in other languages
+    ("Fui cobrado duas vezes, R$ 1.249,90 cada.", "R$ 1.249,90", "amount"),
+    ("Proszę o zwrot 2 340,00 zł na konto.", "2 340,00 zł", "amount"),
+    ("toplam ₺12.480 ödedim", "₺12.480", "amount"),
+    ("I paid a seller 3.2 XMR last week.", "3.2 XMR", "amount"),
+    # a payment handle with no domain
+    ("UPI id rahul.verma@okhdfcbank, nothing credited", "rahul.verma@okhdfcbank", "username"),
+    # twelve words after "recovery phrase", one of them off the BIP-39 list
+    ("my recovery phrase: orbit velvet canyon pledge harbor tiny oxygen lemon shuffle brave quantum ember",
+     "orbit velvet canyon pledge harbor tiny oxygen lemon shuffle brave quantum ember", "secret"),
+    # a bech32 address whose checksum fails (mistyped or made up) keeps its shape
+    ("withdraw to bc1qvy7xpz7fvt8dt2jxrgayx5eamkmdhqzvt6ahhe please", "bc1qvy7xpz7fvt8dt2jxrgayx5eamkmdhqzvt6ahhe",
+     "crypto_wallet"),
+    # a Spanish DNI and an Italian codice fiscale, by their check letter alone
+    ("El número es 48291735S, gracias.", "48291735S", "national_id"),
+    ("Il mio è RSSMRA85T10A562S.", "RSSMRA85T10A562S", "national_id"),
+    # a Dutch street with its floor
+    ("address Keizersgracht 318-II, 1016 EZ Amsterdam.", "Keizersgracht 318-II, 1016 EZ Amsterdam", "street_address"),
 ]
 """Texts holding one personal datum each: the redaction finds it whole, of that kind, and
 nothing else."""
@@ -759,6 +784,15 @@ KEPT = [
     "Will the program accept applications from Georgia in May? We moved from Georgia to Texas.",
     "大丈夫です。ありがとうございます。",
     "Please log into the dashboard and open settings_v2 there.",
+    # units after a number are no money, nor a code glued to a number; a limit per day is policy
+    "My laptop has 16 GB RAM, the call is at 9 AM UTC and my request returned 404 NOT FOUND.",
+    "I enabled 2FA and my phone has 5G.",
+    "Why can I only withdraw €1,000 per day?",
+    # "via" before an acronym is no Italian street; a host name after "login" is no user name
+    "Orders of 500 via UPI go through at once.",
+    "Run helm registry login harbor.acme.example first.",
+    # a number after a cue for a seller is no handle
+    "The seller 3.2 out of 5 rating is odd.",
 ]
 """Ordinary texts that look like personal data to a looser rule: kept as they are."""
 
@@ -767,3 +801,9 @@ KEPT = [
 def test_ordinary_text_is_kept(text: str) -> None:
     result = redact(text)
     assert result.text == text and result.counts == {}
+
+
+def test_every_date_after_a_birth_cue_in_its_sentence_is_one() -> None:
+    text = "I typed my birthday wrong, it says 1991-07-22 but it's 1991-07-12. Fixed on 2024-01-05."
+    assert [(text[s.start : s.end], s.kind) for s in redact(text).spans] == [
+        ("1991-07-22", "date_of_birth"), ("1991-07-12", "date_of_birth")]

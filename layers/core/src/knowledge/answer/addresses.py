@@ -44,7 +44,8 @@ _STREET = re.compile(
     # German, Dutch and Nordic streets: the street word glued on or after an adjective ("Berliner Str. 12")
     r"|\b(?:[A-ZÄÖÜ][a-zäöüß]+-)*[A-ZÄÖÜ][a-zäöüßé]+(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|ufer|"
     r"chaussee|steig|pfad|markt|straat|laan|gracht|plein|kade|singel|dijk|vej|gade|gatan|gata|gate|vägen|väg|"
-    r"veien|vegen|katu|tie)\s+\d{1,4}[a-z]?(?:\s?[-/]\s?\d{1,4}[a-z]?)?(?![\w])"
+    # (a floor after the number: "318-II", "12-hs", "4/2")
+    r"veien|vegen|katu|tie)\s+\d{1,4}[a-z]?(?:\s?[-/]\s?(?:\d{1,4}[a-z]?|[IVX]{1,4}|hs|bis|[A-Za-z]))?(?![\w])"
     r"|\b(?:[A-ZÄÖÜ][a-zäöüß]+-)+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee)"
     r"\s+\d{1,4}[a-z]?(?![\w])"
     r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:er|e|es)?\s+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee)"
@@ -53,8 +54,12 @@ _STREET = re.compile(
     # the street word first and the number after the name ("Calle de Alcalá 45", "Rua Augusta, 1500")
     r"|(?<![\w/])" + _ROMANCE_PREFIX + r"\s*"
     r"(?:[^\W\d_][\w'’.-]*\s+){0,5}?[^\W\d_][\w'’.-]*,?\s+(?:n[º°o]\.?\s*)?\d{1,4}[a-z]?(?:/\d{1,4}[a-z]?)?(?![\w])"
-    r"|\b\d{1,4}(?:\s?(?:bis|ter|[a-z]))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|"
-    r"cours|route|calle|via|viale|rua)(?:\s+[^\W\d_][\w'’-]*){1,4}"
+    # (the number no part of a larger one, "₹18,500 via UPI"; the street's name capitalised after
+    # its particles, "rue des Lilas", never an acronym or a lower-case word, "via UPI to buy")
+    r"|(?<![\d][,.])\b\d{1,4}(?:\s?(?:bis|ter|[a-z]))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|allée|"
+    r"impasse|quai|cours|route|calle|via|viale|rua)"
+    r"(?:\s+(?:(?:de|des|du|del|della|di|da|do|dos|das|la|le|les|l['’]|d['’])\s*)*(?![A-Z]{2,}\b)[A-ZÀ-Þ][\w'’-]*)"
+    r"(?:\s+[^\W\d_][\w'’-]*){0,3}"
     r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}"
     r"|\b(?:Flat|Apt|Apartment|House|Plot|Door|Villa|Unit)\s*(?:No\.?\s*)?#?\s*\d{1,5}[A-Za-z]?,\s+"
     r"(?:(?:[A-Z][\w'’-]*\s+){0,3}[A-Z][\w'’-]*,\s+)?(?:\d{1,3}(?:st|nd|rd|th)\s+)?(?:[A-Z][\w'’-]*\s+){0,3}"

@@ -96,3 +96,15 @@ def seed_words() -> frozenset[str]:
     from mnemonic import Mnemonic
 
     return frozenset(Mnemonic("english").wordlist)
+
+
+@functools.cache
+def currency_codes() -> frozenset[str]:
+    """The ISO 4217 currency codes and the coins' tickers Faker's currency lists hold, in
+    lower case ("usd", "btc", "xmr"), with the coins tickets name most that those lists lack."""
+    import faker.providers.currency as currency
+
+    provider = currency.Provider
+    codes = {code.lower() for code, _ in (*provider.currencies, *provider.cryptocurrencies)}
+    return frozenset(codes | {"usdc", "sol", "dot", "atom", "avax", "matic", "bnb", "shib", "link", "ton", "near",
+                              "arb", "op", "apt", "sui", "dai", "busd", "pyusd", "wbtc", "steth", "pol", "ksm"})

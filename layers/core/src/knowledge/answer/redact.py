@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 import phonenumbers
 from stdnum import bitcoin, iban, luhn
 from stdnum.br import cpf
+from stdnum.es import dni, nie
 from stdnum.exceptions import ValidationError
+from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
 from . import addresses, name_lexicon
@@ -161,6 +163,10 @@ _ID_DOCUMENT = re.compile(
     r"((?-i:[A-Z]{0,5}[ -]?\d[\dA-Z]*(?:[ .-][\dA-Z]*\d[\dA-Z]*)*(?:[ .-]?[A-Z](?![\w]))?))(?![\w-])"
 )
 _SSN_SHAPE = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+#: a Spanish DNI or NIE and an Italian codice fiscale: their check letter decides (``python-stdnum``)
+_DNI_SHAPE = re.compile(r"(?<![\w-])\d{8}-?[A-Z](?![\w-])")
+_NIE_SHAPE = re.compile(r"(?<![\w-])[XYZ]-?\d{7}-?[A-Z](?![\w-])")
+_CODICE_FISCALE_SHAPE = re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-])")
 _CPF_SHAPE = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])")
 #: an email address written out so that a machine would not read it: "anna dot meyer at gmail
 #: dot com", "r.okonkwo[at]gmail[dot]com", "kim (at) mail (dot) de"
@@ -557,7 +563,10 @@ def _context_names(text: str) -> Iterator[Span]:
         surname = bool(second) and (_surname(second) or _given(second)) and not _ordinary(second)
         # "this is mark": a given name that is also a word needs a surname after it, unless
         # the cue says outright that a name follows ("my name is mark")
-        if not (_given(first) and (m.group(1) or surname or not _ordinary(first))):
+        # (or the writer writes in lower case: "hi, it's marco again. i talked to ...")
+        if not (_given(first) and (m.group(1) or surname or not _ordinary(first)
+                                   or (_lower_case_writer(text) and first.lower() not in _NAME_VERBS
+                                       and first.lower() not in _NOT_NAMES and len(first) >= 3))):
             continue
         yield Span(m.start(2), m.end(2) if surname else m.start(2) + len(first), "person_name")
     for m in _SIGN_OFF_LINE.finditer(text):
@@ -639,6 +648,8 @@ _BIRTH = re.compile(
     r"|(?i:\bborn\s+in\s+)((?:19|20)\d{2})\b"
     r"|(?:生年月日|出生日期|生日|생년월일)\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
+_DATE_ALONE = re.compile(rf"(?<![\w/.-])(?:{_DATE})(?![\w/-])")
+_SENTENCE_REST = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s]))*")
 _HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
 _DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
 _PLATFORMS = (r"steam|psn|xbox|epic|riot|battle\.?net|twitch|discord|telegram|instagram|insta|tiktok|reddit|"
@@ -646,6 +657,10 @@ _PLATFORMS = (r"steam|psn|xbox|epic|riot|battle\.?net|twitch|discord|telegram|in
 _USERNAME_LATER = re.compile(
     r"(?i:\b(?:user\s*name|username|login|user\s*id|handle|screen\s*name)\b[^.\n:]{1,30}?\b(?:is|:)\s*)"
     r"([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])")
+#: a host name: two dots or more, or a last label that is a top-level domain
+_HOST_NAME = re.compile(r"(?i)[a-z0-9-]+(?:\.[a-z0-9-]+){2,}|[a-z0-9-]+\.(?:com|net|org|io|dev|app|example|local|"
+                        r"internal|corp|lan|cloud|ai|co|de|uk|fr|es|it|nl|eu|us|in|br|pl)")
+_PAYMENT_HANDLE = re.compile(r"(?<![\w.@+-])[A-Za-z0-9][\w.-]{1,63}@[A-Za-z][A-Za-z0-9]{1,30}(?![\w@.-]|\.[A-Za-z])")
 _PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
@@ -859,6 +874,10 @@ def _people(text: str) -> Iterator[Span]:
     for m in _BIRTH.finditer(text):
         group = next(g for g in (1, 2, 3) if m.group(g))
         yield Span(m.start(group), m.end(group), "date_of_birth")
+        # every date after the cue in the same sentence is one ("it says 1991-07-22 but it's 1991-07-12")
+        rest = _SENTENCE_REST.match(text, m.end(group))
+        for later in _DATE_ALONE.finditer(text, m.end(group), rest.end() if rest else m.end(group)):
+            yield Span(later.start(), later.end(), "date_of_birth")
     for m in _USERNAME_LATER.finditer(text):
         if re.search(r"[\d_.]", m.group(1)):
             yield Span(m.start(1), m.end(1), "username")
@@ -879,25 +898,79 @@ def _people(text: str) -> Iterator[Span]:
         # "the user is blocked": after a bare "user", a word of the dictionary is no handle
         if re.fullmatch(r"(?i)(?:user|login|handle)\s*", cue) and _ordinary(m.group(2)):
             said = False
+        # a number is no handle ("paid a seller 3.2 XMR"), nor a host name ("login harbor.acme.example")
+        if (not re.search(r"[^\W\d_]", m.group(2)) or _HOST_NAME.fullmatch(m.group(2))) and "@" not in m.group(2):
+            continue
         if said or re.search(r"[\d_.]", m.group(2)):
             yield Span(m.start(2), m.end(2), "username")
+    # a payment handle: a user and a bank or app after "@" with no domain ("rahul.verma@okhdfcbank")
+    for m in _PAYMENT_HANDLE.finditer(text):
+        yield Span(m.start(), m.end(), "username")
 
 
-_CURRENCY_WORDS = (r"USD|EUR|GBP|CAD|AUD|CHF|JPY|BTC|ETH|USDT|USDC|LTC|XMR|TRX|SOL|DOGE|XRP|dollars?|euros?|"
-                   r"TL|TRY|PLN|HUF|CZK|SEK|NOK|DKK|RON|BRL|MXN|INR|ZAR|AED|KES|NGN|GHS|UGX|TZS|MYR|PHP|IDR|"
-                   r"THB|VND|EGP|PKR|BDT|UAH|RUB|KZT|ARS|CLP|COP|PEN|SAR|QAR|ILS|SGD|HKD|NZD|"
-                   r"pounds?|bucks")
+_CURRENCY_WORDS = (r"dollars?|euros?|pounds?|bucks|reais|real|pesos?|rupees?|yen|yuan|rmb|won|francs?|"
+                   r"zlotys?|złotych|złote|kroner|kronor|kronur|lira|liras|rand|naira|shillings?|dirhams?|ringgit|"
+                   r"baht|dong|rubles?|roubles?|hryvnias?|sats|satoshis?|gwei|cents?")
+#: a number as the locales write one: "1,250.00", "1.249,90", "2 340,00", "1'200.50", "0.185"
+_NUMBER = r"(?:\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+|\d+)(?:[.,]\d+)?"
+_SYMBOLS = "$€£¥₹₩₽₺₪₫₱฿₴₦"
 _AMOUNT = re.compile(
-    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[$€£¥₹₩₽₺₪₫₱฿₴₦]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
-    r"|(?<![\w.,])(?:\d{1,3}(?:[.,\u00a0 ]\d{3})+|\d+)(?:[.,]\d{1,2})?\s?(?:[€$£¥₹₩₽₺₪₫₱฿₴₦]|zł|Kč|kr|Ft|lei|руб|₸)"
+    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{_SYMBOLS}]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
+    rf"|(?<![\w.,]){_NUMBER}\s?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸)"
     r"(?![\w])"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
-    rf"|\b\d[\d,]*(?:\.\d+)?(?:\s?[kKmM])?\s?(?:{_CURRENCY_WORDS})\b"
-    r"|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|INR|ZAR|SGD|HKD|NZD|TRY|AED|"
-    r"KES|KSh|Ksh|NGN|GHS|UGX|TZS|RM|MYR|PHP|IDR|Rp|THB|VND|EGP|PKR|BDT|UAH|RUB|KZT|ARS|CLP|COP|PEN|SAR|QAR|ILS)"
-    r"\.?\s?"
-    r"\d[\d,.\s]*\d(?!\d)|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|PLN|BRL|INR|SGD)\s?\d\b)"
+    # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
+    # (``_money_unit`` decides which units are money)
+    rf"|(?<![\w.,]){_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{{2,8}})(?![\w])"
+    # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000")
+    r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?\d(?:[\d,.'\u00a0\u202f ]*\d)?(?![\d])"
+    r")"
 )
+#: capital units and words that follow a number and are no money ("16 GB", "9 AM", "404 NOT FOUND")
+_NOT_MONEY = frozenset((
+    "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib", "bps", "kbps", "mbps", "gbps", "ms", "ns", "hz",
+    "khz", "mhz", "ghz", "dpi", "ppi", "fps", "rpm", "kw", "kwh", "mw", "mwh", "am", "pm", "utc", "gmt", "cet",
+    "cest", "est", "edt", "pst", "pdt", "cst", "cdt", "mst", "mdt", "ist", "bst", "jst", "kst", "aest", "hkt",
+    "sgt", "msk", "wat", "eat", "sast", "hrs", "hr", "min", "mins", "sec", "secs", "px", "pt", "em", "rem", "cm",
+    "mm", "km", "kg", "lb", "lbs", "oz", "ml", "gpu", "cpu", "cpus", "vcpu", "ram", "ssd", "hdd", "tps", "rps",
+    "qps", "otp", "sms", "api", "ip", "ips", "mah", "fa", "st", "nd", "rd", "th", "not", "and", "or", "the",
+    "for", "to", "of", "in", "on", "at", "is", "it", "error", "errors", "ok", "id", "ids", "no", "yes", "days",
+    "hours", "usb", "hdmi", "pin", "pins", "pcs", "qty", "mp", "hd", "uhd", "fhd", "tls", "ssl", "http", "https",
+    "tcp", "udp", "dns", "vpn", "ssh", "nft", "nfts", "dpa", "gdpr", "kyc", "aml", "faq", "eta", "sla",
+))
+
+
+def _money_unit(unit: str, glued: bool) -> bool:
+    """A unit after a number that names money: a currency's ISO 4217 code or a coin's ticker
+    (Faker's lists), any other code of two to five capitals written apart from the number
+    ("12,400 ATOM", "420 SOL"; the tickers of new coins are on no list), a currency's word
+    ("200 dollars"), or a listed code in lower case ("0.5 btc")."""
+    low = unit.lower()
+    if low in _NOT_MONEY:
+        return False
+    if re.fullmatch(_CURRENCY_WORDS, low) or unit in ("TL", "zł"):
+        return True
+    codes = name_lexicon.currency_codes()
+    if unit.isupper():
+        return low in codes or (not glued and 2 <= len(unit) <= 5)
+    return unit.islower() and low in codes and len(low) >= 3 and (not _ordinary(low) or low in ("sol",))
+
+
+def _amount_matches(text: str) -> Iterator[re.Match[str]]:
+    for m in _AMOUNT.finditer(text):
+        if m.group("unit") is not None and not _money_unit(m.group("unit"), glued=not m.group("gap")):
+            continue
+        code = m.group("code")
+        if code is not None and code not in ("KSh", "Ksh", "RM", "Rp") and (
+                code.lower() not in name_lexicon.currency_codes() or _ordinary(code)):
+            continue
+        yield m
+
+
+def _has_amount(text: str) -> bool:
+    return next(_amount_matches(text), None) is not None
+
+
 _PERSONAL = re.compile(
     r"(?i)\b(?:my|mine|your|yours|i|i'm|i've|i'd|me|balance|balances|wallet|deposited|withdrew|withdrawn|sent|"
     r"received|lost|refund|refunded|owe|owed|credited|debited|missing|stolen|transferred|"
@@ -906,7 +979,20 @@ _PERSONAL = re.compile(
     r"pagué|saldo|meu|minha|paguei|mio|mia|pagato|mijn|betaald|mój|moje|zapłaciłem|zapłaciłam|tenía|tenia|"
     r"mera|meri|mere|maine|mujhe|mera|benim|hesabım|bakiyem|tengo|tinha|avevo|hatte|"
     r"kartımdan|kartımda|kartıma|hesabımdan|hesabıma|bana|számlámon|számlámról|számlámra|kártyámról|kártyámon|"
-    r"egyenlegem|nekem|moje|mojej|mojego|mého|mém|moji)\b"
+    r"egyenlegem|nekem|moje|mojej|mojego|mého|mém|moji|"
+    # charged, billed or paid back: one customer's money ("fui cobrado", "proszę o zwrot")
+    r"charged|billed|overcharged|cobrado|cobrada|cobraram|cobraron|cargado|cargaron|abgebucht|belastet|prélevé|"
+    r"débité|addebitato|addebitati|pobrano|obciążono|afgeschreven|çekildi|списали|zwrot|zwrotu|remboursement|"
+    r"reembolso|rimborso|rückerstattung|erstattung|terugbetaling|iade|возврат|"
+    # the first person's payments in the languages above ("ödedim", "envié", "wysłałem")
+    r"ödedim|gönderdim|yatırdım|çektim|envié|deposité|transferí|retiré|envoyé|gezahlt|eingezahlt|abgehoben|"
+    r"inviato|versato|prelevato|enviei|depositei|transferi|saquei|wpłaciłem|wpłaciłam|wysłałem|wysłałam|"
+    r"przelałem|przelałam|tôi|mình|số\s+dư)\b"
+    # the same where words are not spaced: I, my, balance, refund in Chinese, Japanese, Korean
+    r"|我|私|僕|余额|餘額|残高|退款|返金|내\s|제\s|저의|나의|잔액|잔고|환불"
+    # the amount of one payment, said as such ("Total was €38.12", "Montant : 1 250 USDC")
+    r"|(?i:\b(?:total|amount|montant|betrag|importe|monto|valor|importo|bedrag|kwota|kwotę|toplam|tutar|сумма|"
+    r"số\s+tiền)\b\s*(?:was|is|of|:|war|ist|est|era|es|è|wynosi|=)?\s*:?\s*$)|金额|金額|금액"
 )
 #: "the withdrawal of €500": a particular transaction, so someone's
 _THEIR_TRANSACTION = re.compile(
@@ -918,6 +1004,9 @@ _THEIR_TRANSACTION = re.compile(
 _REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|cost|came))", re.IGNORECASE)
 _POLICY = re.compile(r"(?i)\b(?:minimum|maximum|min|max|fee|fees|limit|limits|cost|costs|price|at least|up to|"
                      r"more than|less than)\b")
+#: "€1,000 per day", "$50 a month", "5 BTC/day": a limit or a price, said of no one
+_PER_PERIOD = re.compile(r"(?i)\s*(?:per|a|an|each|every|/)\s*(?:day|week|month|year|transaction|withdrawal|deposit|"
+                         r"request|user|seat|account)s?\b")
 _BALANCE_WORD = re.compile(r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand)\b")
 _BARE_MOVED = re.compile(
     r"(?i)\b(?:i|we)\s+(?:withdrew|deposited|sent|transferred|paid|lost|received|topped\s+up)\s+(\d[\d,.]*(?<=\d))"
@@ -958,21 +1047,49 @@ _SEED_WORD = re.compile(r"[a-z]+")
 _SEED_GAP = re.compile(r"(?:[ \t,;\n-]|\d{1,2}[.):]?)+")
 
 
+#: the words that say a recovery phrase follows ("my seed phrase:", "recovery words are")
+_SEED_CUE = re.compile(r"(?i:\b(?:seed|recovery|mnemonic|backup|secret|passphrase|phrase|(?:12|24)\s+words|"
+                       r"frase|palabras|wörter|mots|parole|słowa|woorden)\b)")
+
+
 def _seed_phrases(text: str) -> Iterator[Span]:
     """Twelve or more words of the BIP-39 list in a row: a wallet's recovery phrase, which is
-    the wallet itself (any 12 of 2,048 words in a row is no English sentence)."""
+    the wallet itself (any 12 of 2,048 words in a row is no English sentence). After the
+    words that name one ("my recovery phrase:"), one word in twelve may be off the list (a
+    word misremembered or mistyped is the phrase still)."""
     words = name_lexicon.seed_words()
-    run: list[re.Match[str]] = []
+    runs: list[list[re.Match[str]]] = []
     for m in _SEED_WORD.finditer(text):
-        joined = bool(run) and _SEED_GAP.fullmatch(text[run[-1].end() : m.start()]) is not None
-        if m.group() in words and (joined or not run) and (m.start() == 0 or not text[m.start() - 1].isalpha()):
-            run.append(m)
+        if m.start() and text[m.start() - 1].isalpha():
+            continue  # inside a capitalised or longer word
+        if runs and runs[-1] and _SEED_GAP.fullmatch(text[runs[-1][-1].end() : m.start()]) is not None:
+            runs[-1].append(m)
+        else:
+            runs.append([m])
+    for run in runs:
+        if len(run) < 12:
             continue
-        if len(run) >= 12:
-            yield Span(run[0].start(), run[-1].end(), "secret")
-        run = [m] if m.group() in words and (m.start() == 0 or not text[m.start() - 1].isalpha()) else []
-    if len(run) >= 12:
-        yield Span(run[0].start(), run[-1].end(), "secret")
+        cued = _SEED_CUE.search(text, max(0, run[0].start() - 80), run[0].start()) is not None
+        i = 0
+        while i < len(run):
+            if run[i].group() not in words:
+                i += 1
+                continue
+            j, misses = i, 0
+            while j + 1 < len(run):
+                nxt = run[j + 1].group()
+                if nxt in words:
+                    j += 1
+                elif cued and misses + 1 <= max(1, (j + 3 - i) // 12) and j + 2 < len(run) \
+                        and run[j + 2].group() in words:
+                    j, misses = j + 2, misses + 1
+                elif cued and misses == 0 and j + 2 == len(run) and (j + 2 - i) in (12, 15, 18, 21, 24):
+                    j, misses = j + 1, 1  # the last word of a phrase of a standard length
+                else:
+                    break
+            if j - i + 1 >= 12:
+                yield Span(run[i].start(), run[j].end(), "secret")
+            i = j + 1
 
 
 def _card_codes(text: str) -> Iterator[Span]:
@@ -986,7 +1103,9 @@ def _wallets(text: str) -> Iterator[Span]:
     for pattern, check in _WALLETS:
         for m in pattern.finditer(text):
             value = m.group()
-            if check == "btc" and not bitcoin.is_valid(value):
+            # a bech32 address mistyped or made up keeps its shape: one case, 42 or 62 characters
+            bech32 = value[:3].lower() == "bc1" and len(value) in (42, 62) and value in (value.lower(), value.upper())
+            if check == "btc" and not bitcoin.is_valid(value) and not bech32:
                 continue
             if check == "base58" and not (re.search(r"\d", value) and re.search(r"[a-z]", value)
                                           and re.search(r"[A-Z]", value)):
@@ -1060,7 +1179,8 @@ def _id_documents(text: str) -> Iterator[Span]:
         value = m.group(1)
         if len(re.sub(r"\D", "", value)) >= 4:
             yield Span(m.start(1), m.end(1), "national_id")
-    for pattern, module in ((_SSN_SHAPE, ssn), (_CPF_SHAPE, cpf)):
+    for pattern, module in ((_SSN_SHAPE, ssn), (_CPF_SHAPE, cpf), (_DNI_SHAPE, dni), (_NIE_SHAPE, nie),
+                            (_CODICE_FISCALE_SHAPE, codicefiscale)):
         for m in pattern.finditer(text):
             if module.is_valid(m.group()):
                 yield Span(m.start(), m.end(), "national_id")
@@ -1146,12 +1266,13 @@ def _amounts(text: str) -> Iterator[Span]:
         body, offset = sentence.group(), sentence.start()
         # "It was only 0.8 ETH": a sentence opening on a pronoun speaks of the one before
         context = previous if _REFERS_BACK.match(body) else ""
-        for m in _AMOUNT.finditer(body):
+        for m in _amount_matches(body):
             # the words near it decide; a window keeps a sentence of many amounts linear
             before = body[max(0, m.start() - 300) : m.start()]
             after = body[m.end() : m.end() + 40]
             near_before = " ".join(before.split()[-5:])
-            if _POLICY.search(near_before) and not re.search(r"(?i)\b(?:my|your)\b", near_before):
+            if ((_POLICY.search(near_before) or _PER_PERIOD.match(after))
+                    and not re.search(r"(?i)\b(?:my|your)\b", near_before)):
                 continue
             if (_PERSONAL.search(before) or _PERSONAL.search(after) or _THEIR_TRANSACTION.search(before)
                     or _PERSONAL.search(context)):
@@ -1159,11 +1280,11 @@ def _amounts(text: str) -> Iterator[Span]:
         # a figure without its currency where a balance is read out ("now it says 0!", "my
         # balance shows 1,250.00"), when this sentence already speaks of money
         for m in _BARE_MOVED.finditer(body):
-            if not _AMOUNT.search(body[m.start(1) : m.end(1) + 8]):
+            if not _has_amount(body[m.start(1) : m.end(1) + 8]):
                 yield Span(offset + m.start(1), offset + m.end(1), "amount")
-        if _AMOUNT.search(body) or _BALANCE_WORD.search(body):
+        if _has_amount(body) or _BALANCE_WORD.search(body):
             for m in _BARE_BALANCE.finditer(body):
-                if not _AMOUNT.search(body[max(0, m.start(1) - 4) : m.end(1) + 6]):
+                if not _has_amount(body[max(0, m.start(1) - 4) : m.end(1) + 6]):
                     yield Span(offset + m.start(1), offset + m.end(1), "amount")
         previous = body
 
@@ -1179,11 +1300,34 @@ def _folded(text: str) -> str:
 
 def _known(text: str, names: Collection[str]) -> Iterator[Span]:
     """Every whole-word occurrence of a name found elsewhere in the ticket, with or without its
-    accents ("Mr Oyelaran" ... "spelled Oyelarán")."""
+    accents ("Mr Oyelaran" ... "spelled Oyelarán"), capitalised or not ("my brother arjun" ...
+    "Arjun's trade"); in lower case where the writer writes so ("hi, it's marco again" after
+    "Ciao Marco"), never a verb ("will") or a stop word. A name
+    that is also a place is none after a place word ("I don't live in Georgia")."""
     folded = _folded(text)
+    lower_writer = _lower_case_writer(text)
     for name in {_folded(n) for n in names}:
-        for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", folded):
+        low = name.lower()
+        for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", folded, re.IGNORECASE):
+            found = m.group()
+            if found != name and not found[0].isupper() and (
+                    low in _NAME_VERBS or low in _NOT_NAMES or not lower_writer):
+                continue
+            before = folded[max(0, m.start() - 12) : m.start()].split()
+            if before and before[-1].lower() in (*_LOCATIVE, "from", "to") and name_lexicon.key(found) in \
+                    name_lexicon.place_names():
+                continue
             yield Span(m.start(), m.end(), "person_name")
+
+
+def _lower_case_writer(text: str) -> bool:
+    """A message written in lower case: its sentences open in lower case, or "i" is its pronoun
+    ("hi, it's marco again. i talked to giulia")."""
+    if re.search(r"(?<![\w'’])i(?:['’]m|['’]ve|['’]d|[ \t]+(?:am|was|have|had|talked|spoke|sent|did|do|got|need|"
+                 r"want|tried|think|just|can|cant|dont))\b", text):
+        return True
+    starts = re.findall(r"(?:^|[.!?][ \t]+)([^\W\d_])", text, re.MULTILINE)
+    return len(starts) >= 2 and 2 * sum(c.islower() for c in starts) >= len(starts)
 
 
 #: words before an honorific that name a role, not a person
