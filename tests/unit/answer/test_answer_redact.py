@@ -687,6 +687,19 @@ FOUND_WHOLE = [
     # a Spanish DNI and an Italian codice fiscale, by their check letter alone
     ("El número es 48291735S, gracias.", "48291735S", "national_id"),
     ("Il mio è RSSMRA85T10A562S.", "RSSMRA85T10A562S", "national_id"),
+    # a capitalised surname that is another language's small word, after a name or a title
+    ("Name Ingrid Vos, born in spring.", "Ingrid Vos", "person_name"),
+    ("Dear Ms Vos, we have your request.", "Vos", "person_name"),
+    ("Merhaba Emre Bey, hesabınız açıldı.", "Emre", "person_name"),
+    # a Japanese family name, a space and a given name before と申します; a family name of one
+    # character before 先生; a Korean family and given name with its particle; a Chinese
+    # signature of two characters on its own line
+    ("お世話になっております。佐藤 健太と申します。", "佐藤 健太", "person_name"),
+    ("王先生您好，充值已到账。", "王", "person_name"),
+    ("김민준입니다. 결제가 두 번 되었어요.", "김민준", "person_name"),
+    ("谢谢\n王芳", "王芳", "person_name"),
+    # a given name and a family name in lower case
+    ('my account says "jon smyth" on the page', "jon smyth", "person_name"),
     # a Dutch street with its floor
     ("address Keizersgracht 318-II, 1016 EZ Amsterdam.", "Keizersgracht 318-II, 1016 EZ Amsterdam", "street_address"),
 ]
@@ -791,6 +804,9 @@ KEPT = [
     # "via" before an acronym is no Italian street; a host name after "login" is no user name
     "Orders of 500 via UPI go through at once.",
     "Run helm registry login harbor.acme.example first.",
+    # a title written after a name is no part of it; two Chinese characters inside a sentence
+    "请问黄金价格是多少",
+    "Le llamamos en una hora.",
     # a number after a cue for a seller is no handle
     "The seller 3.2 out of 5 rating is odd.",
 ]
@@ -807,3 +823,23 @@ def test_every_date_after_a_birth_cue_in_its_sentence_is_one() -> None:
     text = "I typed my birthday wrong, it says 1991-07-22 but it's 1991-07-12. Fixed on 2024-01-05."
     assert [(text[s.start : s.end], s.kind) for s in redact(text).spans] == [
         ("1991-07-22", "date_of_birth"), ("1991-07-12", "date_of_birth")]
+
+
+def test_a_name_found_once_is_removed_in_any_case_and_as_a_user_name_built_from_it() -> None:
+    redacted = redact_ticket([
+        "i invited my brother arjun and he traded.",
+        "I can see Arjun's first trade was today.",
+        "hi, it's marco again. i talked to the team",
+        "Ciao Marco, done. Will you check?",
+        "One of our devs, Tomasz Zieliński (tzielinski), forgot his password.",
+    ])
+    texts = [r.text for r in redacted]
+    assert texts[1] == "I can see [person_name]'s first trade was today."
+    assert texts[2].startswith("hi, it's [person_name] again.")
+    assert "Will you check" in texts[3]  # a capitalised verb is no lower-case writer's name
+    assert "([username])" in texts[4]
+
+
+def test_a_known_name_that_is_a_place_stays_after_a_place_word() -> None:
+    (_, second) = redact_ticket(["My name is Georgia Paris.", "I don't live in Georgia or near Paris."])
+    assert second.counts == {}

@@ -108,3 +108,15 @@ def currency_codes() -> frozenset[str]:
     codes = {code.lower() for code, _ in (*provider.currencies, *provider.cryptocurrencies)}
     return frozenset(codes | {"usdc", "sol", "dot", "atom", "avax", "matic", "bnb", "shib", "link", "ton", "near",
                               "arb", "op", "apt", "sui", "dai", "busd", "pyusd", "wbtc", "steth", "pol", "ksm"})
+
+
+@functools.cache
+def han_given_characters() -> frozenset[str]:
+    """The Chinese characters of the given names Faker's Chinese lists hold ("伟", "芳", "明"):
+    a listed family name before one or two of them, standing alone, is a name ("王芳")."""
+    out: set[str] = set()
+    for module in ("zh_CN", "zh_TW"):
+        provider = importlib.import_module(f"faker.providers.person.{module}").Provider
+        for attr in ("first_names", "first_names_male", "first_names_female"):
+            out.update(c for name in getattr(provider, attr, ()) for c in name if "\u4e00" <= c <= "\u9fff")
+    return frozenset(out)

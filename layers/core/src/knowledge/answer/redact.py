@@ -257,7 +257,8 @@ _NOT_NAMES = frozenset((
     # the pronouns, articles and possessives of other languages, which open sentences after a thanks
     "ihr", "ihre", "ihren", "ihrem", "sie", "wir", "ich", "du", "es", "das", "der", "die", "den", "dem", "ein",
     "eine", "mein", "meine", "dein", "unser", "unsere", "vielen", "nous", "vous", "votre", "vos", "notre",
-    "le", "la", "les", "un", "une", "el", "los", "las", "su", "sus", "usted", "ustedes", "le", "il", "lo", "gli",
+    "le", "la", "les", "un", "une", "una", "uno", "unos", "unas", "um", "uma", "el", "los", "las", "su", "sus",
+    "usted", "ustedes", "le", "il", "lo", "gli",
     "je", "tu", "ons", "uw", "jij", "wij", "het", "een", "o", "os", "seu", "sua", "você", "vocês", "nosso",
     "twoje", "twój", "nasz", "wasz", "pan", "pani", "panie", "panu", "pana", "ваш", "ваша", "мы", "вы", "я",
     # nationalities and languages, which the name lists hold as surnames ("French", "English")
@@ -276,6 +277,9 @@ _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "fra
                      "professor", "sir", "hr", "fr", "mlle", "dra", "señorita", "srta", "sig", "sig.ra", "dott",
                      "meneer", "mevrouw", "dhr", "mevr", "senhor", "senhora", "г-н", "г-жа", "господин",
                      "госпожа", "κύριε", "κύριος", "κυρία", "κ", "panie", "panu", "pana"))
+
+#: titles written after the name ("Emre Bey", "Ayşe Hanım", "Tanaka San")
+_AFTER_TITLES = frozenset(("bey", "hanım", "hanim", "efendi", "san", "sama", "kun", "chan", "ji", "sahib", "saheb"))
 
 
 def _is_name_word(word: str) -> bool:
@@ -305,10 +309,16 @@ def _names(text: str) -> Iterator[Span]:
             kept = []
             while words and words[0].group().lower().rstrip(".") in _TITLES:
                 words.pop(0)
+            titled = text[m.start() : m.start(g)].strip().rstrip(".").lower() in _TITLES
             for i, w in enumerate(words):
                 word = w.group()
-                # inside a name, particles ("van der") and short given names ("Nguyễn Văn An") stay
+                # inside a name, particles ("van der") and short given names ("Nguyễn Văn An") stay;
+                # so does a capitalised surname that is another language's small word, after a
+                # name or a title ("Name Ingrid Vos", "Ms Vos")
                 inside = i > 0 and (re.fullmatch(_PARTICLE, word) is not None or (len(word) <= 2 and word[0].isupper()))
+                inside = inside or ((i > 0 or titled) and word[:1].isupper() and len(word.rstrip(".,")) >= 3
+                                    and _surname(word.rstrip(".,")) and word.lower() not in _ENGLISH_GLUE
+                                    and word.rstrip(".,").lower() not in (*_TITLES, *_AFTER_TITLES))
                 if (not _is_name_word(word) and not inside) or (i == 0 and word.isupper() and len(word) <= 3):
                     break  # a stop word, or an acronym ("building name UK")
                 kept.append(w)
@@ -475,6 +485,7 @@ _LOWER_CUE = re.compile(
     r"signed|soy|ich\s+bin|je\s+suis)"
     r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
 )
+_LOWER_PAIR = re.compile(r"(?<![\w'’-])([a-zà-ÿ][a-zà-ÿ'’-]{2,})[ \t]+([a-zà-ÿ][a-zà-ÿ'’-]{2,})(?![\w'’-])")
 #: a listed given name in lower case before "here" ("hey, dmitri here")
 _LOWER_HERE = re.compile(r"(?:^|[,.!]\s*|\b(?i:hi|hey|hello|yo)[,!]?\s+)([a-zà-ÿ][a-zà-ÿ'’-]+)[ \t]+here\b")
 #: a sign-off and a listed given name in lower case closing the message ("thanks, liam")
@@ -522,12 +533,12 @@ _CJK_NAMES = re.compile(
     r"|[、,，]\s*([\u4e00-\u9fff\u3400-\u4dbf]{1,4}(?:[ \u3000][\u4e00-\u9fff\u3400-\u4dbf]{1,3})?)"
     r"(?=です|と申します|といいます)"
     r"|[,，]\s*([가-힣]{2,4})(?=입니다|이에요|예요|라고\s*합니다)"
-    r"|(?:^|(?<=[。！\n]))\s*([\u4e00-\u9fff]{2,5})(?=です|と申します|といいます)"
+    r"|(?:^|(?<=[。！\n]))\s*([\u4e00-\u9fff]{1,4}(?:[ \u3000][\u4e00-\u9fff]{1,3})?)(?=です|と申します|といいます)"
     r"|(?:मेरा|मेरी)\s+नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)\s+(?=है)"
     # Thai: "ผมชื่อ" / "ฉันชื่อ" / "ชื่อ" and a given name with its family name
     r"|ชื่อ\s*([\u0e00-\u0e7f]+(?:\s[\u0e00-\u0e7f]+)?)"
     # a listed family name before an honorific ("佐藤様", "田中さん", "김 님")
-    r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3})(?=様|さん|さま|殿|先生)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
+    r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3})(?=様|さん|さま|殿|先生|女士|小姐|老师|老師)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
 )
 #: Arabic, Persian and Hebrew: the word after "my name is" (اسمي, اسم من, שמי), and the next one
 #: when it is a family name (العلي, بن …) or a listed name; after "I am" (أنا) only a listed name
@@ -596,6 +607,13 @@ def _context_names(text: str) -> Iterator[Span]:
                 and not any(w.isupper() or _ordinary_form(w) or w.lower() in _NOT_NAMES or w.lower() in _COMPANY_WORDS
                             for w in rest)):
             yield Span(m.start(1), m.end(1), "person_name")
+    for m in _LOWER_PAIR.finditer(text):
+        # a given name and a family name in lower case ("my account says jon smyth"): the first no
+        # word of the dictionary, the second a listed family name
+        first, second = m.group(1), m.group(2)
+        if (_given(first) and not _ordinary(first) and first not in _NOT_NAMES and _surname(second)
+                and second not in _NOT_NAMES and second not in _ENGLISH_GLUE and second not in _CHAT_WORDS):
+            yield Span(m.start(), m.end(), "person_name")
     for m in _LOWER_HERE.finditer(text):
         if _given(m.group(1)) and not _ordinary(m.group(1)):
             yield Span(m.start(1), m.end(1), "person_name")
@@ -621,9 +639,46 @@ def _context_names(text: str) -> Iterator[Span]:
         group = next(g for g in range(1, 9) if m.group(g))
         if group in (4, 7, 8) and not (_surname(m.group(group)[:2]) or _surname(m.group(group)[:1])):
             continue  # "大丈夫です", "お客様" open a message too: a listed surname must open the name
-        if len(m.group(group).replace(" ", "").replace("\u3000", "")) < 2 or m.group(group) in _CJK_NOT_NAMES:
+        # a family name of one character alone before an honorific ("王先生")
+        alone = group == 7 and len(m.group(group)) == 1 and _surname(m.group(group))
+        if (len(m.group(group).replace(" ", "").replace("\u3000", "")) < 2 and not alone) \
+                or m.group(group) in _CJK_NOT_NAMES:
             continue
         yield Span(m.start(group), m.end(group), "person_name")
+    yield from _cjk_names_alone(text)
+
+
+_HANGUL_WORD = re.compile(r"(?<![가-힣])[가-힣]{3,}")
+_HAN_SPACED = re.compile(r"(?<![\u4e00-\u9fff\u3040-\u30ff])([\u4e00-\u9fff]{1,3})[ \u3000]([\u4e00-\u9fff]{1,3})"
+                         r"(?![\u4e00-\u9fff])")
+_HAN_ALONE = re.compile(r"(?<![\u4e00-\u9fff\u3040-\u30ff])[\u4e00-\u9fff]{2,3}(?![\u4e00-\u9fff\u3040-\u30ff])")
+
+
+def _cjk_names_alone(text: str) -> Iterator[Span]:
+    """Names in scripts without capitals that nothing introduces: a Korean word that opens on a
+    listed family name and goes on with a listed given name ("김민준입니다"); a listed Japanese or
+    Chinese family name, a space and a given name ("佐藤 健太"); two or three Chinese characters
+    standing alone (two only on a line of their own), a listed family name and characters of
+    listed given names ("王小明", a signature "王芳")."""
+    given = name_lexicon.given_names()
+    for m in _HANGUL_WORD.finditer(text):
+        word = m.group()
+        if _surname(word[0]) and word[1:3] in given and word[:3] not in _CJK_NOT_NAMES:
+            yield Span(m.start(), m.start() + 3, "person_name")
+    for m in _HAN_SPACED.finditer(text):
+        if _surname(m.group(1)):
+            yield Span(m.start(), m.end(), "person_name")
+    chars = name_lexicon.han_given_characters()
+    for m in _HAN_ALONE.finditer(text):
+        word = m.group()
+        # two characters make many words ("黄金", "海洋"): alone they must be a line of their own
+        line = text[text.rfind("\n", 0, m.start()) + 1 : (text.find("\n", m.end()) + 1 or len(text) + 1) - 1]
+        if len(word) == 2 and line.strip(" \t-–—~") != word:
+            continue
+        for cut in (1, 2):
+            if len(word) > cut and _surname(word[:cut]) and all(c in chars for c in word[cut:]):
+                yield Span(m.start(), m.end(), "person_name")
+                break
 
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
            r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|janvier|février|mars|avril|mai|juin|juillet|août|septembre|"
@@ -1314,10 +1369,34 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
                     low in _NAME_VERBS or low in _NOT_NAMES or not lower_writer):
                 continue
             before = folded[max(0, m.start() - 12) : m.start()].split()
-            if before and before[-1].lower() in (*_LOCATIVE, "from", "to") and name_lexicon.key(found) in \
-                    name_lexicon.place_names():
+            place = name_lexicon.key(found) in name_lexicon.place_names() or found.lower() in _PLACE_NAMES
+            if before and before[-1].lower() in (*_LOCATIVE, "from", "to") and place:
                 continue
             yield Span(m.start(), m.end(), "person_name")
+
+
+_HANDLE_TOKEN = re.compile(r"(?<![\w@.+-])[A-Za-z][A-Za-z0-9._-]{3,40}(?<![._-])(?![\w@]|[.-]\w)")
+
+
+def _derived_handles(text: str, names: Collection[str]) -> Iterator[Span]:
+    """A user name built from a name found in the ticket ("Tomasz Zieliński (tzielinski)",
+    "j.smith", "anna_kowalska92"): a given name or its initial joined to a family name, in
+    either order, with or without a dot, dash or underscore, digits after."""
+    if not names:
+        return
+    parts = {name_lexicon.key(_folded(n)) for n in names if len(n) >= 3}
+    built = set()
+    for a in parts:
+        for b in parts:
+            if a != b:
+                for first in (a, a[0]):
+                    for sep in ("", ".", "_", "-"):
+                        built.add(first + sep + b)
+                built.add(a + b[0])
+    for m in _HANDLE_TOKEN.finditer(text):
+        token = _folded(m.group()).lower().rstrip("0123456789")
+        if token in built:
+            yield Span(m.start(), m.end(), "username")
 
 
 def _lower_case_writer(text: str) -> bool:
@@ -1361,7 +1440,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_cards(text),
         *_accounts(text), *_id_documents(text), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
-        *_known(text, known_names), *_references(text),
+        *_known(text, known_names), *_derived_handles(text, known_names), *_references(text),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
     ]
