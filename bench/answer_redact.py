@@ -13,10 +13,10 @@ Recall: the share of labelled data whose every character was redacted. Kept: the
 the other words (``\\w+`` outside any label) that no redaction touched. Precision: the share
 of redacted spans that overlap a labelled datum.
 
-The route asks the bot's index which capitalised words of a ticket its corpus knows; here the
-corpus is the example packs (``examples/packs``: every word of every page, stemmed as the
-index stems them). The figures are printed with that vocabulary and, as the reference, without
-any (the rule that needs it off)."""
+The route asks the bot's index which capitalised words of a ticket (and the parts of a code
+like "WD-4001") its corpus knows; here the corpus is the example packs (``examples/packs``:
+every word and number of every page, stemmed as the index stems them). The figures are
+printed with that vocabulary and, as the reference, without any (the rule that needs it off)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def pack_vocabulary(root: Path) -> Vocabulary:
     """The words a bot built from the packs under ``root`` knows, asked the way the route asks
     its index: by stem."""
     stems = {stem(w) for page in sorted(root.rglob("*.md"))
-             for w in re.findall(r"[^\W\d_]+", page.read_text(encoding="utf-8").lower())}
+             for w in re.findall(r"[^\W_]+", page.read_text(encoding="utf-8").lower())}
     return lambda words: {w for w in words if stem(w) in stems}
 
 

@@ -213,7 +213,8 @@ _NAME_CUES = re.compile(
     r"\s*,?\s+"
     # greetings and thanks: the name follows on the same line ("Hello,\nChrome crashes" is no name)
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:good\s+morning|good\s+afternoon|good\s+evening|greetings|"
-    r"hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|"
+    r"hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|hiya|howdy|heya|yo|xin\s+chào|chào|selam|salam|"
+    r"cześć|tere|hoi|bună|"
     r"bonjour|bonsoir|salut|hola|buenos\s+días|buenas\s+tardes|buenas|hallo|guten\s+(?:tag|morgen|abend)|"
     r"sehr\s+geehrte[rs]?|liebe[rs]?|grüezi|servus|moin|ciao|buongiorno|buonasera|gentile|caro|cara|olá|ola|"
     r"oi|querid[oa]|estimad[oa]|prezad[oa]|beste|geachte|hej|hei|moi|szia|ahoj|dzień\s+dobry|witam|"
@@ -221,7 +222,7 @@ _NAME_CUES = re.compile(
     r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо)[ \t]*,?[ \t]+"
     r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
     r"Señor|Señora|Señorita|Srta|Sr|Sra|Signor|Signora|Sig|Sig\.ra|Dott|Pan|Pani|Panie|Panu|Pana|Meneer|Mevrouw|"
-    r"Dhr|Mevr|"
+    r"Dhr|Mevr|chị|anh|ông|bà|chú|Chị|Anh|Ông|Bà|Chú|"
     r"Senhor|Senhora|Г-н|Г-жа|господин|госпожа|Κύριε|Κύριος|Κυρία|κύριε|κύριος|κυρία|κ)"
     r"\.?\s+)"
     rf"({_NAME_SEQ})"
@@ -249,6 +250,10 @@ _NOT_NAMES = frozenset((
     "hola", "hallo", "bonjour", "salut", "ciao", "grüezi", "servus", "moin", "hej", "hei", "tack", "ola", "olá",
     "danke", "merci", "gracias", "grazie", "obrigado", "obrigada", "dzięki", "dziękuję", "namaste", "merhaba",
     "thx", "ty", "tia", "br", "rgds", "brgds", "kr", "asap", "pls", "plz", "bey", "hanım", "hanim", "efendi",
+    # greetings, thanks and chat of more languages, and the words that introduce a name there
+    "hiya", "howdy", "heya", "yo", "chào", "xin", "cảm", "ơn", "tamam", "evet", "hayır", "teşekkürler", "selam",
+    "salam", "shalom", "sawubona", "habari", "jambo", "cześć", "zdravo", "sveiki", "labas", "adım", "adim",
+    "benim", "vale", "genau", "klar", "okey", "dacă", "bună", "salve", "tere", "hoi", "doei", "groetjes",
     "irish", "german", "bonsoir", "buenas", "buongiorno", "buonasera", "gentile", "caro", "cara", "oi", "beste",
     "geachte", "hei", "moi", "szia", "ahoj", "witam", "bedankt", "takk", "spasibo", "liebe", "lieber", "liebes",
     "sehr", "geehrte", "geehrter", "grüße", "saludos", "atentamente", "cordialement", "greetings", "mister",
@@ -276,7 +281,8 @@ _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "fra
                      "señor", "señora", "sr", "sra", "signor", "signora", "pan", "pani", "mister", "doctor",
                      "professor", "sir", "hr", "fr", "mlle", "dra", "señorita", "srta", "sig", "sig.ra", "dott",
                      "meneer", "mevrouw", "dhr", "mevr", "senhor", "senhora", "г-н", "г-жа", "господин",
-                     "госпожа", "κύριε", "κύριος", "κυρία", "κ", "panie", "panu", "pana"))
+                     "госпожа", "κύριε", "κύριος", "κυρία", "κ", "panie", "panu", "pana", "chị", "anh", "ông", "bà",
+                     "chú"))
 
 #: titles written after the name ("Emre Bey", "Ayşe Hanım", "Tanaka San")
 _AFTER_TITLES = frozenset(("bey", "hanım", "hanim", "efendi", "san", "sama", "kun", "chan", "ji", "sahib", "saheb"))
@@ -575,7 +581,7 @@ def _context_names(text: str) -> Iterator[Span]:
         # "this is mark": a given name that is also a word needs a surname after it, unless
         # the cue says outright that a name follows ("my name is mark")
         # (or the writer writes in lower case: "hi, it's marco again. i talked to ...")
-        if not (_given(first) and (m.group(1) or surname or not _ordinary(first)
+        if len(first) < 3 or not (_given(first) and (m.group(1) or surname or not _ordinary(first)
                                    or (_lower_case_writer(text) and first.lower() not in _NAME_VERBS
                                        and first.lower() not in _NOT_NAMES and len(first) >= 3))):
             continue
@@ -748,7 +754,16 @@ def vocabulary_candidates(texts: Iterable[str]) -> set[str]:
         # and the words in lower case where a name is introduced ("hey its olusegun")
         for cue in _LOWER_CUE.finditer(text):
             out.update(name_lexicon.key(w) for w in cue.group(2).split())
+        # and the parts of a code no word introduces ("WD-4001"): a product's error code when
+        # the corpus knows them, a customer's reference when not
+        for m in _REFERENCE.finditer(text):
+            if m.group(2):
+                out.update(_code_parts(m.group(2)))
     return out
+
+
+def _code_parts(code: str) -> list[str]:
+    return [part.lower() for part in re.findall(r"[^\W_]+", code)]
 
 
 #: names of the platforms, payment networks, browsers, devices and banks that tickets of any
@@ -777,6 +792,8 @@ _BRANDS = frozenset((
 ))
 _TRAVEL_TO = re.compile(r"(?i:\b(?:travel|travell?ing|fly|flying|flew|move|moving|moved|relocat\w*|trip|"
                         r"visit\w*|going|go|went|ship\w*|deliver\w*|back)[ \t]+(?:to|from)[ \t]+)\Z")
+#: "from Nairobi to Kampala": the second of two places
+_FROM_TO = re.compile(r"\b(?i:from)[ \t]+[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*){0,2}[ \t]+to[ \t]+\Z")
 _BEFORE_NUMBER = re.compile(r"\.?[ \t]?\d")
 #: what follows a place's name ("the Dublin office")
 _PLACE_AFTER = re.compile(r"[ \t]+(?:office|team|branch|airport|store|warehouse|site)\b")
@@ -861,7 +878,8 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
     runs = list(_capitalised_runs(text))
     for r, (run, before) in enumerate(runs):
         if before in _POSSESSIVE or before in _LOCATIVE or _TRAVEL_TO.search(text, max(0, run[0].start() - 24),
-                                                                              run[0].start()):
+                                                                              run[0].start()) \
+                or _FROM_TO.search(text, max(0, run[0].start() - 60), run[0].start()):
             continue  # "our Wells Fargo account", "a team of 12 in Chicago", "I fly to Mombasa"
         words = [m.group() for m in run]
         if any(m.group().lower().rstrip(".") in _COMPANY_WORDS or _COMPANY_AFTER.match(text, m.end()) for m in run):
@@ -1220,9 +1238,11 @@ def _emails(text: str) -> Iterator[Span]:
         pos = m.end()
 
 
-def _references(text: str) -> Iterator[Span]:
+def _references(text: str, known: Collection[str] | None = None) -> Iterator[Span]:
     for m in _REFERENCE.finditer(text):
         group = 1 if m.group(1) else 2
+        if group == 2 and known is not None and all(part in known for part in _code_parts(m.group(2))):
+            continue  # a code the bot's own documents hold ("WD-4001" in its error-code table)
         if len(re.sub(r"\D", "", m.group(group))) >= 4:
             start = m.start(group)
             # "#A7731-2290": the sign that marks the number goes with it
@@ -1369,6 +1389,8 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
                     low in _NAME_VERBS or low in _NOT_NAMES or not lower_writer):
                 continue
             before = folded[max(0, m.start() - 12) : m.start()].split()
+            if _COMPANY_TAIL.match(folded, m.end()):
+                continue  # "Schmidt Logistics GmbH", "Hoffmann & Partner": a company named after someone
             place = name_lexicon.key(found) in name_lexicon.place_names() or found.lower() in _PLACE_NAMES
             if before and before[-1].lower() in (*_LOCATIVE, "from", "to") and place:
                 continue
@@ -1397,6 +1419,9 @@ def _derived_handles(text: str, names: Collection[str]) -> Iterator[Span]:
         token = _folded(m.group()).lower().rstrip("0123456789")
         if token in built:
             yield Span(m.start(), m.end(), "username")
+
+
+_COMPANY_TAIL = re.compile(r"(?:[ \t]+[A-Z][\w'’-]*){0,3}" + _COMPANY_AFTER.pattern)
 
 
 def _lower_case_writer(text: str) -> bool:
@@ -1440,10 +1465,11 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_cards(text),
         *_accounts(text), *_id_documents(text), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
-        *_known(text, known_names), *_derived_handles(text, known_names), *_references(text),
+        *_known(text, known_names), *_derived_handles(text, known_names), *_references(text, known_words),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
     ]
+    found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
     taken: list[Span] = []
@@ -1454,6 +1480,42 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
             # an address holding a phone or a customer number keeps the parts around it
             taken.extend(_uncovered(text, span, taken))
     return sorted(taken, key=lambda s: s.start)
+
+
+#: a job title and a comma or "at" before a company's name ("Office Manager, Brightline Dental")
+_JOB_TITLE_BEFORE = re.compile(
+    r"(?i:\b(?:manager|director|engineer|officer|lead|head|founder|co-founder|owner|administrator|admin|"
+    r"accountant|assistant|ceo|cto|cfo|coo|president|consultant|developer|analyst|specialist|coordinator|"
+    r"supervisor|partner|controller|secretary|treasurer|buyer|bookkeeper)(?:[ \t]*,[ \t]*|[ \t]+at[ \t]+))\Z")
+_DETERMINER = re.compile(r"(?i:\b(?:the|a|an|this|that|each|every|any)[ \t]+)\Z")
+_RUN_AFTER = re.compile(r"(?:[ \t]+[A-Z][\w'’-]*)*")
+
+
+def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool:
+    """A capitalised run read as a name that names a thing: a brand's name ("Okta", "Nike Air
+    Max"); words the bot's corpus knows and no name list holds ("Hi, Polkadot holds …"), or a
+    product's inner capital ("Hi, CoinVault accepts"); a word between an article and a
+    lower-case noun ("the Munich queue"); a company after a job title ("Office Manager,
+    Brightline Dental", not "our CTO, Ravi Kumar"); a run no listed given name opens that ends on an ordinary word the
+    corpus knows and no name list holds ("Auth Mode", "Forward Syslog Endpoint")."""
+    words = text[span.start : span.end].split()
+    if not words or not all(w[:1].isupper() for w in words):
+        return False
+    keys = [name_lexicon.key(w) for w in words]
+    if any(k in _BRANDS for k in keys):
+        return True
+    unlisted = [not (_given(w) or _surname(w)) for w in words]
+    if all(unlisted) and all((known is not None and k in known) or _INNER_CAPITAL.match(w)
+                             for w, k in zip(words, keys, strict=True)):
+        return True
+    if _DETERMINER.search(text, max(0, span.start - 8), span.start) and re.match(r"[ \t]+[a-z]", text[span.end :]):
+        return True
+    if _JOB_TITLE_BEFORE.search(text, max(0, span.start - 40), span.start) and not _given(words[0]):
+        return True
+    tail = _RUN_AFTER.match(text, span.end)
+    last = (text[span.start : tail.end() if tail else span.end].split() or [""])[-1]
+    return (known is not None and not _given(words[0]) and len(last) > 2 and name_lexicon.key(last) in known
+            and _plain_word(last, glued=True) and not _given(last) and not _surname(last))
 
 
 def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:

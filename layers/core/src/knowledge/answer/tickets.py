@@ -28,11 +28,11 @@ _PARTITIONS = ("customer", "operator")
 def index_vocabulary(index: SearchIndex, bot: str) -> Vocabulary:
     """The words of a ticket that ``bot``'s index knows: each word's stem (the index's own
     English stemmer) looked up in both partitions, one document-frequency request each. Only
-    the ticket's capitalised words (and lower-case words where a name is introduced) are
-    asked, never a sentence; kb records none of them, but on AWS they travel, unredacted, in
-    one search request to the bot's own OpenSearch domain (whose slow log, if an operator turns
-    it on, could keep them). An index that cannot answer knows nothing: the redaction then
-    removes more, never less."""
+    the ticket's capitalised words (and lower-case words where a name is introduced, and the
+    letters and digits of a code no word introduces, "WD-4001") are asked, never a sentence;
+    kb records none of them, but on AWS they travel, unredacted, in one search request to the
+    bot's own OpenSearch domain (whose slow log, if an operator turns it on, could keep them).
+    An index that cannot answer knows nothing: the redaction then removes more, never less."""
     from ..analysis import stem
 
     def known(words: Collection[str]) -> set[str]:
