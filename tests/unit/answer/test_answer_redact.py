@@ -707,6 +707,12 @@ FOUND_WHOLE = [
     ("Proszę o zwrot 2 340,00 zł na konto.", "2 340,00 zł", "amount"),
     ("toplam ₺12.480 ödedim", "₺12.480", "amount"),
     ("I paid a seller 3.2 XMR last week.", "3.2 XMR", "amount"),
+    # an amount touching the words of a script without spaces, a currency word after the
+    # number, an "I paid" or "I withdrew" of Japanese, Chinese or Korean; a line break ends the
+    # sentence, a stop inside a number does not
+    ("您好，我的提现还没有到账，金额是500 USDT。", "500 USDT", "amount"),
+    ("お世話になります。0.3 BTCを出金しましたが、まだです。\n以上", "0.3 BTC", "amount"),
+    ("지난주에 59,000원 결제했는데 환불 받고 싶습니다.", "59,000원", "amount"),
     # a payment handle with no domain
     ("UPI id rahul.verma@okhdfcbank, nothing credited", "rahul.verma@okhdfcbank", "username"),
     # twelve words after "recovery phrase", one of them off the BIP-39 list
@@ -727,6 +733,7 @@ FOUND_WHOLE = [
     # signature of two characters on its own line
     ("お世話になっております。佐藤 健太と申します。", "佐藤 健太", "person_name"),
     ("王先生您好，充值已到账。", "王", "person_name"),
+    ("王经理您好，充值已到账。", "王", "person_name"),
     ("김민준입니다. 결제가 두 번 되었어요.", "김민준", "person_name"),
     ("谢谢\n王芳", "王芳", "person_name"),
     # a given name and a family name in lower case
@@ -838,6 +845,9 @@ KEPT = [
     # a title written after a name is no part of it; two Chinese characters inside a sentence
     "请问黄金价格是多少",
     "Le llamamos en una hora.",
+    # a lower-case name before a common verb; an elided French word after a name's sentence
+    "the agent said my verification was done",
+    "C'est fait. J'ai envoyé le formulaire.",
     # a number after a cue for a seller is no handle
     "The seller 3.2 out of 5 rating is odd.",
 ]

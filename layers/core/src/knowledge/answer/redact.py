@@ -359,6 +359,8 @@ def _ordinary(word: str) -> bool:
     contraction ("I'm", "It's")."""
     if re.search(r"['’](?:m|s|re|ve|d|ll|t)$", word, re.IGNORECASE):
         return True
+    if re.match(r"(?i:[cdjlmnst]|qu)['’][a-zà-ÿ]", word):
+        return True  # an elided word of French or Italian ("J'ai", "C'est", "L'account"), not "D'Angelo"
     key = name_lexicon.key(word)
     return key in name_lexicon.ordinary_words() or word.lower().strip("'’") in _NOT_NAMES
 
@@ -491,6 +493,13 @@ _LOWER_CUE = re.compile(
     r"signed|soy|ich\s+bin|je\s+suis)"
     r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
 )
+#: verbs that follow a name as often as a family name does ("tanya said"), some of which the
+#: name lists hold as family names
+_COMMON_VERBS = frozenset(("said", "says", "told", "asked", "called", "wrote", "sent", "paid", "gave", "took",
+                           "left", "came", "went", "got", "made", "saw", "knew", "thought", "wants", "wanted",
+                           "needs", "needed", "did", "does", "was", "were", "will", "would", "could", "should",
+                           "might", "must", "may", "can", "has", "had", "also", "just", "still", "again", "here",
+                           "there", "then", "now", "too", "replied", "confirmed", "checked", "mentioned"))
 _LOWER_PAIR = re.compile(r"(?<![\w'’-])([a-zà-ÿ][a-zà-ÿ'’-]{2,})[ \t]+([a-zà-ÿ][a-zà-ÿ'’-]{2,})(?![\w'’-])")
 #: a listed given name in lower case before "here" ("hey, dmitri here")
 _LOWER_HERE = re.compile(r"(?:^|[,.!]\s*|\b(?i:hi|hey|hello|yo)[,!]?\s+)([a-zà-ÿ][a-zà-ÿ'’-]+)[ \t]+here\b")
@@ -544,7 +553,7 @@ _CJK_NAMES = re.compile(
     # Thai: "ผมชื่อ" / "ฉันชื่อ" / "ชื่อ" and a given name with its family name
     r"|ชื่อ\s*([\u0e00-\u0e7f]+(?:\s[\u0e00-\u0e7f]+)?)"
     # a listed family name before an honorific ("佐藤様", "田中さん", "김 님")
-    r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3})(?=様|さん|さま|殿|先生|女士|小姐|老师|老師)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
+    r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3})(?=様|さん|さま|殿|先生|女士|小姐|老师|老師|经理|經理)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
 )
 #: Arabic, Persian and Hebrew: the word after "my name is" (اسمي, اسم من, שמי), and the next one
 #: when it is a family name (العلي, بن …) or a listed name; after "I am" (أنا) only a listed name
@@ -618,7 +627,8 @@ def _context_names(text: str) -> Iterator[Span]:
         # word of the dictionary, the second a listed family name
         first, second = m.group(1), m.group(2)
         if (_given(first) and not _ordinary(first) and first not in _NOT_NAMES and _surname(second)
-                and second not in _NOT_NAMES and second not in _ENGLISH_GLUE and second not in _CHAT_WORDS):
+                and second not in _NOT_NAMES and second not in _ENGLISH_GLUE and second not in _CHAT_WORDS
+                and second not in _COMMON_VERBS):
             yield Span(m.start(), m.end(), "person_name")
     for m in _LOWER_HERE.finditer(text):
         if _given(m.group(1)) and not _ordinary(m.group(1)):
@@ -987,14 +997,19 @@ _CURRENCY_WORDS = (r"dollars?|euros?|pounds?|bucks|reais|real|pesos?|rupees?|yen
 #: a number as the locales write one: "1,250.00", "1.249,90", "2 340,00", "1'200.50", "0.185"
 _NUMBER = r"(?:\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+|\d+)(?:[.,]\d+)?"
 _SYMBOLS = "$€£¥₹₩₽₺₪₫₱฿₴₦"
+#: a word character of a script that writes no spaces: a number or a code may touch it ("金额是500 USDT。")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_NOT_BEFORE = rf"(?<![^\W{_CJK}])(?<![.,])"
+_NOT_AFTER = rf"(?![^\W{_CJK}])"
 _AMOUNT = re.compile(
     rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{_SYMBOLS}]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
-    rf"|(?<![\w.,]){_NUMBER}\s?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸)"
-    r"(?![\w])"
+    rf"|{_NOT_BEFORE}{_NUMBER}\s?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸|원|円|元|块|圓)"
+    rf"{_NOT_AFTER}"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
     # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
     # (``_money_unit`` decides which units are money)
-    rf"|(?<![\w.,]){_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{{2,8}})(?![\w])"
+    rf"|{_NOT_BEFORE}{_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{{2,8}})"
+    rf"{_NOT_AFTER}"
     # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000")
     r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?\d(?:[\d,.'\u00a0\u202f ]*\d)?(?![\d])"
     r")"
@@ -1063,6 +1078,8 @@ _PERSONAL = re.compile(
     r"przelałem|przelałam|tôi|mình|số\s+dư)\b"
     # the same where words are not spaced: I, my, balance, refund in Chinese, Japanese, Korean
     r"|我|私|僕|余额|餘額|残高|退款|返金|내\s|제\s|저의|나의|잔액|잔고|환불"
+    # and their "I paid", "I withdrew", "I deposited", "I sent"
+    r"|出金し|入金し|送金し|支払|払った|払いました|提了|提现了|充了|充值了|转了|付了|支付了|결제했|입금했|출금했|송금했|보냈"
     # the amount of one payment, said as such ("Total was €38.12", "Montant : 1 250 USDC")
     r"|(?i:\b(?:total|amount|montant|betrag|importe|monto|valor|importo|bedrag|kwota|kwotę|toplam|tutar|сумма|"
     r"số\s+tiền)\b\s*(?:was|is|of|:|war|ist|est|era|es|è|wynosi|=)?\s*:?\s*$)|金额|金額|금액"
@@ -1089,7 +1106,8 @@ _BARE_BALANCE = re.compile(
     r"is\s+(?:at|now|only)|is|was|went\s+to|dropped\s+to|of|zeigt|ist|est|es|indica|mostra)\s*:?\s*"
     r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))"
 )
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)")
+#: a sentence: up to its full stop (a stop inside a number, "0.3", is none) or its line's end
+_SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=[^\s.!?]))+(?:[.!?。！？]+|$)", re.MULTILINE)
 
 
 def _entropy(token: str) -> float:
