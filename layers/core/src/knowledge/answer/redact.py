@@ -15,6 +15,7 @@ ordinary English word. No language model is loaded here.
 
 from __future__ import annotations
 
+import bisect
 import ipaddress
 import math
 import re
@@ -720,7 +721,7 @@ _BIRTH = re.compile(
     r"|(?:生年月日|出生日期|生日|생년월일)\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
 _DATE_ALONE = re.compile(rf"(?<![\w/.-])(?:{_DATE})(?![\w/-])")
-_SENTENCE_REST = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s]))*")
+_SENTENCE_STOP = re.compile(r"[.!?](?!\S)|\n")
 _HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
 _DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
 _PLATFORMS = (r"steam|psn|xbox|epic|riot|battle\.?net|twitch|discord|telegram|instagram|insta|tiktok|reddit|"
@@ -958,8 +959,10 @@ def _people(text: str) -> Iterator[Span]:
         group = next(g for g in (1, 2, 3) if m.group(g))
         yield Span(m.start(group), m.end(group), "date_of_birth")
         # every date after the cue in the same sentence is one ("it says 1991-07-22 but it's 1991-07-12")
-        rest = _SENTENCE_REST.match(text, m.end(group))
-        for later in _DATE_ALONE.finditer(text, m.end(group), rest.end() if rest else m.end(group)):
+        # (within 120 characters: a text of many cues stays linear)
+        window_end = min(len(text), m.end(group) + 120)
+        stop = _SENTENCE_STOP.search(text, m.end(group), window_end)
+        for later in _DATE_ALONE.finditer(text, m.end(group), stop.start() if stop else window_end):
             yield Span(later.start(), later.end(), "date_of_birth")
     for m in _USERNAME_LATER.finditer(text):
         if re.search(r"[\d_.]", m.group(1)):
@@ -1080,10 +1083,14 @@ _PERSONAL = re.compile(
     r"|我|私|僕|余额|餘額|残高|退款|返金|내\s|제\s|저의|나의|잔액|잔고|환불"
     # and their "I paid", "I withdrew", "I deposited", "I sent"
     r"|出金し|入金し|送金し|支払|払った|払いました|提了|提现了|充了|充值了|转了|付了|支付了|결제했|입금했|출금했|송금했|보냈"
-    # the amount of one payment, said as such ("Total was €38.12", "Montant : 1 250 USDC")
-    r"|(?i:\b(?:total|amount|montant|betrag|importe|monto|valor|importo|bedrag|kwota|kwotę|toplam|tutar|сумма|"
-    r"số\s+tiền)\b\s*(?:was|is|of|:|war|ist|est|era|es|è|wynosi|=)?\s*:?\s*$)|金额|金額|금액"
+    r"|金额|金額|금액"
 )
+#: the amount of one payment, said as such ("Total was €38.12", "Montant : 1 250 USDC")
+_AMOUNT_LABEL = re.compile(
+    r"(?i:\b(?:total|amount|montant|betrag|importe|monto|valor|importo|bedrag|kwota|kwotę|toplam|tutar|сумма|"
+    r"số\s+tiền)\b\s*(?:was|is|of|:|war|ist|est|era|es|è|wynosi|=)?\s*:?\s*)\Z")
+#: a digit: no amount without one
+_AMOUNT_HINT = re.compile(r"\d")
 #: "the withdrawal of €500": a particular transaction, so someone's
 _THEIR_TRANSACTION = re.compile(
     r"(?i)\b(?:the|this|that|a|one)\s+(?:withdrawal|deposit|transfer|payment|charge|chargeback|payout|transaction|"
@@ -1358,17 +1365,23 @@ def _amounts(text: str) -> Iterator[Span]:
     for sentence in _SENTENCE.finditer(text):
         body, offset = sentence.group(), sentence.start()
         # "It was only 0.8 ETH": a sentence opening on a pronoun speaks of the one before
-        context = previous if _REFERS_BACK.match(body) else ""
+        context = bool(_REFERS_BACK.match(body) and _PERSONAL.search(previous))
+        # the personal words of the sentence, found once: a sentence of many amounts stays linear
+        personal = [p.start() for p in _PERSONAL.finditer(body)] if _AMOUNT_HINT.search(body) else []
         for m in _amount_matches(body):
-            # the words near it decide; a window keeps a sentence of many amounts linear
+            # the words near it decide: 300 characters before, 40 after
             before = body[max(0, m.start() - 300) : m.start()]
             after = body[m.end() : m.end() + 40]
-            near_before = " ".join(before.split()[-5:])
+            near_before = " ".join(before[-80:].split()[-5:])
             if ((_POLICY.search(near_before) or _PER_PERIOD.match(after))
                     and not re.search(r"(?i)\b(?:my|your)\b", near_before)):
                 continue
-            if (_PERSONAL.search(before) or _PERSONAL.search(after) or _THEIR_TRANSACTION.search(before)
-                    or _PERSONAL.search(context)):
+            i = bisect.bisect_left(personal, m.start() - 300)
+            j = bisect.bisect_left(personal, m.end())
+            near = (i < len(personal) and personal[i] < m.start()) or (
+                j < len(personal) and personal[j] < m.end() + 40)
+            if (near or context or _THEIR_TRANSACTION.search(before[-60:])
+                    or _AMOUNT_LABEL.search(before[-40:])):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
         # a figure without its currency where a balance is read out ("now it says 0!", "my
         # balance shows 1,250.00"), when this sentence already speaks of money
