@@ -423,6 +423,8 @@ def test_without_a_vocabulary_the_corpus_rule_is_off() -> None:
         "Thanks.\nDana Whitfield\nOffice Manager, Brightline Dental",
         "LDAP is set but Auth Widget is greyed out.",
         "Does the plan support SSO with Okta and Azure AD?",
+        # what follows a verb of using software
+        "We use Grafana and Prometheus for metrics.",
         # the second of two places; a company named after someone; a code the corpus knows
         "I'm travelling from Nairobi to Kampala next week.",
         "Best,\nLukas Hoffmann\nHoffmann & Partner GmbH",
@@ -736,6 +738,11 @@ FOUND_WHOLE = [
     ("王经理您好，充值已到账。", "王", "person_name"),
     ("김민준입니다. 결제가 두 번 되었어요.", "김민준", "person_name"),
     ("谢谢\n王芳", "王芳", "person_name"),
+    # where the writer writes in lower case, a listed given name that is nothing else; a dash
+    # sign-off in lower case
+    ("ok so yesterday aisha sent me the link but it doesnt work", "aisha", "person_name"),
+    ("please tell jessica her card is ready", "jessica", "person_name"),
+    ("Got it, thx. - sven", "sven", "person_name"),
     # a given name and a family name in lower case
     ('my account says "jon smyth" on the page', "jon smyth", "person_name"),
     # a Dutch street with its floor
@@ -848,6 +855,11 @@ KEPT = [
     # a lower-case name before a common verb; an elided French word after a name's sentence
     "the agent said my verification was done",
     "C'est fait. J'ai envoyé le formulaire.",
+    # a lower-case writer's words that are no names: plurals, particles, other languages
+    "ok the banks said max two days, del and von are particles here",
+    "ok so yesterday the app sent me the link but it doesnt work",
+    # a person's name before a company's legal form is the company's
+    "Maria Santos Ltd is the vendor.",
     # a number after a cue for a seller is no handle
     "The seller 3.2 out of 5 rating is odd.",
 ]
@@ -884,3 +896,8 @@ def test_a_name_found_once_is_removed_in_any_case_and_as_a_user_name_built_from_
 def test_a_known_name_that_is_a_place_stays_after_a_place_word() -> None:
     (_, second) = redact_ticket(["My name is Georgia Paris.", "I don't live in Georgia or near Paris."])
     assert second.counts == {}
+
+
+def test_a_given_name_after_a_verb_of_using_is_still_a_name() -> None:
+    (result,) = redact_ticket(["I used Kevin's card by mistake."], vocabulary=_pack_words("card"))
+    assert result.text == "I used [person_name]'s card by mistake."

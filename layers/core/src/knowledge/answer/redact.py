@@ -494,6 +494,7 @@ _LOWER_CUE = re.compile(
     r"signed|soy|ich\s+bin|je\s+suis)"
     r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
 )
+_POSSESSIVE_NAME = re.compile(rf"(?<![\w'’-])([{_UPPER}][^\W\d_]+)['’]s\b")
 #: verbs that follow a name as often as a family name does ("tanya said"), some of which the
 #: name lists hold as family names
 _COMMON_VERBS = frozenset(("said", "says", "told", "asked", "called", "wrote", "sent", "paid", "gave", "took",
@@ -622,6 +623,12 @@ def _context_names(text: str) -> Iterator[Span]:
         if (above and above[-1] in ".!?," and _given(signed[0]) and signed[0].lower() not in _NOT_NAMES and rest
                 and not any(w.isupper() or _ordinary_form(w) or w.lower() in _NOT_NAMES or w.lower() in _COMPANY_WORDS
                             for w in rest)):
+            yield Span(m.start(1), m.end(1), "person_name")
+    for m in _POSSESSIVE_NAME.finditer(text):
+        # "I used Kevin's card": a listed given name that is no word, before its possessive
+        word = m.group(1)
+        if _given(word) and not _ordinary(word) and word.lower() not in _NOT_NAMES \
+                and name_lexicon.key(word) not in _BRANDS:
             yield Span(m.start(1), m.end(1), "person_name")
     for m in _LOWER_PAIR.finditer(text):
         # a given name and a family name in lower case ("my account says jon smyth"): the first no
@@ -765,6 +772,9 @@ def vocabulary_candidates(texts: Iterable[str]) -> set[str]:
         # and the words in lower case where a name is introduced ("hey its olusegun")
         for cue in _LOWER_CUE.finditer(text):
             out.update(name_lexicon.key(w) for w in cue.group(2).split())
+        # and a lower-case writer's words that are given names ("tell jessica")
+        if _lower_case_writer(text):
+            out.update(name_lexicon.key(m.group()) for m in _LOWER_WORD.finditer(text) if _given(m.group()))
         # and the parts of a code no word introduces ("WD-4001"): a product's error code when
         # the corpus knows them, a customer's reference when not
         for m in _REFERENCE.finditer(text):
@@ -857,7 +867,43 @@ def _english(text: str) -> bool:
 _CHAT_WORDS = frozenset(("gonna", "wanna", "gotta", "kinda", "sorta", "lemme", "dunno", "btw", "tbh", "idk", "lol",
                          "pls", "plz", "thx", "ok", "okay", "ya", "yeah", "yep", "nope", "cuz", "coz", "tho", "omg",
                          "smh", "fyi", "imo", "imho", "rn", "asap", "literally", "u", "ur", "im", "ive", "dont",
-                         "cant", "wont", "didnt", "doesnt", "isnt", "wasnt", "thats", "whats", "theres", "youre"))
+                         "cant", "wont", "didnt", "doesnt", "isnt", "wasnt", "thats", "whats", "theres", "youre",
+                         "max", "min", "sys", "dev", "devs", "admin", "repo", "config", "app", "apps"))
+
+
+_LOWER_WORD = re.compile(r"(?<![\w'’@./-])[a-zà-ÿ][a-zà-ÿ]{2,}(?![\w'’@/-]|\.\w)")
+#: a sign-off that is a dash and a name in lower case closing the message ("got it, thx. - sven")
+_LOWER_DASH_SIGN = re.compile(r"(?:^|(?<=\s))[-–—~]+[ \t]*([a-zà-ÿ][a-zà-ÿ'’-]{2,})[ \t]*[.!]*[ \t]*\Z")
+
+
+def _lower_given(word: str, known: Collection[str] | None) -> bool:
+    """A word written in lower case that is a listed given name and nothing else: no word of the
+    dictionary in any form, no particle, stop, chat or common verb, unknown to the corpus."""
+    return (_given(word) and not _ordinary_form(word) and re.fullmatch(_PARTICLE, word) is None
+            and word not in _NOT_NAMES and word not in _CHAT_WORDS and word not in _COMMON_VERBS
+            and (known is None or name_lexicon.key(word) not in known))
+
+
+def _lower_given_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """Names where the writer writes everything in lower case ("ok so yesterday aisha sent me
+    the link", "please tell jessica her card is ready"): in such an English message, a listed
+    given name that is nothing else, with a listed family name after it; a dash sign-off."""
+    for m in _LOWER_DASH_SIGN.finditer(text):
+        if _given(m.group(1)) and not _ordinary(m.group(1)) and m.group(1) not in _NOT_NAMES:
+            yield Span(m.start(1), m.end(1), "person_name")
+    if not (_lower_case_writer(text) and _english(text)):
+        return
+    words = list(_LOWER_WORD.finditer(text))
+    for i, m in enumerate(words):
+        if not _lower_given(m.group(), known):
+            continue
+        end = m.end()
+        if i + 1 < len(words) and re.fullmatch(r"[ \t]+", text[m.end() : words[i + 1].start()]):
+            nxt = words[i + 1].group()
+            if (_surname(nxt) and not _ordinary_form(nxt) and nxt not in _NOT_NAMES and nxt not in _COMMON_VERBS
+                    and nxt not in _ENGLISH_GLUE):
+                end = words[i + 1].end()
+        yield Span(m.start(), end, "person_name")
 
 
 def _lower_unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
@@ -1456,13 +1502,16 @@ _COMPANY_TAIL = re.compile(r"(?:[ \t]+[A-Z][\w'’-]*){0,3}" + _COMPANY_AFTER.pa
 
 
 def _lower_case_writer(text: str) -> bool:
-    """A message written in lower case: its sentences open in lower case, or "i" is its pronoun
-    ("hi, it's marco again. i talked to giulia")."""
+    """A message written in lower case: its sentences open in lower case, "i" is its pronoun
+    ("hi, it's marco again. i talked to giulia"), or it has no capital at all."""
     if re.search(r"(?<![\w'’])i(?:['’]m|['’]ve|['’]d|[ \t]+(?:am|was|have|had|talked|spoke|sent|did|do|got|need|"
                  r"want|tried|think|just|can|cant|dont))\b", text):
         return True
     starts = re.findall(r"(?:^|[.!?][ \t]+)([^\W\d_])", text, re.MULTILINE)
-    return len(starts) >= 2 and 2 * sum(c.islower() for c in starts) >= len(starts)
+    if len(starts) >= 2 and 2 * sum(c.islower() for c in starts) >= len(starts):
+        return True
+    # or a message of some words with no capital at all
+    return len(re.findall(r"[^\W\d_]+", text)) >= 4 and not any(c.isupper() for c in text)
 
 
 #: words before an honorific that name a role, not a person
@@ -1499,6 +1548,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_known(text, known_names), *_derived_handles(text, known_names), *_references(text, known_words),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
+        *_lower_given_names(text, known_words),
     ]
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
     # the winning kind first, then the longest span
@@ -1518,6 +1568,11 @@ _JOB_TITLE_BEFORE = re.compile(
     r"(?i:\b(?:manager|director|engineer|officer|lead|head|founder|co-founder|owner|administrator|admin|"
     r"accountant|assistant|ceo|cto|cfo|coo|president|consultant|developer|analyst|specialist|coordinator|"
     r"supervisor|partner|controller|secretary|treasurer|buyer|bookkeeper)(?:[ \t]*,[ \t]*|[ \t]+at[ \t]+))\Z")
+#: the verbs of using software before the products' names ("we use Grafana and Prometheus")
+_SOFTWARE_BEFORE = re.compile(
+    r"\b(?i:use|uses|using|used|install|installs|installed|installing|deploy|deploys|deployed|integrat\w*\s+with|"
+    r"connect\w*\s+(?:to|with)|upgrad\w*\s+to|migrat\w*\s+(?:to|from)|switch\w*\s+to)[ \t]+"
+    r"(?:[A-Z][\w.+-]*(?:[ \t]+[A-Z][\w.+-]*)*[ \t]*(?:,|and|or|&)[ \t]*)*\Z")
 _DETERMINER = re.compile(r"(?i:\b(?:the|a|an|this|that|each|every|any)[ \t]+)\Z")
 _RUN_AFTER = re.compile(r"(?:[ \t]+[A-Z][\w'’-]*)*")
 
@@ -1527,8 +1582,10 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
     Max"); words the bot's corpus knows and no name list holds ("Hi, Polkadot holds …"), or a
     product's inner capital ("Hi, CoinVault accepts"); a word between an article and a
     lower-case noun ("the Munich queue"); a company after a job title ("Office Manager,
-    Brightline Dental", not "our CTO, Ravi Kumar"); a run no listed given name opens that ends on an ordinary word the
-    corpus knows and no name list holds ("Auth Mode", "Forward Syslog Endpoint")."""
+    Brightline Dental", not "our CTO, Ravi Kumar"), or before its legal form ("Maria Santos
+    Ltd"); what follows a verb of using software ("we use Grafana and Prometheus"); a run no
+    listed given name opens that ends on an ordinary word the corpus knows and no name list
+    holds ("Auth Mode", "Forward Syslog Endpoint")."""
     words = text[span.start : span.end].split()
     if not words or not all(w[:1].isupper() for w in words):
         return False
@@ -1543,6 +1600,9 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
         return True
     if _JOB_TITLE_BEFORE.search(text, max(0, span.start - 40), span.start) and not _given(words[0]):
         return True
+    if keys[-1] in _COMPANY_WORDS or _COMPANY_AFTER.match(text, span.end) or (
+            _SOFTWARE_BEFORE.search(text, max(0, span.start - 80), span.start) and not _given(words[0])):
+        return True  # "Maria Santos Ltd"; "we use Grafana and Prometheus", not "I used Kevin's card"
     tail = _RUN_AFTER.match(text, span.end)
     last = (text[span.start : tail.end() if tail else span.end].split() or [""])[-1]
     return (known is not None and not _given(words[0]) and len(last) > 2 and name_lexicon.key(last) in known
