@@ -876,6 +876,36 @@ _LOWER_WORD = re.compile(r"(?<![\w'’@./-])[a-zà-ÿ][a-zà-ÿ]{2,}(?![\w'’@/
 _LOWER_DASH_SIGN = re.compile(r"(?:^|(?<=\s))[-–—~]+[ \t]*([a-zà-ÿ][a-zà-ÿ'’-]{2,})[ \t]*[.!]*[ \t]*\Z")
 
 
+#: a capitalised word before a verb people do in tickets ("Marco confirmed", "Olena will call"),
+#: or after a question's auxiliary ("Can Arjun get …")
+_SUBJECT = re.compile(
+    rf"(?<![\w'’-])({_NAME_WORD})[ \t]+(?=(?:confirmed|sent|said|says|called|asked|told|wrote|replied|emailed|"
+    r"mentioned|approved|signed|will|would|can|could|needs|wants|tried|lost|paid|joined|left|received|forgot|"
+    r"changed|deposited|withdrew|transferred|shared|added|invited|promised|explained|already|still|just)\b)"
+    rf"|\b(?:Can|Could|Will|Would|Does|Did|Should|Has|Is)[ \t]+({_NAME_WORD})[ \t]+(?=[a-z])")
+_SEED_COMMON = frozenset(("grace", "hope", "faith", "joy", "dawn", "summer", "autumn", "ruby", "jade", "amber",
+                          "crystal", "pearl", "iris", "violet", "lily", "holly", "ivy", "sky", "rose", "daisy",
+                          "angel", "honey", "sunny", "happy", "lucky", "patience", "charity", "destiny", "trinity",
+                          "unity", "liberty", "justice", "harmony", "melody", "river", "rain", "storm", "star"))
+
+
+def _subject_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """A listed given name that does something ("Marco confirmed the transfer", "Olena will call
+    you", "Can Arjun get admin rights?"), even one the dictionary has as a rare word: never a
+    verb or a common word ("Bill", "Grace", "Hope"), a month, a place, a brand, nor a word the
+    corpus knows; never after an article or a possessive ("our Jasper will …")."""
+    for m in _SUBJECT.finditer(text):
+        g = 1 if m.group(1) else 2
+        word = m.group(g)
+        low, k = word.lower(), name_lexicon.key(word)
+        before = text[max(0, m.start(g) - 12) : m.start(g)].split()
+        if (not _given(word) or low in _NAME_VERBS or low in _NOT_NAMES or low in _PLACE_NAMES or k in _BRANDS
+                or low in _SEED_COMMON or k in name_lexicon.seed_words() or (known is not None and k in known)
+                or word.isupper() or (before and before[-1].lower() in (*_POSSESSIVE, "the", "a", "an", "this"))):
+            continue
+        yield Span(m.start(g), m.end(g), "person_name")
+
+
 def _lower_given(word: str, known: Collection[str] | None) -> bool:
     """A word written in lower case that is a listed given name and nothing else: no word of the
     dictionary in any form, no particle, stop, chat or common verb, unknown to the corpus."""
@@ -1146,7 +1176,7 @@ _THEIR_TRANSACTION = re.compile(
 )
 _REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|cost|came))", re.IGNORECASE)
 _POLICY = re.compile(r"(?i)\b(?:minimum|maximum|min|max|fee|fees|limit|limits|cost|costs|price|at least|up to|"
-                     r"more than|less than)\b")
+                     r"more than|less than|smaller than|larger than|greater than|below|above|exceeding|exceeds)\b")
 #: "€1,000 per day", "$50 a month", "5 BTC/day": a limit or a price, said of no one
 _PER_PERIOD = re.compile(r"(?i)\s*(?:per|a|an|each|every|/)\s*(?:day|week|month|year|transaction|withdrawal|deposit|"
                          r"request|user|seat|account)s?\b")
@@ -1548,7 +1578,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_known(text, known_names), *_derived_handles(text, known_names), *_references(text, known_words),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
-        *_lower_given_names(text, known_words),
+        *_lower_given_names(text, known_words), *_subject_names(text, known_words),
     ]
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
     # the winning kind first, then the longest span
