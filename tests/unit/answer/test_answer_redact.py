@@ -715,6 +715,11 @@ FOUND_WHOLE = [
     ("您好，我的提现还没有到账，金额是500 USDT。", "500 USDT", "amount"),
     ("お世話になります。0.3 BTCを出金しましたが、まだです。\n以上", "0.3 BTC", "amount"),
     ("지난주에 59,000원 결제했는데 환불 받고 싶습니다.", "59,000원", "amount"),
+    # a Japanese amount with its ten-thousands; a code before the number that is a word too
+    # (CAD); an Italian "I deposited"
+    ("昨日5万円を入金しましたが反映されません。", "5万円", "amount"),
+    ("CAD 1,200 went missing from my wallet.", "CAD 1,200", "amount"),
+    ("Ho depositato 2.000 USDT ieri.", "2.000 USDT", "amount"),
     # a payment handle with no domain
     ("UPI id rahul.verma@okhdfcbank, nothing credited", "rahul.verma@okhdfcbank", "username"),
     # twelve words after "recovery phrase", one of them off the BIP-39 list
@@ -867,6 +872,8 @@ KEPT = [
     # common words, verbs, months and places the name lists hold, doing something
     "Bill was sent twice. Grace period ends soon. Hope said nothing. May will be busy.",
     "Our Jasper will reply; the Ruby SDK can parse it.",
+    # an all-capitals writer's words before a number are no currency codes
+    "MY ORDER FAILED, I WILL TRY 3 TIMES MORE AND APT 4 IS MY FLAT, TOP 10 ISSUE",
     # a threshold in a policy sentence
     "Deposits smaller than 0.005 XMR are not credited automatically.",
     # a number after a cue for a seller is no handle

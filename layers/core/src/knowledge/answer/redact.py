@@ -1082,7 +1082,7 @@ _NOT_BEFORE = rf"(?<![^\W{_CJK}])(?<![.,])"
 _NOT_AFTER = rf"(?![^\W{_CJK}])"
 _AMOUNT = re.compile(
     rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{_SYMBOLS}]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
-    rf"|{_NOT_BEFORE}{_NUMBER}\s?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸|원|円|元|块|圓)"
+    rf"|{_NOT_BEFORE}{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸|원|円|元|块|圓|ドル|美元|欧元)"
     rf"{_NOT_AFTER}"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
     # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
@@ -1107,6 +1107,13 @@ _NOT_MONEY = frozenset((
 ))
 
 
+#: codes that are English words too, which an all-capitals writer puts before a number ("TRY 3
+#: TIMES", "TOP 10", "APT 4"): before a number they are no currency
+_CODE_WORDS = frozenset(("all", "top", "apt", "try", "cup", "pot", "amp", "imp", "mad", "near", "link", "dash",
+                         "burst", "tit", "rub", "bam", "pol", "ton", "neo", "koi", "yer", "gip", "lak", "sol",
+                         "dot", "atom", "iota", "doge", "pen", "op", "arb", "sui"))
+
+
 def _money_unit(unit: str, glued: bool) -> bool:
     """A unit after a number that names money: a currency's ISO 4217 code or a coin's ticker
     (Faker's lists), any other code of two to five capitals written apart from the number
@@ -1129,7 +1136,7 @@ def _amount_matches(text: str) -> Iterator[re.Match[str]]:
             continue
         code = m.group("code")
         if code is not None and code not in ("KSh", "Ksh", "RM", "Rp") and (
-                code.lower() not in name_lexicon.currency_codes() or _ordinary(code)):
+                code.lower() not in name_lexicon.currency_codes() or code.lower() in _CODE_WORDS):
             continue
         yield m
 
@@ -1153,7 +1160,7 @@ _PERSONAL = re.compile(
     r"reembolso|rimborso|rückerstattung|erstattung|terugbetaling|iade|возврат|"
     # the first person's payments in the languages above ("ödedim", "envié", "wysłałem")
     r"ödedim|gönderdim|yatırdım|çektim|envié|deposité|transferí|retiré|envoyé|gezahlt|eingezahlt|abgehoben|"
-    r"inviato|versato|prelevato|enviei|depositei|transferi|saquei|wpłaciłem|wpłaciłam|wysłałem|wysłałam|"
+    r"inviato|versato|prelevato|depositato|trasferito|ricevuto|enviei|depositei|transferi|saquei|wpłaciłem|wpłaciłam|wysłałem|wysłałam|"
     r"przelałem|przelałam|tôi|mình|số\s+dư)\b"
     # the same where words are not spaced: I, my, balance, refund in Chinese, Japanese, Korean
     r"|我|私|僕|余额|餘額|残高|退款|返金|내\s|제\s|저의|나의|잔액|잔고|환불"
