@@ -1,6 +1,7 @@
 """Recall and over-redaction of ticket redaction on a labelled corpus.
 
     python bench/answer_redact.py [--split tune|heldout|all] [--path FILE] [--show] [--packs DIR]
+    python bench/answer_redact.py --every   # every ticket file under bench/answer/, one line each
 
 ``bench/answer/tickets.txt`` holds tickets (a ``# title`` line, then ``C:``/``A:`` turns; a
 line with neither prefix continues the turn above, as a signature does) with every personal
@@ -24,6 +25,7 @@ import argparse
 import re
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from knowledge.analysis import stem
@@ -74,7 +76,8 @@ def pack_vocabulary(root: Path) -> Vocabulary:
 
 
 def measure(chosen: list[list[tuple[str, list[tuple[int, int, str]]]]], vocabulary: Vocabulary | None,
-            label: str, show: bool) -> None:
+            label: str, show: bool, quiet: bool = False) -> tuple[int, int, int, int]:
+    """Prints the figures (unless ``quiet``); returns (data found, labelled, words kept, words)."""
     labels = found = words = kept = spans_made = spans_right = 0
     per_kind: Counter[str] = Counter()
     per_kind_found: Counter[str] = Counter()
@@ -110,6 +113,8 @@ def measure(chosen: list[list[tuple[str, list[tuple[int, int, str]]]]], vocabula
                     over.append(m.group())
                 else:
                     kept += 1
+    if quiet:
+        return found, labels, kept, words
     print(f"{label}: {labels} labelled data, {words} other words")
     print(f"recall {found / labels:.4f} ({found}/{labels}); other words kept {kept / words:.4f} ({kept}/{words}); "
           f"precision {spans_right / max(spans_made, 1):.4f} ({spans_right}/{spans_made} redactions on a label)")
@@ -120,6 +125,7 @@ def measure(chosen: list[list[tuple[str, list[tuple[int, int, str]]]]], vocabula
         for kind, value in misses:
             print(f"  missed {kind}: {value!r}")
         print(f"  over-redacted words: {over}")
+    return found, labels, kept, words
 
 
 
@@ -129,13 +135,33 @@ def main() -> None:
     parser.add_argument("--show", action="store_true")
     parser.add_argument("--path", default=str(HERE / "answer" / "tickets.txt"))
     parser.add_argument("--packs", default=str(HERE.parent / "examples" / "packs"))
+    parser.add_argument("--every", action="store_true",
+                        help="one line per ticket file under bench/answer/ (all its tickets), and the total")
     args = parser.parse_args()
+    if args.every:
+        every(pack_vocabulary(Path(args.packs)))
+        return
     tickets = parse(Path(args.path))
     chosen = [t for i, t in enumerate(tickets)
               if args.split == "all" or (i % 2 == 0) == (args.split == "tune")]
     print(f"split {args.split}: {len(chosen)} tickets")
     measure(chosen, pack_vocabulary(Path(args.packs)), f"with the vocabulary of {args.packs}", args.show)
     measure(chosen, None, "reference, no vocabulary", False)
+
+
+def every(vocabulary: Vocabulary) -> None:
+    totals = [0] * 8
+    for path in sorted((HERE / "answer").glob("tickets*.txt")):
+        tickets = parse(path)
+        figures = (*measure(tickets, vocabulary, "", False, quiet=True), *measure(tickets, None, "", False, quiet=True))
+        totals = [a + b for a, b in zip(totals, figures, strict=True)]
+        _line(path.name, figures)
+    _line("all", totals)
+
+
+def _line(name: str, f: Sequence[int]) -> None:
+    print(f"{name:<26} recall {f[0] / f[1]:.4f} ({f[0]}/{f[1]}) kept {f[2] / f[3]:.4f}; "
+          f"reference, no vocabulary: recall {f[4] / f[5]:.4f} kept {f[6] / f[7]:.4f}")
 
 
 if __name__ == "__main__":

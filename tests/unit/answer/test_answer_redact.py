@@ -874,6 +874,8 @@ KEPT = [
     "Our Jasper will reply; the Ruby SDK can parse it.",
     # an all-capitals writer's words before a number are no currency codes
     "MY ORDER FAILED, I WILL TRY 3 TIMES MORE AND APT 4 IS MY FLAT, TOP 10 ISSUE",
+    # a country's name alone, which the name lists hold as a given name too
+    "Ireland",
     # a threshold in a policy sentence
     "Deposits smaller than 0.005 XMR are not credited automatically.",
     # a number after a cue for a seller is no handle

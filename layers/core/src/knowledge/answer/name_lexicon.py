@@ -90,6 +90,15 @@ def place_names() -> frozenset[str]:
 
 
 @functools.cache
+def country_names() -> frozenset[str]:
+    """The one-word names of countries in Faker's English country list ("ireland", "india",
+    "jordan"): alone, such a word is the country, though the name lists hold it too."""
+    from faker.providers.address.en import Provider
+
+    return frozenset(key(c) for c in Provider.countries if " " not in c.strip())
+
+
+@functools.cache
 def seed_words() -> frozenset[str]:
     """The 2,048 words of the BIP-39 English list (``mnemonic``, the reference implementation,
     MIT): twelve or more of them in a row are a wallet's recovery phrase."""

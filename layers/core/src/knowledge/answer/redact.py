@@ -467,8 +467,10 @@ def _lexicon_names(text: str) -> Iterator[Span]:
                                                       and plain[end + 1])
                                       or (_surname(words[end]) and words[end].lower() not in _NOT_NAMES)):
                 end += 1
-            # a name of one or two letters ("Le", "Li") is a word of some language more often
-            if end - start > 1 or len(words[start]) > 2:
+            # a name of one or two letters ("Le", "Li") is a word of some language more often; a
+            # country's name alone ("Ireland", "India") is the country
+            alone_country = end - start == 1 and name_lexicon.key(words[start]) in name_lexicon.country_names()
+            if (end - start > 1 or len(words[start]) > 2) and not alone_country:
                 yield Span(run[start].start(), run[end - 1].end(), "person_name")
             i = end
 
