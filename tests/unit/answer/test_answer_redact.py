@@ -720,6 +720,9 @@ FOUND_WHOLE = [
     ("昨日5万円を入金しましたが反映されません。", "5万円", "amount"),
     ("CAD 1,200 went missing from my wallet.", "CAD 1,200", "amount"),
     ("Ho depositato 2.000 USDT ieri.", "2.000 USDT", "amount"),
+    # a minus before the number; a Chinese name after a relation word
+    ("my balance is -12.50 USD after the chargeback", "-12.50 USD", "amount"),
+    ("我的朋友王小明说他已经付了。", "王小明", "person_name"),
     # a payment handle with no domain
     ("UPI id rahul.verma@okhdfcbank, nothing credited", "rahul.verma@okhdfcbank", "username"),
     # twelve words after "recovery phrase", one of them off the BIP-39 list
@@ -874,6 +877,9 @@ KEPT = [
     "Our Jasper will reply; the Ruby SDK can parse it.",
     # an all-capitals writer's words before a number are no currency codes
     "MY ORDER FAILED, I WILL TRY 3 TIMES MORE AND APT 4 IS MY FLAT, TOP 10 ISSUE",
+    # a range of prices; a relation word with no name after it
+    "It costs 5-10 USD per month.",
+    "我的朋友说没问题",
     # a country's name alone, which the name lists hold as a given name too
     "Ireland",
     # a threshold in a policy sentence

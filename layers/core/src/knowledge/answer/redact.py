@@ -677,6 +677,9 @@ def _context_names(text: str) -> Iterator[Span]:
 _HANGUL_WORD = re.compile(r"(?<![가-힣])[가-힣]{3,}")
 _HAN_SPACED = re.compile(r"(?<![\u4e00-\u9fff\u3040-\u30ff])([\u4e00-\u9fff]{1,3})[ \u3000]([\u4e00-\u9fff]{1,3})"
                          r"(?![\u4e00-\u9fff])")
+_HAN_RELATION = re.compile(
+    r"(?:朋友|同事|老公|老婆|丈夫|妻子|太太|儿子|女儿|兒子|女兒|父亲|母亲|爸爸|妈妈|媽媽|哥哥|姐姐|弟弟|妹妹|经理|經理|老板|"
+    r"老闆|同学|同學|客户|客戶|会计|會計)(?:叫|是)?\s*([\u4e00-\u9fff]{2,4})")
 _HAN_ALONE = re.compile(r"(?<![\u4e00-\u9fff\u3040-\u30ff])[\u4e00-\u9fff]{2,3}(?![\u4e00-\u9fff\u3040-\u30ff])")
 
 
@@ -695,6 +698,18 @@ def _cjk_names_alone(text: str) -> Iterator[Span]:
         if _surname(m.group(1)):
             yield Span(m.start(), m.end(), "person_name")
     chars = name_lexicon.han_given_characters()
+    for m in _HAN_RELATION.finditer(text):
+        # "我的朋友王小明说": after a relation, a listed family name and given-name characters
+        run = m.group(1)
+        for cut in (2, 1):
+            if _surname(run[:cut]):
+                rest = run[cut:]
+                n = 0
+                while n < min(2, len(rest)) and rest[n] in chars:
+                    n += 1
+                if n:
+                    yield Span(m.start(1), m.start(1) + cut + n, "person_name")
+                break
     for m in _HAN_ALONE.finditer(text):
         word = m.group()
         # two characters make many words ("黄金", "海洋"): alone they must be a line of their own
@@ -1084,12 +1099,12 @@ _NOT_BEFORE = rf"(?<![^\W{_CJK}])(?<![.,])"
 _NOT_AFTER = rf"(?![^\W{_CJK}])"
 _AMOUNT = re.compile(
     rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{_SYMBOLS}]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
-    rf"|{_NOT_BEFORE}{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸|원|円|元|块|圓|ドル|美元|欧元)"
+    rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸|원|円|元|块|圓|ドル|美元|欧元)"
     rf"{_NOT_AFTER}"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
     # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
     # (``_money_unit`` decides which units are money)
-    rf"|{_NOT_BEFORE}{_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{{2,8}})"
+    rf"|{_NOT_BEFORE}-?{_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{{2,8}})"
     rf"{_NOT_AFTER}"
     # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000")
     r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?\d(?:[\d,.'\u00a0\u202f ]*\d)?(?![\d])"
