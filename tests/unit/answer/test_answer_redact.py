@@ -720,6 +720,8 @@ FOUND_WHOLE = [
     ("昨日5万円を入金しましたが反映されません。", "5万円", "amount"),
     ("CAD 1,200 went missing from my wallet.", "CAD 1,200", "amount"),
     ("Ho depositato 2.000 USDT ieri.", "2.000 USDT", "amount"),
+    # a German relative or colleague before a name is no part of it
+    ("Mein Kollege Stefan hat das Passwort geändert.", "Stefan", "person_name"),
     # a minus before the number; a Chinese name after a relation word
     ("my balance is -12.50 USD after the chargeback", "-12.50 USD", "amount"),
     ("我的朋友王小明说他已经付了。", "王小明", "person_name"),

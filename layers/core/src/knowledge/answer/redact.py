@@ -255,6 +255,9 @@ _NOT_NAMES = frozenset((
     "hiya", "howdy", "heya", "yo", "chào", "xin", "cảm", "ơn", "tamam", "evet", "hayır", "teşekkürler", "selam",
     "salam", "shalom", "sawubona", "habari", "jambo", "cześć", "zdravo", "sveiki", "labas", "adım", "adim",
     "benim", "vale", "genau", "klar", "okey", "dacă", "bună", "salve", "tere", "hoi", "doei", "groetjes",
+    # relatives and colleagues, which German capitalises before a name ("Mein Kollege Stefan")
+    "kollege", "kollegin", "bruder", "schwester", "sohn", "tochter", "mutter", "vater", "freund", "freundin",
+    "chefin", "ehemann", "ehefrau", "partnerin", "kunde", "kundin", "nachbar", "nachbarin", "collega", "collègue",
     "irish", "german", "bonsoir", "buenas", "buongiorno", "buonasera", "gentile", "caro", "cara", "oi", "beste",
     "geachte", "hei", "moi", "szia", "ahoj", "witam", "bedankt", "takk", "spasibo", "liebe", "lieber", "liebes",
     "sehr", "geehrte", "geehrter", "grüße", "saludos", "atentamente", "cordialement", "greetings", "mister",
