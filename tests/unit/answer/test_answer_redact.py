@@ -722,6 +722,10 @@ FOUND_WHOLE = [
     ("Ho depositato 2.000 USDT ieri.", "2.000 USDT", "amount"),
     # a German relative or colleague before a name is no part of it
     ("Mein Kollege Stefan hat das Passwort geändert.", "Stefan", "person_name"),
+    # a 2FA backup or one-time code; a year of birth
+    ("my 2FA backup code is 8241-9930", "8241-9930", "secret"),
+    ("OTP: 552 019 please", "552 019", "secret"),
+    ("I'm 34, born 1990.", "1990", "date_of_birth"),
     # a minus before the number; a Chinese name after a relation word
     ("my balance is -12.50 USD after the chargeback", "-12.50 USD", "amount"),
     ("我的朋友王小明说他已经付了。", "王小明", "person_name"),
@@ -879,6 +883,8 @@ KEPT = [
     "Our Jasper will reply; the Ruby SDK can parse it.",
     # an all-capitals writer's words before a number are no currency codes
     "MY ORDER FAILED, I WILL TRY 3 TIMES MORE AND APT 4 IS MY FLAT, TOP 10 ISSUE",
+    # the words for one-time codes with no code after them
+    "Your verification code expires in 10 minutes; recovery codes are 8 characters long.",
     # a range of prices; a relation word with no name after it
     "It costs 5-10 USD per month.",
     "我的朋友说没问题",

@@ -96,6 +96,12 @@ _BEARER = re.compile(
     r"(?i)(?<![a-z])(?:bearer|token|password|passwd|pwd|pw|pass|secret|passcode|pin|passwort|kennwort|contraseña|"
     r"mot\s+de\s+passe|senha|hasło|wachtwoord|parola|lösenord|adgangskode)\b\s*"
     r"(?:is\s+|ist\s+|es\s+|est\s+|é\s+|to\s+|[:=]\s*)?([^\s,;]{8,})")
+#: a code that opens an account: a 2FA backup code, a recovery or one-time code ("my backup code is
+#: 8241-9930", "OTP: 552 019")
+_ACCESS_CODE = re.compile(
+    r"(?i:\b(?:backup|recovery|2fa|mfa|otp|one[- ]time|verification|login|auth(?:entication)?|sms)\s+"
+    r"(?:codes?|pins?)\b|\botp\b)\s*(?:is|are|was|:|=)?\s*"
+    r"((?=[A-Za-z0-9]{0,9}\d)[A-Za-z0-9]{3,10}(?:[ -](?=[A-Za-z0-9]{0,9}\d)[A-Za-z0-9]{3,10}){0,3})(?![\w-])")
 #: the security code and expiry printed on a card ("CVV 381", "exp 09/27")
 _CARD_CODE = re.compile(
     r"(?i:\b(?:cvv2?|cvc2?|csc|cid|security\s+code|card\s+code|prüfnummer|código\s+de\s+seguridad|cryptogramme)"
@@ -744,7 +750,7 @@ _BIRTH = re.compile(
     r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
     r"urodzon[ya]|data\s+de\s+nascimento|nascid[oa]|geboortedatum|geboren\s+op|fødselsdato|födelsedatum|"
     r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({_DATE})"
-    r"|(?i:\bborn\s+in\s+)((?:19|20)\d{2})\b"
+    r"|(?i:\bborn\s+(?:in\s+)?)((?:19|20)\d{2})\b(?![/.-]\d)"
     r"|(?:生年月日|出生日期|生日|생년월일)\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
 _DATE_ALONE = re.compile(rf"(?<![\w/.-])(?:{_DATE})(?![\w/-])")
@@ -1296,6 +1302,9 @@ def _seed_phrases(text: str) -> Iterator[Span]:
 def _card_codes(text: str) -> Iterator[Span]:
     for m in _CARD_CODE.finditer(text):
         yield Span(m.start(1), m.end(1), "secret")
+    for m in _ACCESS_CODE.finditer(text):
+        if sum(c.isdigit() for c in m.group(1)) >= 4:
+            yield Span(m.start(1), m.end(1), "secret")
     for m in _CARD_EXPIRY.finditer(text):
         yield Span(m.start(1), m.end(1), "card")
 
