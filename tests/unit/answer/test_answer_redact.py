@@ -883,6 +883,8 @@ KEPT = [
     "Our Jasper will reply; the Ruby SDK can parse it.",
     # an all-capitals writer's words before a number are no currency codes
     "MY ORDER FAILED, I WILL TRY 3 TIMES MORE AND APT 4 IS MY FLAT, TOP 10 ISSUE",
+    # a coin's name; "password" in a compound word
+    "Can I stake Cardano or Tezos with you? How do I password-protect one tag?",
     # the words for one-time codes with no code after them
     "Your verification code expires in 10 minutes; recovery codes are 8 characters long.",
     # a range of prices; a relation word with no name after it

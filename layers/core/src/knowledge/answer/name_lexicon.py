@@ -129,3 +129,15 @@ def han_given_characters() -> frozenset[str]:
         for attr in ("first_names", "first_names_male", "first_names_female"):
             out.update(c for name in getattr(provider, attr, ()) for c in name if "\u4e00" <= c <= "\u9fff")
     return frozenset(out)
+
+
+@functools.cache
+def coin_names() -> frozenset[str]:
+    """The one-word names of the coins in Faker's list and of the chains tickets name most
+    ("cardano", "monero", "tezos"): a capitalised coin is no one's name."""
+    import faker.providers.currency as currency
+
+    names = {key(name) for _, name in currency.Provider.cryptocurrencies if " " not in name.strip()}
+    return frozenset(names | {"tezos", "polkadot", "cosmos", "avalanche", "algorand", "stellar", "cardano",
+                              "monero", "litecoin", "dogecoin", "ripple", "chainlink", "filecoin", "tron",
+                              "hedera", "aptos", "arbitrum", "optimism", "kusama", "near", "celestia"})

@@ -94,7 +94,7 @@ _SECRET_PREFIXED = re.compile(
 )
 _BEARER = re.compile(
     r"(?i)(?<![a-z])(?:bearer|token|password|passwd|pwd|pw|pass|secret|passcode|pin|passwort|kennwort|contraseña|"
-    r"mot\s+de\s+passe|senha|hasło|wachtwoord|parola|lösenord|adgangskode)\b\s*"
+    r"mot\s+de\s+passe|senha|hasło|wachtwoord|parola|lösenord|adgangskode)\b(?![-‐])\s*"
     r"(?:is\s+|ist\s+|es\s+|est\s+|é\s+|to\s+|[:=]\s*)?([^\s,;]{8,})")
 #: a code that opens an account: a 2FA backup code, a recovery or one-time code ("my backup code is
 #: 8241-9930", "OTP: 552 019")
@@ -1656,8 +1656,8 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
     if not words or not all(w[:1].isupper() for w in words):
         return False
     keys = [name_lexicon.key(w) for w in words]
-    if any(k in _BRANDS for k in keys):
-        return True
+    if any(k in _BRANDS or k in name_lexicon.coin_names() for k in keys):
+        return True  # a brand, a coin ("Cardano", "Tezos")
     unlisted = [not (_given(w) or _surname(w)) for w in words]
     if all(unlisted) and all((known is not None and k in known) or _INNER_CAPITAL.match(w)
                              for w, k in zip(words, keys, strict=True)):
