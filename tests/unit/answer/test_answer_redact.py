@@ -761,6 +761,7 @@ FOUND_WHOLE = [
     ("Marco confirmed the transfer yesterday.", "Marco", "person_name"),
     ("Can Arjun get admin rights too?", "Arjun", "person_name"),
     ("Olena will call you tomorrow.", "Olena", "person_name"),
+    ("I can see Arjun's first trade was today.", "Arjun", "person_name"),
     # a given name and a family name in lower case
     ('my account says "jon smyth" on the page', "jon smyth", "person_name"),
     # a Dutch street with its floor
@@ -892,6 +893,8 @@ KEPT = [
     "我的朋友说没问题",
     # a country's name alone, which the name lists hold as a given name too
     "Ireland",
+    # possessives of brands, days, common words and things
+    "Apple's new policy and Monday's batch; Grace's idea, the company's plan, Chase's card, Ledger's app.",
     # a threshold in a policy sentence
     "Deposits smaller than 0.005 XMR are not credited automatically.",
     # a number after a cue for a seller is no handle

@@ -505,7 +505,7 @@ _LOWER_CUE = re.compile(
     r"signed|soy|ich\s+bin|je\s+suis)"
     r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
 )
-_POSSESSIVE_NAME = re.compile(rf"(?<![\w'’-])([{_UPPER}][^\W\d_]+)['’]s\b")
+_POSSESSIVE_NAME = re.compile(rf"(?<![\w'’-])([{_UPPER}][^\W\d_]+)['’]s\b()")
 #: verbs that follow a name as often as a family name does ("tanya said"), some of which the
 #: name lists hold as family names
 _COMMON_VERBS = frozenset(("said", "says", "told", "asked", "called", "wrote", "sent", "paid", "gave", "took",
@@ -634,12 +634,6 @@ def _context_names(text: str) -> Iterator[Span]:
         if (above and above[-1] in ".!?," and _given(signed[0]) and signed[0].lower() not in _NOT_NAMES and rest
                 and not any(w.isupper() or _ordinary_form(w) or w.lower() in _NOT_NAMES or w.lower() in _COMPANY_WORDS
                             for w in rest)):
-            yield Span(m.start(1), m.end(1), "person_name")
-    for m in _POSSESSIVE_NAME.finditer(text):
-        # "I used Kevin's card": a listed given name that is no word, before its possessive
-        word = m.group(1)
-        if _given(word) and not _ordinary(word) and word.lower() not in _NOT_NAMES \
-                and name_lexicon.key(word) not in _BRANDS:
             yield Span(m.start(1), m.end(1), "person_name")
     for m in _LOWER_PAIR.finditer(text):
         # a given name and a family name in lower case ("my account says jon smyth"): the first no
@@ -917,19 +911,22 @@ _SEED_COMMON = frozenset(("grace", "hope", "faith", "joy", "dawn", "summer", "au
 
 def _subject_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
     """A listed given name that does something ("Marco confirmed the transfer", "Olena will call
-    you", "Can Arjun get admin rights?"), even one the dictionary has as a rare word: never a
+    you", "Can Arjun get admin rights?") or owns something ("Arjun's trade"), even one the
+    dictionary has as a rare word: never a
     verb or a common word ("Bill", "Grace", "Hope"), a month, a place, a brand, nor a word the
     corpus knows; never after an article or a possessive ("our Jasper will …")."""
-    for m in _SUBJECT.finditer(text):
-        g = 1 if m.group(1) else 2
-        word = m.group(g)
-        low, k = word.lower(), name_lexicon.key(word)
-        before = text[max(0, m.start(g) - 12) : m.start(g)].split()
-        if (not _given(word) or low in _NAME_VERBS or low in _NOT_NAMES or low in _PLACE_NAMES or k in _BRANDS
-                or low in _SEED_COMMON or k in name_lexicon.seed_words() or (known is not None and k in known)
-                or word.isupper() or (before and before[-1].lower() in (*_POSSESSIVE, "the", "a", "an", "this"))):
-            continue
-        yield Span(m.start(g), m.end(g), "person_name")
+    for pattern in (_SUBJECT, _POSSESSIVE_NAME):
+        for m in pattern.finditer(text):
+            g = 1 if m.group(1) else 2
+            word = m.group(g)
+            low, k = word.lower(), name_lexicon.key(word)
+            before = text[max(0, m.start(g) - 12) : m.start(g)].split()
+            if (not _given(word) or low in _NAME_VERBS or low in _NOT_NAMES or low in _PLACE_NAMES or k in _BRANDS
+                    or k in name_lexicon.coin_names() or low in _SEED_COMMON or k in name_lexicon.seed_words()
+                    or (known is not None and k in known) or word.isupper()
+                    or (before and before[-1].lower() in (*_POSSESSIVE, "the", "a", "an", "this"))):
+                continue
+            yield Span(m.start(g), m.end(g), "person_name")
 
 
 def _lower_given(word: str, known: Collection[str] | None) -> bool:
