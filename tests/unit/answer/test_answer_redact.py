@@ -762,6 +762,8 @@ FOUND_WHOLE = [
     ("Can Arjun get admin rights too?", "Arjun", "person_name"),
     ("Olena will call you tomorrow.", "Olena", "person_name"),
     ("I can see Arjun's first trade was today.", "Arjun", "person_name"),
+    # a user name of a listed given and family name
+    ("Requested by: ines.garcia", "ines.garcia", "username"),
     # a given name and a family name in lower case
     ('my account says "jon smyth" on the page', "jon smyth", "person_name"),
     # a Dutch street with its floor
@@ -893,6 +895,8 @@ KEPT = [
     "我的朋友说没问题",
     # a country's name alone, which the name lists hold as a given name too
     "Ireland",
+    # files, hosts and settings joined by a dot, an underscore or a dash
+    "Open notes.txt and config.yaml on mail.example, then max_size and user.name and file-name.",
     # possessives of brands, days, common words and things
     "Apple's new policy and Monday's batch; Grace's idea, the company's plan, Chase's card, Ledger's app.",
     # a threshold in a policy sentence
@@ -938,3 +942,10 @@ def test_a_known_name_that_is_a_place_stays_after_a_place_word() -> None:
 def test_a_given_name_after_a_verb_of_using_is_still_a_name() -> None:
     (result,) = redact_ticket(["I used Kevin's card by mistake."], vocabulary=_pack_words("card"))
     assert result.text == "I used [person_name]'s card by mistake."
+
+
+def test_a_given_name_joined_to_a_name_by_and_is_one_too() -> None:
+    (result,) = redact_ticket(["Both Tomasz and Aiko lost access after the update."])
+    assert result.text == "Both [person_name] and [person_name] lost access after the update."
+    (result,) = redact_ticket(["Kevin and Monday, Kevin and Berlin."])
+    assert result.text == "[person_name] and Monday, [person_name] and Berlin."

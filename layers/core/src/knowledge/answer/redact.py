@@ -1540,6 +1540,12 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
 _HANDLE_TOKEN = re.compile(r"(?<![\w@.+-])[A-Za-z][A-Za-z0-9._-]{3,40}(?<![._-])(?![\w@]|[.-]\w)")
 
 
+_NAME_HANDLE = re.compile(r"(?<![\w@./-])([a-z]{3,20})[._-]([a-z]{3,20})\d{0,4}(?![\w@/-]|\.\w)")
+_FILE_OR_HOST = frozenset(("com", "net", "org", "io", "dev", "app", "example", "local", "internal", "yaml", "yml",
+                           "json", "txt", "log", "csv", "pdf", "png", "jpg", "jpeg", "gif", "exe", "zip", "html",
+                           "htm", "xml", "conf", "cfg", "ini", "env", "py", "js", "ts", "md", "sql", "tar", "gz"))
+
+
 def _derived_handles(text: str, names: Collection[str]) -> Iterator[Span]:
     """A user name built from a name found in the ticket ("Tomasz Zieliński (tzielinski)",
     "j.smith", "anna_kowalska92"): a given name or its initial joined to a family name, in
@@ -1558,6 +1564,17 @@ def _derived_handles(text: str, names: Collection[str]) -> Iterator[Span]:
     for m in _HANDLE_TOKEN.finditer(text):
         token = _folded(m.group()).lower().rstrip("0123456789")
         if token in built:
+            yield Span(m.start(), m.end(), "username")
+
+
+def _name_handles(text: str) -> Iterator[Span]:
+    """A user name of a listed given name and a listed family name joined by a dot, an underscore
+    or a dash ("ines.garcia", "tom_okafor"), one of them no dictionary word; never a file or a
+    host ("notes.txt", "mail.example")."""
+    for m in _NAME_HANDLE.finditer(text):
+        first, second = m.group(1), m.group(2)
+        if (_given(first) and _surname(second) and not (_ordinary(first) and _ordinary(second))
+                and second.lower() not in _FILE_OR_HOST and first.lower() not in _NOT_NAMES):
             yield Span(m.start(), m.end(), "username")
 
 
@@ -1608,7 +1625,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_cards(text),
         *_accounts(text), *_id_documents(text), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
-        *_known(text, known_names), *_derived_handles(text, known_names), *_references(text, known_words),
+        *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
+        *_references(text, known_words),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
         *_lower_given_names(text, known_words), *_subject_names(text, known_words),
@@ -1623,7 +1641,34 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         elif span.kind == "street_address":
             # an address holding a phone or a customer number keeps the parts around it
             taken.extend(_uncovered(text, span, taken))
+    taken.extend(_joined_names(text, taken, known_words))
     return sorted(taken, key=lambda s: s.start)
+
+
+_JOINED_BEFORE = re.compile(rf"(?<![\w'’-])({_NAME_WORD})[ \t]*(?:,[ \t]*|[ \t]+(?:and|or|&|und|et|y|e|i)[ \t]+)\Z")
+_JOINED_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|[ \t]+(?:and|or|&|und|et|y|e|i)[ \t]+)({_NAME_WORD})(?![\w'’-])")
+
+
+def _joined_names(text: str, taken: Sequence[Span], known: Collection[str] | None) -> list[Span]:
+    """A listed given name joined to a name found by "and", "or" or a comma ("Both Ken and
+    Aiko", "Aiko and Ken"): the same guards as a name that does something."""
+    out: list[Span] = []
+    for span in [t for t in taken if t.kind == "person_name"]:
+        candidates = []
+        if m := _JOINED_BEFORE.search(text, max(0, span.start - 40), span.start):
+            candidates.append((m.start(1), m.end(1)))
+        if m := _JOINED_AFTER.match(text, span.end):
+            candidates.append((m.start(1), m.end(1)))
+        for a, b in candidates:
+            word = text[a:b]
+            low, k = word.lower(), name_lexicon.key(word)
+            if (not _given(word) or low in _NAME_VERBS or low in _NOT_NAMES or low in _PLACE_NAMES or k in _BRANDS
+                    or k in name_lexicon.place_names() or k in name_lexicon.coin_names() or low in _SEED_COMMON
+                    or (known is not None and k in known) or word.isupper()
+                    or any(a < t.end and b > t.start for t in (*taken, *out))):
+                continue
+            out.append(Span(a, b, "person_name"))
+    return out
 
 
 #: a job title and a comma or "at" before a company's name ("Office Manager, Brightline Dental")
