@@ -27,6 +27,7 @@ SHAPES = {
     "flat and building": "Flat 1, Ab Cd, ",
     "ticker amounts": "my 1 000 ABC ", "lower-case name pairs": "jon smyth ", "spaced kanji": "佐藤 健 ",
     "payment handles": "ab.cd@ef ", "dates after a birth cue": "born 1991-07-22 ",
+    "names joined by and": "Kevin and Aiko, ", "name handles": "ines.garcia ", "possessive names": "Arjun's ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")

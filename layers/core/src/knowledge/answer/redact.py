@@ -1635,12 +1635,16 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
     taken: list[Span] = []
+    covered = bytearray(len(text) + 1)  # the characters a taken span holds: a text of many spans stays linear
     for span in found:
-        if all(span.end <= t.start or span.start >= t.end for t in taken):
+        if not any(covered[span.start : span.end]):
             taken.append(span if span.kind != _GENERIC_SECRET else Span(span.start, span.end, "secret"))
+            covered[span.start : span.end] = b"\x01" * (span.end - span.start)
         elif span.kind == "street_address":
             # an address holding a phone or a customer number keeps the parts around it
-            taken.extend(_uncovered(text, span, taken))
+            for part in _uncovered(text, span, taken):
+                taken.append(part)
+                covered[part.start : part.end] = b"\x01" * (part.end - part.start)
     taken.extend(_joined_names(text, taken, known_words))
     return sorted(taken, key=lambda s: s.start)
 
@@ -1653,6 +1657,9 @@ def _joined_names(text: str, taken: Sequence[Span], known: Collection[str] | Non
     """A listed given name joined to a name found by "and", "or" or a comma ("Both Ken and
     Aiko", "Aiko and Ken"): the same guards as a name that does something."""
     out: list[Span] = []
+    covered = bytearray(len(text) + 1)
+    for t in taken:
+        covered[t.start : t.end] = b"\x01" * (t.end - t.start)
     for span in [t for t in taken if t.kind == "person_name"]:
         candidates = []
         if m := _JOINED_BEFORE.search(text, max(0, span.start - 40), span.start):
@@ -1665,9 +1672,10 @@ def _joined_names(text: str, taken: Sequence[Span], known: Collection[str] | Non
             if (not _given(word) or low in _NAME_VERBS or low in _NOT_NAMES or low in _PLACE_NAMES or k in _BRANDS
                     or k in name_lexicon.place_names() or k in name_lexicon.coin_names() or low in _SEED_COMMON
                     or (known is not None and k in known) or word.isupper()
-                    or any(a < t.end and b > t.start for t in (*taken, *out))):
+                    or any(covered[a:b])):
                 continue
             out.append(Span(a, b, "person_name"))
+            covered[a:b] = b"\x01" * (b - a)
     return out
 
 
