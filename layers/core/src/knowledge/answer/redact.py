@@ -903,10 +903,13 @@ _SUBJECT = re.compile(
     r"mentioned|approved|signed|will|would|can|could|needs|wants|tried|lost|paid|joined|left|received|forgot|"
     r"changed|deposited|withdrew|transferred|shared|added|invited|promised|explained|already|still|just)\b)"
     rf"|\b(?:Can|Could|Will|Would|Does|Did|Should|Has|Is)[ \t]+({_NAME_WORD})[ \t]+(?=[a-z])")
-_SEED_COMMON = frozenset(("grace", "hope", "faith", "joy", "dawn", "summer", "autumn", "ruby", "jade", "amber",
-                          "crystal", "pearl", "iris", "violet", "lily", "holly", "ivy", "sky", "rose", "daisy",
-                          "angel", "honey", "sunny", "happy", "lucky", "patience", "charity", "destiny", "trinity",
-                          "unity", "liberty", "justice", "harmony", "melody", "river", "rain", "storm", "star"))
+#: given names that are common English words, which open a sentence as that word as often ("Hope
+#: this helps", "Grace period ends"); the BIP-39 list's 2,048 common words are read the same way
+_COMMON_WORD_NAMES = frozenset((
+    "grace", "hope", "faith", "joy", "dawn", "summer", "autumn", "ruby", "jade", "amber", "crystal", "pearl", "iris",
+    "violet", "lily", "holly", "ivy", "sky", "rose", "daisy", "angel", "honey", "sunny", "happy", "lucky",
+    "patience", "charity", "destiny", "trinity", "unity", "liberty", "justice", "harmony", "melody", "river", "rain",
+    "storm", "star"))
 
 
 def _subject_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
@@ -922,7 +925,7 @@ def _subject_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
             low, k = word.lower(), name_lexicon.key(word)
             before = text[max(0, m.start(g) - 12) : m.start(g)].split()
             if (not _given(word) or low in _NAME_VERBS or low in _NOT_NAMES or low in _PLACE_NAMES or k in _BRANDS
-                    or k in name_lexicon.coin_names() or low in _SEED_COMMON or k in name_lexicon.seed_words()
+                    or k in name_lexicon.coin_names() or low in _COMMON_WORD_NAMES or k in name_lexicon.seed_words()
                     or (known is not None and k in known) or word.isupper()
                     or (before and before[-1].lower() in (*_POSSESSIVE, "the", "a", "an", "this"))):
                 continue
@@ -1670,7 +1673,7 @@ def _joined_names(text: str, taken: Sequence[Span], known: Collection[str] | Non
             word = text[a:b]
             low, k = word.lower(), name_lexicon.key(word)
             if (not _given(word) or low in _NAME_VERBS or low in _NOT_NAMES or low in _PLACE_NAMES or k in _BRANDS
-                    or k in name_lexicon.place_names() or k in name_lexicon.coin_names() or low in _SEED_COMMON
+                    or k in name_lexicon.place_names() or k in name_lexicon.coin_names() or low in _COMMON_WORD_NAMES
                     or (known is not None and k in known) or word.isupper()
                     or any(covered[a:b])):
                 continue
