@@ -202,12 +202,18 @@ def lexical_query(text: str, filters: list[dict[str, Any]], limit: int) -> dict[
     The question is expanded like the passages (identifiers whole and in parts), then its
     words are de-duplicated (lower-cased), as the embedded index does with its terms: a word
     repeated in a question does not weigh more, and a long question produces fewer boolean
-    clauses."""
-    words = " ".join(dict.fromkeys(analysis.expand(text).lower().split()))
+    clauses. Its everyday English words are asked in a second clause at
+    :data:`knowledge.analysis.COMMON_WEIGHT` (:func:`knowledge.analysis.weighted_words`), as the
+    embedded index weighs them; a passage matches when it holds any word of either."""
+    full, common = analysis.weighted_words(text)
+    match: dict[str, Any] = {"match": {"body": {"query": " ".join(full)}}}  # no word: matches nothing
+    if common:
+        weak = {"match": {"body": {"query": " ".join(common), "boost": analysis.COMMON_WEIGHT}}}
+        match = {"bool": {"should": [match, weak] if full else [weak]}}
     return {
         "size": limit,
         "_source": SOURCE_FILTER,
-        "query": {"bool": {"must": [{"match": {"body": {"query": words}}}], "filter": filters}},
+        "query": {"bool": {"must": [match], "filter": filters}},
     }
 
 
