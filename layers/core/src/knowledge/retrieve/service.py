@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .. import analysis
 from ..errors import Code, Conflict, InvalidInput, KnowledgeError, NotFound
 from ..model import (
     AUDIENCE_VISIBILITY,
@@ -576,7 +577,9 @@ def _components(
     top = excerpts[0]
     doc_scores = [(h.ref.doc_key, h.score) for h in lexical]
     lexical_scores = [h.score for h in lexical]
-    strength = conf.strength(lexical[0].score if lexical else None, query_terms, idf)
+    # the most the known terms could score, at the weights the search gave them (analysis.weight)
+    weighed = {t: v * analysis.weight(t) if v is not None else None for t, v in idf.items()}
+    strength = conf.strength(lexical[0].score if lexical else None, query_terms, weighed)
     unseen = conf.unseen(query_terms, idf, rarest)
     nearness = conf.nearness(top["signals"].get("semanticScore"), [h.score for h in semantic])
     return conf.Components(
