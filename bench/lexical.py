@@ -42,7 +42,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "layers" / "core" / "src"))
 
-from knowledge import analysis  # noqa: E402
 from knowledge.adapters.local.tantivy_index import ANALYZER, build_analyzer  # noqa: E402
 from knowledge.model import BotSettings  # noqa: E402
 from knowledge.refresh import rescue_build  # noqa: E402
@@ -210,9 +209,6 @@ def bench_tantivy(passages: list[str], workdir: Path) -> tuple[dict, object]:
     sb.add_text_field("text", stored=True, tokenizer_name=ANALYZER)
     schema = sb.build()
     analyzer = build_analyzer()
-    # the question's terms as a plain English search asks them: without the stop words the
-    # index holds (kb asks for those too, at analysis.STOP_WEIGHT, and weighs everyday words)
-    question = analysis.tantivy_analyzer(stop=True)
     (workdir / "raw-tantivy").mkdir()
     index = tantivy.Index(schema, path=str(workdir / "raw-tantivy"))
     index.register_tokenizer(ANALYZER, analyzer)
@@ -230,7 +226,7 @@ def bench_tantivy(passages: list[str], workdir: Path) -> tuple[dict, object]:
     searcher = index.searcher()
 
     def ask(q: str) -> None:
-        terms = list(dict.fromkeys(question.analyze(q)))
+        terms = list(dict.fromkeys(analyzer.analyze(q)))
         if not terms:
             return
         query = tantivy.Query.boolean_query(

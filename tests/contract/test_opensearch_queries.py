@@ -40,7 +40,7 @@ from knowledge.adapters.aws.search_http import (
     SearchNotFound,
     SearchUnreachable,
 )
-from knowledge.adapters.local.tantivy_index import TantivySearchIndex
+from knowledge.adapters.local.tantivy_index import TantivySearchIndex, build_analyzer
 from knowledge.errors import BackendError, Code
 from knowledge.model import Passage, PassageRef
 
@@ -94,23 +94,15 @@ def test_lexical_query_filters_without_scoring_and_dedupes_words():
     body = lexical_query("Fees fees AND limits", filters, 50)
     assert body["size"] == 50
     assert body["query"]["bool"]["filter"] == filters
-    assert body["query"]["bool"]["must"] == [{"bool": {"should": [  # "fees" once; a stop word barely weighs
-        {"match": {"body": {"query": "fees limits"}}},
-        {"match": {"body": {"query": "and", "boost": analysis.STOP_WEIGHT}}}]}}]
+    assert body["query"]["bool"]["must"] == [{"match": {"body": {"query": "fees limits"}}}]
     # identifiers are expanded like the indexed text: whole and in parts; everyday words ("set",
     # "start", "send") are asked apart, at the weight the embedded index gives their terms
     body = lexical_query("Set startWithVideoMuted or SEND_ENDPOINT", filters, 50)
     assert body["query"]["bool"]["must"] == [{"bool": {"should": [
         {"match": {"body": {"query": "startwithvideomuted video muted endpoint sendendpoint"}}},
-        {"match": {"body": {"query": "set start send", "boost": analysis.COMMON_WEIGHT}}},
-        {"match": {"body": {"query": "with or", "boost": analysis.STOP_WEIGHT}}}]}}]
+        {"match": {"body": {"query": "set start send", "boost": analysis.COMMON_WEIGHT}}}]}}]
     only = lexical_query("get it back", filters, 50)["query"]["bool"]["must"]
-    assert only == [{"bool": {"should": [
-        {"match": {"body": {"query": "get back", "boost": analysis.COMMON_WEIGHT}}},
-        {"match": {"body": {"query": "it", "boost": analysis.STOP_WEIGHT}}}]}}]
-    # stop words alone are not searched: nothing matches
-    stops_only = lexical_query("how can I do it", filters, 50)["query"]["bool"]["must"]
-    assert stops_only == [{"match": {"body": {"query": ""}}}]
+    assert only == [{"bool": {"should": [{"match": {"body": {"query": "get back", "boost": analysis.COMMON_WEIGHT}}}]}}]
     assert "post_filter" not in body
 
 
@@ -185,10 +177,10 @@ def test_index_body_mapping():
 def test_indexes_are_created_behind_aliases_and_writes_routed_by_bot(index, search_client, index_prefix):
     index.write("b1", [passage("c", "customer words"), passage("o", "operator words", vis="operator")])
     aliases = search_client.indices.get_alias(name=f"{index_prefix}-*")
-    assert aliases == {f"{index_prefix}-customer-v3": {"aliases": {f"{index_prefix}-customer": {}}},
-                       f"{index_prefix}-operator-v3": {"aliases": {f"{index_prefix}-operator": {}}}}
+    assert aliases == {f"{index_prefix}-customer-v2": {"aliases": {f"{index_prefix}-customer": {}}},
+                       f"{index_prefix}-operator-v2": {"aliases": {f"{index_prefix}-operator": {}}}}
     mapping = search_client.indices.get_mapping(index=f"{index_prefix}-customer")
-    vector = mapping[f"{index_prefix}-customer-v3"]["mappings"]["properties"]["vector"]
+    vector = mapping[f"{index_prefix}-customer-v2"]["mappings"]["properties"]["vector"]
     assert (vector["dimension"], vector["method"]["space_type"]) == (4, "cosinesimil")
     found = search_client.search(index=f"{index_prefix}-customer", body={"query": {"match_all": {}}})
     assert [(h["_source"]["id"], h["_routing"]) for h in found["hits"]["hits"]] == [("c", "b1")]
@@ -263,11 +255,10 @@ ANALYSED = [
 @pytest.mark.parametrize("text", ANALYSED)
 def test_both_engines_analyse_alike(index, text):
     # one definition: the server's analyser, the embedded index's and the Python one agree
-    question = analysis.tantivy_analyzer(stop=True)
-    assert index.analyze(text) == analysis.terms(text) == list(question.analyze(analysis.expand(text)))
+    assert index.analyze(text) == analysis.terms(text) == list(build_analyzer().analyze(analysis.expand(text)))
 
 
-def test_lexical_search_matches_stems_identifiers_and_not_stop_words_alone(index):
+def test_lexical_search_matches_stems_identifiers_and_ignores_stop_words(index):
     index.write("b1", [passage("w", "Our warranties cover deliveries under this policy."),
                        passage("i", "Set startWithVideoMuted to true. SEND_ENDPOINT_TEXT_MESSAGE is sent."),
                        passage("s", "How do I do it? Can you? I can, you can, we all can.")])
@@ -282,9 +273,8 @@ def test_lexical_search_matches_stems_identifiers_and_not_stop_words_alone(index
     assert found("how can I do it") == []  # only stop words: nothing to match
     assert found("startWithVideoMuted") == ["i"] and found("video muted") == ["i"]
     assert found("send endpoint text message") == ["i"] and found("SEND_ENDPOINT_TEXT_MESSAGE") == ["i"]
-    # stop words are indexed (a question's are searched at analysis.STOP_WEIGHT beside its other words)
     assert index.doc_freqs("b1", "customer", ["sendendpointtextmessag", "startwithvideomut", "can"]) == (
-        {"sendendpointtextmessag": 1, "startwithvideomut": 1, "can": 1}, 3)
+        {"sendendpointtextmessag": 1, "startwithvideomut": 1, "can": 0}, 3)
 
 
 def test_the_server_weighs_an_everyday_word_less_as_the_embedded_index_does(index, tmp_path):
@@ -301,12 +291,12 @@ def test_the_server_weighs_an_everyday_word_less_as_the_embedded_index_does(inde
 
 
 def test_an_alias_on_an_older_index_version_moves_to_a_new_index(search_client, index_prefix):
-    old = f"{index_prefix}-customer-v2"
+    old = f"{index_prefix}-customer-v1"
     search_client.indices.create(index=old, body={"aliases": {f"{index_prefix}-customer": {}}})
     index = OpenSearchIndex(search_client, index_prefix, dimension=4)
     index.write("b1", [passage("c", "customer warranty")])
     aliases = search_client.indices.get_alias(name=f"{index_prefix}-customer")
-    assert aliases == {f"{index_prefix}-customer-v3": {"aliases": {f"{index_prefix}-customer": {}}}}
+    assert aliases == {f"{index_prefix}-customer-v2": {"aliases": {f"{index_prefix}-customer": {}}}}
     assert search_client.indices.exists(index=old)  # left for the operator
     hits = index.search_lexical("b1", "customer", "warranties", visibilities=["public"], source_gens=["s1:1"])
     assert len(hits) == 1
@@ -325,7 +315,7 @@ class AnalyzeClient:
 
 def test_analyze_falls_back_to_the_local_english_analyzer():
     text = "The withdrawals are processed in batches"
-    local = list(analysis.tantivy_analyzer(stop=True).analyze(text))
+    local = list(build_analyzer().analyze(text))
     assert local == analysis.terms(text)
     missing = AnalyzeClient(NotFoundError(404, "no handler found", {}))
     index = OpenSearchIndex(missing, "x")

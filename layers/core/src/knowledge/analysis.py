@@ -162,29 +162,24 @@ def expand(text: str) -> str:
 # -- the engines' analysers --------------------------------------------------------------------
 
 
-def tantivy_analyzer(*, stop: bool = False) -> Any:
-    """The embedded index's analyser (without :func:`expand`, which runs before it): every
-    word is indexed, stop words too. ``stop``: the question's analyser, which drops
-    :data:`STOP_WORDS` (:func:`terms`); the search asks for a question's stop words apart, at
-    :data:`STOP_WEIGHT` (:func:`stop_terms`)."""
+def tantivy_analyzer() -> Any:
+    """The embedded index's analyser (without :func:`expand`, which runs before it)."""
     import tantivy
 
-    builder = (
+    return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
         .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.custom_stopword(list(STOP_WORDS)))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
     )
-    if stop:
-        builder = builder.filter(tantivy.Filter.custom_stopword(list(STOP_WORDS)))
-    return builder.filter(tantivy.Filter.stemmer("english")).build()
 
 
-def opensearch_analysis(name: str, *, stop: bool = False) -> dict[str, Any]:
+def opensearch_analysis(name: str) -> dict[str, Any]:
     """The ``settings.analysis`` of an OpenSearch index whose analyser ``name`` is the chain of
-    :func:`tantivy_analyzer` (``stop``: of the question's analyser). OpenSearch counts token
-    length in characters, tantivy in UTF-8 bytes: the same for ASCII, the text identifiers and
-    long codes are made of."""
-    chain = [f"{name}_long", "lowercase", *([f"{name}_stop"] if stop else []), f"{name}_stem"]
+    :func:`tantivy_analyzer`. OpenSearch counts token length in characters, tantivy in UTF-8
+    bytes: the same for ASCII, the text identifiers and long codes are made of."""
     return {
         "tokenizer": {f"{name}_words": {"type": "pattern", "pattern": OPENSEARCH_TOKEN_PATTERN, "group": 0}},
         "filter": {
@@ -192,7 +187,13 @@ def opensearch_analysis(name: str, *, stop: bool = False) -> dict[str, Any]:
             f"{name}_stop": {"type": "stop", "stopwords": list(STOP_WORDS), "ignore_case": False},
             f"{name}_stem": {"type": "stemmer", "language": "porter2"},  # Snowball English
         },
-        "analyzer": {name: {"type": "custom", "tokenizer": f"{name}_words", "filter": chain}},
+        "analyzer": {
+            name: {
+                "type": "custom",
+                "tokenizer": f"{name}_words",
+                "filter": [f"{name}_long", "lowercase", f"{name}_stop", f"{name}_stem"],
+            }
+        },
     }
 
 
@@ -206,7 +207,7 @@ _STEMS_MAX = 200_000
 def _analyzer() -> Any:
     found = getattr(_local, "full", None)
     if found is None:
-        found = _local.full = tantivy_analyzer(stop=True)
+        found = _local.full = tantivy_analyzer()
     return found
 
 
@@ -300,50 +301,15 @@ def weight(term: str) -> float:
     return COMMON_WEIGHT if term in common_stems() else 1.0
 
 
-#: what a stop word of the question weighs in the BM25 search (0: not searched). The index holds
-#: every word; a question's "who", "when", "up", "out", "why ... should I" are searched at this
-#: weight beside its other words, never alone (a question of stop words only searches nothing):
-#: too little to outrank a passage with more of the question's own words, enough to order the
-#: ones that have the same (the documentation's "Which pool should I choose?", "docker compose
-#: up"), and to bring passages into a list the other words leave short
-STOP_WEIGHT = 0.05
-
-
-def stop_terms(text: str, content: Sequence[str] | None = None) -> list[str]:
-    """The question's stop words as the index holds them (stemmed), in order, once, without
-    those that are also one of its :func:`terms` (``content``, when the caller has them: the
-    search asks for each term once)."""
-    if not STOP_WEIGHT:
-        return []
-    known = set(terms(text) if content is None else content)
-    found: dict[str, None] = {}
-    for word in _WORD.findall(expand(text)):
-        low = word.lower()
-        if low in STOP_SET:
-            term = stem(low)
-            if term not in known:
-                found[term] = None
-    return list(found)
-
-
-def weighted_words(text: str) -> tuple[list[str], list[str], list[str]]:
+def weighted_words(text: str) -> tuple[list[str], list[str]]:
     """The question's words as the OpenSearch query sends them: (the words searched at full
-    weight, the everyday words searched at :data:`COMMON_WEIGHT`, the stop words searched at
-    :data:`STOP_WEIGHT`), each lower-cased, in order, once. ``text`` is expanded like the
-    passages (identifiers whole and in parts) and cut into the engine's tokens, so each word is
-    one term of :func:`terms` weighing what :func:`weight` gives it, or one of
-    :func:`stop_terms`: words with the same stem are sent once (OpenSearch would weigh each),
-    and no stop word is sent when no other word is."""
+    weight, the everyday words searched at :data:`COMMON_WEIGHT`), each lower-cased, in order,
+    once, stop words left out. ``text`` is expanded like the passages (identifiers whole and in
+    parts) and cut into the engine's tokens, so each word is one term of :func:`terms` and
+    weighs what :func:`weight` gives its term."""
     full: list[str] = []
     common: list[str] = []
-    stops: dict[str, str] = {}  # stem -> the first word with it
-    seen: set[str] = set()
     for word in dict.fromkeys(w.lower() for w in _WORD.findall(expand(text))):
-        term = stem(word)
-        if word in STOP_SET:
-            stops.setdefault(term, word)
-        elif term not in seen and len(word.encode()) < MAX_TOKEN_BYTES:
-            seen.add(term)  # one word per term, as the embedded index asks each term once
-            (full if weight(term) == 1.0 else common).append(word)
-    kept = [word for term, word in stops.items() if term not in seen] if (full or common) and STOP_WEIGHT else []
-    return full, common, kept
+        if word not in STOP_SET:  # never searched
+            (full if weight(stem(word)) == 1.0 else common).append(word)
+    return full, common

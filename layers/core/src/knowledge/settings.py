@@ -54,9 +54,7 @@ METRIC_LEASE_REAPED = "LeaseReaped"
 
 #: Mixed into every content checksum. Raise it whenever chunking, weighting or audience rules
 #: change: every stored checksum then mismatches exactly once and every source re-ingests.
-# 11: stop words indexed (a question's are searched at a low weight); 10: boundary key columns
-# (tantivy-8); 9: knowledge.analysis, breadcrumbs
-INGEST_VERSION = "kb-ingest-11"
+INGEST_VERSION = "kb-ingest-10"  # 10: boundary key columns (tantivy-8); 9: knowledge.analysis, breadcrumbs
 
 #: The stored layout of a rescue model. It is part of the digest a model is kept under, so
 #: raising it makes every stored model stale: each bot's is relearned by the next reindex (or

@@ -70,7 +70,7 @@ from .search_http import SearchBadRequest, SearchHttpError, SearchNotFound, Sear
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
-INDEX_VERSION = "v3"  # 3: every word indexed, stop words too (kb-ingest-11)
+INDEX_VERSION = "v2"
 DEFAULT_DIMENSION = 1024
 ANALYZER = "kb_en"
 #: Fields returned with every hit: everything but the vector and the indexed copy of the text.
@@ -117,9 +117,8 @@ def _errors() -> _ErrorKinds:
 
 
 def _analyze_chain() -> dict[str, Any]:
-    """The question's analyser (:data:`ANALYZER`'s chain without the stop words) spelled out
-    for ``_analyze`` (tokenizer and filters inline)."""
-    defined = analysis.opensearch_analysis(ANALYZER, stop=True)
+    """:data:`ANALYZER` spelled out for ``_analyze`` (tokenizer and filters inline)."""
+    defined = analysis.opensearch_analysis(ANALYZER)
     chain = defined["analyzer"][ANALYZER]
     return {"tokenizer": defined["tokenizer"][chain["tokenizer"]],
             "filter": [defined["filter"].get(name, name) for name in chain["filter"]]}
@@ -203,18 +202,14 @@ def lexical_query(text: str, filters: list[dict[str, Any]], limit: int) -> dict[
     The question is expanded like the passages (identifiers whole and in parts), then its
     words are de-duplicated (lower-cased), as the embedded index does with its terms: a word
     repeated in a question does not weigh more, and a long question produces fewer boolean
-    clauses. Its everyday English words and its stop words are asked in clauses of their own,
-    at :data:`knowledge.analysis.COMMON_WEIGHT` and :data:`knowledge.analysis.STOP_WEIGHT`
-    (:func:`knowledge.analysis.weighted_words`), as the embedded index weighs them; a passage
-    matches when it holds any of the words."""
-    full, common, stops = analysis.weighted_words(text)
+    clauses. Its everyday English words are asked in a second clause at
+    :data:`knowledge.analysis.COMMON_WEIGHT` (:func:`knowledge.analysis.weighted_words`), as the
+    embedded index weighs them; a passage matches when it holds any word of either."""
+    full, common = analysis.weighted_words(text)
     match: dict[str, Any] = {"match": {"body": {"query": " ".join(full)}}}  # no word: matches nothing
-    if common or stops:
-        should = [match] if full else []
-        for words, boost in ((common, analysis.COMMON_WEIGHT), (stops, analysis.STOP_WEIGHT)):
-            if words:
-                should.append({"match": {"body": {"query": " ".join(words), "boost": boost}}})
-        match = {"bool": {"should": should}}
+    if common:
+        weak = {"match": {"body": {"query": " ".join(common), "boost": analysis.COMMON_WEIGHT}}}
+        match = {"bool": {"should": [match, weak] if full else [weak]}}
     return {
         "size": limit,
         "_source": SOURCE_FILTER,

@@ -77,9 +77,8 @@ STORE_SETTINGS = {"docstore_compression": "none", "docstore_blocksize": 4096}
 
 
 def build_analyzer() -> tantivy.TextAnalyzer:
-    """The analyser of the ``text`` field (every word, stop words too); what it is given has
-    gone through :func:`knowledge.analysis.expand` first. Questions are analysed without the
-    stop words (:meth:`TantivySearchIndex.analyze`, :func:`knowledge.analysis.terms`)."""
+    """The analyser of the ``text`` field; what it is given has gone through
+    :func:`knowledge.analysis.expand` first."""
     analyzer: tantivy.TextAnalyzer = analysis.tantivy_analyzer()
     return analyzer
 
@@ -410,12 +409,11 @@ class TantivySearchIndex:
             marker.write_text(INDEX_FORMAT)
         self.schema = build_schema()
         self.analyzer = build_analyzer()
-        self.question_analyzer = analysis.tantivy_analyzer(stop=True)  # terms(): no stop words
         self._indexes: dict[tuple[str, str], _PartitionIndex] = {}
         self._lock = threading.Lock()
         self.vectors = LocalVectorStore(self.root / "_vectors")  # "_" never starts a bot id
         self._analyze_short = functools.lru_cache(maxsize=4096)(
-            lambda text: tuple(self.question_analyzer.analyze(analysis.expand(text))))
+            lambda text: tuple(self.analyzer.analyze(analysis.expand(text))))
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -447,7 +445,7 @@ class TantivySearchIndex:
     def analyze(self, text: str) -> list[str]:
         if len(text) <= 2048:  # questions repeat within a request (search, confidence, excerpts)
             return list(self._analyze_short(text))
-        return list(self.question_analyzer.analyze(analysis.expand(text)))
+        return list(self.analyzer.analyze(analysis.expand(text)))
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -563,10 +561,9 @@ class TantivySearchIndex:
             return []
         schema = self.schema
         should = []
-        weighted = [(t, analysis.weight(t)) for t in terms]  # an everyday word counts less
-        weighted += [(t, analysis.STOP_WEIGHT) for t in analysis.stop_terms(query, terms)]  # with other words only
-        for t, w in weighted:
+        for t in terms:  # each term at its weight (analysis.weight: an everyday word counts less)
             q = tantivy.Query.term_query(schema, "text", t)
+            w = analysis.weight(t)
             should.append((tantivy.Occur.Should, q if w == 1.0 else tantivy.Query.boost_query(q, w)))
         text_query = tantivy.Query.boolean_query(should)
         searcher = part.searcher()
