@@ -101,6 +101,9 @@ def test_lexical_query_filters_without_scoring_and_dedupes_words():
     assert body["query"]["bool"]["must"] == [{"bool": {"should": [
         {"match": {"body": {"query": "startwithvideomuted video muted endpoint sendendpoint"}}},
         {"match": {"body": {"query": "set start send", "boost": analysis.COMMON_WEIGHT}}}]}}]
+    unweighted = lexical_query("Set startWithVideoMuted or SEND_ENDPOINT", filters, 50, weighted=False)
+    assert unweighted["query"]["bool"]["must"] == [{"match": {"body": {
+        "query": "startwithvideomuted video muted endpoint sendendpoint set start send"}}}]
     only = lexical_query("get it back", filters, 50)["query"]["bool"]["must"]
     assert only == [{"bool": {"should": [{"match": {"body": {"query": "get back", "boost": analysis.COMMON_WEIGHT}}}]}}]
     assert "post_filter" not in body

@@ -129,3 +129,8 @@ def test_the_search_weighs_an_everyday_word_less(tmp_path):
     alone = index.search_lexical("b1", "customer", "get", visibilities=("public",), source_gens=["s1:1"])
     assert alone[0].score == pytest.approx(get)  # the weight is the search's, not the list's
     assert get > replication * analysis.COMMON_WEIGHT  # unweighted, "get" would be first
+    # beside a semantic list the retrieval asks without the weights: every word alike
+    hits = index.search_lexical("b1", "customer", "get replication", visibilities=("public",), source_gens=["s1:1"],
+                                weighted=False)
+    index.hydrate("b1", hits)
+    assert [h.passage.id for h in hits] == ["everyday", "topic"]
