@@ -40,7 +40,7 @@ from knowledge.adapters.aws.search_http import (
     SearchNotFound,
     SearchUnreachable,
 )
-from knowledge.adapters.local.tantivy_index import build_analyzer
+from knowledge.adapters.local.tantivy_index import TantivySearchIndex, build_analyzer
 from knowledge.errors import BackendError, Code
 from knowledge.model import Passage, PassageRef
 
@@ -94,11 +94,18 @@ def test_lexical_query_filters_without_scoring_and_dedupes_words():
     body = lexical_query("Fees fees AND limits", filters, 50)
     assert body["size"] == 50
     assert body["query"]["bool"]["filter"] == filters
-    assert body["query"]["bool"]["must"] == [{"match": {"body": {"query": "fees and limits"}}}]
-    # identifiers are expanded like the indexed text: whole and in parts
+    assert body["query"]["bool"]["must"] == [{"match": {"body": {"query": "fees limits"}}}]
+    # identifiers are expanded like the indexed text: whole and in parts; everyday words ("set",
+    # "start", "send") are asked apart, at the weight the embedded index gives their terms
     body = lexical_query("Set startWithVideoMuted or SEND_ENDPOINT", filters, 50)
-    assert body["query"]["bool"]["must"] == [{"match": {"body": {
-        "query": "set startwithvideomuted start with video muted or send_endpoint sendendpoint"}}}]
+    assert body["query"]["bool"]["must"] == [{"bool": {"should": [
+        {"match": {"body": {"query": "startwithvideomuted video muted endpoint sendendpoint"}}},
+        {"match": {"body": {"query": "set start send", "boost": analysis.COMMON_WEIGHT}}}]}}]
+    unweighted = lexical_query("Set startWithVideoMuted or SEND_ENDPOINT", filters, 50, weighted=False)
+    assert unweighted["query"]["bool"]["must"] == [{"match": {"body": {
+        "query": "startwithvideomuted video muted endpoint sendendpoint set start send"}}}]
+    only = lexical_query("get it back", filters, 50)["query"]["bool"]["must"]
+    assert only == [{"bool": {"should": [{"match": {"body": {"query": "get back", "boost": analysis.COMMON_WEIGHT}}}]}}]
     assert "post_filter" not in body
 
 
@@ -271,6 +278,19 @@ def test_lexical_search_matches_stems_identifiers_and_ignores_stop_words(index):
     assert found("send endpoint text message") == ["i"] and found("SEND_ENDPOINT_TEXT_MESSAGE") == ["i"]
     assert index.doc_freqs("b1", "customer", ["sendendpointtextmessag", "startwithvideomut", "can"]) == (
         {"sendendpointtextmessag": 1, "startwithvideomut": 1, "can": 0}, 3)
+
+
+def test_the_server_weighs_an_everyday_word_less_as_the_embedded_index_does(index, tmp_path):
+    # the twin of tests/unit/test_analysis.py::test_the_search_weighs_an_everyday_word_less
+    texts = {"everyday": "get started, get going, get set", "topic": "replication rules copy images"}
+    index.write("b1", [passage(k, v) for k, v in texts.items()])
+    embedded = TantivySearchIndex(tmp_path)
+    embedded.write("b1", [passage(k, v) for k, v in texts.items()])
+    kwargs: dict[str, Any] = {"visibilities": ["public"], "source_gens": ["s1:1"]}
+    for engine in (index, embedded):
+        hits = engine.search_lexical("b1", "customer", "get replication", **kwargs)
+        engine.hydrate("b1", hits)
+        assert [h.passage.id for h in hits] == ["topic", "everyday"]
 
 
 def test_an_alias_on_an_older_index_version_moves_to_a_new_index(search_client, index_prefix):

@@ -125,3 +125,23 @@ def test_a_long_articles_window_holds_the_word(articles):
 def test_only_stop_words_find_nothing(articles):
     res = ask(articles, "How can I do it? Can you?")
     assert res["excerpts"] == [] and res["wouldAnswer"] is False and res["confidence"] == 0.0
+
+
+def test_strength_reads_the_best_score_at_the_weights_the_search_gave(articles):
+    # "policy" and "cover" are everyday words, searched at analysis.COMMON_WEIGHT: the most the
+    # question's terms could score counts them at that weight too, so a passage holding every
+    # term once reads as strong as it did before the weights
+    import math
+
+    from knowledge import analysis
+    from knowledge.retrieve import confidence as conf
+
+    q = "warranty policy covers"
+    res = ask(articles, q)
+    terms = articles.index.analyze(q)
+    assert [analysis.weight(t) for t in terms] == [1.0, analysis.COMMON_WEIGHT, analysis.COMMON_WEIGHT]
+    dfs, n = articles.index.doc_freqs("default", "customer", terms)
+    most = (conf.BM25_K1 + 1) * sum(math.log(1 + (n - dfs[t] + 0.5) / (dfs[t] + 0.5)) * analysis.weight(t)
+                                    for t in terms)
+    best = max(e["signals"]["lexicalScore"] for e in res["excerpts"])  # the search's own score
+    assert res["confidenceComponents"]["strength"] == pytest.approx(best / most, abs=1e-3)

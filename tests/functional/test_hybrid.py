@@ -193,3 +193,22 @@ def test_the_sentence_component_reads_the_best_single_sentence_of_the_first_exce
                   semantic=False, sentences=True)
     assert lexical["confidenceComponents"]["sentence"] is None and lexical["confidenceComponents"]["sentcov"] > 0
     assert lexical["confidenceComponents"]["grounded"] is None and lexical["confidenceComponents"]["reach"] > 0
+
+
+def test_everyday_words_are_weighed_only_in_a_word_match_answer(services, write_pack, monkeypatch):
+    # beside a semantic list every question word weighs alike (analysis.COMMON_WEIGHT is for
+    # lexical-only answers): the blend was measured so, and NFCorpus's hybrid figure with it
+    services.default_embedder = "hashing"
+    install_pack(services, write_pack("coinvault", PAGES))
+    reindex(services, "default")
+    asked: list[bool] = []
+    search = services.index.search_lexical
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs.get("weighted", True))
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(services.index, "search_lexical", spy)
+    assert ask(services, "get XMR back out")["excerpts"][0]["reason"] == "hybrid"
+    assert ask(services, "get XMR back out", semantic=False)["excerpts"][0]["reason"] == "lexical"
+    assert asked == [False, True]

@@ -79,3 +79,58 @@ def test_a_question_naming_an_identifier_finds_it_first(tmp_path):
     assert set(ranked("video muted")) == {"option", "prose"}  # the parts still match
     assert ranked("SEND_ENDPOINT_TEXT_MESSAGE")[0] == "constant"
     assert set(ranked("text message endpoint")) == {"constant", "words"}
+
+
+def test_everyday_words_weigh_less_than_the_documentation_s_words():
+    common = analysis.common_stems()
+    assert len(common) > 700  # the lorem list's ~970 words, stop words left out
+    for word in ("get", "keep", "back", "want", "put", "still"):
+        assert analysis.weight(analysis.stem(word)) == analysis.COMMON_WEIGHT
+    for word in ("monero", "withdraw", "replication", "robot", "webhook", "slashing"):
+        assert analysis.weight(analysis.stem(word)) == 1.0
+
+
+def test_the_everyday_word_list_is_read_as_data(tmp_path):
+    module = tmp_path / "lorem.py"
+    module.write_text('class Provider:\n    """doc"""\n    word_list = (\n        "a",\n        "back",\n    )\n')
+    assert analysis._common_words(module) == ("a", "back")
+    module.write_text("x = 1\n")
+    with pytest.raises(ValueError):
+        analysis._common_words(module)
+
+
+def test_weighted_words_split_the_question_as_the_engine_does():
+    full, common = analysis.weighted_words("Where do I get my robot's secret back? startWithVideoMuted")
+    assert common == ["get", "back", "start"]
+    assert full == ["robot", "secret", "startwithvideomuted", "video", "muted"]  # stop words are never searched
+    # each word is one term of the engine's analysis, weighed as analysis.weight weighs it
+    for word in common:
+        assert [analysis.weight(t) for t in analysis.terms(word)] == [analysis.COMMON_WEIGHT]
+    for word in full:
+        assert all(analysis.weight(t) == 1.0 for t in analysis.terms(word))
+
+
+def test_the_search_weighs_an_everyday_word_less(tmp_path):
+    # "get" three times against "replication" once, each word in one passage (the same IDF):
+    # at full weight the repeated word wins; weighed as an everyday word it does not
+    import dataclasses
+
+    from knowledge.model import Passage
+
+    index = TantivySearchIndex(tmp_path)
+    base = Passage(id="x", bot="b1", source_id="s1", document_id="d", generation=1, ordinal=0, title="T",
+                   path="p.md", breadcrumb="", text="", visibility="public")
+    texts = {"everyday": "get started, get going, get set", "topic": "replication rules copy images"}
+    index.write("b1", [dataclasses.replace(base, id=k, document_id=k, text=v) for k, v in texts.items()])
+    hits = index.search_lexical("b1", "customer", "get replication", visibilities=("public",), source_gens=["s1:1"])
+    index.hydrate("b1", hits)
+    assert [h.passage.id for h in hits] == ["topic", "everyday"]
+    get, replication = (hits[1].score, hits[0].score)
+    alone = index.search_lexical("b1", "customer", "get", visibilities=("public",), source_gens=["s1:1"])
+    assert alone[0].score == pytest.approx(get)  # the weight is the search's, not the list's
+    assert get > replication * analysis.COMMON_WEIGHT  # unweighted, "get" would be first
+    # beside a semantic list the retrieval asks without the weights: every word alike
+    hits = index.search_lexical("b1", "customer", "get replication", visibilities=("public",), source_gens=["s1:1"],
+                                weighted=False)
+    index.hydrate("b1", hits)
+    assert [h.passage.id for h in hits] == ["everyday", "topic"]

@@ -17,6 +17,13 @@ A text is analysed in two steps:
 
 The stored passage text is never changed: only the indexed copy is expanded.
 
+The question's terms are searched at two weights (:func:`weight`): an everyday English word
+(:func:`common_stems`: "get", "keep", "back", "want") counts :data:`COMMON_WEIGHT` of a word of
+the documentation's own vocabulary. Customers ask in long conversational questions ("support
+wants some long id for my transfer where do i get that"); in a small documentation set such a
+word is as rare as "transfer", and its passages ("Unstake and get your coins back") outrank the
+page the question is about. The index is unchanged: only the search weighs its terms.
+
 Stems are not always prefixes of their words (``warranty`` -> ``warranti``, ``hoping`` ->
 ``hope``), so code that looks for a question term in a passage compares stems
 (:func:`stem`, :func:`terms`), never prefixes.
@@ -24,10 +31,17 @@ Stems are not always prefixes of their words (``warranty`` -> ``warranti``, ``ho
 
 from __future__ import annotations
 
+import ast
+import functools
+import importlib.util
+import logging
 import re
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 #: English stop words: the NLTK English list (``nltk_data/corpora/stopwords/english``,
 #: itself the Snowball English list plus contraction pieces), without its apostrophe forms
@@ -235,3 +249,67 @@ def is_stop(word: str) -> bool:
 def content_terms(query_terms: Sequence[str]) -> list[str]:
     """Distinct analysed terms, in order (stop words are already gone after analysis)."""
     return list(dict.fromkeys(t for t in query_terms if t))
+
+
+# -- question terms' weights --------------------------------------------------------------------
+
+#: what an everyday English word of the question (:func:`common_stems`) weighs in the BM25
+#: search, beside 1 for any other term. Chosen among 0.3 / 0.5 / 0.7 over every question set
+#: (bench/RESULTS.md, 2026-12-02 "everyday words"): 0.5 helped the customers' own words most
+#: (hard +0.034) and cost the sets written from the pages' words least
+COMMON_WEIGHT = 0.5
+
+# where the everyday words are read from: Faker's en_US lorem word list (MIT; a core dependency
+# for the ticket redaction), about 970 of the most common English words, verbs, nouns, adverbs
+# and adjectives, as its module documents. Read as data (no import of Faker, whose providers
+# cost ~0.18 s to import)
+_COMMON_SOURCE = ("providers", "lorem", "en_US", "__init__.py")
+
+
+def _common_words(path: Path) -> tuple[str, ...]:
+    """The ``word_list`` literal of the lorem provider module at ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "word_list" for t in node.targets):
+            words = ast.literal_eval(node.value)
+            if isinstance(words, (tuple, list)) and all(isinstance(w, str) for w in words):
+                return tuple(words)
+    raise ValueError("no word_list in the module")
+
+
+@functools.cache
+def common_stems() -> frozenset[str]:
+    """The stems of the everyday English words (see :data:`COMMON_WEIGHT`), stop words left
+    out (they are never searched). Empty, with a warning, when the list cannot be read: every
+    term then weighs 1, as before the weights existed."""
+    spec = importlib.util.find_spec("faker")
+    origin = spec.origin if spec is not None else None
+    if origin is None:
+        log.warning("the everyday-word list (faker) is not installed: every question word weighs 1")
+        return frozenset()
+    path = Path(origin).parent.joinpath(*_COMMON_SOURCE)
+    try:
+        words = _common_words(path)
+    except (OSError, SyntaxError, ValueError) as exc:
+        log.warning("the everyday-word list could not be read (%s): every question word weighs 1", exc)
+        return frozenset()
+    return frozenset(stem(w) for w in words if w.isalpha() and w.lower() not in STOP_SET)
+
+
+def weight(term: str) -> float:
+    """What the analysed question term ``term`` weighs in the BM25 search."""
+    return COMMON_WEIGHT if term in common_stems() else 1.0
+
+
+def weighted_words(text: str) -> tuple[list[str], list[str]]:
+    """The question's words as the OpenSearch query sends them: (the words searched at full
+    weight, the everyday words searched at :data:`COMMON_WEIGHT`), each lower-cased, in order,
+    once, stop words left out. ``text`` is expanded like the passages (identifiers whole and in
+    parts) and cut into the engine's tokens, so each word is one term of :func:`terms` and
+    weighs what :func:`weight` gives its term."""
+    full: list[str] = []
+    common: list[str] = []
+    for word in dict.fromkeys(w.lower() for w in _WORD.findall(expand(text))):
+        if word not in STOP_SET:  # never searched
+            (full if weight(stem(word)) == 1.0 else common).append(word)
+    return full, common

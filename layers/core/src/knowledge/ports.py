@@ -186,6 +186,7 @@ class SearchIndex(Protocol):
         visibilities: Sequence[str],
         source_gens: Sequence[str],
         limit: int = 50,
+        weighted: bool = True,
     ) -> list[Hit]: ...
     def search_vector(
         self,

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .. import analysis
 from ..errors import Code, Conflict, InvalidInput, KnowledgeError, NotFound
 from ..model import (
     AUDIENCE_VISIBILITY,
@@ -175,18 +176,22 @@ def retrieve(
     source_gens = [s.source_gen for s in sources]
     corpus = sum(s.visibility_counts.get(v, 0) for s in sources for v in visibilities)
 
-    lexical: list[Hit] = (
-        index.search_lexical(
-            req.bot, partition, req.q, visibilities=visibilities, source_gens=source_gens, limit=LEXICAL_TOP_K
-        )
-        if options.lexical
-        else []
-    )
     semantic: list[Hit] = []
     spaces: list[str] = []
     question_vectors: dict[str, list[float]] = {}
     if options.semantic:
         semantic, spaces, question_vectors = _semantic(services, req, partition, visibilities, source_gens)
+    # everyday words weigh less in a word-match answer (analysis.COMMON_WEIGHT); beside a semantic
+    # list, which reads them in context, every word weighs alike (NFCorpus hybrid, the tune set)
+    weighted = not semantic
+    lexical: list[Hit] = (
+        index.search_lexical(
+            req.bot, partition, req.q, visibilities=visibilities, source_gens=source_gens, limit=LEXICAL_TOP_K,
+            weighted=weighted,
+        )
+        if options.lexical
+        else []
+    )
 
     query_terms = index.analyze(req.q)
     idf: tuple[dict[str, float | None], int] | None = None  # the question's IDFs, read once when needed
@@ -261,7 +266,7 @@ def retrieve(
     pieces = (_embedder_of(services, req.bot, space) if wants_tokens and space is not None and semantic and excerpts
               else None)
     components = _components(services, req.bot, partition, query_terms, excerpts, lexical, semantic, idf, sentence,
-                             sentences=wants, question=req.q,
+                             sentences=wants, question=req.q, weighted=weighted,
                              tokens=pieces if pieces is not None and isinstance(pieces, TokenEmbedder) else None)
     confidence = round(conf.score(components, space), 4) if excerpts else 0.0
     if options.upstream and settings.upstream:
@@ -562,11 +567,13 @@ def _components(
     sentences: bool = False,
     question: str = "",
     tokens: TokenEmbedder | None = None,
+    weighted: bool = True,
 ) -> conf.Components:
     """What the confidence is made of (see :mod:`knowledge.retrieve.confidence`); ``sentence``
     is computed apart (it needs the embedder); ``sentences``: read the first excerpts sentence
     by sentence (``sentcov``); ``tokens``: the embedder whose piece vectors give ``softcov``
-    (of ``question`` against the top excerpt)."""
+    (of ``question`` against the top excerpt); ``weighted``: the lexical search weighed the
+    question's everyday words (``analysis.weight``)."""
     if not excerpts or not query_terms:
         return conf.Components()
     idf, n = idf_n if idf_n is not None else _idf(services, bot, partition, query_terms)
@@ -576,7 +583,9 @@ def _components(
     top = excerpts[0]
     doc_scores = [(h.ref.doc_key, h.score) for h in lexical]
     lexical_scores = [h.score for h in lexical]
-    strength = conf.strength(lexical[0].score if lexical else None, query_terms, idf)
+    # the most the known terms could score, at the weights the search gave them (analysis.weight)
+    weighed = {t: v * analysis.weight(t) if v is not None else None for t, v in idf.items()} if weighted else idf
+    strength = conf.strength(lexical[0].score if lexical else None, query_terms, weighed)
     unseen = conf.unseen(query_terms, idf, rarest)
     nearness = conf.nearness(top["signals"].get("semanticScore"), [h.score for h in semantic])
     return conf.Components(

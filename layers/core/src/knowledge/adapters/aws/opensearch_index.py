@@ -196,18 +196,27 @@ def search_filters(bot: str, visibilities: Sequence[str], source_gens: Sequence[
     ]
 
 
-def lexical_query(text: str, filters: list[dict[str, Any]], limit: int) -> dict[str, Any]:
+def lexical_query(text: str, filters: list[dict[str, Any]], limit: int, *, weighted: bool = True) -> dict[str, Any]:
     """BM25 over ``body``; the filters restrict without scoring, before ranking and ``size``.
 
     The question is expanded like the passages (identifiers whole and in parts), then its
     words are de-duplicated (lower-cased), as the embedded index does with its terms: a word
     repeated in a question does not weigh more, and a long question produces fewer boolean
-    clauses."""
-    words = " ".join(dict.fromkeys(analysis.expand(text).lower().split()))
+    clauses. Its everyday English words are asked in a second clause at
+    :data:`knowledge.analysis.COMMON_WEIGHT` (:func:`knowledge.analysis.weighted_words`), as the
+    embedded index weighs them (``weighted=False``: every word at full weight); a passage
+    matches when it holds any word of either."""
+    full, common = analysis.weighted_words(text)
+    if not weighted:  # every word at full weight
+        full, common = full + common, []
+    match: dict[str, Any] = {"match": {"body": {"query": " ".join(full)}}}  # no word: matches nothing
+    if common:
+        weak = {"match": {"body": {"query": " ".join(common), "boost": analysis.COMMON_WEIGHT}}}
+        match = {"bool": {"should": [match, weak] if full else [weak]}}
     return {
         "size": limit,
         "_source": SOURCE_FILTER,
-        "query": {"bool": {"must": [{"match": {"body": {"query": words}}}], "filter": filters}},
+        "query": {"bool": {"must": [match], "filter": filters}},
     }
 
 
@@ -474,11 +483,12 @@ class OpenSearchIndex:
         visibilities: Sequence[str],
         source_gens: Sequence[str],
         limit: int = 50,
+        weighted: bool = True,
     ) -> list[Hit]:
         self._alias(partition)
         if not source_gens or not visibilities or not query.strip():
             return []
-        body = lexical_query(query, search_filters(bot, visibilities, source_gens), limit)
+        body = lexical_query(query, search_filters(bot, visibilities, source_gens), limit, weighted=weighted)
         return self._search(bot, partition, body)
 
     def search_vector(

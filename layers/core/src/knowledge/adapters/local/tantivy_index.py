@@ -550,6 +550,7 @@ class TantivySearchIndex:
         visibilities: Sequence[str],
         source_gens: Sequence[str],
         limit: int = 50,
+        weighted: bool = True,
     ) -> list[Hit]:
         if not source_gens or not visibilities:
             return []
@@ -560,7 +561,11 @@ class TantivySearchIndex:
         if part is None:
             return []
         schema = self.schema
-        should = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t)) for t in terms]
+        should = []
+        for t in terms:  # each term at its weight (analysis.weight: an everyday word counts less)
+            q = tantivy.Query.term_query(schema, "text", t)
+            w = analysis.weight(t) if weighted else 1.0
+            should.append((tantivy.Occur.Should, q if w == 1.0 else tantivy.Query.boost_query(q, w)))
         text_query = tantivy.Query.boolean_query(should)
         searcher = part.searcher()
         query_obj = tantivy.Query.boolean_query(
