@@ -17,7 +17,7 @@ from tests.conftest import page
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 COMPONENTS = {"coverage", "strength", "focus", "unseen", "agreement", "similarity", "rescue", "reranker", "rare",
               "missing", "title", "depth", "nearness", "distinct", "concord", "nqc", "wig", "sentcov", "sentence",
-              "reach", "grounded", "softcov"}
+              "reach", "grounded", "softcov", "matched", "known"}
 
 
 def ask(services, q, audience="customer"):
@@ -119,9 +119,24 @@ def test_a_long_articles_window_holds_the_word(articles):
     res = ask(articles, "tapestry")
     [top] = [e for e in res["excerpts"] if e["path"] == "help/hall.md"]
     assert "tapestry" in top["text"] and len(top["text"]) <= 800
+    assert res["confidenceComponents"]["coverage"] == 1.0  # the window the confidence reads holds it
+    # one word deep in a long page is little evidence (``matched``); a question that says what it
+    # asks about is answered from the same window
+    res = ask(articles, "where does the old tapestry hang")
+    assert res["excerpts"][0]["path"] == "help/hall.md"
     assert res["wouldAnswer"] is True and res["confidence"] > res["floor"]
 
 
 def test_only_stop_words_find_nothing(articles):
     res = ask(articles, "How can I do it? Can you?")
     assert res["excerpts"] == [] and res["wouldAnswer"] is False and res["confidence"] == 0.0
+
+
+def test_matched_and_known_count_an_identifier_as_the_one_word_it_is(examples):
+    # "WithdrawalLimit" is searched with its parts ("withdraw", "limit"), which the packs hold;
+    # counted as evidence it is the one word it is, and the packs never wrote it ("PayPal" is
+    # not "pay" and "pal")
+    identifier = ask(examples, "Is there a WithdrawalLimit?")["confidenceComponents"]
+    words = ask(examples, "Is there a withdrawal limit?")["confidenceComponents"]
+    assert identifier["known"] == identifier["matched"] == 0.0
+    assert words["known"] > 0.0 and words["matched"] > 0.0
