@@ -119,11 +119,6 @@ def test_a_long_articles_window_holds_the_word(articles):
     res = ask(articles, "tapestry")
     [top] = [e for e in res["excerpts"] if e["path"] == "help/hall.md"]
     assert "tapestry" in top["text"] and len(top["text"]) <= 800
-    assert res["confidenceComponents"]["coverage"] == 1.0  # the window the confidence reads holds it
-    # one word deep in a long page is little evidence (``matched``); a question that says what it
-    # asks about is answered from the same window
-    res = ask(articles, "where does the old tapestry hang")
-    assert res["excerpts"][0]["path"] == "help/hall.md"
     assert res["wouldAnswer"] is True and res["confidence"] > res["floor"]
 
 

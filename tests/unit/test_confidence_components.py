@@ -265,10 +265,10 @@ def test_known_counts_the_weight_of_the_words_the_corpus_knows_not_their_share()
     idf = {"withdraw": 2.0, "limit": 3.0, "daili": 2.5, "yesterday": None, "3pm": None}
     # a long question told in the customer's words: two unseen words halve no evidence
     long = ["withdraw", "yesterday", "3pm", "daili", "limit", "limit"]
-    assert conf.known(long, idf, rarest=2.5) == pytest.approx(7.5 / (5 * 2.5))
+    assert conf.known(long, idf, rarest=2.5) == pytest.approx(7.5 / (conf.UNITS * 2.5))
     assert conf.known(long, idf, rarest=2.5) == conf.known(["withdraw", "daili", "limit"], idf, rarest=2.5)
     # a short look-alike: one known word, one the corpus never saw, says little
-    assert conf.known(["withdraw", "dogecoin"], idf, rarest=2.5) == pytest.approx(2.0 / 12.5)
+    assert conf.known(["withdraw", "dogecoin"], idf, rarest=2.5) == pytest.approx(2.0 / (conf.UNITS * 2.5))
     assert conf.known(["withdraw", "limit", "daili"] * 2, idf, rarest=1.0) == 1.0  # capped
     assert conf.known([], idf, rarest=2.5) is None and conf.known(["a"], idf, rarest=0.0) is None
 
@@ -277,10 +277,17 @@ def test_matched_counts_the_weight_of_the_words_the_excerpt_holds_not_their_shar
     idf = {"withdraw": 2.0, "limit": 3.0, "daili": 2.5, "yesterday": None}
     excerpt = "Limits reset daily at midnight UTC."
     long = analysis.terms("I withdrew a big amount yesterday and it says I hit my daily withdraw limit")
+    told = analysis.terms("yesterday my daily withdraw limit")
     short = analysis.terms("daily withdraw limit")
-    # the words the answer has no reason to hold take nothing from the evidence it holds
-    assert conf.matched(excerpt, long, idf, rarest=2.5) == conf.matched(excerpt, short, idf, rarest=2.5)
-    assert conf.matched(excerpt, short, idf, rarest=2.5) == pytest.approx(5.5 / 12.5)  # "withdraw" is not there
+    assert len(set(long)) > conf.UNITS == len(set(told)) == 4
+    # past UNITS words, the words the answer has no reason to hold take nothing from the evidence it holds
+    assert conf.matched(excerpt, long, idf, rarest=2.5) == conf.matched(excerpt, told, idf, rarest=2.5)
+    assert conf.matched(excerpt, long, idf, rarest=2.5) == pytest.approx(5.5 / (4 * 2.5))  # "withdraw" is not there
+    # a short question is counted in its own words: three words, two of them held
+    assert conf.matched(excerpt, short, idf, rarest=2.5) == pytest.approx(5.5 / (3 * 2.5))
+    # one rare word, fully held, is all a one-word question can hold; one never seen holds nothing
+    assert conf.matched(excerpt, ["daili"], idf, rarest=2.5) == 1.0
+    assert conf.matched(excerpt, ["limit", "yesterday"], idf, rarest=3.0) == pytest.approx(0.5)
     assert conf.matched("Deposits.", short, idf, rarest=2.5) == 0.0
     assert conf.matched(excerpt, ["limit", "daili"], idf, rarest=1.0) == 1.0  # capped
     assert conf.matched(excerpt, [], idf, rarest=2.5) is None
