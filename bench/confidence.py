@@ -22,6 +22,10 @@ the lead's third blind set, by another author, read once held out and now fitted
 ``--questions`` that is not one of these is held out: reported as its own split (named after
 the file when its split is one of the fitted ones) and never fitted on (``--fit`` refuses
 when nothing else is given); the held-out figure is read there (the lead's blind set).
+``bench/support_questions_keywords.jsonl`` (``keywords``: keyword questions of one to three
+words and one-word look-alikes) is read that way, never fitted on: fitted on, its look-alikes
+(mostly words the corpus never saw) moved the weight from ``matched`` to ``known`` and cost the
+other sets' left-out figures (bench/RESULTS.md, 2026-12-02 "short questions").
 
 Every question goes through ``retrieve()`` (every component measured, ``sentence`` too); the
 components of its confidence are read from the response. ``--fit`` uses the fitted sets only
