@@ -63,7 +63,7 @@ def test_operator_question_reaches_operator_pages_only(server):
     components = body["confidenceComponents"]
     assert set(components) == {"coverage", "strength", "focus", "unseen", "agreement", "similarity", "rescue",
                                "reranker", "rare", "missing", "title", "depth", "nearness", "distinct", "concord",
-                               "nqc", "wig", "sentcov", "sentence", "reach", "grounded", "softcov"}
+                               "nqc", "wig", "sentcov", "sentence", "reach", "grounded", "softcov", "matched", "known"}
     assert components["unseen"] == 0.0 and components["coverage"] == 1.0 and body["confidence"] >= body["floor"]
     # a threshold is a limit: a documentation page alone never settles it (the topic gate)
     assert body["topic"] == "limits" and body["gate"]["passed"] is False and body["wouldAnswer"] is False

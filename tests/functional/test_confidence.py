@@ -17,7 +17,7 @@ from tests.conftest import page
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 COMPONENTS = {"coverage", "strength", "focus", "unseen", "agreement", "similarity", "rescue", "reranker", "rare",
               "missing", "title", "depth", "nearness", "distinct", "concord", "nqc", "wig", "sentcov", "sentence",
-              "reach", "grounded", "softcov"}
+              "reach", "grounded", "softcov", "matched", "known"}
 
 
 def ask(services, q, audience="customer"):
@@ -145,3 +145,13 @@ def test_strength_reads_the_best_score_at_the_weights_the_search_gave(articles):
                                     for t in terms)
     best = max(e["signals"]["lexicalScore"] for e in res["excerpts"])  # the search's own score
     assert res["confidenceComponents"]["strength"] == pytest.approx(best / most, abs=1e-3)
+
+
+def test_matched_and_known_count_an_identifier_as_the_one_word_it_is(examples):
+    # "WithdrawalLimit" is searched with its parts ("withdraw", "limit"), which the packs hold;
+    # counted as evidence it is the one word it is, and the packs never wrote it ("PayPal" is
+    # not "pay" and "pal")
+    identifier = ask(examples, "Is there a WithdrawalLimit?")["confidenceComponents"]
+    words = ask(examples, "Is there a withdrawal limit?")["confidenceComponents"]
+    assert identifier["known"] == identifier["matched"] == 0.0
+    assert words["known"] > 0.0 and words["matched"] > 0.0

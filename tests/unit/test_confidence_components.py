@@ -86,7 +86,8 @@ def test_every_fitted_weight_reads_as_its_component_means():
 
 
 def test_score_is_the_fitted_logistic_and_monotone():
-    base = dict(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, title=0.3, rare=0.5, depth=0.7, reach=0.5)
+    base = dict(coverage=0.8, strength=0.5, focus=0.6, unseen=0.0, title=0.3, rare=0.5, depth=0.7, reach=0.5,
+                missing=0.2, wig=0.3, matched=0.4, known=0.5)
     c = conf.Components(**base)
     z = conf.INTERCEPT + sum(w * getattr(c, name) for name, w in conf.WEIGHTS.items())
     assert conf.score(c) == pytest.approx(1 / (1 + math.exp(-z)))
@@ -94,7 +95,8 @@ def test_score_is_the_fitted_logistic_and_monotone():
     for component in conf.WEIGHTS:  # each weighted component moves the score the way its meaning says
         moved = conf.score(conf.Components(**{**base, component: base[component] + 0.1}))
         assert moved < conf.score(c) if component in AGAINST else moved > conf.score(c)
-    assert conf.score(conf.Components(**{**base, "unseen": 0.3})) < conf.score(c)  # an unseen word weighs against
+    unseen = {"unseen": 0.3, "reach": conf.known_share(base["strength"], 0.3)}  # the share reach leaves it
+    assert conf.score(conf.Components(**{**base, **unseen})) < conf.score(c)  # an unseen word weighs against
     assert conf.score(conf.Components()) == 0.0  # no lexical evidence at all
 
 
@@ -129,7 +131,8 @@ def test_distinct_is_how_far_the_best_page_stands_above_the_fifth_in_meaning():
 def test_the_embedder_model_rises_with_each_semantic_component():
     name = "local-minilm-l6-v2-384"
     base = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5, reach=0.5,
-                agreement=0.4, similarity=0.5, nearness=0.5, distinct=0.15, concord=0.5, sentence=0.5, grounded=0.5,
+                missing=0.2, wig=0.3, matched=0.4, known=0.5, agreement=0.4, similarity=0.5, nearness=0.5,
+                distinct=0.15, concord=0.5, sentence=0.5, grounded=0.5,
                 softcov=0.6)
     ref = conf.score(conf.Components(**base), name)
     semantic = [n for n in conf.EMBEDDER_MODELS[name][1] if n in conf.SEMANTIC]
@@ -154,13 +157,15 @@ def test_components_json_rounds_and_keeps_absent_ones():
                    "similarity": None, "rescue": None, "reranker": None, "rare": None, "missing": None,
                    "title": None, "depth": None, "nearness": None, "distinct": None,
                    "concord": None, "nqc": None, "wig": None, "sentcov": None, "sentence": None,
-                   "reach": None, "grounded": None, "softcov": None}
+                   "reach": None, "grounded": None, "softcov": None, "matched": None,
+                   "known": None}
 
 
 def test_an_embedder_with_a_fitted_model_decides_with_its_semantic_components():
     name = "local-minilm-l6-v2-384"
     intercept, weights = conf.EMBEDDER_MODELS[name]
-    words = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5, reach=0.5)
+    words = dict(coverage=0.5, strength=0.5, focus=0.3, unseen=0.0, title=0.3, rare=0.5, depth=0.5, reach=0.5,
+                 missing=0.2, wig=0.3, matched=0.4, known=0.5)
     lexical = conf.Components(**words)
     close = conf.Components(**words, agreement=0.6, similarity=0.7, nearness=0.7, distinct=0.3, concord=1.0,
                             sentence=0.7, grounded=0.7, softcov=0.8)
@@ -254,6 +259,38 @@ def test_reach_and_grounded_count_only_the_share_of_the_question_the_corpus_know
     assert strength == 1.0 and conf.known_share(strength, unseen) == pytest.approx(0.25)
     assert conf.known_share(0.7, 0.0) == pytest.approx(0.7)  # every word known: the value itself
     assert conf.known_share(None, 0.5) is None and conf.known_share(0.5, None) is None
+
+
+def test_known_counts_the_weight_of_the_words_the_corpus_knows_not_their_share():
+    idf = {"withdraw": 2.0, "limit": 3.0, "daili": 2.5, "yesterday": None, "3pm": None}
+    # a long question told in the customer's words: two unseen words halve no evidence
+    long = ["withdraw", "yesterday", "3pm", "daili", "limit", "limit"]
+    assert conf.known(long, idf, rarest=2.5) == pytest.approx(7.5 / (conf.UNITS * 2.5))
+    assert conf.known(long, idf, rarest=2.5) == conf.known(["withdraw", "daili", "limit"], idf, rarest=2.5)
+    # a short look-alike: one known word, one the corpus never saw, says little
+    assert conf.known(["withdraw", "dogecoin"], idf, rarest=2.5) == pytest.approx(2.0 / (conf.UNITS * 2.5))
+    assert conf.known(["withdraw", "limit", "daili"] * 2, idf, rarest=1.0) == 1.0  # capped
+    assert conf.known([], idf, rarest=2.5) is None and conf.known(["a"], idf, rarest=0.0) is None
+
+
+def test_matched_counts_the_weight_of_the_words_the_excerpt_holds_not_their_share():
+    idf = {"withdraw": 2.0, "limit": 3.0, "daili": 2.5, "yesterday": None}
+    excerpt = "Limits reset daily at midnight UTC."
+    long = analysis.terms("I withdrew a big amount yesterday and it says I hit my daily withdraw limit")
+    told = analysis.terms("yesterday my daily withdraw limit")
+    short = analysis.terms("daily withdraw limit")
+    assert len(set(long)) > conf.UNITS == len(set(told)) == 4
+    # past UNITS words, the words the answer has no reason to hold take nothing from the evidence it holds
+    assert conf.matched(excerpt, long, idf, rarest=2.5) == conf.matched(excerpt, told, idf, rarest=2.5)
+    assert conf.matched(excerpt, long, idf, rarest=2.5) == pytest.approx(5.5 / (4 * 2.5))  # "withdraw" is not there
+    # a short question is counted in its own words: three words, two of them held
+    assert conf.matched(excerpt, short, idf, rarest=2.5) == pytest.approx(5.5 / (3 * 2.5))
+    # one rare word, fully held, is all a one-word question can hold; one never seen holds nothing
+    assert conf.matched(excerpt, ["daili"], idf, rarest=2.5) == 1.0
+    assert conf.matched(excerpt, ["limit", "yesterday"], idf, rarest=3.0) == pytest.approx(0.5)
+    assert conf.matched("Deposits.", short, idf, rarest=2.5) == 0.0
+    assert conf.matched(excerpt, ["limit", "daili"], idf, rarest=1.0) == 1.0  # capped
+    assert conf.matched(excerpt, [], idf, rarest=2.5) is None
 
 
 def test_soft_coverage_matches_each_question_word_with_its_closest_excerpt_piece():

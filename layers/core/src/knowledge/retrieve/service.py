@@ -588,6 +588,10 @@ def _components(
     strength = conf.strength(lexical[0].score if lexical else None, query_terms, weighed)
     unseen = conf.unseen(query_terms, idf, rarest)
     nearness = conf.nearness(top["signals"].get("semanticScore"), [h.score for h in semantic])
+    words = _words_as_written(services, question, query_terms)  # what ``matched`` and ``known`` count
+    extra = [t for t in words if t not in idf]  # a word analysed alone as the question was not: looked up
+    word_idf = {**idf, **_idf(services, bot, partition, extra)[0]} if extra else idf
+    held = conf.held(str(top["text"]), [*query_terms, *extra], word_idf)  # the known ones the top excerpt holds
     return conf.Components(
         coverage=conf.coverage(excerpts[0]["text"], query_terms, idf),
         strength=strength,
@@ -597,8 +601,8 @@ def _components(
         similarity=max(-1.0, min(1.0, semantic[0].score)) if semantic else None,
         rescue=float(rescue) if rescue is not None else None,
         reranker=excerpts[0]["signals"].get("rerank"),
-        rare=conf.rare(top["text"], query_terms, idf),
-        missing=conf.missing(top["text"], query_terms, idf, rarest),
+        rare=conf.rare(top["text"], query_terms, idf, present=held),
+        missing=conf.missing(top["text"], query_terms, idf, rarest, present=held),
         title=conf.title(_field_terms(services, top.get("title"), top.get("breadcrumb"), top.get("path")),
                          query_terms, idf),
         depth=conf.focus(doc_scores, depth=conf.DEPTH),
@@ -614,7 +618,23 @@ def _components(
         grounded=conf.known_share(nearness, unseen),
         softcov=(_softcov(services, tokens, bot, partition, question, str(top["text"]), idf, rarest)
                  if tokens is not None and question else None),
+        matched=conf.matched(str(top["text"]), words, word_idf, rarest, present=held),
+        known=conf.known(words, word_idf, rarest),
     )
+
+
+def _words_as_written(services: Services, question: str, query_terms: list[str]) -> list[str]:
+    """The question's distinct content words as written: each word's first analysed term, an
+    identifier's parts ("PayPal": "pay", "pal") not counted apart. A question without identifiers
+    analyses to exactly these (``query_terms``, nothing more to do); one with them is read word by
+    word with the rescue's analyser (the embedded index's own, or a standalone instance of the
+    same definition: no call to a search server), or as analysed when none is installed."""
+    if not question or analysis.expand(question) is question:
+        return list(dict.fromkeys(query_terms))
+    analyze = rescue_build.analyzer(services.index)
+    if analyze is None:
+        return list(dict.fromkeys(query_terms))
+    return list(dict.fromkeys(t for _, _, t in conf.content_words(question, analyze)))
 
 
 def _idf(services: Services, bot: str, partition: str, terms: list[str]) -> tuple[dict[str, float | None], int]:
