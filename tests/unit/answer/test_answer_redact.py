@@ -775,6 +775,8 @@ FOUND_WHOLE = [
     ("I wrote the admin password into config.toml as Gm7qP2xLw. Is that safe?", "Gm7qP2xLw", "secret"),
     ("She lost her password. Could you change it to Spring2024Lake# for her?", "Spring2024Lake#", "secret"),
     ("Mein Passwort lautet jetzt Kx8mW3qz, bitte prüfen.", "Kx8mW3qz", "secret"),
+    ("creds are deploy / Kp9xTq2wLm", "Kp9xTq2wLm", "secret"),
+    ("Il mio pw è Lm8kQ2zX!, l'ho cambiata ieri.", "Lm8kQ2zX!", "secret"),
     ("La contraseña nueva será Rt5pLm9Q.", "Rt5pLm9Q", "secret"),
     # a printed backup code read after the words for such codes, a sentence or two on
     ("I kept my recovery codes on paper. Here is the top one: 5531-0846", "5531-0846", "secret"),
@@ -829,6 +831,9 @@ KEPT = [
     "The fee is 0.0005 BTC per withdrawal and you need at least 0.001 BTC.",
     "Staking rewards are paid every era.",
     "See https://docs.example.com/v2/guides/getting-started for setup.",
+    "Download https://downloads.acme.example/compose/acme-compose-2.4.tar.gz after login.",
+    "After login the dashboard shows ERR-42 and the ApiKeyV2 tab.",
+    "it crashed again\nsee screenshot attached",
     "The minimum card deposit is $10 and the fee is 2.9%.",
     "The Business plan is $49 a month, or $490 a year.",
     "Error 502 means the bank rejected it; try again in 3 business days.",

@@ -1354,14 +1354,19 @@ _LOGIN_PAIR = re.compile(
     r"[\w.-]{1,40}:([^\s:@/]{6,64})(?<![.,;!?)])")
 #: words that say a password or a key follows, in the languages tickets come in
 _PASSWORD_CUE = re.compile(
-    r"(?i)(?<![a-z])(?:password|passwd|passphrase|pass\s+phrase|pwd|pw|secret|credentials?|access\s+key|"
+    r"(?i)(?<![a-z])(?:password|passwd|passphrase|pass\s+phrase|pwd|pw|secret|credentials?|creds|access\s+key|"
+    r"login\s+details|log-?in|sign-?in|"
     r"secret\s+key|api\s+key|passwort|kennwort|contraseña|clave|mot\s+de\s+passe|senha|hasło|haslo|"
     r"wachtwoord|parola\s+d[i']\s*ordine|parola|lösenord|adgangskode|salasana|şifre|sifre|пароль|密码|密碼|"
     r"パスワード|비밀번호)(?![a-z])")
 #: a password's shape: eight or more characters of lower and upper case letters and digits, no
 #: word, path, address or URL ("Welcome2Harbor!", "Hn8v2Lq0pZ!rT5")
-_PASSWORD_SHAPE = re.compile(r"(?<![\w/@.:-])(?=[^\s]*[a-z])(?=[^\s]*[A-Z])(?=[^\s]*\d)"
-                             r"[A-Za-z0-9!#$%&*+?^~@_.-]{8,64}(?<![.,;:-])(?![\w/@])")
+_PW_CHAR = "A-Za-z0-9!#$%&*+?^~@_.-"
+_PASSWORD_SHAPE = re.compile(rf"(?<![\w/@.:-])(?=[{_PW_CHAR}]*[a-z])(?=[{_PW_CHAR}]*[A-Z])(?=[{_PW_CHAR}]*\d)"
+                             rf"[{_PW_CHAR}]{{8,64}}(?<![.,;:-])(?![\w/@])")
+#: a name of two or more capitalised parts and a number, no sign among them: a product's
+#: ("HelpDesk2Go", "ApiKeyV2"), where a password's parts are random ("Kp9xTq2wLm")
+_PRODUCT_NAME = re.compile(r"(?=(?:[^a-z]*[A-Z][a-z]+){2})(?:[A-Z][a-z]+|[A-Z]{1,4}(?![a-z])|\d{1,4}){2,8}")
 #: a URL whose path carries a token (a webhook: "hooks.slack.com/services/T0/B0/f8Hq…",
 #: "discord.com/api/webhooks/1234/AbC…"): the URL is the credential
 _URL = re.compile(r"(?i)\bhttps?://[^\s<>\"'`()\[\]]{8,2048}")
@@ -1370,10 +1375,15 @@ _WEBHOOK_HOST = re.compile(r"(?i)^https?://(?:hooks\.slack\.com/|(?:[\w-]+\.)?di
 
 
 def _token_like(part: str) -> bool:
-    """A path segment or value that is a random token: sixteen or more characters mixing
-    letters and digits with an entropy no word has."""
-    return (len(part) >= 16 and bool(re.search(r"\d", part)) and bool(re.search(r"[A-Za-z]", part))
-            and _entropy(part) >= 3.5)
+    """A path segment that is a random token: sixteen or more letters and digits in both cases
+    ("f8Hq2XwLm4Tz7VbN1cYr"), or twenty-four or more of one case, a quarter of them digits
+    ("3f9a1c7e…"), with an entropy no word has; never a file's name ("app-compose-2.4.tar.gz")."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{16,}", part) or _entropy(part) < 3.5:
+        return False
+    digits = sum(c.isdigit() for c in part)
+    if re.search(r"[a-z]", part) and re.search(r"[A-Z]", part):
+        return digits >= 2
+    return len(part) >= 24 and 4 * digits >= len(part)
 
 
 def _webhooks(text: str) -> Iterator[Span]:
@@ -1406,10 +1416,10 @@ def _cued_passwords(text: str) -> Iterator[Span]:
             value = m.group()
             # a "!" or "?" closing a sentence is no part of the password ("… is Abc12345!
             # Please …"); one before more of the sentence is ("set it to Welcome2Harbor! for him")
-            if value[-1] in "!?" and not re.match(r"[ \t]+[a-z]", text[m.end() : m.end() + 2]):
+            if value[-1] in "!?" and not re.match(r"[ \t]+[a-z]|[,;:)]", text[m.end() : m.end() + 2]):
                 value = value.rstrip("!?")
-            if len(value) < 8 or _EMAIL.fullmatch(value) or re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+\d?", value):
-                continue  # an address; a product's CamelCase name ("PostgreSql2")
+            if len(value) < 8 or _EMAIL.fullmatch(value) or _PRODUCT_NAME.fullmatch(value):
+                continue  # an address; a product's name of capitalised parts ("HelpDesk2Go", "ApiKeyV2")
             yield Span(m.start(), m.start() + len(value), "secret")
 
 
