@@ -791,12 +791,15 @@ FOUND_WHOLE = [
     ("The pipeline uses robot$deploy-bot and it expired.", "robot$deploy-bot", "username"),
     ("The rule was changed by pnowak yesterday.", "pnowak", "username"),
     ("Who created it: tnguyen", "tnguyen", "username"),
+    ("Assigned to: akumar", "akumar", "username"),
     # amounts of someone's stake, of a third person, of what one needs to move, and in words
     ("Staked 32 ETH in March and still no rewards.", "32 ETH", "amount"),
     ("Our client wants his 1.75 BTC released.", "1.75 BTC", "amount"),
     ("We need to move 2500 USDT before Monday.", "2500 USDT", "amount"),
     ("Vous m'avez facturé 0,015 BTC de frais.", "0,015 BTC", "amount"),
     ("can u send three hundred euros to my sister", "three hundred euros", "amount"),
+    ("Bitte überweisen Sie mir 250 EUR zurück.", "250 EUR", "amount"),
+    ("Necesito retirar 1.500 USDT hoy.", "1.500 USDT", "amount"),
     # a UK National Insurance number spaced; a codice fiscale whose check letter is wrong
     ("National Insurance AB 12 34 56 C is on the letter.", "AB 12 34 56 C", "national_id"),
     ("Codice fiscale: BNCMRA80A01H501X, se serve.", "BNCMRA80A01H501X", "national_id"),
@@ -820,6 +823,9 @@ KEPT = [
     # round 7: a team's sign-off, a prefix before a word, a word cut short beside its full form,
     # a product before its acronym, a database host, a policy in a password's sentence
     "Hola, ya está resuelto.\nEquipo de Soporte Acme",
+    "Regards,\nThe Ops Team",
+    "Saludos cordiales,\nDepartamento de Soporte Técnico",
+    "The app costs ten dollars a month.",
     "Re-encoding the body changes its bytes. Sign it as received.",
     "If the server uses a private certificate, untick Verify Cert and test.",
     "We moved the login to Authentik SSO last week.",

@@ -570,14 +570,15 @@ _HANDLE_ON = re.compile(
 _LAST_LINE_NAME = re.compile(
     rf"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\Z")
 _LOWER_LAST_LINE = re.compile(r"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?([a-zà-ÿ][a-zà-ÿ'’-]{1,30})[ \t]+"
-                              r"([a-zà-ÿ][a-zà-ÿ'’-]{1,30}(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]{1,30})?)[ \t]*\Z")
+                              r"([a-zà-ÿ][a-zà-ÿ'’-]{0,30}(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]{1,30})?)\.?[ \t]*\Z")
 _COMPANY_WORDS = frozenset(("ltd", "inc", "gmbh", "llc", "corp", "co", "sa", "ag", "bv", "plc", "srl", "sas", "oy",
                             "ab", "team", "support", "group", "bank",
                             # a support team's name in the languages its replies are signed in
                             # ("Equipo de Soporte CoinVault", "L'équipe Support", "Ihr Kundenservice")
                             "equipo", "soporte", "équipe", "equipe", "suporte", "supporto", "assistenza",
                             "kundenservice", "kundendienst", "kundensupport", "servicio", "atención",
-                            "atendimento", "servizio", "helpdesk", "klantenservice", "ondersteuning"))
+                            "atendimento", "servizio", "helpdesk", "klantenservice", "ondersteuning",
+                            "department", "departamento", "abteilung", "dipartimento", "afdeling", "service"))
 #: names in scripts without capitals: after "I am" (我是, 我叫), before "です"/"입니다" after a greeting,
 #: between "मेरा नाम" and "है"
 _CJK_NAMES = re.compile(
@@ -640,8 +641,9 @@ def _context_names(text: str) -> Iterator[Span]:
             if w.group().lower() in _NOT_NAMES or (w.group()[0].islower() and _ordinary(w.group())):
                 break
             kept.append(w)
-        if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept):
-            continue  # "Support Team", "The billing team"
+        if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept) \
+                or any(w.group().strip(",.").lower() in _COMPANY_WORDS and len(w.group()) >= 4 for w in words):
+            continue  # "Support Team", "The billing team", "The Ops Team", "Departamento de Soporte"
         yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
     for m in _FROM_TEAM.finditer(text):
         # a given name that is also a word needs a surname ("Bill from accounting" may be a bill)
@@ -678,7 +680,9 @@ def _context_names(text: str) -> Iterator[Span]:
         # line under a line of text ("… all my savings\nolena kovalenko")
         first, rest = m.group(1), m.group(2).split()
         if (_given(first) and first not in _NOT_NAMES and first not in _CHAT_WORDS and first not in _ENGLISH_GLUE
-                and all(not _ordinary_form(w) and w not in _NOT_NAMES and w not in _CHAT_WORDS for w in rest)):
+                and all((len(w) == 1 and not _ordinary(first)) or (
+                    len(w) > 1 and not _ordinary_form(w) and w not in _NOT_NAMES and w not in _CHAT_WORDS)
+                    for w in rest)):
             yield Span(m.start(1), m.end(2), "person_name")
     for m in _LAST_LINE_NAME.finditer(text):
         signed = m.group(1).split()
@@ -1155,7 +1159,7 @@ _ACCOUNT_NAME_CUE = re.compile(
     r"(?i:\b(?:access\s+(?:key\s+)?id|client\s+id|login\s+id|user\s+id|robot\s+account|service\s+account|"
     r"bot\s+account|technical\s+user|service\s+user|"
     r"who\s+(?:set|created|added|configured|changed|made|installed|owns)\s+(?:it|this|that|them)|"
-    r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by)\b)"
+    r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by|assigned\s+to|assignee|owner)\b)"
     r"(?:[ \t]*(?:is|was|named|called|:|=|-))*[ \t]*[\"'`“‘]?([A-Za-z0-9_$][\w.@$-]{1,39})(?<![.-])")
 #: Harbor's robot accounts carry their prefix ("robot$ci-builder")
 _ROBOT = re.compile(r"(?<![\w$])robot\$[A-Za-z0-9][\w.-]{0,60}(?<![.-])")
@@ -1189,7 +1193,7 @@ def _account_names(text: str) -> Iterator[Span]:
         # after "by" or a kind of account, a word is a person's name (found by the name rules)
         # or the sentence going on ("a robot account under Projects"): a handle has a digit, a
         # sign or is a given name's initial and a family name
-        if re.search(r"\bby\b|account|user\b", cue) and not (re.search(r"[\d_.$@-]", value)
+        if re.search(r"\bby\b|account|user\b|assign|owner", cue) and not (re.search(r"[\d_.$@-]", value)
                                                               or _initial_surname(value)):
             continue
         if value[:1].isupper() and not re.search(r"[\d_.$@-]", value):
@@ -1292,7 +1296,8 @@ _PERSONAL = re.compile(
     # someone else's money, their stake, what one needs to move ("his 0.9 BTC", "Staked 120 DOT",
     # "need to move 0.42 BTC", "vous m'avez facturé 0,08 ETH")
     r"his|her|their|our|staked|restaked|unstaked|bonded|delegated|need|needs|needed|facturé|facturée|facturado|"
-    r"facturada|fatturato|fatturati|berechnet|m'avez|me\s+han|mi\s+avete)\b"
+    r"facturada|fatturato|fatturati|berechnet|m'avez|me\s+han|mi\s+avete|mir|uns|brauche|benötige|necesito|"
+    r"necesitamos|preciso|precisamos|bisogno|besoin)\b"
     # the same where words are not spaced: I, my, balance, refund in Chinese, Japanese, Korean
     r"|我|私|僕|余额|餘額|残高|退款|返金|내\s|제\s|저의|나의|잔액|잔고|환불"
     # and their "I paid", "I withdrew", "I deposited", "I sent"
