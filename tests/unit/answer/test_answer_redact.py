@@ -792,6 +792,10 @@ FOUND_WHOLE = [
     ("The rule was changed by pnowak yesterday.", "pnowak", "username"),
     ("Who created it: tnguyen", "tnguyen", "username"),
     ("Assigned to: akumar", "akumar", "username"),
+    ("Der Benutzer hmueller ist gesperrt.", "hmueller", "username"),
+    ("Zapier catches https://hooks.zapier.com/hooks/catch/1234567/abcde12/ fine.",
+     "https://hooks.zapier.com/hooks/catch/1234567/abcde12/", "secret"),
+    ("I set the PIN to 4821 yesterday.", "4821", "secret"),
     # amounts of someone's stake, of a third person, of what one needs to move, and in words
     ("Staked 32 ETH in March and still no rewards.", "32 ETH", "amount"),
     ("Our client wants his 1.75 BTC released.", "1.75 BTC", "amount"),
@@ -839,6 +843,7 @@ KEPT = [
     "See https://docs.example.com/v2/guides/getting-started for setup.",
     "Download https://downloads.acme.example/compose/acme-compose-2.4.tar.gz after login.",
     "After login the dashboard shows ERR-42 and the ApiKeyV2 tab.",
+    "Set the password policy with adminRequire2fa: true in the config.",
     "it crashed again\nsee screenshot attached",
     "The minimum card deposit is $10 and the fee is 2.9%.",
     "The Business plan is $49 a month, or $490 a year.",
@@ -1020,6 +1025,8 @@ def test_the_label_before_an_account_holders_name_is_no_part_of_it() -> None:
 def test_a_login_written_as_user_and_password_loses_both() -> None:
     text = "The login svc_export:Vq9#pL2mZx still works."
     assert redact(text).text == "The login [username]:[secret] still works."
+    assert redact("I test with curl -u admin:Zx9vBq2LmP now").text == "I test with curl -u admin:[secret] now"
+    assert redact('curl -u "$USER:$TOKEN" works').text == 'curl -u "$USER:$TOKEN" works'
 
 
 def test_a_sentence_ending_after_a_password_keeps_its_stop_and_a_url_keeps_its_host() -> None:

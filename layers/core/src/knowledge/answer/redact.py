@@ -106,6 +106,9 @@ _ACCESS_CODE = re.compile(
 _CARD_CODE = re.compile(
     r"(?i:\b(?:cvv2?|cvc2?|csc|cid|security\s+code|card\s+code|prüfnummer|código\s+de\s+seguridad|cryptogramme)"
     r"\s*(?:is|:|=)?\s*)(\d{3,4})\b")
+#: a PIN said with its number ("I set the PIN to 4821", "Geheimzahl: 0815")
+_PIN = re.compile(r"(?i:\b(?:pin(?:[ -]?code)?|passcode|geheimzahl|code\s+pin|código\s+pin)\s*"
+                  r"(?:is|was|to|:|=|ist|est|es|è|é)?\s*)(\d{4,8})(?![\d.,:/-])")
 _CARD_EXPIRY = re.compile(
     r"(?i:\b(?:exp(?:iry|iration|ires)?(?:\s+date)?|valid\s+(?:thru|through|until)|gültig\s+bis|vence|"
     r"date\s+d'expiration|scadenza)\.?\s*(?:is|:|=)?\s*)((?:0?[1-9]|1[0-2])\s?/\s?(?:\d{2}|20\d{2}))(?![\d/])")
@@ -798,7 +801,7 @@ _PAYMENT_HANDLE = re.compile(r"(?<![\w.@+-])[A-Za-z0-9][\w.-]{1,63}@[A-Za-z][A-Z
 _PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
-    r"benutzername|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|vendor|merchant|streamer|creator|"
+    r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|vendor|merchant|streamer|creator|"
     rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))\s*"
     r"(is\s+|[:=]\s*)?[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
@@ -1140,7 +1143,7 @@ def _people(text: str) -> Iterator[Span]:
         # a number is no handle ("paid a seller 3.2 XMR"), nor a host name ("login harbor.acme.example")
         if (not re.search(r"[^\W\d_]", m.group(2)) or _HOST_NAME.fullmatch(m.group(2))) and "@" not in m.group(2):
             continue
-        if said or re.search(r"[\d_.]", m.group(2)):
+        if said or re.search(r"[\d_.]", m.group(2)) or _initial_surname(m.group(2)):
             yield Span(m.start(2), m.end(2), "username")
     # a payment handle: a user and a bank or app after "@" with no domain ("rahul.verma@okhdfcbank")
     for m in _PAYMENT_HANDLE.finditer(text):
@@ -1355,7 +1358,8 @@ def _entropy(token: str) -> float:
 #: written as user and password ("the login admin:Qz7#mVp2!kL9")
 _URL_PASSWORD = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s:/@]{1,64}:([^\s/@]{1,128})@(?=[\w\[])")
 _LOGIN_PAIR = re.compile(
-    r"(?i:\b(?:login|log-in|credentials?|creds|user(?:name)?\s*/\s*pass(?:word)?|account)\s*(?:is|are|was|:|=)?\s*)"
+    r"(?i:(?:\b(?:login|log-in|credentials?|creds|user(?:name)?\s*/\s*pass(?:word)?|account)|"
+    r"(?<!\S)(?:-u|--user(?:name)?))\s*(?:is|are|was|:|=)?\s*[\"']?)"
     r"[\w.-]{1,40}:([^\s:@/]{6,64})(?<![.,;!?)])")
 #: words that say a password or a key follows, in the languages tickets come in
 _PASSWORD_CUE = re.compile(
@@ -1369,14 +1373,21 @@ _PASSWORD_CUE = re.compile(
 _PW_CHAR = "A-Za-z0-9!#$%&*+?^~@_.-"
 _PASSWORD_SHAPE = re.compile(rf"(?<![\w/@.:-])(?=[{_PW_CHAR}]*[a-z])(?=[{_PW_CHAR}]*[A-Z])(?=[{_PW_CHAR}]*\d)"
                              rf"[{_PW_CHAR}]{{8,64}}(?<![.,;:-])(?![\w/@])")
-#: a name of two or more capitalised parts and a number, no sign among them: a product's
-#: ("HelpDesk2Go", "ApiKeyV2"), where a password's parts are random ("Kp9xTq2wLm")
-_PRODUCT_NAME = re.compile(r"(?=(?:[^a-z]*[A-Z][a-z]+){2})(?:[A-Z][a-z]+|[A-Z]{1,4}(?![a-z])|\d{1,4}){2,8}")
+def _identifier(value: str) -> bool:
+    """A product's or a setting's name: letters and digits only, two or more of its parts words
+    of three letters or more ("HelpDesk2Go", "ApiKeyV2", "adminRequire2fa"), where a password's
+    parts are random ("Kp9xTq2wLm", "Hn8v2Lq0pZ")."""
+    if not value.isalnum():
+        return False
+    parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", value)
+    return sum(len(p) >= 3 and p[1:].islower() for p in parts) >= 2
+
 #: a URL whose path carries a token (a webhook: "hooks.slack.com/services/T0/B0/f8Hq…",
 #: "discord.com/api/webhooks/1234/AbC…"): the URL is the credential
 _URL = re.compile(r"(?i)\bhttps?://[^\s<>\"'`()\[\]]{8,2048}")
 _WEBHOOK_HOST = re.compile(r"(?i)^https?://(?:hooks\.slack\.com/|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks/|"
-                           r"[\w.-]*webhook[\w.-]*/|[^/]+/(?:[^/?#]+/)*(?:webhooks?|hooks)/[^/?#]*\d)")
+                           r"[\w.-]*webhook[\w.-]*/|hooks\.[\w.-]+/[^?#\s]*\d|"
+                           r"[^/]+/(?:[^/?#]+/)*(?:webhooks?|hooks)/[^?#\s]*\d)")
 
 
 def _token_like(part: str) -> bool:
@@ -1423,7 +1434,7 @@ def _cued_passwords(text: str) -> Iterator[Span]:
             # Please …"); one before more of the sentence is ("set it to Welcome2Harbor! for him")
             if value[-1] in "!?" and not re.match(r"[ \t]+[a-z]|[,;:)]", text[m.end() : m.end() + 2]):
                 value = value.rstrip("!?")
-            if len(value) < 8 or _EMAIL.fullmatch(value) or _PRODUCT_NAME.fullmatch(value):
+            if len(value) < 8 or _EMAIL.fullmatch(value) or _identifier(value):
                 continue  # an address; a product's name of capitalised parts ("HelpDesk2Go", "ApiKeyV2")
             yield Span(m.start(), m.start() + len(value), "secret")
 
@@ -1511,8 +1522,9 @@ _PRINTED_CODE = re.compile(r"(?<![\w.,/:-])(?=[a-zA-Z0-9]{0,4}\d)[a-zA-Z0-9]{4,5
 
 
 def _card_codes(text: str) -> Iterator[Span]:
-    for m in _CARD_CODE.finditer(text):
-        yield Span(m.start(1), m.end(1), "secret")
+    for pattern in (_CARD_CODE, _PIN):
+        for m in pattern.finditer(text):
+            yield Span(m.start(1), m.end(1), "secret")
     reach = -1
     for cue in _CODE_CUE.finditer(text):
         if cue.end() <= reach:
