@@ -809,6 +809,9 @@ FOUND_WHOLE = [
     ("Codice fiscale: BNCMRA80A01H501X, se serve.", "BNCMRA80A01H501X", "national_id"),
     # an account number with letters before it after "my account"
     ("Please close my account AC-4471-9920 today.", "AC-4471-9920", "account_number"),
+    ("Compte client CV-7730-2291-04, merci.", "CV-7730-2291-04", "account_number"),
+    ("The robot account robot$library+push has no pull permission.", "robot$library+push", "username"),
+    ("My recovery key is 4F2K-9XQ7-PL2M-8RTN", "4F2K-9XQ7-PL2M-8RTN", "secret"),
     # a lower-case full name alone on a message's last line
     ("the app crashes when i open it\nfatima okonkwo", "fatima okonkwo", "person_name"),
     ("Still nothing arrived. thx Priyanka", "Priyanka", "person_name"),
@@ -830,6 +833,7 @@ KEPT = [
     "Regards,\nThe Ops Team",
     "Saludos cordiales,\nDepartamento de Soporte Técnico",
     "The app costs ten dollars a month.",
+    "The network needs 0.0001 BTC as a fee.",
     "Re-encoding the body changes its bytes. Sign it as received.",
     "If the server uses a private certificate, untick Verify Cert and test.",
     "We moved the login to Authentik SSO last week.",

@@ -100,7 +100,7 @@ _BEARER = re.compile(
 #: 8241-9930", "OTP: 552 019")
 _ACCESS_CODE = re.compile(
     r"(?i:\b(?:backup|recovery|2fa|mfa|otp|one[- ]time|verification|login|auth(?:entication)?|sms)\s+"
-    r"(?:codes?|pins?)\b|\botp\b)\s*(?:is|are|was|:|=)?\s*"
+    r"(?:codes?|pins?|keys?)\b|\botp\b)\s*(?:is|are|was|:|=)?\s*"
     r"((?=[A-Za-z0-9]{0,9}\d)[A-Za-z0-9]{3,10}(?:[ -](?=[A-Za-z0-9]{0,9}\d)[A-Za-z0-9]{3,10}){0,3})(?![\w-])")
 #: the security code and expiry printed on a card ("CVV 381", "exp 09/27")
 _CARD_CODE = re.compile(
@@ -131,9 +131,9 @@ _IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a
 _ACCOUNT = re.compile(
     r"(?i)\b(?:account|acct|a/c|acc|konto|compte|cuenta|conta|conto|rekening|konta)\.?\s*(?:number|no\.?|num|#)?\s*"
     r"(?:is|ist|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
-    # after a possessive, a number with a letter prefix too ("depuis mon compte CV-7730-2291-04")
-    r"|\b(?:my|our|mon|notre|mi|mein|meinem|meinen|mio|meu|minha|mijn|mój)\s+(?:account|acct|konto|compte|cuenta|"
-    r"conta|conto|rekening)\s*(?:is|ist|est|es|è|é|:|=|#)?\s*((?-i:[A-Z]{1,5})-?\d{2,12}(?:-\d{2,12}){1,4})\b"
+    # a number with a letter prefix and dashes too ("depuis mon compte CV-7730-2291-04")
+    r"|\b(?:account|acct|konto|compte(?:\s+client)?|cuenta|conta|conto|rekening)\s*(?:number|no\.?|#)?\s*"
+    r"(?:is|ist|est|es|è|é|:|=|#)?\s*((?-i:[A-Z]{1,5})-\d{2,12}(?:-\d{2,12}){1,4})\b"
     r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
     r"|\b(?:destination\s+tag|dest(?:ination)?\.?\s+tag|tag|memo)\s*(?:id|number|no\.?|#)?\s*(?:is|:|=)?\s*(\d{4,12})\b"
 )
@@ -1165,7 +1165,7 @@ _ACCOUNT_NAME_CUE = re.compile(
     r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by|assigned\s+to|assignee|owner)\b)"
     r"(?:[ \t]*(?:is|was|named|called|:|=|-))*[ \t]*[\"'`“‘]?([A-Za-z0-9_$][\w.@$-]{1,39})(?<![.-])")
 #: Harbor's robot accounts carry their prefix ("robot$ci-builder")
-_ROBOT = re.compile(r"(?<![\w$])robot\$[A-Za-z0-9][\w.-]{0,60}(?<![.-])")
+_ROBOT = re.compile(r"(?<![\w$])robot\$[A-Za-z0-9][\w.+-]{0,60}(?<![.+-])")
 _NOT_ACCOUNT_NAMES = frozenset(("the", "a", "an", "and", "or", "is", "was", "for", "to", "in", "on", "of", "with",
                                 "field", "value", "here", "there", "it", "this", "that", "someone", "somebody",
                                 "admin", "admins", "you", "your", "us", "our", "me", "my", "them", "him", "her",
@@ -1298,7 +1298,7 @@ _PERSONAL = re.compile(
     r"przelałem|przelałam|tôi|mình|số\s+dư|"
     # someone else's money, their stake, what one needs to move ("his 0.9 BTC", "Staked 120 DOT",
     # "need to move 0.42 BTC", "vous m'avez facturé 0,08 ETH")
-    r"his|her|their|our|staked|restaked|unstaked|bonded|delegated|need|needs|needed|facturé|facturée|facturado|"
+    r"his|her|their|our|staked|restaked|unstaked|bonded|delegated|need|needed|facturé|facturée|facturado|"
     r"facturada|fatturato|fatturati|berechnet|m'avez|me\s+han|mi\s+avete|mir|uns|brauche|benötige|necesito|"
     r"necesitamos|preciso|precisamos|bisogno|besoin)\b"
     # the same where words are not spaced: I, my, balance, refund in Chinese, Japanese, Korean
