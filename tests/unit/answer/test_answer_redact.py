@@ -834,6 +834,8 @@ KEPT = [
     "Saludos cordiales,\nDepartamento de Soporte Técnico",
     "The app costs ten dollars a month.",
     "The network needs 0.0001 BTC as a fee.",
+    "Use psql -U postgres -h localhost to connect.",
+    "Paste the webhook URL from Slack (it begins with https://hooks.slack.com/services/) into the field.",
     "Re-encoding the body changes its bytes. Sign it as received.",
     "If the server uses a private certificate, untick Verify Cert and test.",
     "We moved the login to Authentik SSO last week.",

@@ -1169,7 +1169,11 @@ _ROBOT = re.compile(r"(?<![\w$])robot\$[A-Za-z0-9][\w.+-]{0,60}(?<![.+-])")
 _NOT_ACCOUNT_NAMES = frozenset(("the", "a", "an", "and", "or", "is", "was", "for", "to", "in", "on", "of", "with",
                                 "field", "value", "here", "there", "it", "this", "that", "someone", "somebody",
                                 "admin", "admins", "you", "your", "us", "our", "me", "my", "them", "him", "her",
-                                "default", "mistake", "accident", "hand", "email", "but", "then", "when"))
+                                "default", "mistake", "accident", "hand", "email", "but", "then", "when",
+                                # the accounts a system comes with, nobody's own
+                                "root", "postgres", "mysql", "oracle", "ubuntu", "ec2-user", "centos", "debian",
+                                "administrator", "guest", "user", "test", "sa", "sys", "system", "nobody",
+                                "www-data", "git", "jenkins", "docker"))
 
 
 def _initial_surname(word: str) -> bool:
@@ -1410,7 +1414,8 @@ def _webhooks(text: str) -> Iterator[Span]:
         # the path, not the query: a token in a query's value is found alone ("?token=a8F3…")
         path = re.split(r"[?#]", url.split("://", 1)[1], maxsplit=1)[0].partition("/")[2]
         parts = path.split("/")
-        if (_WEBHOOK_HOST.match(url) and path.count("/") >= 1) or any(_token_like(p) for p in parts):
+        named = len([p for p in parts if p]) >= 2 and re.search(r"\d", path)
+        if (_WEBHOOK_HOST.match(url) and named) or any(_token_like(p) for p in parts):
             yield Span(m.start(), m.start() + len(url), "secret")
 
 
