@@ -1052,3 +1052,10 @@ def test_a_reference_from_the_bots_own_help_pages_stays() -> None:
     text = "I got reference TD-48213 but see nothing."
     assert redact(text, known_words={"td", "48213"}).text == text
     assert "[reference]" in redact(text, known_words={"td"}).text
+
+
+def test_a_listed_given_and_family_name_that_are_words_too_are_a_name_unless_the_corpus_knows_them() -> None:
+    for text in ("Yesterday Anna Weber approved it.", "The co-signer, Anna Weber, approved it."):
+        assert redact(text, known_words=set()).text.count("[person_name]") == 1, text
+    kept = "The Bill Pay page shows a Grace Period."
+    assert redact(kept, known_words={"bill", "pay", "grace", "period"}).text == kept

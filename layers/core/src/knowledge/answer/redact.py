@@ -1086,7 +1086,15 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
                       and k not in _PLACE_NAMES
                       # "Jordan Freight", "Ruby SDK": a given name before a noun or an acronym names a thing
                       and not (nxt and (nxt.isupper() or (_plain_word(nxt) and not _given(nxt) and not _surname(nxt)))))
-            likely.append(unlisted or listed)
+            # a listed given name before a listed family name, neither known to the corpus, even
+            # when the dictionary has both ("Yesterday Anna Weber approved it", "co-signer, Anna
+            # Weber,"): a person, not a feature ("Bill Pay", "Grace Period" are words it knows)
+            pair = (bool(nxt) and _given(w) and _surname(nxt) and _name_like(nxt, known)
+                    and w.lower() not in _NAME_VERBS and k not in _PLACE_NAMES
+                    and name_lexicon.key(nxt) not in name_lexicon.place_names()
+                    and not (i > 0 and words[i - 1].lower() in (*_LOCATIVE, "visit", "from", "to"))
+                    and nxt.lower() not in _COMPANY_WORDS and not _PLACE_AFTER.match(text, run[i + 1].end()))
+            likely.append(unlisted or listed or pair)
 
         i = 0
         while i < len(run):
