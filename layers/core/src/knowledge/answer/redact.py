@@ -801,9 +801,11 @@ _PAYMENT_HANDLE = re.compile(r"(?<![\w.@+-])[A-Za-z0-9][\w.-]{1,63}@[A-Za-z][A-Z
 _PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
-    r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|vendor|merchant|streamer|creator|"
+    r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
+    r"vendor|merchant|streamer|creator|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"
+    r"gebruikersnaam|kullanıcı\s+adı|brugernavn|användarnamn|"
     rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))\s*"
-    r"(is\s+|[:=]\s*)?[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
+    r"(is\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
 
 
@@ -1312,7 +1314,7 @@ _PERSONAL = re.compile(
     # "need to move 0.42 BTC", "vous m'avez facturé 0,08 ETH")
     r"his|her|their|our|staked|restaked|unstaked|bonded|delegated|need|needed|facturé|facturée|facturado|"
     r"facturada|fatturato|fatturati|berechnet|m'avez|me\s+han|mi\s+avete|mir|uns|brauche|benötige|necesito|"
-    r"necesitamos|preciso|precisamos|bisogno|besoin)\b"
+    r"necesitamos|preciso|precisamos|bisogno|besoin|ik|gestort|overgemaakt|opgenomen|gestakt)\b"
     # the same where words are not spaced: I, my, balance, refund in Chinese, Japanese, Korean
     r"|我|私|僕|余额|餘額|残高|退款|返金|내\s|제\s|저의|나의|잔액|잔고|환불"
     # and their "I paid", "I withdrew", "I deposited", "I sent"
@@ -1529,7 +1531,10 @@ def _seed_phrases(text: str) -> Iterator[Span]:
 #: a code of the shape backup codes are printed in ("4827-1937", "a7f3-9k2m"), read up to 200
 #: characters after the words for such codes ("I still have the printed backup codes … the
 #: first one is 4827-1937")
-_CODE_CUE = re.compile(r"(?i)\b(?:backup|recovery|2fa|mfa|one[- ]time|emergency|scratch)\s+codes?\b")
+_CODE_CUE = re.compile(r"(?i)\b(?:(?:backup|recovery|2fa|mfa|one[- ]time|emergency|scratch)\s+codes?|"
+                       r"zugangscodes?|sicherungscodes?|backup-codes?|wiederherstellungscodes?|"
+                       r"codes?\s+de\s+(?:secours|récupération|sauvegarde)|c[óo]digos?\s+de\s+(?:respaldo|recuperaci[óo]n|"
+                       r"seguran[çc]a|backup)|codic[ei]\s+di\s+(?:backup|recupero)|herstelcodes?|back-?upcodes?)\b")
 _PRINTED_CODE = re.compile(r"(?<![\w.,/:-])(?=[a-zA-Z0-9]{0,4}\d)[a-zA-Z0-9]{4,5}[- ](?=[a-zA-Z0-9]{0,4}\d)"
                            r"[a-zA-Z0-9]{4,5}(?![\w/:-]|[.,]\d)")
 
