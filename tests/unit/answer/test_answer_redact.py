@@ -811,6 +811,7 @@ FOUND_WHOLE = [
     # a UK National Insurance number spaced; a codice fiscale whose check letter is wrong
     ("National Insurance AB 12 34 56 C is on the letter.", "AB 12 34 56 C", "national_id"),
     ("Codice fiscale: BNCMRA80A01H501X, se serve.", "BNCMRA80A01H501X", "national_id"),
+    ("Numéro de sécurité sociale : 1 85 05 78 006 084 36", "1 85 05 78 006 084 36", "national_id"),
     # an account number with letters before it after "my account"
     ("Please close my account AC-4471-9920 today.", "AC-4471-9920", "account_number"),
     ("Compte client CV-7730-2291-04, merci.", "CV-7730-2291-04", "account_number"),
