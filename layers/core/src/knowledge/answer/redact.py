@@ -800,6 +800,13 @@ _HOST_NAME = re.compile(r"(?i)[a-z0-9-]+(?:\.[a-z0-9-]+){2,}|[a-z0-9-]+\.(?:com|
                         r"internal|corp|lan|cloud|ai|co|de|uk|fr|es|it|nl|eu|us|in|br|pl)")
 _PAYMENT_HANDLE = re.compile(r"(?<![\w.@+-])[A-Za-z0-9][\w.-]{1,63}@[A-Za-z][A-Za-z0-9]{1,30}(?![\w@.-]|\.[A-Za-z])")
 _PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
+_SAID_OF_A_NAME = frozenset((
+    "wrong", "incorrect", "invalid", "hidden", "taken", "required", "mandatory", "missing", "empty", "correct",
+    "right", "case", "locked", "blocked", "disabled", "enabled", "visible", "shown", "displayed", "different",
+    "same", "too", "not", "already", "still", "now", "also", "unique", "optional", "fine", "ok", "okay", "gone",
+    "changed", "unknown", "unavailable", "available", "greyed", "grayed", "blank", "shorter", "longer", "the",
+    "my", "your", "our", "their", "his", "her", "in", "on", "at", "used", "set", "listed", "saved", "stored",
+))
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
     r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
@@ -1132,7 +1139,13 @@ def _people(text: str) -> Iterator[Span]:
         for later in _DATE_ALONE.finditer(text, m.end(group), stop.start() if stop else window_end):
             yield Span(later.start(), later.end(), "date_of_birth")
     for m in _USERNAME_LATER.finditer(text):
-        if re.search(r"[\d_.]", m.group(1)):
+        value = m.group(1)
+        # after a word that only names a user name ("my username on your site is cryptoqueen"), a
+        # lower-case word no dictionary has is one too ("is required", "is invalid" are words)
+        named = re.match(r"(?i)user\s*name|username|screen\s*name|handle", m.group())
+        if re.search(r"[\d_.]", value) or (
+                named and re.fullmatch(r"[a-z]{4,30}", value) and not _ordinary_form(value)
+                and value not in _NOT_NAMES and value not in _ENGLISH_GLUE and value not in _CHAT_WORDS):
             yield Span(m.start(1), m.end(1), "username")
     for m in _HANDLE_AFTER.finditer(text):
         if re.search(r"_.*\d|\d.*_|[a-z]\d{2,}", m.group(1)):  # "trader_jo3", not "the dashboard"
@@ -1150,6 +1163,10 @@ def _people(text: str) -> Iterator[Span]:
         said = bool(m.group(1)) and not _PLATFORM.fullmatch(cue.strip())
         # "the user is blocked": after a bare "user", a word of the dictionary is no handle
         if re.fullmatch(r"(?i)(?:user|login|handle)\s*", cue) and _ordinary(m.group(2)):
+            said = False
+        # "the username is wrong", "screen name is hidden": after "is", a word that says
+        # something of the name ("my username is falcon" gives one)
+        if (m.group(1) or "").strip().lower() == "is" and m.group(2).lower() in _SAID_OF_A_NAME:
             said = False
         # a number is no handle ("paid a seller 3.2 XMR"), nor a host name ("login harbor.acme.example")
         if (not re.search(r"[^\W\d_]", m.group(2)) or _HOST_NAME.fullmatch(m.group(2))) and "@" not in m.group(2):
