@@ -28,6 +28,9 @@ SHAPES = {
     "ticker amounts": "my 1 000 ABC ", "lower-case name pairs": "jon smyth ", "spaced kanji": "佐藤 健 ",
     "payment handles": "ab.cd@ef ", "dates after a birth cue": "born 1991-07-22 ",
     "names joined by and": "Kevin and Aiko, ", "name handles": "ines.garcia ", "possessive names": "Arjun's ",
+    "password cues": "password Ab1", "password shapes": "pw Ab1Ab1Ab1! ", "url user-info": "a://b:c",
+    "url paths": "https://a.b/Ab1", "backup codes": "backup codes 12-", "cli users": "docker -u ",
+    "account name cues": "Access ID ", "money in words": "two hundred ", "spaced NI numbers": "AB 12 ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")

@@ -100,12 +100,15 @@ _BEARER = re.compile(
 #: 8241-9930", "OTP: 552 019")
 _ACCESS_CODE = re.compile(
     r"(?i:\b(?:backup|recovery|2fa|mfa|otp|one[- ]time|verification|login|auth(?:entication)?|sms)\s+"
-    r"(?:codes?|pins?)\b|\botp\b)\s*(?:is|are|was|:|=)?\s*"
+    r"(?:codes?|pins?|keys?)\b|\botp\b)\s*(?:is|are|was|:|=)?\s*"
     r"((?=[A-Za-z0-9]{0,9}\d)[A-Za-z0-9]{3,10}(?:[ -](?=[A-Za-z0-9]{0,9}\d)[A-Za-z0-9]{3,10}){0,3})(?![\w-])")
 #: the security code and expiry printed on a card ("CVV 381", "exp 09/27")
 _CARD_CODE = re.compile(
     r"(?i:\b(?:cvv2?|cvc2?|csc|cid|security\s+code|card\s+code|prüfnummer|código\s+de\s+seguridad|cryptogramme)"
     r"\s*(?:is|:|=)?\s*)(\d{3,4})\b")
+#: a PIN said with its number ("I set the PIN to 4821", "Geheimzahl: 0815")
+_PIN = re.compile(r"(?i:\b(?:pin(?:[ -]?code)?|passcode|geheimzahl|code\s+pin|código\s+pin)\s*"
+                  r"(?:is|was|to|:|=|ist|est|es|è|é)?\s*)(\d{4,8})(?![\d.,:/-])")
 _CARD_EXPIRY = re.compile(
     r"(?i:\b(?:exp(?:iry|iration|ires)?(?:\s+date)?|valid\s+(?:thru|through|until)|gültig\s+bis|vence|"
     r"date\s+d'expiration|scadenza)\.?\s*(?:is|:|=)?\s*)((?:0?[1-9]|1[0-2])\s?/\s?(?:\d{2}|20\d{2}))(?![\d/])")
@@ -128,6 +131,9 @@ _IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a
 _ACCOUNT = re.compile(
     r"(?i)\b(?:account|acct|a/c|acc|konto|compte|cuenta|conta|conto|rekening|konta)\.?\s*(?:number|no\.?|num|#)?\s*"
     r"(?:is|ist|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
+    # a number with a letter prefix and dashes too ("depuis mon compte CV-7730-2291-04")
+    r"|\b(?:account|acct|konto|compte(?:\s+client)?|cuenta|conta|conto|rekening)\s*(?:number|no\.?|#)?\s*"
+    r"(?:is|ist|est|es|è|é|:|=|#)?\s*((?-i:[A-Z]{1,5})-\d{2,12}(?:-\d{2,12}){1,4})\b"
     r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
     r"|\b(?:destination\s+tag|dest(?:ination)?\.?\s+tag|tag|memo)\s*(?:id|number|no\.?|#)?\s*(?:is|:|=)?\s*(\d{4,12})\b"
 )
@@ -162,9 +168,11 @@ _REFERENCE = re.compile(
 _ID_DOCUMENT = re.compile(
     r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paszport|personalausweis|ausweis|"
     r"national\s+(?:id|identity|insurance)|id\s+card|identity\s+card|id|ssn|social\s+security|tax\s+(?:id|code)|"
-    r"tin|nino?|driver'?s\s+licen[cs]e|driving\s+licen[cs]e|licen[cs]e|steuer-?id|steuernummer|dni|nie|nif|cpf|"
+    r"tin|nino?|ni(?=[ \t]+(?:number|no\b))|"
+    r"driver'?s\s+licen[cs]e|driving\s+licen[cs]e|licen[cs]e|steuer-?id|steuernummer|dni|nie|nif|cpf|"
     r"rg|aadhaar|aadhar|pan|pesel|bsn|codice\s+fiscale|personnummer|cpr|nric|sin|carte\s+d'identit[ée]|"
-    r"documento|c[ée]dula|curp|rfc))"
+    r"documento|c[ée]dula|curp|rfc|s[ée]curit[ée]\s+sociale|num[ée]ro\s+insee|nir|sozialversicherungs(?:nummer)?|"
+    r"seguridad\s+social|segurança\s+social|burgerservicenummer|codice\s+identificativo))"
     r"(?:[ \t]+(?i:number|no\.?|nr\.?|num|#|card|nummer|número|numero|numéro))?"
     r"(?:[ \t]*(?i:is|ist|es|est|è|é|är|er|on|jest|je|to|:|=|#|-))*[ \t]*"
     r"((?-i:[A-Z]{0,5}[ -]?\d[\dA-Z]*(?:[ .-][\dA-Z]*\d[\dA-Z]*)*(?:[ .-]?[A-Z](?![\w]))?))(?![\w-])"
@@ -174,6 +182,13 @@ _SSN_SHAPE = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
 _DNI_SHAPE = re.compile(r"(?<![\w-])\d{8}-?[A-Z](?![\w-])")
 _NIE_SHAPE = re.compile(r"(?<![\w-])[XYZ]-?\d{7}-?[A-Z](?![\w-])")
 _CODICE_FISCALE_SHAPE = re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-])")
+#: a UK National Insurance number, spaced or not ("JT 48 29 17 B", "QQ123456C")
+_NINO_SHAPE = re.compile(r"(?<![\w-])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
+                         r"(?:[ \t]?\d{2}){3}[ \t]?[A-D](?![\w-])")
+#: the words that name a codice fiscale: after them its shape is enough (a check letter mistyped
+#: or made up leaves the person's data in it)
+_CODICE_CUE = re.compile(r"(?i:\b(?:codice\s+fiscale|cod\.?\s+fisc\.?|c\.\s?f\.|cf|tax\s+code|fiscal\s+code)\b)"
+                         r"[^\n]{0,24}\Z")
 _CPF_SHAPE = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])")
 #: an email address written out so that a machine would not read it: "anna dot meyer at gmail
 #: dot com", "r.okonkwo[at]gmail[dot]com", "kim (at) mail (dot) de"
@@ -226,7 +241,8 @@ _NAME_CUES = re.compile(
     r"sehr\s+geehrte[rs]?|liebe[rs]?|grüezi|servus|moin|ciao|buongiorno|buonasera|gentile|caro|cara|olá|ola|"
     r"oi|querid[oa]|estimad[oa]|prezad[oa]|beste|geachte|hej|hei|moi|szia|ahoj|dzień\s+dobry|witam|"
     r"merhaba|привет|здравствуйте|добрый\s+день|уважаем(?:ый|ая)|"
-    r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо)[ \t]*,?[ \t]+"
+    r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо|"
+    r"thx|thnx|thanx|tks|ty|tnx)[ \t]*,?[ \t]+"
     r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
     r"Señor|Señora|Señorita|Srta|Sr|Sra|Signor|Signora|Sig|Sig\.ra|Dott|Pan|Pani|Panie|Panu|Pana|Meneer|Mevrouw|"
     r"Dhr|Mevr|chị|anh|ông|bà|chú|Chị|Anh|Ông|Bà|Chú|"
@@ -285,6 +301,10 @@ _NOT_NAMES = frozenset((
     # months and days, which the name lists also hold as given names ("It's June already")
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    # the labels before an account holder's or a recipient's name ("Kontoinhaber Stefan Maier")
+    "kontoinhaber", "kontoinhaberin", "inhaber", "inhaberin", "intestatario", "intestataria", "titular",
+    "titulaire", "rekeninghouder", "begünstigter", "empfänger", "beneficiario", "beneficiaria", "bénéficiaire",
+    "destinatario", "destinataria", "destinataire", "ontvanger", "odbiorca", "właściciel",
 ))
 #: titles that may come between a greeting and a name ("Danke Herr Meier")
 _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "frau", "monsieur", "madame", "mme",
@@ -344,8 +364,9 @@ def _names(text: str) -> Iterator[Span]:
                 continue
             start = m.start(g) + kept[0].start()
             end = m.start(g) + kept[-1].end()
-            if re.fullmatch(_PARTICLE, kept[-1].group()) or kept[-1].group().rstrip(".").lower() in _COMPANY_WORDS:
-                continue
+            team = [w.group().rstrip(".,").lower() for w in kept]
+            if re.fullmatch(_PARTICLE, kept[-1].group()) or any(w in _COMPANY_WORDS and len(w) >= 4 for w in team):
+                continue  # "Brightwave Ltd", "Equipo de Soporte CoinVault": a company or its team
             yield Span(start, end, "person_name")
 
 
@@ -552,8 +573,16 @@ _HANDLE_ON = re.compile(
 #: a message's last line that is one to three capitalised words under a line of text: who wrote it
 _LAST_LINE_NAME = re.compile(
     rf"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\Z")
+_LOWER_LAST_LINE = re.compile(r"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?([a-zà-ÿ][a-zà-ÿ'’-]{1,30})[ \t]+"
+                              r"([a-zà-ÿ][a-zà-ÿ'’-]{0,30}(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]{1,30})?)\.?[ \t]*\Z")
 _COMPANY_WORDS = frozenset(("ltd", "inc", "gmbh", "llc", "corp", "co", "sa", "ag", "bv", "plc", "srl", "sas", "oy",
-                            "ab", "team", "support", "group", "bank"))
+                            "ab", "team", "support", "group", "bank",
+                            # a support team's name in the languages its replies are signed in
+                            # ("Equipo de Soporte CoinVault", "L'équipe Support", "Ihr Kundenservice")
+                            "equipo", "soporte", "équipe", "equipe", "suporte", "supporto", "assistenza",
+                            "kundenservice", "kundendienst", "kundensupport", "servicio", "atención",
+                            "atendimento", "servizio", "helpdesk", "klantenservice", "ondersteuning",
+                            "department", "departamento", "abteilung", "dipartimento", "afdeling", "service"))
 #: names in scripts without capitals: after "I am" (我是, 我叫), before "です"/"입니다" after a greeting,
 #: between "मेरा नाम" and "है"
 _CJK_NAMES = re.compile(
@@ -616,8 +645,9 @@ def _context_names(text: str) -> Iterator[Span]:
             if w.group().lower() in _NOT_NAMES or (w.group()[0].islower() and _ordinary(w.group())):
                 break
             kept.append(w)
-        if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept):
-            continue  # "Support Team", "The billing team"
+        if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept) \
+                or any(w.group().strip(",.").lower() in _COMPANY_WORDS and len(w.group()) >= 4 for w in words):
+            continue  # "Support Team", "The billing team", "The Ops Team", "Departamento de Soporte"
         yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
     for m in _FROM_TEAM.finditer(text):
         # a given name that is also a word needs a surname ("Bill from accounting" may be a bill)
@@ -649,6 +679,15 @@ def _context_names(text: str) -> Iterator[Span]:
     for m in _LOWER_SIGN_OFF.finditer(text):
         if _given(m.group(1)) and not _ordinary(m.group(1)):
             yield Span(m.start(1), m.end(1), "person_name")
+    for m in _LOWER_LAST_LINE.finditer(text):
+        # a given name and a family name no dictionary has, in lower case, on a message's last
+        # line under a line of text ("… all my savings\nolena kovalenko")
+        first, rest = m.group(1), m.group(2).split()
+        if (_given(first) and first not in _NOT_NAMES and first not in _CHAT_WORDS and first not in _ENGLISH_GLUE
+                and all((len(w) == 1 and not _ordinary(first)) or (
+                    len(w) > 1 and not _ordinary_form(w) and w not in _NOT_NAMES and w not in _CHAT_WORDS)
+                    for w in rest)):
+            yield Span(m.start(1), m.end(2), "person_name")
     for m in _LAST_LINE_NAME.finditer(text):
         signed = m.group(1).split()
         if (any(w.lower() in _NOT_NAMES or (w.isupper() and len(w) > 1) for w in signed)
@@ -761,11 +800,20 @@ _HOST_NAME = re.compile(r"(?i)[a-z0-9-]+(?:\.[a-z0-9-]+){2,}|[a-z0-9-]+\.(?:com|
                         r"internal|corp|lan|cloud|ai|co|de|uk|fr|es|it|nl|eu|us|in|br|pl)")
 _PAYMENT_HANDLE = re.compile(r"(?<![\w.@+-])[A-Za-z0-9][\w.-]{1,63}@[A-Za-z][A-Za-z0-9]{1,30}(?![\w@.-]|\.[A-Za-z])")
 _PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
+_SAID_OF_A_NAME = frozenset((
+    "wrong", "incorrect", "invalid", "hidden", "taken", "required", "mandatory", "missing", "empty", "correct",
+    "right", "case", "locked", "blocked", "disabled", "enabled", "visible", "shown", "displayed", "different",
+    "same", "too", "not", "already", "still", "now", "also", "unique", "optional", "fine", "ok", "okay", "gone",
+    "changed", "unknown", "unavailable", "available", "greyed", "grayed", "blank", "shorter", "longer", "the",
+    "my", "your", "our", "their", "his", "her", "in", "on", "at", "used", "set", "listed", "saved", "stored",
+))
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
-    r"benutzername|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|vendor|merchant|streamer|creator|"
+    r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
+    r"vendor|merchant|streamer|creator|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"
+    r"gebruikersnaam|kullanıcı\s+adı|brugernavn|användarnamn|"
     rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))\s*"
-    r"(is\s+|[:=]\s*)?[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
+    r"(is\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
 
 
@@ -798,8 +846,7 @@ def vocabulary_candidates(texts: Iterable[str]) -> set[str]:
         # and the parts of a code no word introduces ("WD-4001"): a product's error code when
         # the corpus knows them, a customer's reference when not
         for m in _REFERENCE.finditer(text):
-            if m.group(2):
-                out.update(_code_parts(m.group(2)))
+            out.update(_code_parts(m.group(1) or m.group(2)))
     return out
 
 
@@ -989,6 +1036,16 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
     A run naming a company ("Morgan & Chase Logistics Ltd") or a product ("Ruby SDK") is none."""
     english = _english(text)
     runs = list(_capitalised_runs(text))
+    cut: set[str] | None = None
+
+    def abbreviated() -> set[str]:
+        """The first three to six letters of each longer word of the text: a capitalised word
+        among them is that word cut short ("uncheck Verify Cert" beside "certificate")."""
+        nonlocal cut
+        if cut is None:
+            cut = {w[:n] for w in {w.lower() for w in re.findall(r"[^\W\d_]{7,}", text)} for n in range(3, 7)}
+        return cut
+
     for r, (run, before) in enumerate(runs):
         if before in _POSSESSIVE or before in _LOCATIVE or _TRAVEL_TO.search(text, max(0, run[0].start() - 24),
                                                                               run[0].start()) \
@@ -1015,6 +1072,13 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
             if not _name_like(w, known) or re.fullmatch(_PARTICLE, w) or _BEFORE_NUMBER.match(text, run[i].end()):
                 likely.append(False)  # "Ksh 3,000", "Block 12": a unit or a place's number
                 continue
+            head, dash, tail = w.partition("-")
+            if dash and tail[:1].islower() and (len(head) <= 3 or _plain_word(tail)):
+                likely.append(False)  # "Re-serialising", "Pre-auth": a prefix before a word
+                continue
+            if not (_given(w) or _surname(w)) and 3 <= len(k) <= 6 and k in abbreviated():
+                likely.append(False)  # "Verify Cert" beside "certificate": a word cut short
+                continue
             listed_name = _given(w) or _surname(w)
             unlisted = (english and not _plain_word(w) and len(k) >= 3
                         and (k not in name_lexicon.place_names() or listed_name))
@@ -1032,7 +1096,15 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
                       and k not in _PLACE_NAMES
                       # "Jordan Freight", "Ruby SDK": a given name before a noun or an acronym names a thing
                       and not (nxt and (nxt.isupper() or (_plain_word(nxt) and not _given(nxt) and not _surname(nxt)))))
-            likely.append(unlisted or listed)
+            # a listed given name before a listed family name, neither known to the corpus, even
+            # when the dictionary has both ("Yesterday Anna Weber approved it", "co-signer, Anna
+            # Weber,"): a person, not a feature ("Bill Pay", "Grace Period" are words it knows)
+            pair = (bool(nxt) and _given(w) and _surname(nxt) and _name_like(nxt, known)
+                    and w.lower() not in _NAME_VERBS and k not in _PLACE_NAMES
+                    and name_lexicon.key(nxt) not in name_lexicon.place_names()
+                    and not (i > 0 and words[i - 1].lower() in (*_LOCATIVE, "visit", "from", "to"))
+                    and nxt.lower() not in _COMPANY_WORDS and not _PLACE_AFTER.match(text, run[i + 1].end()))
+            likely.append(unlisted or listed or pair)
 
         i = 0
         while i < len(run):
@@ -1067,7 +1139,13 @@ def _people(text: str) -> Iterator[Span]:
         for later in _DATE_ALONE.finditer(text, m.end(group), stop.start() if stop else window_end):
             yield Span(later.start(), later.end(), "date_of_birth")
     for m in _USERNAME_LATER.finditer(text):
-        if re.search(r"[\d_.]", m.group(1)):
+        value = m.group(1)
+        # after a word that only names a user name ("my username on your site is cryptoqueen"), a
+        # lower-case word no dictionary has is one too ("is required", "is invalid" are words)
+        named = re.match(r"(?i)user\s*name|username|screen\s*name|handle", m.group())
+        if re.search(r"[\d_.]", value) or (
+                named and re.fullmatch(r"[a-z]{4,30}", value) and not _ordinary_form(value)
+                and value not in _NOT_NAMES and value not in _ENGLISH_GLUE and value not in _CHAT_WORDS):
             yield Span(m.start(1), m.end(1), "username")
     for m in _HANDLE_AFTER.finditer(text):
         if re.search(r"_.*\d|\d.*_|[a-z]\d{2,}", m.group(1)):  # "trader_jo3", not "the dashboard"
@@ -1086,14 +1164,76 @@ def _people(text: str) -> Iterator[Span]:
         # "the user is blocked": after a bare "user", a word of the dictionary is no handle
         if re.fullmatch(r"(?i)(?:user|login|handle)\s*", cue) and _ordinary(m.group(2)):
             said = False
+        # "the username is wrong", "screen name is hidden": after "is", a word that says
+        # something of the name ("my username is falcon" gives one)
+        if (m.group(1) or "").strip().lower() == "is" and m.group(2).lower() in _SAID_OF_A_NAME:
+            said = False
         # a number is no handle ("paid a seller 3.2 XMR"), nor a host name ("login harbor.acme.example")
         if (not re.search(r"[^\W\d_]", m.group(2)) or _HOST_NAME.fullmatch(m.group(2))) and "@" not in m.group(2):
             continue
-        if said or re.search(r"[\d_.]", m.group(2)):
+        if said or re.search(r"[\d_.]", m.group(2)) or _initial_surname(m.group(2)):
             yield Span(m.start(2), m.end(2), "username")
     # a payment handle: a user and a bank or app after "@" with no domain ("rahul.verma@okhdfcbank")
     for m in _PAYMENT_HANDLE.finditer(text):
         yield Span(m.start(), m.end(), "username")
+    yield from _account_names(text)
+
+
+#: a user given to a command line's user option ("docker login -u lwei registry.example")
+_CLI_USER = re.compile(
+    r"(?i:\b(?:docker|podman|helm|oras|skopeo|nerdctl|crane|psql|mysql|mongo(?:sh)?|redis-cli|ssh|sftp|ftp|curl|"
+    r"git|kubectl|oc|az|login)\b[^\n`]{0,80}?(?<!\S)(?:-u|-l|--user(?:name)?|--login)(?:[ \t]+|=))"
+    r"[\"']?([A-Za-z0-9_][\w.@$-]{1,39})(?<![.-])")
+#: an account's name said after what names one ("Access ID replicator", "robot account
+#: robot$ci-builder", "Who set it: dkowalski", "created by jsmith")
+_ACCOUNT_NAME_CUE = re.compile(
+    r"(?i:\b(?:access\s+(?:key\s+)?id|client\s+id|login\s+id|user\s+id|robot\s+account|service\s+account|"
+    r"bot\s+account|technical\s+user|service\s+user|"
+    r"who\s+(?:set|created|added|configured|changed|made|installed|owns)\s+(?:it|this|that|them)|"
+    r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by|assigned\s+to|assignee|owner)\b)"
+    r"(?:[ \t]*(?:is|was|named|called|:|=|-))*[ \t]*[\"'`“‘]?([A-Za-z0-9_$][\w.@$-]{1,39})(?<![.-])")
+#: Harbor's robot accounts carry their prefix ("robot$ci-builder")
+_ROBOT = re.compile(r"(?<![\w$])robot\$[A-Za-z0-9][\w.+-]{0,60}(?<![.+-])")
+_NOT_ACCOUNT_NAMES = frozenset(("the", "a", "an", "and", "or", "is", "was", "for", "to", "in", "on", "of", "with",
+                                "field", "value", "here", "there", "it", "this", "that", "someone", "somebody",
+                                "admin", "admins", "you", "your", "us", "our", "me", "my", "them", "him", "her",
+                                "default", "mistake", "accident", "hand", "email", "but", "then", "when",
+                                # the accounts a system comes with, nobody's own
+                                "root", "postgres", "mysql", "oracle", "ubuntu", "ec2-user", "centos", "debian",
+                                "administrator", "guest", "user", "test", "sa", "sys", "system", "nobody",
+                                "www-data", "git", "jenkins", "docker"))
+
+
+def _initial_surname(word: str) -> bool:
+    """A user name of a given name's initial and a listed family name ("dkowalski", "lwei"),
+    no dictionary word."""
+    return (word.islower() and word.isalpha() and 4 <= len(word) <= 20 and _surname(word[1:])
+            and not _ordinary(word))
+
+
+def _account_names(text: str) -> Iterator[Span]:
+    for m in _CLI_USER.finditer(text):
+        low = m.group(1).lower()
+        # "$USER" is a variable; "login -u with your user name" explains the option
+        if not low.startswith("$") and low not in _NOT_ACCOUNT_NAMES and low not in _ENGLISH_GLUE \
+                and low not in _NOT_NAMES:
+            yield Span(m.start(1), m.end(1), "username")
+    for m in _ROBOT.finditer(text):
+        yield Span(m.start(), m.end(), "username")
+    for m in _ACCOUNT_NAME_CUE.finditer(text):
+        value = m.group(1)
+        cue = m.group().lower()
+        if value.lower() in _NOT_ACCOUNT_NAMES or value.lower() in _NOT_NAMES:
+            continue
+        # after "by" or a kind of account, a word is a person's name (found by the name rules)
+        # or the sentence going on ("a robot account under Projects"): a handle has a digit, a
+        # sign or is a given name's initial and a family name
+        if re.search(r"\bby\b|account|user\b|assign|owner", cue) and not (re.search(r"[\d_.$@-]", value)
+                                                              or _initial_surname(value)):
+            continue
+        if value[:1].isupper() and not re.search(r"[\d_.$@-]", value):
+            continue
+        yield Span(m.start(1), m.end(1), "username")
 
 
 _CURRENCY_WORDS = (r"dollars?|euros?|pounds?|bucks|reais|real|pesos?|rupees?|yen|yuan|rmb|won|francs?|"
@@ -1187,13 +1327,27 @@ _PERSONAL = re.compile(
     # the first person's payments in the languages above ("ödedim", "envié", "wysłałem")
     r"ödedim|gönderdim|yatırdım|çektim|envié|deposité|transferí|retiré|envoyé|gezahlt|eingezahlt|abgehoben|"
     r"inviato|versato|prelevato|depositato|trasferito|ricevuto|enviei|depositei|transferi|saquei|wpłaciłem|wpłaciłam|wysłałem|wysłałam|"
-    r"przelałem|przelałam|tôi|mình|số\s+dư)\b"
+    r"przelałem|przelałam|tôi|mình|số\s+dư|"
+    # someone else's money, their stake, what one needs to move ("his 0.9 BTC", "Staked 120 DOT",
+    # "need to move 0.42 BTC", "vous m'avez facturé 0,08 ETH")
+    r"his|her|their|our|staked|restaked|unstaked|bonded|delegated|need|needed|facturé|facturée|facturado|"
+    r"facturada|fatturato|fatturati|berechnet|m'avez|me\s+han|mi\s+avete|mir|uns|brauche|benötige|necesito|"
+    r"necesitamos|preciso|precisamos|bisogno|besoin|ik|gestort|overgemaakt|opgenomen|gestakt)\b"
     # the same where words are not spaced: I, my, balance, refund in Chinese, Japanese, Korean
     r"|我|私|僕|余额|餘額|残高|退款|返金|내\s|제\s|저의|나의|잔액|잔고|환불"
     # and their "I paid", "I withdrew", "I deposited", "I sent"
     r"|出金し|入金し|送金し|支払|払った|払いました|提了|提现了|充了|充值了|转了|付了|支付了|결제했|입금했|출금했|송금했|보냈"
     r"|金额|金額|금액"
 )
+_NUMBER_WORD = (r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+                r"hundred|thousand|million|grand|couple)")
+#: money written in words ("two hundred dollars", "fifty-five euros", "a thousand bucks")
+_WORD_AMOUNT = re.compile(
+    rf"(?i)\b{_NUMBER_WORD}(?:(?:[ \t]+|-)(?:and[ \t]+|of[ \t]+)?{_NUMBER_WORD}){{0,6}}[ \t]+(?:{_CURRENCY_WORDS})\b")
+#: the verbs that move one's money before an amount in words ("Need two hundred dollars")
+_MONEY_VERB = re.compile(r"(?i)\b(?:need|needs|needed|send|sent|withdraw|withdrew|withdrawn|transfer|transferred|"
+                         r"pay|paid|move|moved|cash\s+out|lost|owe|owed|deposit|deposited|refund|charged)\b")
 #: the amount of one payment, said as such ("Total was €38.12", "Montant : 1 250 USDC")
 _AMOUNT_LABEL = re.compile(
     r"(?i:\b(?:total|amount|montant|betrag|importe|monto|valor|importo|bedrag|kwota|kwotę|toplam|tutar|сумма|"
@@ -1232,7 +1386,95 @@ def _entropy(token: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
+#: the user-info of a URL holds a password ("postgres://app:S3cret!@db01/app"), and so does a login
+#: written as user and password ("the login admin:Qz7#mVp2!kL9")
+_URL_PASSWORD = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s:/@]{1,64}:([^\s/@]{1,128})@(?=[\w\[])")
+_LOGIN_PAIR = re.compile(
+    r"(?i:(?:\b(?:login|log-in|credentials?|creds|user(?:name)?\s*/\s*pass(?:word)?|account)|"
+    r"(?<!\S)(?:-u|--user(?:name)?))\s*(?:is|are|was|:|=)?\s*[\"']?)"
+    r"[\w.-]{1,40}:([^\s:@/]{6,64})(?<![.,;!?)])")
+#: words that say a password or a key follows, in the languages tickets come in
+_PASSWORD_CUE = re.compile(
+    r"(?i)(?<![a-z])(?:password|passwd|passphrase|pass\s+phrase|pwd|pw|secret|credentials?|creds|access\s+key|"
+    r"login\s+details|log-?in|sign-?in|"
+    r"secret\s+key|api\s+key|passwort|kennwort|contraseña|clave|mot\s+de\s+passe|senha|hasło|haslo|"
+    r"wachtwoord|parola\s+d[i']\s*ordine|parola|lösenord|adgangskode|salasana|şifre|sifre|пароль|密码|密碼|"
+    r"パスワード|비밀번호)(?![a-z])")
+#: a password's shape: eight or more characters of lower and upper case letters and digits, no
+#: word, path, address or URL ("Welcome2Harbor!", "Hn8v2Lq0pZ!rT5")
+_PW_CHAR = "A-Za-z0-9!#$%&*+?^~@_.-"
+_PASSWORD_SHAPE = re.compile(rf"(?<![\w/@.:-])(?=[{_PW_CHAR}]*[a-z])(?=[{_PW_CHAR}]*[A-Z])(?=[{_PW_CHAR}]*\d)"
+                             rf"[{_PW_CHAR}]{{8,64}}(?<![.,;:-])(?![\w/@])")
+def _identifier(value: str) -> bool:
+    """A product's or a setting's name: letters and digits only, two or more of its parts words
+    of three letters or more ("HelpDesk2Go", "ApiKeyV2", "adminRequire2fa"), where a password's
+    parts are random ("Kp9xTq2wLm", "Hn8v2Lq0pZ")."""
+    if not value.isalnum():
+        return False
+    parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", value)
+    return sum(len(p) >= 3 and p[1:].islower() for p in parts) >= 2
+
+#: a URL whose path carries a token (a webhook: "hooks.slack.com/services/T0/B0/f8Hq…",
+#: "discord.com/api/webhooks/1234/AbC…"): the URL is the credential
+_URL = re.compile(r"(?i)\bhttps?://[^\s<>\"'`()\[\]]{8,2048}")
+_WEBHOOK_HOST = re.compile(r"(?i)^https?://(?:hooks\.slack\.com/|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks/|"
+                           r"[\w.-]*webhook[\w.-]*/|hooks\.[\w.-]+/[^?#\s]*\d|"
+                           r"[^/]+/(?:[^/?#]+/)*(?:webhooks?|hooks)/[^?#\s]*\d)")
+
+
+def _token_like(part: str) -> bool:
+    """A path segment that is a random token: sixteen or more letters and digits in both cases
+    ("f8Hq2XwLm4Tz7VbN1cYr"), or twenty-four or more of one case, a quarter of them digits
+    ("3f9a1c7e…"), with an entropy no word has; never a file's name ("app-compose-2.4.tar.gz")."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{16,}", part) or _entropy(part) < 3.5:
+        return False
+    digits = sum(c.isdigit() for c in part)
+    if re.search(r"[a-z]", part) and re.search(r"[A-Z]", part):
+        return digits >= 2
+    return len(part) >= 24 and 4 * digits >= len(part)
+
+
+def _webhooks(text: str) -> Iterator[Span]:
+    if "://" not in text:
+        return
+    for m in _URL.finditer(text):
+        url = m.group().rstrip(".,;:!?")
+        # the path, not the query: a token in a query's value is found alone ("?token=a8F3…")
+        path = re.split(r"[?#]", url.split("://", 1)[1], maxsplit=1)[0].partition("/")[2]
+        parts = path.split("/")
+        named = len([p for p in parts if p]) >= 2 and re.search(r"\d", path)
+        if (_WEBHOOK_HOST.match(url) and named) or any(_token_like(p) for p in parts):
+            yield Span(m.start(), m.start() + len(url), "secret")
+
+
+def _cued_passwords(text: str) -> Iterator[Span]:
+    """A password-shaped token up to 160 characters after a word for a password or a key
+    ("I put the database password straight into app.yaml as Hn8v2Lq0pZ!rT5", "forgot his
+    password … set it to Welcome2Harbor!"), a URL's user-info and a login's user:password."""
+    for pattern in (_URL_PASSWORD, _LOGIN_PAIR):
+        for m in pattern.finditer(text):
+            value = m.group(1)
+            if sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w\s]")) >= 2:
+                yield Span(m.start(1), m.end(1), "secret")
+    reach = -1
+    for cue in _PASSWORD_CUE.finditer(text):
+        if cue.end() <= reach:
+            continue  # the window of an earlier cue already read this stretch: linear
+        reach = cue.end() + 160
+        for m in _PASSWORD_SHAPE.finditer(text, cue.end(), min(len(text), reach)):
+            value = m.group()
+            # a "!" or "?" closing a sentence is no part of the password ("… is Abc12345!
+            # Please …"); one before more of the sentence is ("set it to Welcome2Harbor! for him")
+            if value[-1] in "!?" and not re.match(r"[ \t]+[a-z]|[,;:)]", text[m.end() : m.end() + 2]):
+                value = value.rstrip("!?")
+            if len(value) < 8 or _EMAIL.fullmatch(value) or _identifier(value):
+                continue  # an address; a product's name of capitalised parts ("HelpDesk2Go", "ApiKeyV2")
+            yield Span(m.start(), m.start() + len(value), "secret")
+
+
 def _secrets(text: str) -> Iterator[Span]:
+    yield from _cued_passwords(text)
+    yield from _webhooks(text)
     for m in _SECRET_PREFIXED.finditer(text):
         yield Span(m.start(), m.end(), "secret")
     for m in _BEARER.finditer(text):
@@ -1295,13 +1537,39 @@ def _seed_phrases(text: str) -> Iterator[Span]:
                 else:
                     break
             if j - i + 1 >= 12:
-                yield Span(run[i].start(), run[j].end(), "secret")
+                # a phrase has 12, 15, 18, 21 or 24 words: one or two more after a phrase the
+                # words before named are the sentence going on ("… skull margin please send")
+                length = j - i + 1
+                whole = max(n for n in (12, 15, 18, 21, 24) if n <= length)
+                end = i + whole - 1 if cued and misses == 0 and length - whole in (1, 2) else j
+                yield Span(run[i].start(), run[end].end(), "secret")
             i = j + 1
 
 
+#: a code of the shape backup codes are printed in ("4827-1937", "a7f3-9k2m"), read up to 200
+#: characters after the words for such codes ("I still have the printed backup codes … the
+#: first one is 4827-1937")
+_CODE_CUE = re.compile(r"(?i)\b(?:(?:backup|recovery|2fa|mfa|one[- ]time|emergency|scratch)\s+codes?|"
+                       r"zugangscodes?|sicherungscodes?|backup-codes?|wiederherstellungscodes?|"
+                       r"codes?\s+de\s+(?:secours|récupération|sauvegarde)|c[óo]digos?\s+de\s+(?:respaldo|recuperaci[óo]n|"
+                       r"seguran[çc]a|backup)|codic[ei]\s+di\s+(?:backup|recupero)|herstelcodes?|back-?upcodes?)\b")
+_PRINTED_CODE = re.compile(r"(?<![\w.,/:-])(?=[a-zA-Z0-9]{0,4}\d)[a-zA-Z0-9]{4,5}[- ](?=[a-zA-Z0-9]{0,4}\d)"
+                           r"[a-zA-Z0-9]{4,5}(?![\w/:-]|[.,]\d)")
+
+
 def _card_codes(text: str) -> Iterator[Span]:
-    for m in _CARD_CODE.finditer(text):
-        yield Span(m.start(1), m.end(1), "secret")
+    for pattern in (_CARD_CODE, _PIN):
+        for m in pattern.finditer(text):
+            yield Span(m.start(1), m.end(1), "secret")
+    reach = -1
+    for cue in _CODE_CUE.finditer(text):
+        if cue.end() <= reach:
+            continue
+        reach = cue.end() + 200
+        for m in _PRINTED_CODE.finditer(text, cue.end(), min(len(text), reach)):
+            if sum(c.isdigit() for c in m.group()) >= 4 and not _DATE_SHAPE.fullmatch(m.group()) \
+                    and not _YEAR_RANGE.fullmatch(m.group()):
+                yield Span(m.start(), m.end(), "secret")
     for m in _ACCESS_CODE.finditer(text):
         if sum(c.isdigit() for c in m.group(1)) >= 4:
             yield Span(m.start(1), m.end(1), "secret")
@@ -1352,6 +1620,8 @@ def _ibans(text: str) -> Iterator[Span]:
 
 def _emails(text: str) -> Iterator[Span]:
     for plain in _EMAIL.finditer(text):
+        if re.search(r"://[^\s/@]*\Z", text[max(0, plain.start() - 200) : plain.start()]):
+            continue  # "postgres://app:pa!ss@db01.internal": a URL's user-info and host, no address
         yield Span(plain.start(), plain.end(), "email")
     pos = 0
     if not _AT_SIGN.search(text):
@@ -1378,8 +1648,10 @@ def _emails(text: str) -> Iterator[Span]:
 def _references(text: str, known: Collection[str] | None = None) -> Iterator[Span]:
     for m in _REFERENCE.finditer(text):
         group = 1 if m.group(1) else 2
-        if group == 2 and known is not None and all(part in known for part in _code_parts(m.group(2))):
-            continue  # a code the bot's own documents hold ("WD-4001" in its error-code table)
+        parts = _code_parts(m.group(group))
+        if known is not None and (group == 2 or len(parts) >= 2) and all(part in known for part in parts):
+            continue  # a code the bot's own documents hold ("WD-4001" in its error-code table, the
+            # example reference "TD-48213" of its help pages)
         if len(re.sub(r"\D", "", m.group(group))) >= 4:
             start = m.start(group)
             # "#A7731-2290": the sign that marks the number goes with it
@@ -1394,8 +1666,11 @@ def _id_documents(text: str) -> Iterator[Span]:
     for pattern, module in ((_SSN_SHAPE, ssn), (_CPF_SHAPE, cpf), (_DNI_SHAPE, dni), (_NIE_SHAPE, nie),
                             (_CODICE_FISCALE_SHAPE, codicefiscale)):
         for m in pattern.finditer(text):
-            if module.is_valid(m.group()):
+            if module.is_valid(m.group()) or (
+                    module is codicefiscale and _CODICE_CUE.search(text, max(0, m.start() - 60), m.start())):
                 yield Span(m.start(), m.end(), "national_id")
+    for m in _NINO_SHAPE.finditer(text):
+        yield Span(m.start(), m.end(), "national_id")
 
 
 def _accounts(text: str) -> Iterator[Span]:
@@ -1494,6 +1769,12 @@ def _amounts(text: str) -> Iterator[Span]:
                 j < len(personal) and personal[j] < m.end() + 40)
             if (near or context or _THEIR_TRANSACTION.search(before[-60:])
                     or _AMOUNT_LABEL.search(before[-40:])):
+                yield Span(offset + m.start(), offset + m.end(), "amount")
+        for m in _WORD_AMOUNT.finditer(body):
+            if re.fullmatch(r"(?i)a[ \t]+\S+", m.group()):
+                continue  # "a dollar": a way of speaking more often than a sum
+            before = body[max(0, m.start() - 60) : m.start()]
+            if _PERSONAL.search(before) or _MONEY_VERB.search(before):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
         # a figure without its currency where a balance is read out ("now it says 0!", "my
         # balance shows 1,250.00"), when this sentence already speaks of money
@@ -1692,6 +1973,9 @@ _SOFTWARE_BEFORE = re.compile(
     r"\b(?i:use|uses|using|used|install|installs|installed|installing|deploy|deploys|deployed|integrat\w*\s+with|"
     r"connect\w*\s+(?:to|with)|upgrad\w*\s+to|migrat\w*\s+(?:to|from)|switch\w*\s+to)[ \t]+"
     r"(?:[A-Z][\w.+-]*(?:[ \t]+[A-Z][\w.+-]*)*[ \t]*(?:,|and|or|&)[ \t]*)*\Z")
+_ACRONYM_AFTER = re.compile(r"[ \t]+([A-Z]{2,6}[0-9]?)(?![\w'’-])")
+_NAME_SUFFIXES = frozenset(("md", "phd", "jr", "sr", "ii", "iii", "iv", "esq", "dds", "rn", "cpa", "mba", "obe",
+                            "mbe", "kc", "qc"))
 _DETERMINER = re.compile(r"(?i:\b(?:the|a|an|this|that|each|every|any)[ \t]+)\Z")
 _RUN_AFTER = re.compile(r"(?:[ \t]+[A-Z][\w'’-]*)*")
 
@@ -1717,6 +2001,9 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
         return True
     if _DETERMINER.search(text, max(0, span.start - 8), span.start) and re.match(r"[ \t]+[a-z]", text[span.end :]):
         return True
+    if (len(words) == 1 and not (_given(words[0]) or _surname(words[0]))
+            and (m := _ACRONYM_AFTER.match(text, span.end)) and m.group(1).lower() not in _NAME_SUFFIXES):
+        return True  # "switched to Keycloak OIDC", "the Acme SDK": a product before its acronym
     if _JOB_TITLE_BEFORE.search(text, max(0, span.start - 40), span.start) and not _given(words[0]):
         return True
     if keys[-1] in _COMPANY_WORDS or _COMPANY_AFTER.match(text, span.end) or (
