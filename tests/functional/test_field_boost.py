@@ -3,6 +3,8 @@ passages, over the real embedded adapters (word-match lists only; see FIELD_BOOS
 
 from __future__ import annotations
 
+import pytest
+
 from knowledge.refresh.packsync import install_pack
 from knowledge.refresh.reindex import reindex
 from knowledge.retrieve import service
@@ -64,6 +66,38 @@ def test_over_a_fused_list_the_boost_reorders_the_lexical_list_before_the_fusion
     assert titled["signals"]["lexicalRank"] == 1 and other["signals"]["lexicalRank"] == 2  # the lifted list
     assert titled["signals"]["titleMatch"] > other["signals"]["titleMatch"]
     assert titled["signals"]["lexicalScore"] > other["signals"]["lexicalScore"]  # the lifted word-match scores
+
+
+def filler(n: int) -> str:
+    return " ".join(f"Check the service number {i} and its logs, then confirm it reports healthy." for i in range(n))
+
+
+TIERS = [
+    # the page that answers: more of the question's words in its text, none in its title
+    page("help/https.md", "# HTTPS\n\nEncrypt the traffic between browsers and the portal with a certificate. "
+         + filler(6)),
+    # one generic word of the question ("UI"), in a heading under an unrelated page title
+    page("help/branding.md", "# Branding\n\n" + filler(10) + "\n\n## Banner on the portal UI\n\n"
+         "The banner text shows above the UI. " + filler(10)),
+]
+TIERS += [page(f"help/other-{i}.md", f"# Other {i}\n\nDeposits and withdrawals of coin {i}.") for i in range(6)]
+
+
+def test_a_word_of_a_heading_under_the_title_lifts_less_than_one_of_the_title(services, write_pack, monkeypatch):
+    install_pack(services, write_pack("coinvault", TIERS))
+    reindex(services, "default")
+    q = "encrypt traffic to the ui"
+    monkeypatch.setattr(service, "NEAR_BOOST", 0.0)  # the title's boost alone
+    share = service.CRUMB_SHARE
+    assert 0 < share < 1
+    tiered, excerpts = paths(services, q)
+    assert tiered[:2] == ["help/https.md", "help/branding.md"]
+    crumb = excerpts[1]
+    assert crumb["breadcrumb"].endswith("› Banner on the portal UI")
+    monkeypatch.setattr(service, "CRUMB_SHARE", 1.0)  # the whole breadcrumb counts as the title does
+    flat, excerpts = paths(services, q)
+    assert flat[:2] == ["help/branding.md", "help/https.md"]  # the heading's "UI" wins the page
+    assert excerpts[0]["signals"]["titleMatch"] == pytest.approx(crumb["signals"]["titleMatch"] / share, abs=1e-3)
 
 
 FAR = " ".join(f"Line {i} of the notes." for i in range(6))
