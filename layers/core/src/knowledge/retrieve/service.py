@@ -346,11 +346,9 @@ def _title_match(services: Services, query_terms: list[str], idf: dict[str, floa
     total = sum(known.values())
     if total <= 0:
         return {}
-    analyze = services.index.analyze
     match: dict[int, float] = {}
     for key, p in passages:
-        page = set(analyze(f"{p.title or ''} {_file_words(p.path)}"))
-        crumb = set(analyze(p.breadcrumb or ""))
+        page, crumb = _field_terms(services, p.title, p.breadcrumb, p.path)
         match[key] = sum(w if t in page else CRUMB_SHARE * w if t in crumb else 0.0 for t, w in known.items()) / total
     return match
 
@@ -360,9 +358,14 @@ def _file_words(path: str | None) -> str:
     return (path or "").rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("-", " ").replace("_", " ")
 
 
-def _field_terms(services: Services, title: str | None, breadcrumb: str | None, path: str | None) -> set[str]:
-    """The analysed terms of a passage's title, breadcrumb and file name."""
-    return set(services.index.analyze(f"{title or ''} {breadcrumb or ''} {_file_words(path)}"))
+def _field_terms(services: Services, title: str | None, breadcrumb: str | None, path: str | None
+                 ) -> tuple[frozenset[str], frozenset[str]]:
+    """The analysed terms of a passage's page title and file name, and those of its breadcrumb
+    (most breadcrumbs repeat the title: analysed once then)."""
+    analyze = services.index.analyze
+    page = frozenset(analyze(f"{title or ''} {_file_words(path)}"))
+    crumb = page if not breadcrumb or breadcrumb == title else frozenset(analyze(breadcrumb))
+    return page, crumb
 
 
 def _rerank(reranker: Reranker, question: str, served: list[tuple[ranking.Candidate, Passage]], top_k: int
@@ -617,8 +620,8 @@ def _components(
         reranker=excerpts[0]["signals"].get("rerank"),
         rare=conf.rare(top["text"], query_terms, idf, present=held),
         missing=conf.missing(top["text"], query_terms, idf, rarest, present=held),
-        title=conf.title(_field_terms(services, top.get("title"), top.get("breadcrumb"), top.get("path")),
-                         query_terms, idf),
+        title=conf.title(frozenset().union(*_field_terms(services, top.get("title"), top.get("breadcrumb"),
+                                                         top.get("path"))), query_terms, idf),
         depth=conf.focus(doc_scores, depth=conf.DEPTH),
         nearness=nearness,
         distinct=conf.distinct([(h.ref.doc_key, h.score) for h in semantic]) if semantic else None,

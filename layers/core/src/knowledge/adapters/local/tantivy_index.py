@@ -56,6 +56,9 @@ log = logging.getLogger(__name__)
 _WRITER_HEAP = 128 * 1024 * 1024
 _WRITER_THREADS = 2  # tantivy indexes on its own threads while Python chunks the next batch
 _LOCK_WAIT_SECONDS = 60.0
+#: strings up to FIELD_CHARS characters are analysed through a cache of FIELD_CACHE entries
+FIELD_CHARS = 160
+FIELD_CACHE = 16384
 
 # Compaction (``TantivySearchIndex.compact``): a partition is rewritten as one segment when a
 # search would visit this many segments or more, or when this share of its documents is
@@ -414,6 +417,12 @@ class TantivySearchIndex:
         self.vectors = LocalVectorStore(self.root / "_vectors")  # "_" never starts a bot id
         self._analyze_short = functools.lru_cache(maxsize=4096)(
             lambda text: tuple(self.analyzer.analyze(analysis.expand(text))))
+        # short strings (titles, breadcrumbs, file names; short questions): every served passage's
+        # title and breadcrumb are analysed for the title lift, two strings for each of ten passages
+        # a question, so they get a larger cache of their own (at most FIELD_CACHE x FIELD_CHARS
+        # characters, a few MB) that long questions do not evict
+        self._analyze_field = functools.lru_cache(maxsize=FIELD_CACHE)(
+            lambda text: tuple(self.analyzer.analyze(analysis.expand(text))))
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -443,6 +452,8 @@ class TantivySearchIndex:
         return part
 
     def analyze(self, text: str) -> list[str]:
+        if len(text) <= FIELD_CHARS:
+            return list(self._analyze_field(text))
         if len(text) <= 2048:  # questions repeat within a request (search, confidence, excerpts)
             return list(self._analyze_short(text))
         return list(self.analyzer.analyze(analysis.expand(text)))
