@@ -107,7 +107,7 @@ _BEARER = re.compile(
     # '"password":"…"'), never a word glued on ("pg-secret@db"); the value stops at a quote or
     # a bracket (a JSON document after "secret:" is no token)
     r"(?:[\"']?[ \t]*[:=]\s*[\"']?|\s+(?:(?:is|ist|es|est|é|to)\s+|[:=]\s*)?)"
-    r"([^\s,;\"'{}()\[\]<>]{8,})")
+    r"[\"'`“‘]?([^\s,;\"'`“”‘’{}()\[\]<>]{8,})")
 #: a code that opens an account: a 2FA backup code, a recovery or one-time code ("my backup code is
 #: 8241-9930", "OTP: 552 019")
 _ACCESS_CODE = re.compile(
@@ -296,6 +296,12 @@ _NOT_NAMES = frozenset((
     "hiya", "howdy", "heya", "yo", "chào", "xin", "cảm", "ơn", "tamam", "evet", "hayır", "teşekkürler", "selam",
     "salam", "shalom", "sawubona", "habari", "jambo", "cześć", "zdravo", "sveiki", "labas", "adım", "adim",
     "benim", "vale", "genau", "klar", "okey", "dacă", "bună", "salve", "tere", "hoi", "doei", "groetjes",
+    # Turkish courtesy ("Rica ederim", "Kolay gelsin") and the small words of romanised Hindi and
+    # Urdu that open a sentence ("Kya chal raha hai?"), which the name lists hold as names
+    "rica", "ederim", "ederiz", "kolay", "gelsin", "lütfen", "lutfen",
+    "kya", "kyu", "kyun", "kaise", "kab", "kahan", "kaun", "nahi", "nahin", "mera", "meri", "mere",
+    "aap", "aapka", "aapki", "bhai", "yaar", "acha", "accha", "theek", "thik", "abhi", "kuch", "bahut",
+    "lekin", "aur", "bhi", "toh", "jaldi", "kripya", "shukriya", "dhanyavad", "namaskar",
     # relatives and colleagues, which German capitalises before a name ("Mein Kollege Stefan")
     "kollege", "kollegin", "bruder", "schwester", "sohn", "tochter", "mutter", "vater", "freund", "freundin",
     "chefin", "ehemann", "ehefrau", "partnerin", "kunde", "kundin", "nachbar", "nachbarin", "collega", "collègue",
@@ -502,15 +508,20 @@ def _lexicon_names(text: str) -> Iterator[Span]:
             w = words[i]
             nxt = words[i + 1] if i + 1 < len(run) else ""
             next_plain = bool(nxt) and plain[i + 1]
+            # a given name of two syllables written as two words ("Mei Ling", "Chia Hao", "Xiu Ying"),
+            # as the romanised Chinese lists hold them in one ("meiling", "chiahao")
+            joined = (bool(nxt) and not re.fullmatch(_PARTICLE, w) and w.lower() not in _NOT_NAMES
+                      and nxt.lower() not in _NOT_NAMES and _given(w + nxt) and not _ordinary(w + nxt))
             starts = not re.fullmatch(_PARTICLE, w) and (
-                (plain[i] and _given(w))  # "Kevin", "Svetlana"
+                joined
+                or (plain[i] and _given(w))  # "Kevin", "Svetlana"
                 or (_given(w) and next_plain and _surname(nxt) and w.lower() not in _NOT_NAMES)  # "Grace O'Malley"
                 or (plain[i] and next_plain and (_surname(w) or _surname(nxt) or _given(nxt))))  # "Rahul Mehta"
             start = i if starts else None
             if start is None:
                 i += 1
                 continue
-            end = i + 1
+            end = i + 2 if joined else i + 1
             # after a name, a capitalised listed surname belongs to it even when it is a word too ("Ahmed Khan")
             while end < len(run) and (plain[end] or (re.fullmatch(_PARTICLE, words[end]) and end + 1 < len(run)
                                                       and plain[end + 1])
@@ -919,7 +930,10 @@ def _name_like(word: str, known: Collection[str]) -> bool:
     return (k not in known and low not in _NOT_NAMES and low.rstrip("s") not in _NOT_NAMES and low not in _TITLES
             and not any(name_lexicon.key(part) in _BRANDS for part in re.split(r"[-'’]", word))
             and not word.isupper() and _INNER_CAPITAL.match(word) is None and len(k) >= 2
-            and not re.search(r"['’](?:m|s|re|ve|d|ll|t)$", word, re.IGNORECASE))
+            and not re.search(r"['’](?:m|s|re|ve|d|ll|t)$", word, re.IGNORECASE)
+            # a word of Latin letters with no vowel is an abbreviation ("Txn", "Msg"), unless a
+            # listed family name ("Ng")
+            and not (re.fullmatch(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]+", k) and not _surname(k)))
 
 
 def _plain_word(word: str, *, glued: bool = False) -> bool:
@@ -940,9 +954,16 @@ _ENGLISH_GLUE = frozenset(("the", "a", "an", "and", "to", "of", "is", "are", "wa
                            "how", "we", "our", "me", "he", "she", "his", "her", "they", "from", "at", "but"))
 
 
+#: (each part bounded: a long run of one character class stays linear)
+_ADDRESS_LIKE = re.compile(r"[^\s@]{0,64}@\S{1,255}|\b[a-z][a-z0-9+.-]{1,15}://\S{1,2048}|"
+                           r"(?<![\w-])[\w-]{1,63}(?:\.[\w-]{1,63}){2,}")
+
+
 def _english(text: str) -> bool:
     """Most lower-case words of ``text`` are English words: elsewhere (German writes its nouns
     with a capital) a capitalised word unknown to the dictionary says nothing."""
+    # the words of an address, a URL or a host are no words of the sentence ("(seun.adebayo@gmail.com)")
+    text = _ADDRESS_LIKE.sub(" ", text)
     lower = [w for w in _WORD.findall(text) if w[0].islower()]
     if len(lower) < 3:
         return False
@@ -1785,7 +1806,7 @@ def _references(text: str, known: Collection[str] | None = None) -> Iterator[Spa
         purchase = _PURCHASE_PREFIX.match(code.lstrip("#")) is not None
         if group == 2 and not purchase:
             continue  # a code nothing introduces: an error code, a product's or the desk's own number
-        cue = re.match(r"\S+", m.group()).group().lower() if group == 1 else ""  # type: ignore[union-attr]
+        cue = (re.findall(r"[^\W\d_]+", m.group()) or [""])[0].lower() if group == 1 else ""
         if (cue in _CASE_WORDS and not purchase
                 and not _PAYMENT_BEFORE.search(text, max(0, m.start() - 40), m.start())):
             continue
@@ -1962,6 +1983,83 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
             yield Span(m.start(), m.end(), "person_name")
 
 
+def _email_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """Capitalised words that the local part of an e-mail address in the same text spells: the
+    writer's or someone's name ("Mei Ling Chua" beside "meiling.chua@…", "Sora Tanaka" beside
+    "s.tanaka.work@…", "Oluwaseun Adebayo" beside "seun.adebayo@…", a signature "Raj" under
+    "old.mailbox.raj@…"). A word matches a part of three letters or more, two words a part
+    written as one that is a listed given name ("meiling"); the word before a listed name or a
+    word no dictionary has matches the part's initial ("s"), the word before a matched one that
+    ends or opens on the part before ("seun"). A run needs a listed name among its matches or
+    two matches; a word of the dictionary matches only where a name would stand (a line of its
+    own, or beside the address). A role's mailbox of one word ("sales@") spells no one; a word
+    of the dictionary no name list holds ("billing"), a place, a brand, a product the corpus
+    knows or one with an inner capital never matches."""
+    if "@" not in text:
+        return
+    emails = list(_EMAIL.finditer(text))
+    parts = [[p for p in re.split(r"[._+-]+|\d+", m.group().split("@", 1)[0].lower()) if p] for m in emails]
+    # a role's mailbox of one word ("sales@", "support@") spells no one
+    parts = [p for p in parts if 0 < len(p) <= 8 and not (len(p) == 1 and _ordinary_form(p[0]))]
+    if not parts:
+        return
+
+    def usable(word: str) -> bool:
+        k = name_lexicon.key(word)
+        return (word.lower() not in _NOT_NAMES and k not in _BRANDS and _INNER_CAPITAL.match(word) is None
+                and k not in _PLACE_NAMES and k not in name_lexicon.country_names()
+                and k not in _COMPANY_WORDS and not word.isupper()
+                and (known is None or k not in known or _given(word) or _surname(word))
+                and (not _ordinary_form(word) or _given(word) or _surname(word)))
+
+    for run, _ in _capitalised_runs(text):
+        words = [m.group() for m in run][:6]
+        if any(w.lower() in _COMPANY_WORDS for w in words):
+            continue  # "the Sales Team", "CoinVault Support"
+        keys = [name_lexicon.key(w) for w in words]
+        # where a name stands: a line of its own (a signature), or beside an address ("Name <a@b>")
+        line_start = text.rfind("\n", 0, run[0].start()) + 1
+        line_end = text.find("\n", run[-1].end())
+        line_end = len(text) if line_end < 0 else line_end
+        alone = not re.search(r"[^\W\d_]", text[line_start : run[0].start()] + text[run[-1].end() : line_end])
+        beside = any(re.fullmatch(r"[\s<>()\[\],;:/|-]*", text[m.end() : run[0].start()])
+                     or re.fullmatch(r"[\s<>()\[\],;:/|-]*", text[run[-1].end() : m.start()]) for m in emails
+                     if m.end() <= run[0].start() or m.start() >= run[-1].end())
+        for pieces in parts:
+            hit = [False] * len(words)
+            listed = False
+            for i, k in enumerate(keys):
+                if len(k) >= 3 and k in pieces and usable(words[i]):
+                    hit[i] = True
+                    plain = _ordinary_form(words[i])
+                    listed = listed or ((_given(words[i]) or _surname(words[i])) and (not plain or alone or beside))
+                if (i + 1 < len(keys) and keys[i] + keys[i + 1] in pieces and _given(keys[i] + keys[i + 1])
+                        and usable(words[i]) and usable(words[i + 1])):
+                    hit[i] = hit[i + 1] = listed = True  # "Mei Ling" / "meiling"
+            for i in range(len(words) - 2, -1, -1):
+                if hit[i] or not hit[i + 1] or keys[i + 1] not in pieces or words[i].lower() in _NOT_NAMES:
+                    continue
+                at = pieces.index(keys[i + 1])
+                short = pieces[at - 1] if at > 0 else ""
+                initial = (len(short) == 1 and short == keys[i][:1]
+                           and (_given(words[i + 1]) or _surname(words[i + 1]) or not _ordinary_form(words[i + 1])))
+                affix = (3 <= len(short) < len(keys[i]) and (keys[i].startswith(short) or keys[i].endswith(short))
+                         and usable(words[i]) and not _ordinary_form(words[i]))
+                hit[i] = initial or affix  # "Sora Tanaka" / "s.tanaka", "Oluwaseun Adebayo" / "seun.adebayo"
+            if listed or sum(hit) >= 2:
+                i = 0
+                while i < len(hit):  # the words matched in a row are one name
+                    if not hit[i]:
+                        i += 1
+                        continue
+                    j = i
+                    while j + 1 < len(hit) and hit[j + 1]:
+                        j += 1
+                    yield Span(run[i].start(), run[j].end(), "person_name")
+                    i = j + 1
+                break
+
+
 _HANDLE_TOKEN = re.compile(r"(?<![\w@.+-])[A-Za-z][A-Za-z0-9._-]{3,40}(?<![._-])(?![\w@]|[.-]\w)")
 
 
@@ -2051,6 +2149,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_accounts(text), *_id_documents(text), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
+        *_email_names(text, known_words),
         *_references(text, known_words), *_url_users(text, known_words),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
@@ -2114,6 +2213,8 @@ _JOB_TITLE_BEFORE = re.compile(
 #: the verbs of using software before the products' names ("we use Grafana and Prometheus")
 _SOFTWARE_BEFORE = re.compile(
     r"\b(?i:use|uses|using|used|install|installs|installed|installing|deploy|deploys|deployed|integrat\w*\s+with|"
+    r"run|runs|running|ran|restart|restarts|restarted|reinstall\w*|uninstall\w*|configur\w*|enabl\w*|"
+    r"upgrad\w*|patch\w*|schedul\w*|"
     r"connect\w*\s+(?:to|with)|upgrad\w*\s+to|migrat\w*\s+(?:to|from)|switch\w*\s+to)[ \t]+"
     r"(?:[A-Z][\w.+-]*(?:[ \t]+[A-Z][\w.+-]*)*[ \t]*(?:,|and|or|&)[ \t]*)*\Z")
 _ACRONYM_AFTER = re.compile(r"[ \t]+([A-Z]{2,6}[0-9]?)(?![\w'’-])")
