@@ -168,9 +168,10 @@ _CUSTOMER_NUMBER = re.compile(
     r"|(?i:\b(?:numéro|número|numero|numer|n[°º]|codice|código|code)\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
     r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
 )
-#: the references of one customer's order, invoice, booking, transfer or ticket ("order ORD-558213",
-#: "invoice INV-2024-00931", "reference WT-99812", "ticket #48213"): nothing an article needs, and
-#: each leads back to the customer
+#: the references of one customer's order, invoice, booking or transfer ("order ORD-558213",
+#: "invoice INV-2024-00931", "reference WT-99812"): nothing an article needs, and each leads back
+#: to the customer; ``_references`` keeps the support desk's own ticket and case numbers and a
+#: code nothing introduces unless its prefix names a purchase
 _REFERENCE = re.compile(
     r"(?i:\b(?:order|invoice|inv|transaction|txn|booking|reservation|reference|ref|tracking|ticket|case|claim|"
     r"receipt|shipment|parcel|bestellung|bestellnummer|rechnung|rechnungsnummer|commande|facture|pedido|factura|"
