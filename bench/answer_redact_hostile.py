@@ -31,6 +31,9 @@ SHAPES = {
     "password cues": "password Ab1", "password shapes": "pw Ab1Ab1Ab1! ", "url user-info": "a://b:c",
     "url paths": "https://a.b/Ab1", "backup codes": "backup codes 12-", "cli users": "docker -u ",
     "account name cues": "Access ID ", "money in words": "two hundred ", "spaced NI numbers": "AB 12 ",
+    "e-mail names": "a.bc@de.fg Ab Bc ", "e-mail name runs": "ab.cd.ef@gh.ij Ab Cd Ef Gh ",
+    "ldap names": "cn=a,ou=b,", "json keys": '"password":"Ab1Cd2", ', "bech32 shapes": "cosmos1",
+    "token prefixes": "dckr_pat_", "named amounts": "Kevin paid 1 ETH, ", "user before secret": "account ab / ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")

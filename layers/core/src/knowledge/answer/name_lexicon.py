@@ -19,13 +19,16 @@ from collections.abc import Iterable
 
 
 def _kind(attr: str) -> int | None:
-    """0 for a list of given names (``first_names_female``, ``first_romanized_names``), 1 for
-    one of surnames (``last_names``, ``male_last_names``), None otherwise."""
+    """0 for a list of given names (``first_names_female``, ``first_romanized_names``,
+    ``middle_names``), 1 for one of surnames (``last_names``, ``male_last_names``,
+    ``last_romanized_names``), None otherwise."""
     if attr.startswith("_") or "pairs" in attr or "kana" in attr:
         return None
-    if attr.startswith("first_") and "names" in attr:
+    if (attr.startswith("first_") or attr.startswith("middle_")) and "names" in attr:
         return 0
-    return 1 if "last_name" in attr else None
+    # "last_names", "male_last_names", and the romanised lists of Japanese and Chinese
+    # ("last_romanized_names": "Tanaka", "Chen")
+    return 1 if "last_name" in attr or (attr.startswith("last_") and "names" in attr) else None
 
 
 def key(word: str) -> str:

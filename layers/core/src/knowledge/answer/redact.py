@@ -86,7 +86,15 @@ _SECRET_PREFIXED = re.compile(
     r"(?<![\w-])(?:"
     r"sk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}|(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|"
     r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|"
-    r"xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|"
+    r"xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|"
+    # the personal access and API tokens of common services, which name themselves by a
+    # prefix: Docker Hub, npm, PyPI, GitLab's other tokens, Hugging Face, Shopify, Stripe's
+    # webhooks, SendGrid, DigitalOcean, Atlassian, Postman, Grafana, Sentry, Vault, Linear,
+    # Notion, Figma, Supabase, Doppler, Pulumi, New Relic, Databricks, Buildkite, Terraform
+    r"(?:dckr_pat_|dckr_oat_|npm_|pypi-|glrt-|gldt-|glptt-|glsoat-|glcbt-|glffct-|hf_|shpat_|shpss_|shpca_|shppa_|"
+    r"whsec_|dop_v1_|doo_v1_|ATATT|PMAK-|glsa_|glc_|sntrys_|sntryu_|hvs\.|hvb\.|lin_api_|ntn_|figd_|"
+    r"sbp_|dp\.pt\.|dp\.st\.|pul-|NRAK-|bkua_|atlasv1\.)(?P<body>[A-Za-z0-9_.=-]{16,256}(?<![.-]))|"
+    r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|"
     r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|"
     r"(?<=(?:api|ess|ret|ate)_key=)\S{8,}|(?<=(?:api|ess|ret|ate)-key=)\S{8,}|(?<=(?:api|ess|ret|ate)_key:)\S{8,}"
     r")",
@@ -94,8 +102,12 @@ _SECRET_PREFIXED = re.compile(
 )
 _BEARER = re.compile(
     r"(?i)(?<![a-z])(?:bearer|token|password|passwd|pwd|pw|pass|secret|passcode|pin|passwort|kennwort|contraseña|"
-    r"mot\s+de\s+passe|senha|hasło|wachtwoord|parola|lösenord|adgangskode)\b(?![-‐])\s*"
-    r"(?:is\s+|ist\s+|es\s+|est\s+|é\s+|to\s+|[:=]\s*)?([^\s,;]{8,})")
+    r"mot\s+de\s+passe|senha|hasło|wachtwoord|parola|lösenord|adgangskode)\b(?![-‐])"
+    # a space, "is" or a colon between the word and the value (as a JSON or YAML key too:
+    # '"password":"…"'), never a word glued on ("pg-secret@db"); the value stops at a quote or
+    # a bracket (a JSON document after "secret:" is no token)
+    r"(?:[\"']?[ \t]*[:=]\s*[\"']?|\s+(?:(?:is|ist|es|est|é|to)\s+|[:=]\s*)?)"
+    r"[\"'`“‘]?([^\s,;\"'`“”‘’{}()\[\]<>]{8,})")
 #: a code that opens an account: a 2FA backup code, a recovery or one-time code ("my backup code is
 #: 8241-9930", "OTP: 552 019")
 _ACCESS_CODE = re.compile(
@@ -122,6 +134,10 @@ _WALLETS = [
     (re.compile(rf"(?<![\w])[48][{_BASE58}]{{94,105}}(?![\w])"), "any"),  # Monero
     (re.compile(rf"(?<![\w])[LM][{_BASE58}]{{26,33}}(?![\w])"), "base58"),  # Litecoin
     (re.compile(r"(?<![\w])ltc1[02-9ac-hj-np-z]{11,71}(?![\w])"), "any"),
+    # the bech32 addresses of any chain ("cosmos1…", "osmo1…", "addr1…", "terra1…", "inj1…"): a
+    # prefix of letters, a "1" and 38 or more characters of the bech32 alphabet (no "b", "i", "o"
+    # or "1"), which no word or file name has
+    (re.compile(r"(?<![\w])[a-z]{2,20}1[02-9ac-hj-np-z]{38,110}(?![\w])"), "bech32"),
     (re.compile(rf"(?<![\w])T[{_BASE58}]{{33}}(?![\w])"), "base58"),  # Tron
     (re.compile(rf"(?<![\w])[{_BASE58}]{{32,44}}(?![\w])"), "base58"),  # Solana and other base58 keys
 ]
@@ -132,8 +148,11 @@ _ACCOUNT = re.compile(
     r"(?i)\b(?:account|acct|a/c|acc|konto|compte|cuenta|conta|conto|rekening|konta)\.?\s*(?:number|no\.?|num|#)?\s*"
     r"(?:is|ist|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
     # a number with a letter prefix and dashes too ("depuis mon compte CV-7730-2291-04")
-    r"|\b(?:account|acct|konto|compte(?:\s+client)?|cuenta|conta|conto|rekening)\s*(?:number|no\.?|#)?\s*"
-    r"(?:is|ist|est|es|è|é|:|=|#)?\s*((?-i:[A-Z]{1,5})-\d{2,12}(?:-\d{2,12}){1,4})\b"
+    r"|\b(?:account|acct|konto|compte(?:\s+client)?|cuenta|conta|conto|rekening)"
+    # the account's kind after it, as the Romance languages place it ("Conta principal SH-88412203")
+    r"(?:\s+(?:principal|principale|pessoal|personnel|personal|personale|corrente|courant|corriente|"
+    r"empresarial|professionnel|aziendale))?\s*(?:number|no\.?|#)?\s*"
+    r"(?:is|ist|est|es|è|é|:|=|#)?\s*((?-i:[A-Z]{1,5})-(?:\d{2,12}(?:-\d{2,12}){1,4}|\d{6,16}))\b"
     r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
     r"|\b(?:destination\s+tag|dest(?:ination)?\.?\s+tag|tag|memo)\s*(?:id|number|no\.?|#)?\s*(?:is|:|=)?\s*(\d{4,12})\b"
 )
@@ -149,9 +168,10 @@ _CUSTOMER_NUMBER = re.compile(
     r"|(?i:\b(?:numéro|número|numero|numer|n[°º]|codice|código|code)\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
     r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
 )
-#: the references of one customer's order, invoice, booking, transfer or ticket ("order ORD-558213",
-#: "invoice INV-2024-00931", "reference WT-99812", "ticket #48213"): nothing an article needs, and
-#: each leads back to the customer
+#: the references of one customer's order, invoice, booking or transfer ("order ORD-558213",
+#: "invoice INV-2024-00931", "reference WT-99812"): nothing an article needs, and each leads back
+#: to the customer; ``_references`` keeps the support desk's own ticket and case numbers and a
+#: code nothing introduces unless its prefix names a purchase
 _REFERENCE = re.compile(
     r"(?i:\b(?:order|invoice|inv|transaction|txn|booking|reservation|reference|ref|tracking|ticket|case|claim|"
     r"receipt|shipment|parcel|bestellung|bestellnummer|rechnung|rechnungsnummer|commande|facture|pedido|factura|"
@@ -277,6 +297,12 @@ _NOT_NAMES = frozenset((
     "hiya", "howdy", "heya", "yo", "chào", "xin", "cảm", "ơn", "tamam", "evet", "hayır", "teşekkürler", "selam",
     "salam", "shalom", "sawubona", "habari", "jambo", "cześć", "zdravo", "sveiki", "labas", "adım", "adim",
     "benim", "vale", "genau", "klar", "okey", "dacă", "bună", "salve", "tere", "hoi", "doei", "groetjes",
+    # Turkish courtesy ("Rica ederim", "Kolay gelsin") and the small words of romanised Hindi and
+    # Urdu that open a sentence ("Kya chal raha hai?"), which the name lists hold as names
+    "rica", "ederim", "ederiz", "kolay", "gelsin", "lütfen", "lutfen",
+    "kya", "kyu", "kyun", "kaise", "kab", "kahan", "kaun", "nahi", "nahin", "mera", "meri", "mere",
+    "aap", "aapka", "aapki", "bhai", "yaar", "acha", "accha", "theek", "thik", "abhi", "kuch", "bahut",
+    "lekin", "aur", "bhi", "toh", "jaldi", "kripya", "shukriya", "dhanyavad", "namaskar",
     # relatives and colleagues, which German capitalises before a name ("Mein Kollege Stefan")
     "kollege", "kollegin", "bruder", "schwester", "sohn", "tochter", "mutter", "vater", "freund", "freundin",
     "chefin", "ehemann", "ehefrau", "partnerin", "kunde", "kundin", "nachbar", "nachbarin", "collega", "collègue",
@@ -483,15 +509,20 @@ def _lexicon_names(text: str) -> Iterator[Span]:
             w = words[i]
             nxt = words[i + 1] if i + 1 < len(run) else ""
             next_plain = bool(nxt) and plain[i + 1]
+            # a given name of two syllables written as two words ("Mei Ling", "Chia Hao", "Xiu Ying"),
+            # as the romanised Chinese lists hold them in one ("meiling", "chiahao")
+            joined = (bool(nxt) and not re.fullmatch(_PARTICLE, w) and w.lower() not in _NOT_NAMES
+                      and nxt.lower() not in _NOT_NAMES and _given(w + nxt) and not _ordinary(w + nxt))
             starts = not re.fullmatch(_PARTICLE, w) and (
-                (plain[i] and _given(w))  # "Kevin", "Svetlana"
+                joined
+                or (plain[i] and _given(w))  # "Kevin", "Svetlana"
                 or (_given(w) and next_plain and _surname(nxt) and w.lower() not in _NOT_NAMES)  # "Grace O'Malley"
                 or (plain[i] and next_plain and (_surname(w) or _surname(nxt) or _given(nxt))))  # "Rahul Mehta"
             start = i if starts else None
             if start is None:
                 i += 1
                 continue
-            end = i + 1
+            end = i + 2 if joined else i + 1
             # after a name, a capitalised listed surname belongs to it even when it is a word too ("Ahmed Khan")
             while end < len(run) and (plain[end] or (re.fullmatch(_PARTICLE, words[end]) and end + 1 < len(run)
                                                       and plain[end + 1])
@@ -812,8 +843,10 @@ _USERNAME = re.compile(
     r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
     r"vendor|merchant|streamer|creator|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"
     r"gebruikersnaam|kullanıcı\s+adı|brugernavn|användarnamn|"
-    rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))\s*"
-    r"(is\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
+    rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))"
+    # a JSON or YAML key closes its quote before the colon ('"username":"svc-k8s-puller"')
+    r"(?:[\"'](?=[ \t]*[:=]))?\s*(is\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?"
+    r"[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
 
 
@@ -898,7 +931,10 @@ def _name_like(word: str, known: Collection[str]) -> bool:
     return (k not in known and low not in _NOT_NAMES and low.rstrip("s") not in _NOT_NAMES and low not in _TITLES
             and not any(name_lexicon.key(part) in _BRANDS for part in re.split(r"[-'’]", word))
             and not word.isupper() and _INNER_CAPITAL.match(word) is None and len(k) >= 2
-            and not re.search(r"['’](?:m|s|re|ve|d|ll|t)$", word, re.IGNORECASE))
+            and not re.search(r"['’](?:m|s|re|ve|d|ll|t)$", word, re.IGNORECASE)
+            # a word of Latin letters with no vowel is an abbreviation ("Txn", "Msg"), unless a
+            # listed family name ("Ng")
+            and not (re.fullmatch(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]+", k) and not _surname(k)))
 
 
 def _plain_word(word: str, *, glued: bool = False) -> bool:
@@ -919,9 +955,16 @@ _ENGLISH_GLUE = frozenset(("the", "a", "an", "and", "to", "of", "is", "are", "wa
                            "how", "we", "our", "me", "he", "she", "his", "her", "they", "from", "at", "but"))
 
 
+#: (each part bounded: a long run of one character class stays linear)
+_ADDRESS_LIKE = re.compile(r"[^\s@]{0,64}@\S{1,255}|\b[a-z][a-z0-9+.-]{1,15}://\S{1,2048}|"
+                           r"(?<![\w-])[\w-]{1,63}(?:\.[\w-]{1,63}){2,}")
+
+
 def _english(text: str) -> bool:
     """Most lower-case words of ``text`` are English words: elsewhere (German writes its nouns
     with a capital) a capitalised word unknown to the dictionary says nothing."""
+    # the words of an address, a URL or a host are no words of the sentence ("(seun.adebayo@gmail.com)")
+    text = _ADDRESS_LIKE.sub(" ", text)
     lower = [w for w in _WORD.findall(text) if w[0].islower()]
     if len(lower) < 3:
         return False
@@ -1192,6 +1235,12 @@ _ACCOUNT_NAME_CUE = re.compile(
     r"who\s+(?:set|created|added|configured|changed|made|installed|owns)\s+(?:it|this|that|them)|"
     r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by|assigned\s+to|assignee|owner)\b)"
     r"(?:[ \t]*(?:is|was|named|called|:|=|-))*[ \t]*[\"'`“‘]?([A-Za-z0-9_$][\w.@$-]{1,39})(?<![.-])")
+#: the user of a URL's user-info ("postgres://tdadmin:…@db", "https://hookuser:…@ci.example")
+_URL_USER = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://([^\s:/@]{1,64}):[^\s/@]{1,128}@(?=[\w\[])")
+#: the user named in an LDAP distinguished name: a "uid=" anywhere, a "cn=" before the rest of
+#: the name ("cn=svc-harbor,ou=svc,dc=corp,dc=local")
+_LDAP_USER = re.compile(r"(?i)\b(?:uid|samaccountname|userprincipalname)=([^,;+=\s\"'()]{2,64})"
+                        r"|\bcn=([^,;+=\n\"'()]{2,64}?)(?=[ \t]*,[ \t]*(?:ou|dc|o|cn|uid|c|l|st)=)")
 #: Harbor's robot accounts carry their prefix ("robot$ci-builder")
 _ROBOT = re.compile(r"(?<![\w$])robot\$[A-Za-z0-9][\w.+-]{0,60}(?<![.+-])")
 _NOT_ACCOUNT_NAMES = frozenset(("the", "a", "an", "and", "or", "is", "was", "for", "to", "in", "on", "of", "with",
@@ -1202,6 +1251,50 @@ _NOT_ACCOUNT_NAMES = frozenset(("the", "a", "an", "and", "or", "is", "was", "for
                                 "root", "postgres", "mysql", "oracle", "ubuntu", "ec2-user", "centos", "debian",
                                 "administrator", "guest", "user", "test", "sa", "sys", "system", "nobody",
                                 "www-data", "git", "jenkins", "docker"))
+
+
+def _system_account(value: str) -> bool:
+    """A system's or an application's own account ("root", "postgres", "app", "Users"), a
+    variable ("$USER") or a word of the dictionary: nobody's user name."""
+    low = value.lower()
+    return (low.startswith(("$", "%", "{")) or low in _NOT_ACCOUNT_NAMES or low in _ENGLISH_GLUE
+            or low in _NOT_NAMES or low in _CHAT_WORDS or _ordinary_form(value))
+
+
+#: a user name written before its secret, after a word for an account ("uses our account
+#: acmebuilds / dckr_pat_…", "login: jdoe / <password>")
+_USER_BEFORE_SECRET = re.compile(
+    r"(?i:\b(?:account|login|user(?:\s*name)?|credentials?|creds|log(?:ged)?\s+in\s+as|as)\b)"
+    r"(?:[ \t]*(?:is|:|=))?[ \t]+[\"'`]?([A-Za-z0-9_][\w.@$-]{1,39})[\"'`]?[ \t]*(?:/|:|,)[ \t]*\Z")
+
+
+def _url_users(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """The user of a URL's user-info, unless a system's or the product's own account
+    ("postgres://app:…@db", "postgres://ticketdesk:…@db" where the corpus knows "ticketdesk")."""
+    if "://" not in text:
+        return
+    for m in _URL_USER.finditer(text):
+        if not _system_account(m.group(1)) and not (known is not None and name_lexicon.key(m.group(1)) in known):
+            yield Span(m.start(1), m.end(1), "username")
+
+
+def _users_before_secrets(text: str, taken: Sequence[Span], known: Collection[str] | None) -> list[Span]:
+    """A user name written before a secret found, after a word for an account; never a system's
+    account nor the product's own name ("--rpc-login coinvault:…" where the corpus knows it)."""
+    out: list[Span] = []
+    covered = bytearray(len(text) + 1)
+    for t in taken:
+        covered[t.start : t.end] = b"\x01" * (t.end - t.start)
+    for span in taken:
+        if span.kind != "secret":
+            continue
+        m = _USER_BEFORE_SECRET.search(text, max(0, span.start - 80), span.start)
+        if m and not any(covered[m.start(1) : m.end(1)]) and not _system_account(m.group(1)) \
+                and re.search(r"[^\W\d_]", m.group(1)) \
+                and not (known is not None and name_lexicon.key(m.group(1)) in known):
+            out.append(Span(m.start(1), m.end(1), "username"))
+            covered[m.start(1) : m.end(1)] = b"\x01" * (m.end(1) - m.start(1))
+    return out
 
 
 def _initial_surname(word: str) -> bool:
@@ -1220,6 +1313,14 @@ def _account_names(text: str) -> Iterator[Span]:
             yield Span(m.start(1), m.end(1), "username")
     for m in _ROBOT.finditer(text):
         yield Span(m.start(), m.end(), "username")
+    for m in _LDAP_USER.finditer(text):
+        g = 1 if m.group(1) else 2
+        value = m.group(g).strip()
+        if _system_account(value):
+            continue  # "cn=admin", "cn=Users": a directory's own entries
+        # a person's name in a DN ("cn=Anna Weber,ou=People") is a name
+        kind = "person_name" if " " in value and value[:1].isupper() else "username"
+        yield Span(m.start(g), m.start(g) + len(value), kind)
     for m in _ACCOUNT_NAME_CUE.finditer(text):
         value = m.group(1)
         cue = m.group().lower()
@@ -1307,6 +1408,29 @@ def _amount_matches(text: str) -> Iterator[re.Match[str]]:
         yield m
 
 
+#: a threshold's words before an amount said to someone ("deposits over $250")
+_THRESHOLD = re.compile(r"(?i)\b(?:over|under|from|starting\s+at|between|and|or|to)\s*\Z")
+
+
+def _named_amounts(text: str, people: Sequence[Span]) -> Iterator[Span]:
+    """An amount in a sentence that names a person ("Customer Hannah Kleinschmidt is waiting on
+    310 XMR"): that person's money, unless it reads as a policy figure."""
+    starts = sorted(p.start for p in people)
+    if not starts:
+        return
+    for sentence in _SENTENCE.finditer(text):
+        i = bisect.bisect_left(starts, sentence.start())
+        if i == len(starts) or starts[i] >= sentence.end():
+            continue
+        body, offset = sentence.group(), sentence.start()
+        for m in _amount_matches(body):
+            near_before = " ".join(body[max(0, m.start() - 80) : m.start()].split()[-5:])
+            if (_POLICY.search(near_before) or _THRESHOLD.search(near_before[-24:])
+                    or _PER_PERIOD.match(body, m.end())):
+                continue  # "Hi Daniel, the bonus applies to deposits over $250 only"
+            yield Span(offset + m.start(), offset + m.end(), "amount")
+
+
 def _has_amount(text: str) -> bool:
     return next(_amount_matches(text), None) is not None
 
@@ -1332,7 +1456,15 @@ _PERSONAL = re.compile(
     # "need to move 0.42 BTC", "vous m'avez facturé 0,08 ETH")
     r"his|her|their|our|staked|restaked|unstaked|bonded|delegated|need|needed|facturé|facturée|facturado|"
     r"facturada|fatturato|fatturati|berechnet|m'avez|me\s+han|mi\s+avete|mir|uns|brauche|benötige|necesito|"
-    r"necesitamos|preciso|precisamos|bisogno|besoin|ik|gestort|overgemaakt|opgenomen|gestakt)\b"
+    r"necesitamos|preciso|precisamos|bisogno|besoin|ik|gestort|overgemaakt|opgenomen|gestakt|"
+    # wanting, selling, buying and asking back in the languages above ("ho venduto 0,75 ETH",
+    # "chcę wypłacić 1 200 DOT", "devolvam 120 €"), and romanised Hindi's money verbs ("2.3 ETH
+    # bhejna tha", "paise nikalne hain")
+    r"ho|vorrei|venduto|comprato|prelevare|quero|queria|vendi|comprei|devolvam|devolver|devolução|quiero|"
+    r"quería|vendí|compré|devuelvan|devolver|devolución|restituite|restituire|verkauft|gekauft|möchte|"
+    r"chcę|chciałbym|chciałabym|wypłacić|wypłaciłem|wypłaciłam|wypłata|wypłaty|moja|moich|moim|"
+    r"bhejna|bheja|bheje|bhejne|bhejni|nikalna|nikala|nikale|nikalne|nikali|paise|paisa|jama|mila|mile|"
+    r"mere|mujhe|hamara|hamare|humne)\b"
     # the same where words are not spaced: I, my, balance, refund in Chinese, Japanese, Korean
     r"|我|私|僕|余额|餘額|残高|退款|返金|내\s|제\s|저의|나의|잔액|잔고|환불"
     # and their "I paid", "I withdrew", "I deposited", "I sent"
@@ -1476,6 +1608,12 @@ def _secrets(text: str) -> Iterator[Span]:
     yield from _cued_passwords(text)
     yield from _webhooks(text)
     for m in _SECRET_PREFIXED.finditer(text):
+        body = m.group("body")
+        # a service's token is random after its prefix; a setting named with the prefix is words
+        # ("npm_config_cache_dir")
+        if body is not None and (not re.search(r"\d", body) or _entropy(body) < 3.5
+                                 or re.fullmatch(r"[a-z]+(?:[_-][a-z0-9]+)+", body)):
+            continue
         yield Span(m.start(), m.end(), "secret")
     for m in _BEARER.finditer(text):
         value = m.group(1).rstrip(".")
@@ -1588,6 +1726,8 @@ def _wallets(text: str) -> Iterator[Span]:
             if check == "base58" and not (re.search(r"\d", value) and re.search(r"[a-z]", value)
                                           and re.search(r"[A-Z]", value)):
                 continue
+            if check == "bech32" and (sum(c.isdigit() for c in value) < 4 or _entropy(value) < 3.8):
+                continue
             yield Span(m.start(), m.end(), "crypto_wallet")
 
 
@@ -1645,10 +1785,33 @@ def _emails(text: str) -> Iterator[Span]:
         pos = m.end()
 
 
+#: the words that name the support desk's own record of a conversation: its number leads back to
+#: nothing but the ticket the draft is made from, and it stays ("we will look into it under
+#: reference CV-20931", "Ticket CV-60331", "Following up on ticket 402117")
+_CASE_WORDS = frozenset(("ticket", "case", "reference", "ref"))
+#: the prefixes that name a customer's purchase, payment or delivery ("INV-88213", "ORD-771204",
+#: "TX-88120"): such a code leads back to one customer wherever it stands
+_PURCHASE_PREFIX = re.compile(r"(?i)(?:INV|INVOICE|ORD|ORDER|PO|SO|TX|TXN|TRX|TRN|BK|BKG|BOOK|BOOKING|RES|RSV|"
+                              r"RCPT|RCP|RECEIPT|SHP|SHIP|TRK|AWB|PAY|PMT|RMA|SUB|CHG|CH|PI|IN|WIRE|WT)(?=[-/#]?\d)")
+#: a payment's or a purchase's words before "reference": the reference a payer writes on a
+#: transfer, a transaction's reference ("Txn ref 4128 7733 9021") are theirs
+_PAYMENT_BEFORE = re.compile(r"(?i)\b(?:payment|transfer|wire|bank|sepa|transaction|txn|deposit|withdrawal|order|"
+                             r"invoice|booking|purchase|"
+                             r"remittance|überweisung|virement|transferencia|bonifico|pagamento|pago)\b[^.!?\n]{0,20}\Z")
+
+
 def _references(text: str, known: Collection[str] | None = None) -> Iterator[Span]:
     for m in _REFERENCE.finditer(text):
         group = 1 if m.group(1) else 2
-        parts = _code_parts(m.group(group))
+        code = m.group(group)
+        purchase = _PURCHASE_PREFIX.match(code.lstrip("#")) is not None
+        if group == 2 and not purchase:
+            continue  # a code nothing introduces: an error code, a product's or the desk's own number
+        cue = (re.findall(r"[^\W\d_]+", m.group()) or [""])[0].lower() if group == 1 else ""
+        if (cue in _CASE_WORDS and not purchase
+                and not _PAYMENT_BEFORE.search(text, max(0, m.start() - 40), m.start())):
+            continue
+        parts = _code_parts(code)
         if known is not None and (group == 2 or len(parts) >= 2) and all(part in known for part in parts):
             continue  # a code the bot's own documents hold ("WD-4001" in its error-code table, the
             # example reference "TD-48213" of its help pages)
@@ -1821,6 +1984,83 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
             yield Span(m.start(), m.end(), "person_name")
 
 
+def _email_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """Capitalised words that the local part of an e-mail address in the same text spells: the
+    writer's or someone's name ("Mei Ling Chua" beside "meiling.chua@…", "Sora Tanaka" beside
+    "s.tanaka.work@…", "Oluwaseun Adebayo" beside "seun.adebayo@…", a signature "Raj" under
+    "old.mailbox.raj@…"). A word matches a part of three letters or more, two words a part
+    written as one that is a listed given name ("meiling"); the word before a listed name or a
+    word no dictionary has matches the part's initial ("s"), the word before a matched one that
+    ends or opens on the part before ("seun"). A run needs a listed name among its matches or
+    two matches; a word of the dictionary matches only where a name would stand (a line of its
+    own, or beside the address). A role's mailbox of one word ("sales@") spells no one; a word
+    of the dictionary no name list holds ("billing"), a place, a brand, a product the corpus
+    knows or one with an inner capital never matches."""
+    if "@" not in text:
+        return
+    emails = list(_EMAIL.finditer(text))
+    parts = [[p for p in re.split(r"[._+-]+|\d+", m.group().split("@", 1)[0].lower()) if p] for m in emails]
+    # a role's mailbox of one word ("sales@", "support@") spells no one
+    parts = [p for p in parts if 0 < len(p) <= 8 and not (len(p) == 1 and _ordinary_form(p[0]))]
+    if not parts:
+        return
+
+    def usable(word: str) -> bool:
+        k = name_lexicon.key(word)
+        return (word.lower() not in _NOT_NAMES and k not in _BRANDS and _INNER_CAPITAL.match(word) is None
+                and k not in _PLACE_NAMES and k not in name_lexicon.country_names()
+                and k not in _COMPANY_WORDS and not word.isupper()
+                and (known is None or k not in known or _given(word) or _surname(word))
+                and (not _ordinary_form(word) or _given(word) or _surname(word)))
+
+    for run, _ in _capitalised_runs(text):
+        words = [m.group() for m in run][:6]
+        if any(w.lower() in _COMPANY_WORDS for w in words):
+            continue  # "the Sales Team", "CoinVault Support"
+        keys = [name_lexicon.key(w) for w in words]
+        # where a name stands: a line of its own (a signature), or beside an address ("Name <a@b>")
+        line_start = text.rfind("\n", 0, run[0].start()) + 1
+        line_end = text.find("\n", run[-1].end())
+        line_end = len(text) if line_end < 0 else line_end
+        alone = not re.search(r"[^\W\d_]", text[line_start : run[0].start()] + text[run[-1].end() : line_end])
+        beside = any(re.fullmatch(r"[\s<>()\[\],;:/|-]*", text[m.end() : run[0].start()])
+                     or re.fullmatch(r"[\s<>()\[\],;:/|-]*", text[run[-1].end() : m.start()]) for m in emails
+                     if m.end() <= run[0].start() or m.start() >= run[-1].end())
+        for pieces in parts:
+            hit = [False] * len(words)
+            listed = False
+            for i, k in enumerate(keys):
+                if len(k) >= 3 and k in pieces and usable(words[i]):
+                    hit[i] = True
+                    plain = _ordinary_form(words[i])
+                    listed = listed or ((_given(words[i]) or _surname(words[i])) and (not plain or alone or beside))
+                if (i + 1 < len(keys) and keys[i] + keys[i + 1] in pieces and _given(keys[i] + keys[i + 1])
+                        and usable(words[i]) and usable(words[i + 1])):
+                    hit[i] = hit[i + 1] = listed = True  # "Mei Ling" / "meiling"
+            for i in range(len(words) - 2, -1, -1):
+                if hit[i] or not hit[i + 1] or keys[i + 1] not in pieces or words[i].lower() in _NOT_NAMES:
+                    continue
+                at = pieces.index(keys[i + 1])
+                short = pieces[at - 1] if at > 0 else ""
+                initial = (len(short) == 1 and short == keys[i][:1]
+                           and (_given(words[i + 1]) or _surname(words[i + 1]) or not _ordinary_form(words[i + 1])))
+                affix = (3 <= len(short) < len(keys[i]) and (keys[i].startswith(short) or keys[i].endswith(short))
+                         and usable(words[i]) and not _ordinary_form(words[i]))
+                hit[i] = initial or affix  # "Sora Tanaka" / "s.tanaka", "Oluwaseun Adebayo" / "seun.adebayo"
+            if listed or sum(hit) >= 2:
+                i = 0
+                while i < len(hit):  # the words matched in a row are one name
+                    if not hit[i]:
+                        i += 1
+                        continue
+                    j = i
+                    while j + 1 < len(hit) and hit[j + 1]:
+                        j += 1
+                    yield Span(run[i].start(), run[j].end(), "person_name")
+                    i = j + 1
+                break
+
+
 _HANDLE_TOKEN = re.compile(r"(?<![\w@.+-])[A-Za-z][A-Za-z0-9._-]{3,40}(?<![._-])(?![\w@]|[.-]\w)")
 
 
@@ -1910,12 +2150,14 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_accounts(text), *_id_documents(text), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
-        *_references(text, known_words),
+        *_email_names(text, known_words),
+        *_references(text, known_words), *_url_users(text, known_words),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
         *_lower_given_names(text, known_words), *_subject_names(text, known_words),
     ]
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
+    found.extend(_named_amounts(text, [s for s in found if s.kind == "person_name"]))
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
     taken: list[Span] = []
@@ -1930,6 +2172,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
                 taken.append(part)
                 covered[part.start : part.end] = b"\x01" * (part.end - part.start)
     taken.extend(_joined_names(text, taken, known_words))
+    taken.extend(_users_before_secrets(text, taken, known_words))
     return sorted(taken, key=lambda s: s.start)
 
 
@@ -1971,6 +2214,8 @@ _JOB_TITLE_BEFORE = re.compile(
 #: the verbs of using software before the products' names ("we use Grafana and Prometheus")
 _SOFTWARE_BEFORE = re.compile(
     r"\b(?i:use|uses|using|used|install|installs|installed|installing|deploy|deploys|deployed|integrat\w*\s+with|"
+    r"run|runs|running|ran|restart|restarts|restarted|reinstall\w*|uninstall\w*|configur\w*|enabl\w*|"
+    r"upgrad\w*|patch\w*|schedul\w*|"
     r"connect\w*\s+(?:to|with)|upgrad\w*\s+to|migrat\w*\s+(?:to|from)|switch\w*\s+to)[ \t]+"
     r"(?:[A-Z][\w.+-]*(?:[ \t]+[A-Z][\w.+-]*)*[ \t]*(?:,|and|or|&)[ \t]*)*\Z")
 _ACRONYM_AFTER = re.compile(r"[ \t]+([A-Z]{2,6}[0-9]?)(?![\w'’-])")
