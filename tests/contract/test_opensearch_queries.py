@@ -146,9 +146,10 @@ def test_vector_and_lexical_searches_share_filters_and_routing():
     assert lexical["body"]["query"]["bool"]["filter"] == expected
     assert knn["body"] == knn_query([0.1, 0.2, 0.3], 5, expected)
     # Lucene's cosine space scores (1 + cos) / 2: the hit carries the cosine, as the embedded
-    # index's do (the confidence's similarity means the same on both); BM25 scores stay as they are
+    # index's do (the confidence's similarity means the same on both); BM25 scores get back the
+    # k1 + 1 that Lucene's BM25 leaves out (tantivy's scale)
     assert (hit.ref, hit.rank, hit.score) == (PassageRef.of(p), 1, pytest.approx(0.8))
-    assert word_hit.score == 0.9
+    assert word_hit.score == pytest.approx(0.9 * 2.2)
     index.hydrate("b1", [hit])  # from the search's own fields: the recording client has no mget
     assert hit.passage is not None
     assert (hit.passage.id, hit.passage.text, hit.passage.visibility) == ("v", "vector hit", "agent")

@@ -204,3 +204,23 @@ def test_compaction_changes_no_answer(search_index):
     hits = search_index.search_lexical("b2", "customer", "monero", visibilities=["public"], source_gens=["s1:1"])
     search_index.hydrate("b2", hits)
     assert [h.passage.id for h in hits] == ["theirs"]  # another bot's index is not touched
+
+
+def test_word_search_scores_are_on_the_embedded_index_scale(search_index, tmp_path):
+    """The confidence reads a best score against the most a question could score (BM25's
+    ``(k1 + 1)`` x IDF); OpenSearch's Lucene BM25 leaves ``k1 + 1`` out, so its adapter puts it
+    back. Every adapter's score for the same passages and question is within a quarter or so of
+    the embedded index's (their document-length statistics differ a little)."""
+    from knowledge.adapters.local.tantivy_index import TantivySearchIndex
+
+    texts = ["the monero wallet pays fees", "bitcoin deposits arrive after three confirmations",
+             "staking rewards are paid weekly", "withdrawal limits depend on verification",
+             "two factor authentication protects the account", "tax statements list every trade"]
+    reference = TantivySearchIndex(tmp_path / "reference")
+    for index in (search_index, reference):
+        index.write("b1", [passage(f"p{i}", t, doc=f"d{i}") for i, t in enumerate(texts)])
+    for q in ("monero", "monero wallet fees", "authentication"):
+        (got, *_), (want, *_) = (
+            index.search_lexical("b1", "customer", q, visibilities=["public"], source_gens=["s1:1"])
+            for index in (search_index, reference))
+        assert 0.75 <= got.score / want.score <= 1.35, (q, got.score, want.score)
