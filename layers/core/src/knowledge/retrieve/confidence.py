@@ -129,48 +129,49 @@ if TYPE_CHECKING:
 
 #: Fitted by ``python bench/confidence.py --fit`` on every labelled set that has been read
 #: (bench/support_questions.jsonl's tune, heldout, tune2 and tune3 with examples/questions.jsonl;
-#: bench/support_questions_fresh.jsonl, _fresh2, _hard, _blind3, _blind4 and
-#: bench/vocab_mismatch_questions.jsonl: 1,091 questions, lexical only): logistic regression (small
+#: bench/support_questions_fresh.jsonl, _fresh2, _hard, _blind3, _blind4, _blind5 and
+#: bench/vocab_mismatch_questions.jsonl: 1,211 questions, lexical only): logistic regression (small
 #: L2) in which each class weighs alike and, inside a class, each set written apart weighs alike.
 #: The components: every lexical one, less those whose fitted weight pointed against their
 #: meaning (shown, not weighted; ``focus``, ``depth`` and ``unseen`` since ``matched`` and
 #: ``known``: ``reach`` already counts the unseen words against the question), and ``missing``
 #: since ``matched`` counts a short question in its own words (no longer chosen). The intercept is
-#: then moved so that 0.35 answers 85% of the answerables of the sets with both kinds of
+#: then moved so that 0.35 answers 84% of the answerables of the sets with both kinds of
 #: question, the share whose 5-fold cross-validated rates stand furthest above issue 21's
 #: targets (85% answered, 80% refused) on the worse of the two; the paraphrased sets (hard,
 #: vocabulary mismatch: answerable only) are fitted on but do not choose the cut: no weighting of
 #: these components tells them from look-alike questions, and counted they pull the cut down
 #: until most look-alikes pass. The method was chosen by leaving one set out (fitted on the
 #: others, read on it: bench/RESULTS.md); the held-out figure is read on a set never fitted on.
-INTERCEPT = -5.1424
+INTERCEPT = -4.9282
 WEIGHTS: Mapping[str, float] = {
-    "title": 0.3139,
-    "wig": 0.3679,
-    "reach": 5.2699,
-    "matched": 4.3499,
-    "known": 1.4337,
+    "title": 0.2642,
+    "wig": 0.5117,
+    "reach": 4.9038,
+    "matched": 4.3350,
+    "known": 1.4418,
 }
 #: The models used when an embedder gave the semantic components, by the embedder's name (a
 #: cosine means something else in each model's space): the lexical model's components plus the
 #: semantic ones, less those whose weight pointed against their meaning, fitted the same way on
 #: the same questions retrieved with that embedder (``bench/confidence.py --fit --rows ...
-#: --lexical-rows ...``). Its cut answers 86% of the answerables of the sets with both kinds:
+#: --lexical-rows ...``). Its cut answers 85% of the answerables of the sets with both kinds:
 #: the share whose cross-validated rates improve most on both of the lexical model's. An
 #: embedder without a model here has its components shown but decided by the lexical model; a
 #: model decides only when every semantic component it weighs is there (``softcov`` included:
 #: when the forward pass fails, the lexical model decides). ``sentence`` is not among its
 #: candidates (see the list of components at the top of this module).
 EMBEDDER_MODELS: Mapping[str, tuple[float, Mapping[str, float]]] = {
-    "local-minilm-l6-v2-384": (-7.3250, {
-        "wig": 0.5788,
-        "reach": 1.0131,
-        "matched": 1.8072,
-        "known": 1.4329,
-        "distinct": 0.6885,
-        "concord": 0.5750,
-        "grounded": 0.7102,
-        "softcov": 7.2323,
+    "local-minilm-l6-v2-384": (-7.4191, {
+        "wig": 0.4105,
+        "reach": 1.0410,
+        "matched": 1.5743,
+        "known": 1.6214,
+        "nearness": 0.5673,
+        "distinct": 0.5828,
+        "concord": 0.5815,
+        "grounded": 0.0522,
+        "softcov": 7.4329,
     }),
 }
 #: the components an embedder gives (the others are read from the words)
