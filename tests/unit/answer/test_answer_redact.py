@@ -1201,3 +1201,60 @@ def test_a_role_mailbox_spells_no_name(text: str) -> None:
 def test_software_abbreviations_and_other_languages_words_are_no_names_to_the_corpus_rule(text: str) -> None:
     (result,) = redact_ticket([text], vocabulary=_pack_words())
     assert result.text == text
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Nostin eilen 300 EUR ja mitään ei näy.", "300 EUR"),  # Finnish: no personal word the lists hold
+    ("Rút 1.250.000 ₫ về ngân hàng được không?", "1.250.000 ₫"),
+    ("Transfer pending:\n- 0.75 ETH\n- 120 DOT", "0.75 ETH"),  # a list under the customer's message
+    ("so yeah, a few grand went in last week", "a few grand"),
+    ("Betrag 0.0421 und nichts kam an", "0.0421"),  # a figure after the word for an amount
+])
+def test_in_a_customers_message_every_amount_is_theirs(text: str, value: str) -> None:
+    found = [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "amount"]
+    assert value in found
+    # the same words from an agent, or with no speaker, keep today's rule (no personal word: kept)
+    assert value not in [text[s.start : s.end] for s in find_spans(text, speaker="agent") if s.kind == "amount"]
+
+
+@pytest.mark.parametrize("text", [
+    "Is the minimum withdrawal 10 USDT?",
+    "Are withdrawals over 5,000 EUR reviewed by hand?",
+    "What is the maximum daily withdrawal for verified users, 10,000 EUR?",
+    "The fee is 2 USDT per withdrawal, right?",
+])
+def test_a_customer_asking_about_a_policy_figure_keeps_it(text: str) -> None:
+    assert [s.kind for s in find_spans(text, speaker="customer") if s.kind == "amount"] == []
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("Mi usuario es crypto_luis_77, gracias", "crypto_luis_77", "username"),
+    ("Tên tài khoản: minhanh.le nhé", "minhanh.le", "username"),
+    ("Мой счёт 40817810, что делать?", "40817810", "account_number"),
+    ("konto AB-55102938 zablokowane", "AB-55102938", "account_number"),
+])
+def test_in_a_customers_message_the_code_after_an_account_word_is_theirs(text: str, value: str, kind: str) -> None:
+    spans = find_spans(text, speaker="customer")
+    assert (value, kind) in [(text[s.start : s.end], s.kind) for s in spans]
+
+
+@pytest.mark.parametrize("text", [
+    "my account settings page is blank",
+    "my account on app.example.com is blank",
+    "my login keeps failing since v4.2",
+    "the account v2.10.1 upgrade broke login",
+    "my profile picture is gone",
+])
+def test_an_ordinary_word_file_or_version_after_an_account_word_stays(text: str) -> None:
+    assert find_spans(text, speaker="customer") == []
+
+
+def test_the_speakers_of_a_ticket_reach_the_redactor() -> None:
+    texts = ["Withdrawal 300 EUR", "Nostin eilen 300 EUR.", "Nostot yli 300 EUR tarkistetaan."]
+    results = redact_ticket(texts, speakers=[None, "customer", "agent"])
+    assert [r.text for r in results] == ["Withdrawal 300 EUR", "Nostin eilen [amount].",
+                                         "Nostot yli 300 EUR tarkistetaan."]
+    draft = draft_from_ticket([{"role": "customer", "text": "Nostin eilen 300 EUR."},
+                               {"role": "agent", "text": "Nostot 300 EUR tarkistetaan aina."}], "Nosto 300 EUR")
+    assert draft.title == "Nosto 300 EUR"
+    assert "Nostin eilen [amount]." in draft.body and "Nostot 300 EUR tarkistetaan aina." in draft.body

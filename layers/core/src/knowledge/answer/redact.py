@@ -1297,6 +1297,39 @@ def _users_before_secrets(text: str, taken: Sequence[Span], known: Collection[st
     return out
 
 
+#: the word for one's own account, login or user in the languages tickets come in, in a customer's
+#: message ("my other acct satoshi_fan_1984", "Мой аккаунт CV-30571842", "tài khoản hoangminh.tran")
+_OWN_ACCOUNT_CUE = re.compile(
+    r"(?i:\b(?:account|acct|acc|a/c|user(?:\s*name)?|login|handle|profile|konto|benutzer(?:name)?|compte|"
+    r"identifiant|cuenta|usuario|conta|utilizador|usu[áa]rio|conto|utente|rekening|gebruiker(?:snaam)?|"
+    r"hesab[ıi]m?|hesap|kullan[ıi]c[ıi](?:\s+ad[ıi])?|akun|pengguna|tài\s+khoản|аккаунт\w*|логин\w*|"
+    r"учётн\w+\s+запис\w*|учетн\w+\s+запис\w*|счёт\w*|счет\w*|профил\w*|λογαριασμ\w*|χρήστη|"
+    r"hesabi|konta|użytkownik\w*|účet\w*|fiók\w*|tili\w*|kontot?)\b|账户|账号|帳戶|帳號|用户名|계정|아이디|アカウント|"
+    r"ユーザー名|حساب\w*)"
+    r"(?:[ \t]*(?:(?i:id|name|number|no\.?|nr\.?|#|is|ist|est|es|è|é|là|adalah|:|=|是|は|：)))*[ \t]*[\"'`“‘«]?"
+    r"([A-Za-z0-9][\w.$+-]{2,40})(?<![.+-])(?![\w@])")
+
+
+def _own_accounts(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """In a customer's message, the code after a word for their account: a number or a code of
+    letters and digits ("CV-30571842", "8830 1921") is the account's number; a user name's
+    shape (a digit, a dot, a dash or an underscore between letters: "satoshi_fan_1984") is the
+    user name; an ordinary word ("my account settings"), a file or a host is neither."""
+    for m in _OWN_ACCOUNT_CUE.finditer(text):
+        value = m.group(1)
+        digits = sum(c.isdigit() for c in value)
+        letters = sum(c.isalpha() for c in value)
+        if re.fullmatch(r"(?:[A-Z]{0,5}[-/ ]?)?\d[\d-]{4,}\d(?:-?[A-Z]{1,2})?", value) and digits >= 6:
+            yield Span(m.start(1), m.end(1), "account_number")
+            continue
+        tail = value.rsplit(".", 1)[-1].lower() if "." in value else ""
+        if (letters < 3 or not re.search(r"\d|[A-Za-z][._-][A-Za-z0-9]", value) or tail in _FILE_OR_HOST
+                or _system_account(value) or re.fullmatch(r"v?\d+(?:\.\d+)+", value)
+                or (known is not None and name_lexicon.key(value) in known)):
+            continue
+        yield Span(m.start(1), m.end(1), "username")
+
+
 def _initial_surname(word: str) -> bool:
     """A user name of a given name's initial and a listed family name ("dkowalski", "lwei"),
     no dictionary word."""
@@ -1476,7 +1509,9 @@ _NUMBER_WORD = (r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|t
                 r"hundred|thousand|million|grand|couple)")
 #: money written in words ("two hundred dollars", "fifty-five euros", "a thousand bucks")
 _WORD_AMOUNT = re.compile(
-    rf"(?i)\b{_NUMBER_WORD}(?:(?:[ \t]+|-)(?:and[ \t]+|of[ \t]+)?{_NUMBER_WORD}){{0,6}}[ \t]+(?:{_CURRENCY_WORDS})\b")
+    rf"(?i)\b{_NUMBER_WORD}(?:(?:[ \t]+|-)(?:and[ \t]+|of[ \t]+)?{_NUMBER_WORD}){{0,6}}[ \t]+(?:{_CURRENCY_WORDS})\b"
+    # "two grand", "a few grand": thousands of the writer's currency, said without it
+    rf"|\b(?:(?:a[ \t]+)?few|several|{_NUMBER_WORD})(?:(?:[ \t]+|-)(?:and[ \t]+)?{_NUMBER_WORD}){{0,3}}[ \t]+grand\b")
 #: the verbs that move one's money before an amount in words ("Need two hundred dollars")
 _MONEY_VERB = re.compile(r"(?i)\b(?:need|needs|needed|send|sent|withdraw|withdrew|withdrawn|transfer|transferred|"
                          r"pay|paid|move|moved|cash\s+out|lost|owe|owed|deposit|deposited|refund|charged)\b")
@@ -1508,6 +1543,11 @@ _BARE_BALANCE = re.compile(
     r"is\s+(?:at|now|only)|is|was|went\s+to|dropped\s+to|of|zeigt|ist|est|es|indica|mostra)\s*:?\s*"
     r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))"
 )
+#: a figure without its currency after the word for an amount ("amount 0.0182", "сумма: 1200")
+_LABELLED_FIGURE = re.compile(
+    r"(?i:\b(?:amount|sum|total|montant|betrag|importe|monto|valor|importo|bedrag|kwota|tutar|сумма|"
+    r"số\s+tiền|jumlah|nominal|ποσό)\b|金额|金額|금액)\s*(?:was|is|of|:|=)?\s*:?\s*"
+    r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))")
 #: a sentence: up to its full stop (a stop inside a number, "0.3", is none) or its line's end
 _SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=[^\s.!?]))+(?:[.!?。！？]+|$)", re.MULTILINE)
 
@@ -1907,10 +1947,12 @@ def _streets(text: str) -> Iterator[Span]:
         yield Span(start, end, "street_address")
 
 
-def _amounts(text: str) -> Iterator[Span]:
+def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
     """Amounts tied to a person (their balance, their deposit): an amount is redacted when a
     personal or account word is near it in its sentence, unless it reads as a policy figure
-    ("the minimum is $10") said of no one in particular."""
+    ("the minimum is $10") said of no one in particular. In a ``customer``'s own message every
+    amount is theirs unless it reads as a policy figure: customers write of their own
+    transactions in every language, and no list of personal words covers them all."""
     previous = ""
     for sentence in _SENTENCE.finditer(text):
         body, offset = sentence.group(), sentence.start()
@@ -1930,15 +1972,26 @@ def _amounts(text: str) -> Iterator[Span]:
             j = bisect.bisect_left(personal, m.end())
             near = (i < len(personal) and personal[i] < m.start()) or (
                 j < len(personal) and personal[j] < m.end() + 40)
-            if (near or context or _THEIR_TRANSACTION.search(before[-60:])
+            # from a customer, an amount no personal word is near is still a threshold after "over",
+            # "under", "between" ("do withdrawals over 10,000 USDT need a review?")
+            # or a policy figure asked about ("what is the maximum daily withdrawal for verified users,
+            # 10,000 EUR?")
+            mine = (customer and not _THRESHOLD.search(near_before[-24:])
+                    and not _POLICY.search(" ".join(before[-160:].split()[-10:])))
+            if (near or mine or context or _THEIR_TRANSACTION.search(before[-60:])
                     or _AMOUNT_LABEL.search(before[-40:])):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
         for m in _WORD_AMOUNT.finditer(body):
             if re.fullmatch(r"(?i)a[ \t]+\S+", m.group()):
                 continue  # "a dollar": a way of speaking more often than a sum
             before = body[max(0, m.start() - 60) : m.start()]
-            if _PERSONAL.search(before) or _MONEY_VERB.search(before):
+            if customer or _PERSONAL.search(before) or _MONEY_VERB.search(before):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
+        if customer:
+            # a figure without its currency after the word for an amount ("amount 0.0182")
+            for m in _LABELLED_FIGURE.finditer(body):
+                if not _has_amount(body[m.start(1) : m.end(1) + 8]):
+                    yield Span(offset + m.start(1), offset + m.end(1), "amount")
         # a figure without its currency where a balance is read out ("now it says 0!", "my
         # balance shows 1,250.00"), when this sentence already speaks of money
         for m in _BARE_MOVED.finditer(body):
@@ -2139,16 +2192,21 @@ def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None
 
 
 def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
-               known_names: Collection[str] = (), known_words: Collection[str] | None = None) -> list[Span]:
+               known_names: Collection[str] = (), known_words: Collection[str] | None = None,
+               speaker: str | None = None) -> list[Span]:
     """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
     name words found elsewhere in the same conversation (:func:`names_in`); ``known_words``:
     the words of :func:`vocabulary_candidates` that the bot's corpus knows (None: no corpus
-    to ask, and the rule of :func:`_unknown_names` is off)."""
+    to ask, and the rule of :func:`_unknown_names` is off); ``speaker``: who wrote the text
+    (``"customer"``, ``"agent"`` or None when unknown, as for a title): in a customer's own
+    message amounts and the codes after a word for an account are the customer's."""
+    customer = speaker == "customer"
     found = [
         *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
         *_cards(text),
         *_accounts(text), *_id_documents(text), *_ips(text),
-        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
+        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text, customer),
+        *_people(text), *(_own_accounts(text, known_words) if customer else ()),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
         *_email_names(text, known_words),
         *_references(text, known_words), *_url_users(text, known_words),
@@ -2279,9 +2337,12 @@ def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
 
 
 def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
-           known_names: Collection[str] = (), known_words: Collection[str] | None = None) -> Redaction:
-    """``text`` with every span replaced by ``[kind]``, and how many of each kind."""
-    spans = find_spans(text, phone_regions=phone_regions, known_names=known_names, known_words=known_words)
+           known_names: Collection[str] = (), known_words: Collection[str] | None = None,
+           speaker: str | None = None) -> Redaction:
+    """``text`` with every span replaced by ``[kind]``, and how many of each kind; ``speaker``
+    as :func:`find_spans` reads it."""
+    spans = find_spans(text, phone_regions=phone_regions, known_names=known_names, known_words=known_words,
+                       speaker=speaker)
     out, last = [], 0
     for span in spans:
         out.append(text[last : span.start])
