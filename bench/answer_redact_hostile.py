@@ -36,6 +36,7 @@ SHAPES = {
     "ldap names": "cn=a,ou=b,", "json keys": '"password":"Ab1Cd2", ', "bech32 shapes": "cosmos1",
     "token prefixes": "dckr_pat_", "named amounts": "Kevin paid 1 ETH, ", "user before secret": "account ab / ",
     "own account handles": "account a_1 ", "labelled figures": "amount 1,", "grand in words": "two grand ",
+    "checked national ids": "44051401359 ", "id cue and digits": "CNP 1 ", "passport cues": "passport AB1 ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")

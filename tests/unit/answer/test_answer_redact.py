@@ -1258,3 +1258,63 @@ def test_the_speakers_of_a_ticket_reach_the_redactor() -> None:
                                {"role": "agent", "text": "Nostot 300 EUR tarkistetaan aina."}], "Nosto 300 EUR")
     assert draft.title == "Nosto 300 EUR"
     assert "Nostin eilen [amount]." in draft.body and "Nostot 300 EUR tarkistetaan aina." in draft.body
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Mój PESEL to 44051401359, proszę o pomoc", "44051401359"),  # Polish: a check digit
+    ("请帮我查一下，证件 11010519491231002X 已经提交了", "11010519491231002X"),  # Chinese: the final X
+    ("TC kimlik no: 17291716060", "17291716060"),
+    ("ЕГН 7523169263, моля", "7523169263"),  # Bulgarian, after its Cyrillic name
+    ("ΑΜΚΑ 01013099997 για την επαλήθευση", "01013099997"),
+    ("Nomor induk 3171015708450001 sudah benar", "3171015708450001"),  # Indonesian NIK: a date and a province
+    ("Το BSN μου: 111222333", "111222333"),  # nine digits, one check: only after the word for it
+])
+def test_national_ids_of_many_countries_are_found_by_their_checks(text: str, value: str) -> None:
+    for speaker in ("agent", "customer"):
+        found = [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker=speaker)]
+        assert (value, "national_id") in found
+
+
+def test_a_checked_national_id_without_a_cue_is_found_in_a_customers_message_only() -> None:
+    text = "Verification keeps failing for 44051401359 and I don't know why"
+    assert [s.kind for s in find_spans(text, speaker="customer")] == ["national_id"]
+    assert "national_id" not in [s.kind for s in find_spans(text, speaker="agent")]
+
+
+@pytest.mark.parametrize("text", [
+    "Verification keeps failing for 44051401358 and I don't know why",  # its check digit fails
+    "I moved 15.000.000 IDR yesterday",  # thousands separators: an amount
+    "The node 10.20.30.40 is mine",
+    "Order 111222333 arrived broken",  # nine digits with no word for an identity document
+])
+def test_a_number_no_check_accepts_or_with_no_cue_is_no_national_id(text: str) -> None:
+    assert "national_id" not in [s.kind for s in find_spans(text, speaker="customer")]
+
+
+def test_a_phone_number_after_its_country_code_stays_whole() -> None:
+    text = "nomor induk saya hilang, hubungi +62 812 3171 0157 0845"
+    spans = find_spans(text, speaker="customer")
+    assert [(text[s.start : s.end], s.kind) for s in spans] == [("+62 812 3171 0157 0845", "phone")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Korean resident number 920315-2345671 was rejected", "920315-2345671"),  # issued after 2020: no check
+    ("Mi pasaporte es PAB123456, caduca pronto", "PAB123456"),
+    ("passeport n° 18AV12345", "18AV12345"),
+    ("ID card seria KX 557120 expired", "KX 557120"),
+])
+def test_korean_numbers_and_passports_by_their_shape_after_a_cue(text: str, value: str) -> None:
+    assert (value, "national_id") in [(text[s.start : s.end], s.kind) for s in find_spans(text)]
+
+
+@pytest.mark.parametrize("text", ["Tried the serie RTX 4090 card", "Passport photo must be 600x600 pixels",
+                                  "Build 851231-12345 failed"])
+def test_look_alikes_of_passports_and_korean_numbers_stay(text: str) -> None:
+    assert "national_id" not in [s.kind for s in find_spans(text)]
+
+
+def test_a_customers_number_right_after_an_id_word_goes_even_when_no_check_accepts_it() -> None:
+    text = "ana Khalid, raqam al-hawiya 1193847562, abgha asa3d"
+    assert ("1193847562", "national_id") in [(text[s.start : s.end], s.kind)
+                                              for s in find_spans(text, speaker="customer")]
+    assert "national_id" not in [s.kind for s in find_spans("raqam al-hawiya 1193847562", speaker="agent")]

@@ -16,6 +16,7 @@ ordinary English word. No language model is loaded here.
 from __future__ import annotations
 
 import bisect
+import importlib
 import ipaddress
 import math
 import re
@@ -209,6 +210,113 @@ _NINO_SHAPE = re.compile(r"(?<![\w-])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A
 #: or made up leaves the person's data in it)
 _CODICE_CUE = re.compile(r"(?i:\b(?:codice\s+fiscale|cod\.?\s+fisc\.?|c\.\s?f\.|cf|tax\s+code|fiscal\s+code)\b)"
                          r"[^\n]{0,24}\Z")
+#: the personal identity numbers of many countries that hold a date of birth and a check digit
+#: (or two checks; ``python-stdnum``): a number one of them accepts is a national identity number
+#: in a customer's own message even with no word for one (about one random number of ten to
+#: thirteen digits in thirty passes one of them)
+_STRONG_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "ro.cnp", "cn.ric", "id.nik", "se.personnummer", "pl.pesel", "tr.tckimlik", "mx.curp", "gr.amka", "fr.nir",
+    "be.nn", "bg.egn", "fi.hetu", "no.fodselsnummer", "ee.ik", "lt.asmens", "si.emso", "ch.ssn", "za.idnr",
+    "br.cpf", "de.idnr", "is_.kennitala", "es.dni"))
+#: numbers with one check digit or a date only, which one random number in five to ten passes:
+#: read after a word for an identity document in the 40 characters before
+_CHECKED_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "hr.oib", "in_.aadhaar", "jp.in_", "th.pin", "my.nric", "cz.rc", "at.vnr", "pt.cc", "dk.cpr"))
+#: numbers of nine digits or fewer whose single check digit one number in ten passes: read only
+#: right after a word for an identity document
+_WEAK_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "nl.bsn", "ca.sin", "il.idnr", "us.ssn", "au.tfn", "cl.rut", "ec.ci", "ie.pps", "dk.cpr", "pt.nif", "es.nie",
+    "ar.dni"))
+#: a run of digits (and the capitals some numbers hold: a Chinese number's final "X", a CURP) in
+#: up to five groups joined by a space, a dot, a dash or a slash; each group is bounded, so a
+#: long run of digits stays linear
+_ID_CANDIDATE = re.compile(r"(?<![\w.,/+:#$€£-])(?=[0-9A-Z]{0,24}\d)[0-9A-Z]{1,24}(?:[ ./-][0-9A-Z]{1,24}){0,4}"
+                           r"(?![\w@]|[-./,:]\w)")
+#: the words for an identity document or a personal number in the languages tickets come in
+_ID_WORDS = (
+    r"(?i:\b(?:id|identity|identification|national|citizen(?:ship)?|personal|passport|ssn|sin|tin|nin|nino|pesel|"
+    r"bsn|nik|ktp|cnp|rrn|egn|oib|emšo|emso|amka|afm|nir|insee|cpr|hetu|henkilötunnus|personnummer|personnr|"
+    r"fødselsnummer|fodselsnummer|isikukood|asmens|kimlik|tc|aadhaar|aadhar|curp|rut|dni|nie|nif|cpf|c[ée]dula|"
+    r"documento|ahv|avs|svnr|steuer-?id|nric|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
+    r"identité|identidad|identidade|identità|identiteit|tożsamości|dowodu|dowód|paspor|pasaport|passeport|"
+    r"pasaporte|passaporto|passaporte|reisepass|paspoort|sozialversicherung\w*|social\s+security|"
+    r"s[ée]curit[ée]\s+sociale|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh)\b|"
+    r"주민|외국인\s*등록|身份证|身份證|身分證|证件|證件|居民身份|マイナンバー|個人番号|هوي[ةه]|الهوي[ةه]|إقامة|اقامة|رقم\s+وطني|"
+    r"ταυτότητ\w*|ΑΜΚΑ|ΑΦΜ|ΑΔΤ|паспорт\w*|ИНН|СНИЛС|ЕГН|посвідчен\w*|เลขประจำตัว|บัตรประชาชน)")
+#: such a word in the 40 characters before a number
+_ID_CUE = re.compile(_ID_WORDS + r"[^\n]{0,30}\Z")
+#: such a word right before a number, only "number", "is" or a colon between ("CNP 2910305407267",
+#: "raqam al-hawiya 1087423356", "身份证号 …")
+_ID_CUE_NEAR = re.compile(
+    _ID_WORDS + r"(?:[ \t]*(?:(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|number|is|ist|est|es|är|er|"
+    r"jest|là|adalah|号|號|번호|番号|：|[:#=.-])))*[ \t]*\Z")
+#: a South Korean resident registration number: a date of birth, a dash and seven digits the
+#: first of which gives the century and sex (numbers issued since October 2020 carry no check digit)
+_KOREAN_RRN = re.compile(r"(?<![\w-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-8]\d{6}(?![\w-])")
+#: a passport's or an identity card's number after the words that name one, in many languages:
+#: letters and digits ("RX 482913", "X1234567", "C01X00T47")
+_PASSPORT = re.compile(
+    r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paspoort|paszport\w*|pasaport\w*|"
+    r"paspor|passi|pass|seria|série|serie|id\s+card|identity\s+card|carte\s+d'identit[ée]|cartea\s+de\s+identitate|"
+    r"buletin\w*|personalausweis|ausweis|dowód\s+osobisty|documento\s+de\s+identidad)\b|паспорт\w*|護照|护照|여권|"
+    r"パスポート|جواز(?:\s+السفر)?|διαβατήριο\w*)"
+    r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|:|=|is|ist|est|es))*[ \t]*"
+    r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}(?-i:[A-Z]{2})\d{5}|(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9})"
+    r"(?![\w-])")
+
+
+def _personal_id(compact: str, cued: bool, near: bool) -> bool:
+    """Whether a personal identity number of some country accepts ``compact`` (its check digit
+    or the date of birth it holds); the weaker checks only when ``cued`` (a word for an identity
+    document in the 40 characters before) or ``near`` (right before)."""
+    modules = (*_STRONG_ID_MODULES, *(_CHECKED_ID_MODULES if cued else ()), *(_WEAK_ID_MODULES if near else ()))
+    for module in modules:
+        try:
+            if module.is_valid(compact):
+                return True
+        except (ValidationError, ValueError, TypeError, IndexError, KeyError):
+            continue  # a module's own table lacks an entry ("cn.ric" for some counties)
+    return False
+
+
+def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
+    """National identity numbers of any country recognised by their check digits: after a word
+    for an identity document (``_ID_CUE``), or anywhere in a customer's own message (nine digits
+    or more, a strongly checked number only); never a figure written with thousands separators,
+    an address of four numbers, a number after a telephone's country code."""
+    phones = [(m.start(), m.end()) for m in _INTERNATIONAL.finditer(text)] if "+" in text else []
+
+    def in_phone(a: int, b: int) -> bool:  # "+966 55 218 7740": a telephone number's national part
+        return any(a < e and b > s for s, e in phones)
+
+    for m in _ID_CANDIDATE.finditer(text):
+        value = m.group()
+        if in_phone(m.start(), m.end()):
+            continue
+        compact = re.sub(r"[ ./-]", "", value)
+        digits = sum(c.isdigit() for c in compact)
+        if digits < 6 or len(compact) > 20:
+            continue
+        if re.fullmatch(r"\d{1,3}(?:[., ]\d{3})+", value) or re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", value):
+            continue  # "15.000.000", "10.0.0.14"
+        cued = _ID_CUE.search(text, max(0, m.start() - 40), m.start()) is not None
+        if not (cued or (customer and digits >= 9)):
+            continue
+        near = _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) is not None
+        if _personal_id(compact, cued, near):
+            yield Span(m.start(), m.end(), "national_id")
+    for m in _KOREAN_RRN.finditer(text):
+        yield Span(m.start(), m.end(), "national_id")
+    for m in _PASSPORT.finditer(text):
+        yield Span(m.start(1), m.end(1), "national_id")
+    if customer:
+        # after a word for an identity document, a customer's long number is theirs even when
+        # no country's check accepts it (a check digit mistyped, a country without a module)
+        for m in re.finditer(r"(?<![\w.,/+-])\d(?:[ -]?\d){5,17}(?![\w-]|[.,]\d)", text):
+            if _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) and not in_phone(m.start(), m.end()):
+                yield Span(m.start(), m.end(), "national_id")
+
+
 _CPF_SHAPE = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])")
 #: an email address written out so that a machine would not read it: "anna dot meyer at gmail
 #: dot com", "r.okonkwo[at]gmail[dot]com", "kim (at) mail (dot) de"
@@ -2204,7 +2312,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found = [
         *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
         *_cards(text),
-        *_accounts(text), *_id_documents(text), *_ips(text),
+        *_accounts(text), *_id_documents(text), *_checked_ids(text, customer), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text, customer),
         *_people(text), *(_own_accounts(text, known_words) if customer else ()),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
