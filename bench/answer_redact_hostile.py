@@ -37,6 +37,9 @@ SHAPES = {
     "token prefixes": "dckr_pat_", "named amounts": "Kevin paid 1 ETH, ", "user before secret": "account ab / ",
     "own account handles": "account a_1 ", "labelled figures": "amount 1,", "grand in words": "two grand ",
     "checked national ids": "44051401359 ", "id cue and digits": "CNP 1 ", "passport cues": "passport AB1 ",
+    "initials and surnames": "J. Okafor ", "mailbox names": "Ab van Cd <a@b.c> ", "ranges of amounts": "5k-6k ABC ",
+    "base58 runs": "16jcWDqFZyKV7HpMFpCU8uKH7GP51aBgX7RfFgxBjGb3PRoA ", "post boxes": "1 rue Ab, BP 1, ",
+    "romanian flats": "Adresa: Str. Ab nr. 1, bl. A, ap. 1, ", "runs as": "runs as a-1 ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")

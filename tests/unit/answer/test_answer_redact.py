@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, cast
 
@@ -1318,3 +1319,91 @@ def test_a_customers_number_right_after_an_id_word_goes_even_when_no_check_accep
     assert ("1193847562", "national_id") in [(text[s.start : s.end], s.kind)
                                               for s in find_spans(text, speaker="customer")]
     assert "national_id" not in [s.kind for s in find_spans("raqam al-hawiya 1193847562", speaker="agent")]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Please pay to M. Kowalski today", "M. Kowalski"),  # an initial and a listed family name
+    ("Payment by Tunde Bakare-Wilson failed", "Tunde Bakare-Wilson"),  # a double-barrelled family name
+    ("ana Turki Al-Dosari, abgha afta7 hesabi", "Turki Al-Dosari"),  # "ana" (I am) and an Arabic family name
+    ("From: Femke van den Heuvel <f.vdheuvel@xs4all.nl>", "Femke van den Heuvel"),  # a mailbox's display name
+    ("Sender: Wiebke ter Horst <wth@posteo.de>", "Wiebke ter Horst"),  # a Dutch particle
+    ("Account name: Chidi Okonkwo-Bello\nSort code: 20-00-00", "Chidi Okonkwo-Bello"),  # a name, no user name
+])
+def test_initials_double_barrelled_and_arabic_family_names_and_mailbox_names(text: str, name: str) -> None:
+    spans = find_spans(text, known_words=set())
+    assert (name, "person_name") in [(text[s.start : s.end], s.kind) for s in spans]
+
+
+@pytest.mark.parametrize("text", [
+    "See section A. Install the agent first",  # an initial before an ordinary word
+    "From: Billing Team <billing@acme.example>",  # a team's mailbox
+    "Ana Souza paid twice",  # "Ana" is a given name here, and the name is whole
+])
+def test_look_alikes_of_initials_and_mailbox_names(text: str) -> None:
+    names = [text[s.start : s.end] for s in find_spans(text, known_words=set()) if s.kind == "person_name"]
+    assert names in ([], ["Ana Souza"])
+
+
+@pytest.mark.parametrize(("text", "speaker", "expected"), [
+    ("the cron job runs as deploy-bot2 every night", None, [("deploy-bot2", "username")]),
+    ("it runs as expected", None, []),
+    ("hesabi omar_88 ma2ful", "customer", [("omar_88", "username")]),
+    ("hesabi ma2ful mn ams", "customer", []),  # one digit inside letters: Arabic in Latin letters
+    ("Marhaba, my withdrawal is stuck", "customer", []),
+    ("Kami sudah memproses penarikan Anda.", "agent", []),
+    ("Mvh Sven Olsen", "customer", [("Sven Olsen", "person_name")]),
+])
+def test_handles_after_running_as_and_greetings_and_pronouns_of_more_languages(
+        text: str, speaker: str | None, expected: list[tuple[str, str]]) -> None:
+    spans = find_spans(text, speaker=speaker, known_words=set())
+    assert [(text[s.start : s.end], s.kind) for s in spans] == expected
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("I had ≈1,200 USDC there", "≈1,200 USDC"),
+    ("Moving 2-3 ETH tonight", "2-3 ETH"),
+    ("Staking 10k–12k ADA next week", "10k–12k ADA"),
+])
+def test_approximate_amounts_and_ranges_go_whole(text: str, value: str) -> None:
+    assert (value, "amount") in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+    assert find_spans("versions 2-3 fail", speaker="customer") == []
+
+
+@pytest.mark.parametrize("address", [
+    "16jcWDqFZyKV7HpMFpCU8uKH7GP51aBgX7RfFgxBjGb3PRoA",  # Polkadot (prefix 0)
+    "JJw2Cv4LZ4wRQdH4sxWthr8QEff7wSitzXvV4Eneyn1xNB8",  # Kusama (prefix 2)
+    "5HoKMtaBiC41fkoqJB9TzkV8FePRKGdYSchB6PxqBBZXD1gS",  # any Substrate chain (prefix 42)
+])
+def test_ss58_addresses_by_their_checksum(address: str) -> None:
+    text = f"my address {address} got nothing"
+    assert [(text[s.start : s.end], s.kind) for s in find_spans(text)] == [(address, "crypto_wallet")]
+    broken = address[:-3] + ("a" if address[-3] != "a" else "b") + address[-2:]
+    assert "crypto_wallet" not in [s.kind for s in find_spans(f"the id {broken} here")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Γεννήθηκα 03/11/1979 στην Αθήνα", "03/11/1979"),
+    ("data nașterii: 14.02.1988", "14.02.1988"),
+    ("tanggal lahir 07-08-1990", "07-08-1990"),
+])
+def test_dates_of_birth_after_the_words_for_one_in_more_languages(text: str, value: str) -> None:
+    assert (value, "date_of_birth") in [(text[s.start : s.end], s.kind) for s in find_spans(text)]
+    assert find_spans("Ημερομηνία συναλλαγής 22/09/2024") == []  # a transaction's date
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Adresa: Bd. Unirii nr. 7, sc. B, et. 3, ap. 12, 030119 Bucuresti",
+     "Bd. Unirii nr. 7, sc. B, et. 3, ap. 12, 030119 Bucuresti"),  # block, stair, floor, flat
+    ("Schicken Sie es an Lindenweg 7, Postfach 1120, 80001 München.", "Lindenweg 7, Postfach 1120, 80001 München"),
+    ("Calle Mayor 5, Apartado 318, 28013 Madrid", "Calle Mayor 5, Apartado 318, 28013 Madrid"),
+])
+def test_post_boxes_and_romanian_flats_stay_inside_the_address(text: str, value: str) -> None:
+    spans = find_spans(text)
+    start = text.index(value)
+    words = [m for m in re.finditer(r"\w+", value)]  # every word of the address is removed
+    assert all(any(s.start <= start + m.start() and start + m.end() <= s.end for s in spans) for m in words)
+
+
+@pytest.mark.parametrize("text", ["BP 4021 failed when I ran it, see log", "Box 12 is broken", "CP 3 failed again"])
+def test_a_short_post_box_word_alone_is_no_address(text: str) -> None:
+    assert find_spans(text) == []

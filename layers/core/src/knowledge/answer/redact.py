@@ -16,6 +16,7 @@ ordinary English word. No language model is loaded here.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import importlib
 import ipaddress
 import math
@@ -141,7 +142,22 @@ _WALLETS = [
     (re.compile(r"(?<![\w])[a-z]{2,20}1[02-9ac-hj-np-z]{38,110}(?![\w])"), "bech32"),
     (re.compile(rf"(?<![\w])T[{_BASE58}]{{33}}(?![\w])"), "base58"),  # Tron
     (re.compile(rf"(?<![\w])[{_BASE58}]{{32,44}}(?![\w])"), "base58"),  # Solana and other base58 keys
+    # the SS58 addresses of Polkadot, Kusama and every Substrate chain: 46 to 48 characters whose
+    # last two bytes are a BLAKE2b checksum (``_ss58_valid``)
+    (re.compile(rf"(?<![\w])[{_BASE58}]{{45,50}}(?![\w])"), "ss58"),
 ]
+
+
+def _ss58_valid(value: str) -> bool:
+    """An SS58 address: a prefix of one or two bytes, a 32-byte key and two bytes of
+    BLAKE2b-512 over "SS58PRE", the prefix and the key."""
+    try:
+        raw = bitcoin.b58decode(value)
+    except (KeyError, ValueError):
+        return False
+    if len(raw) not in (35, 36):
+        return False
+    return hashlib.blake2b(b"SS58PRE" + raw[:-2], digest_size=64).digest()[:2] == raw[-2:]
 _CARD = re.compile(r"(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\d.])")
 _IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?:[ -]?[a-z0-9]){11,30})"
                    r"(?![A-Za-z0-9])")
@@ -337,7 +353,7 @@ _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}(?![\w:
 # "Mr", a sign-off): capitalised words after such a cue, never a word of the stop list.
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽА-ЯЁІЇЄΑ-Ω"
 _NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[^\W\d_]+(?:[-'’][{_UPPER}]?[^\W\d_]+)?"
-_PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y)"
+_PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y|ter|ten|zu|af|dei|dal)"
 _NAME_SEQ = (rf"{_NAME_WORD}(?:[ \t]+(?:(?:{_PARTICLE}[ \t]+){{1,2}}|[{_UPPER}]\.?[ \t]+)?{_NAME_WORD}){{0,3}}"
              r"(?![\w@])")
 _NAME_CUES = re.compile(
@@ -353,8 +369,10 @@ _NAME_CUES = re.compile(
     r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати|я|είμαι(?:\s+[οη])?|με\s+λένε|"
     r"tôi\s+là|tên\s+tôi\s+là|tôi\s+tên\s+là|mình\s+là|em\s+là|saya|ako\s+si|ang\s+pangalan\s+ko\s+ay|"
     r"jeg\s+hedder|jeg\s+er|mitt\s+navn\s+er|nimeni\s+on|olen|"
-    r"ονομάζομαι|λέγομαι)"
+    r"ονομάζομαι|λέγομαι|ismi|esmi|ismee)"
     r"(?:\s+(?:is|was|used\s+to\s+be))?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
+    # "ana" (Arabic in Latin letters: "I am") in lower case only: "Ana" is a name
+    r"|\bana[ \t]+"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
     r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
     r"cordialement|bien\s+à\s+vous|saludos\s+cordiales|un\s+saludo|saludos|atentamente|cordiali\s+saluti|"
@@ -364,7 +382,7 @@ _NAME_CUES = re.compile(
     # greetings and thanks: the name follows on the same line ("Hello,\nChrome crashes" is no name)
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:good\s+morning|good\s+afternoon|good\s+evening|greetings|"
     r"hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|hiya|howdy|heya|yo|xin\s+chào|chào|selam|salam|"
-    r"cześć|tere|hoi|bună|"
+    r"cześć|tere|hoi|bună|marhaba|ahlan|assalamu\s+alaikum|salaam|halo|"
     r"bonjour|bonsoir|salut|hola|buenos\s+días|buenas\s+tardes|buenas|hallo|guten\s+(?:tag|morgen|abend)|"
     r"sehr\s+geehrte[rs]?|liebe[rs]?|grüezi|servus|moin|ciao|buongiorno|buonasera|gentile|caro|cara|olá|ola|"
     r"oi|querid[oa]|estimad[oa]|prezad[oa]|beste|geachte|hej|hei|moi|szia|ahoj|dzień\s+dobry|witam|"
@@ -403,7 +421,10 @@ _NOT_NAMES = frozenset((
     "thx", "ty", "tia", "br", "rgds", "brgds", "kr", "asap", "pls", "plz", "bey", "hanım", "hanim", "efendi",
     # greetings, thanks and chat of more languages, and the words that introduce a name there
     "hiya", "howdy", "heya", "yo", "chào", "xin", "cảm", "ơn", "tamam", "evet", "hayır", "teşekkürler", "selam",
-    "salam", "shalom", "sawubona", "habari", "jambo", "cześć", "zdravo", "sveiki", "labas", "adım", "adim",
+    "salam", "salaam", "marhaba", "ahlan", "shukran", "yalla", "habibi", "inshallah", "mashallah", "shalom",
+    "sawubona", "mvh", "mvg", "mfg", "hilsen", "halo", "kami", "kita", "anda", "saya", "mereka",
+    "terima", "kasih", "mohon", "silakan", "tolong",
+    "habari", "jambo", "cześć", "zdravo", "sveiki", "labas", "adım", "adim",
     "benim", "vale", "genau", "klar", "okey", "dacă", "bună", "salve", "tere", "hoi", "doei", "groetjes",
     # Turkish courtesy ("Rica ederim", "Kolay gelsin") and the small words of romanised Hindi and
     # Urdu that open a sentence ("Kya chal raha hai?"), which the name lists hold as names
@@ -446,7 +467,7 @@ _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "fra
                      "professor", "sir", "hr", "fr", "mlle", "dra", "señorita", "srta", "sig", "sig.ra", "dott",
                      "meneer", "mevrouw", "dhr", "mevr", "senhor", "senhora", "г-н", "г-жа", "господин",
                      "госпожа", "κύριε", "κύριος", "κυρία", "κ", "panie", "panu", "pana", "chị", "anh", "ông", "bà",
-                     "chú"))
+                     "chú", "bapak", "pak", "ibu", "bu", "kak", "mas", "mbak"))
 
 #: titles written after the name ("Emre Bey", "Ayşe Hanım", "Tanaka San")
 _AFTER_TITLES = frozenset(("bey", "hanım", "hanim", "efendi", "san", "sama", "kun", "chan", "ji", "sahib", "saheb"))
@@ -556,8 +577,23 @@ def _given(word: str) -> bool:
                           and k not in name_lexicon.ordinary_words())
 
 
+#: the article or kinship word that opens an Arabic family name ("Al-Qahtani", "El-Sayed", "Abu-Bakr")
+_ARABIC_FAMILY = re.compile(r"(?:Al|El|Abu|Abd|Bin|Ben|Ibn|Ould)[-‐][A-Z][a-z]{2,}")
+
+
 def _surname(word: str) -> bool:
-    return name_lexicon.key(word) in name_lexicon.surnames()
+    """A listed family name, a double-barrelled one with a listed part ("Adeyemi-Clarke"), or an
+    Arabic family name after its article ("Al-Qahtani")."""
+    surnames = name_lexicon.surnames()
+    if name_lexicon.key(word) in surnames:
+        return True
+    if "-" not in word and "‐" not in word:
+        return False
+    if _ARABIC_FAMILY.fullmatch(word):
+        return True
+    parts = re.split(r"[-‐]", word)
+    return (len(parts) == 2 and all(p[:1].isupper() and len(p) >= 3 for p in parts)
+            and any(name_lexicon.key(p) in surnames for p in parts))
 
 
 def _capitalised_runs(text: str) -> Iterator[tuple[list[re.Match[str]], str]]:
@@ -921,9 +957,15 @@ _BIRTH = re.compile(
     r"cumpleaños|anniversaire|compleanno|aniversário|verjaardag|urodziny|né|née|"
     r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
     r"urodzon[ya]|data\s+de\s+nascimento|nascid[oa]|geboortedatum|geboren\s+op|fødselsdato|födelsedatum|"
-    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({_DATE})"
+    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)|"
+    # Greek, Romanian, Indonesian and Malay, Vietnamese, Czech, Hungarian, Ukrainian, the Nordic languages
+    r"ημερομηνία\s+γέννησης|ημ\.?\s*γέννησης|γεννήθηκα|γενέθλια|data\s+na[șs]terii|n[ăa]scut[ăa]?|"
+    r"tanggal\s+lahir|tgl\.?\s+lahir|tarikh\s+lahir|lahir|ngày\s+sinh|sinh\s+ngày|datum\s+narozen[íi]|narozen[aá]?|"
+    r"születési\s+(?:dátum|idő)|születtem|дата\s+народження|народил(?:ся|ася)|född|født|syntynyt))"
+    r"(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({_DATE})"
     r"|(?i:\bborn\s+(?:in\s+)?)((?:19|20)\d{2})\b(?![/.-]\d)"
-    r"|(?:生年月日|出生日期|生日|생년월일)\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
+    r"|(?:生年月日|出生日期|生日|생년월일|تاريخ\s+الميلاد|מועד\s+לידה|תאריך\s+לידה|วันเกิด|जन्म\s+तिथि)"
+    r"\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
 _DATE_ALONE = re.compile(rf"(?<![\w/.-])(?:{_DATE})(?![\w/-])")
 _SENTENCE_STOP = re.compile(r"[.!?](?!\S)|\n")
@@ -1276,8 +1318,33 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
             yield Span(run[start].start(), run[end - 1].end(), "person_name")
             i = end
 
+#: a given name's initial and a family name ("J. Okafor", "t.n.v. S. Bakker")
+_INITIAL_SURNAME = re.compile(rf"(?<![\w.@/-])[{_UPPER}]\.[ \t]?({_NAME_WORD})(?![\w@]|[.-]\w)")
+#: the name a mailbox is shown under, before its address ("Annelies van der Berg <a.vdberg@…>",
+#: '"Tran, Minh" <…>')
+_DISPLAY_NAME = re.compile(rf"(?<![\w@])[\"']?({_NAME_SEQ}(?:,[ \t]*{_NAME_WORD})?)[\"']?[ \t]*"
+                           r"<[^\s<>@]{1,64}@[^\s<>]{1,255}>")
+
+
+def _initials_and_mailboxes(text: str) -> Iterator[Span]:
+    """A listed family name after an initial, no dictionary word ("J. Okafor", not "A. Install");
+    the capitalised words a mailbox is shown under, unless a company's ("Acme Support <…>")."""
+    for m in _INITIAL_SURNAME.finditer(text):
+        word = m.group(1)
+        if _surname(word) and not _ordinary(word) and word.lower() not in _NOT_NAMES:
+            yield Span(m.start(), m.end(1), "person_name")
+    if "<" in text:
+        for m in _DISPLAY_NAME.finditer(text):
+            words = [w.strip(",") for w in m.group(1).split() if not re.fullmatch(_PARTICLE, w)]
+            if any(w.lower() in _COMPANY_WORDS or w.lower() in _NOT_NAMES
+                   or (_ordinary(w) and not (_given(w) or _surname(w))) for w in words):
+                continue  # "Harbor Notifications <noreply@…>", "Billing Team <…>"
+            yield Span(m.start(1), m.end(1), "person_name")
+
+
 def _people(text: str) -> Iterator[Span]:
     yield from _names(text)
+    yield from _initials_and_mailboxes(text)
     yield from _lexicon_names(text)
     yield from _context_names(text)
     for m in _BIRTH.finditer(text):
@@ -1319,6 +1386,9 @@ def _people(text: str) -> Iterator[Span]:
         # something of the name ("my username is falcon" gives one)
         if (m.group(1) or "").strip().lower() == "is" and m.group(2).lower() in _SAID_OF_A_NAME:
             said = False
+        # "Account name: Oluwaseun Adeyemi-Clarke": a capitalised word before another is a full name
+        if re.fullmatch(r"[A-Z][a-z'’]+", m.group(2)) and re.match(rf"[ \t]+{_NAME_WORD}", text[m.end(2) :]):
+            continue
         # a number is no handle ("paid a seller 3.2 XMR"), nor a host name ("login harbor.acme.example")
         if (not re.search(r"[^\W\d_]", m.group(2)) or _HOST_NAME.fullmatch(m.group(2))) and "@" not in m.group(2):
             continue
@@ -1341,7 +1411,8 @@ _ACCOUNT_NAME_CUE = re.compile(
     r"(?i:\b(?:access\s+(?:key\s+)?id|client\s+id|login\s+id|user\s+id|robot\s+account|service\s+account|"
     r"bot\s+account|technical\s+user|service\s+user|"
     r"who\s+(?:set|created|added|configured|changed|made|installed|owns)\s+(?:it|this|that|them)|"
-    r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by|assigned\s+to|assignee|owner)\b)"
+    r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by|assigned\s+to|assignee|owner|"
+    r"(?:ran|runs|run|running|executed|executes|authenticated|impersonating|acting)\s+as)\b)"
     r"(?:[ \t]*(?:is|was|named|called|:|=|-))*[ \t]*[\"'`“‘]?([A-Za-z0-9_$][\w.@$-]{1,39})(?<![.-])")
 #: the user of a URL's user-info ("postgres://tdadmin:…@db", "https://hookuser:…@ci.example")
 _URL_USER = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://([^\s:/@]{1,64}):[^\s/@]{1,128}@(?=[\w\[])")
@@ -1431,7 +1502,7 @@ def _own_accounts(text: str, known: Collection[str] | None) -> Iterator[Span]:
             yield Span(m.start(1), m.end(1), "account_number")
             continue
         tail = value.rsplit(".", 1)[-1].lower() if "." in value else ""
-        if (letters < 3 or not re.search(r"\d|[A-Za-z][._-][A-Za-z0-9]", value) or tail in _FILE_OR_HOST
+        if (letters < 3 or not re.search(r"\d.*\d|[A-Za-z][._-][A-Za-z0-9]", value) or tail in _FILE_OR_HOST
                 or _system_account(value) or re.fullmatch(r"v?\d+(?:\.\d+)+", value)
                 or (known is not None and name_lexicon.key(value) in known)):
             continue
@@ -1470,7 +1541,7 @@ def _account_names(text: str) -> Iterator[Span]:
         # after "by" or a kind of account, a word is a person's name (found by the name rules)
         # or the sentence going on ("a robot account under Projects"): a handle has a digit, a
         # sign or is a given name's initial and a family name
-        if re.search(r"\bby\b|account|user\b|assign|owner", cue) and not (re.search(r"[\d_.$@-]", value)
+        if re.search(r"\bby\b|\bas\b|account|user\b|assign|owner", cue) and not (re.search(r"[\d_.$@-]", value)
                                                               or _initial_surname(value)):
             continue
         if value[:1].isupper() and not re.search(r"[\d_.$@-]", value):
@@ -1489,13 +1560,17 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _NOT_BEFORE = rf"(?<![^\W{_CJK}])(?<![.,])"
 _NOT_AFTER = rf"(?![^\W{_CJK}])"
 _AMOUNT = re.compile(
+    # "~850 ATOM", "≈ €40": the sign of an approximate amount goes with it
+    rf"(?:[~≈][ \t]?)?"
     rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{_SYMBOLS}]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
     rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸|원|円|元|块|圓|ドル|美元|欧元)"
     rf"{_NOT_AFTER}"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
     # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
     # (``_money_unit`` decides which units are money)
-    rf"|{_NOT_BEFORE}-?{_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{{2,8}})"
+    # (a range before it: "5k-6k DOT", "2–3 ETH")
+    rf"|{_NOT_BEFORE}(?:{_NUMBER}[kKmM]?[ \t]?[-–][ \t]?)?-?{_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?"
+    r"(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{2,8})"
     rf"{_NOT_AFTER}"
     # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000")
     r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?\d(?:[\d,.'\u00a0\u202f ]*\d)?(?![\d])"
@@ -1875,6 +1950,8 @@ def _wallets(text: str) -> Iterator[Span]:
                                           and re.search(r"[A-Z]", value)):
                 continue
             if check == "bech32" and (sum(c.isdigit() for c in value) < 4 or _entropy(value) < 3.8):
+                continue
+            if check == "ss58" and not _ss58_valid(value):
                 continue
             yield Span(m.start(), m.end(), "crypto_wallet")
 
