@@ -3,8 +3,13 @@
 
 Each kind has a detector; where a checksum or a numbering plan exists a well-kept library
 decides (``phonenumbers`` for telephone numbers, ``python-stdnum`` for card numbers (Luhn),
-IBANs and Bitcoin addresses, ``ipaddress`` for IP addresses); patterns only propose
-candidates. Spans found by several detectors go to the best-ranked kind (``_PRIORITY``).
+IBANs and Bitcoin addresses, the personal identity numbers of many countries, ``ipaddress``
+for IP addresses; a BLAKE2b checksum for SS58 addresses); patterns only propose candidates.
+Spans found by several detectors go to the best-ranked kind (``_PRIORITY``).
+
+Who wrote a text matters: in a customer's own message (``speaker="customer"``) every amount is
+the customer's unless it reads as a policy figure, a code after a word for an account is theirs,
+and a number a strong identity-number check accepts is one with no word before it.
 
 People's names, dates of birth and user names have no checksum: they are found by the words
 around them ("my name is", "account holder", a greeting or title, a signature closing a turn;
