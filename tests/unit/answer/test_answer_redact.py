@@ -1309,7 +1309,7 @@ def test_korean_numbers_and_passports_by_their_shape_after_a_cue(text: str, valu
 
 
 @pytest.mark.parametrize("text", ["Tried the serie RTX 4090 card", "Passport photo must be 600x600 pixels",
-                                  "Build 851231-12345 failed"])
+                                  "Build 851231-12345 failed", "le numéro de série 20931844 du boîtier"])
 def test_look_alikes_of_passports_and_korean_numbers_stay(text: str) -> None:
     assert "national_id" not in [s.kind for s in find_spans(text)]
 

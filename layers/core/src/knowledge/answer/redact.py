@@ -329,6 +329,8 @@ def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
     for m in _KOREAN_RRN.finditer(text):
         yield Span(m.start(), m.end(), "national_id")
     for m in _PASSPORT.finditer(text):
+        if m.group(1).isdigit() and re.match(r"(?i)s[ée]ri[ae]\b", m.group()):
+            continue  # "numéro de série 12345678": a device's serial number; an ID card's series has letters
         yield Span(m.start(1), m.end(1), "national_id")
     if customer:
         # after a word for an identity document, a customer's long number is theirs even when
