@@ -1245,6 +1245,7 @@ def test_in_a_customers_message_the_code_after_an_account_word_is_theirs(text: s
     "my login keeps failing since v4.2",
     "the account v2.10.1 upgrade broke login",
     "my profile picture is gone",
+    "my last login 2024-01-15 was from Berlin",  # a date after the word
 ])
 def test_an_ordinary_word_file_or_version_after_an_account_word_stays(text: str) -> None:
     assert find_spans(text, speaker="customer") == []

@@ -1505,6 +1505,8 @@ def _own_accounts(text: str, known: Collection[str] | None) -> Iterator[Span]:
         value = m.group(1)
         digits = sum(c.isdigit() for c in value)
         letters = sum(c.isalpha() for c in value)
+        if _DATE_SHAPE.fullmatch(value) or _YEAR_RANGE.fullmatch(value):
+            continue  # "my last login 2024-01-15": a date
         if re.fullmatch(r"(?:[A-Z]{0,5}[-/ ]?)?\d[\d-]{4,}\d(?:-?[A-Z]{1,2})?", value) and digits >= 6:
             yield Span(m.start(1), m.end(1), "account_number")
             continue
