@@ -2170,8 +2170,13 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             # "under", "between" ("do withdrawals over 10,000 USDT need a review?")
             # or a policy figure asked about ("what is the maximum daily withdrawal for verified users,
             # 10,000 EUR?")
+            # ("1.29 EKS", "3 AZ": from a customer with no personal word near, only a listed
+            # currency, coin or currency word after a number is money)
+            unit = m.group("unit")
             mine = (customer and not _THRESHOLD.search(near_before[-24:])
-                    and not _POLICY.search(" ".join(before[-160:].split()[-10:])))
+                    and not _POLICY.search(" ".join(before[-160:].split()[-10:]))
+                    and (unit is None or unit.lower() in name_lexicon.currency_codes()
+                         or re.fullmatch(_CURRENCY_WORDS, unit.lower()) is not None or unit in ("TL", "zł")))
             if (near or mine or context or _THEIR_TRANSACTION.search(before[-60:])
                     or _AMOUNT_LABEL.search(before[-40:])):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
