@@ -7,7 +7,8 @@
 line with neither prefix continues the turn above, as a signature does) with every personal
 datum marked ``[[kind|value]]``. Each ticket goes through the product's path
 (``knowledge.answer.tickets.redact_ticket``: title and turns together, so a name found in one
-turn is removed from all). Tickets alternate between the tuning half
+turn is removed from all; each turn with its speaker, "C:" the customer and "A:" the agent, the
+title with none). Tickets alternate between the tuning half
 (0, 2, 4...) and the held-out half (1, 3, 5...); the detectors were tuned on the first only.
 
 Recall: the share of labelled data whose every character was redacted. Kept: the share of
@@ -49,21 +50,28 @@ def _unmark(body: str) -> tuple[str, list[tuple[int, int, str]]]:
     return "".join(text), spans
 
 
-def parse(path: Path) -> list[list[tuple[str, list[tuple[int, int, str]]]]]:
-    """Tickets as lists of (text, labelled spans) per turn (the title is a turn too)."""
-    tickets: list[list[tuple[str, list[tuple[int, int, str]]]]] = []
-    raw: list[list[str]] = []
+#: one turn of a ticket: its text, its labelled spans and who wrote it (None for the title)
+Turn = tuple[str, list[tuple[int, int, str]], str | None]
+_SPEAKERS = {"C: ": "customer", "A: ": "agent"}
+
+
+def parse(path: Path) -> list[list[Turn]]:
+    """Tickets as lists of (text, labelled spans, speaker) per turn (the title is a turn too,
+    with no speaker)."""
+    tickets: list[list[Turn]] = []
+    raw: list[list[tuple[str, str | None]]] = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("#!") or not line.strip():
             continue
         if line.startswith("# "):
-            raw.append([line[2:]])
-        elif line[:3] in ("C: ", "A: ") and raw:
-            raw[-1].append(line[3:])
+            raw.append([(line[2:], None)])
+        elif line[:3] in _SPEAKERS and raw:
+            raw[-1].append((line[3:], _SPEAKERS[line[:3]]))
         elif raw and len(raw[-1]) > 1:
-            raw[-1][-1] += "\n" + line
+            body, speaker = raw[-1][-1]
+            raw[-1][-1] = (body + "\n" + line, speaker)
     for bodies in raw:
-        tickets.append([_unmark(body) for body in bodies])
+        tickets.append([(*_unmark(body), speaker) for body, speaker in bodies])
     return tickets
 
 
@@ -75,7 +83,7 @@ def pack_vocabulary(root: Path) -> Vocabulary:
     return lambda words: {w for w in words if stem(w) in stems}
 
 
-def measure(chosen: list[list[tuple[str, list[tuple[int, int, str]]]]], vocabulary: Vocabulary | None,
+def measure(chosen: list[list[Turn]], vocabulary: Vocabulary | None,
             label: str, show: bool, quiet: bool = False) -> tuple[int, int, int, int]:
     """Prints the figures (unless ``quiet``); returns (data found, labelled, words kept, words)."""
     labels = found = words = kept = spans_made = spans_right = 0
@@ -87,10 +95,11 @@ def measure(chosen: list[list[tuple[str, list[tuple[int, int, str]]]]], vocabula
     name_lexicon.place_names(), name_lexicon.seed_words()
     first = time.perf_counter() - started
     started = time.perf_counter()
-    redacted = [redact_ticket([t for t, _ in ticket], vocabulary=vocabulary) for ticket in chosen]
+    redacted = [redact_ticket([t for t, _, _ in ticket], vocabulary=vocabulary, speakers=[w for _, _, w in ticket])
+                for ticket in chosen]
     per_ticket = (time.perf_counter() - started) / max(len(chosen), 1)
     for ticket, results in zip(chosen, redacted, strict=True):
-        for (text, spans), result in zip(ticket, results, strict=True):
+        for (text, spans, _), result in zip(ticket, results, strict=True):
             covered = [False] * len(text)
             for s in result.spans:
                 for i in range(s.start, s.end):

@@ -7,7 +7,8 @@ a pattern backtrack (digits and separators, half-written emails, address cues wi
 thousands of amounts in one sentence, a recovery phrase that never ends, capitalised words no
 list or corpus knows); the reference is an ordinary ticket text repeated to the same length,
 measured in the same run. The rule that reads names against the bot's vocabulary is on (with a
-vocabulary that knows no word, its most costly case)."""
+vocabulary that knows no word, its most costly case), and every text is read as a customer's
+message (whose rules are a superset of an agent's)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,11 @@ SHAPES = {
     "e-mail names": "a.bc@de.fg Ab Bc ", "e-mail name runs": "ab.cd.ef@gh.ij Ab Cd Ef Gh ",
     "ldap names": "cn=a,ou=b,", "json keys": '"password":"Ab1Cd2", ', "bech32 shapes": "cosmos1",
     "token prefixes": "dckr_pat_", "named amounts": "Kevin paid 1 ETH, ", "user before secret": "account ab / ",
+    "own account handles": "account a_1 ", "labelled figures": "amount 1,", "grand in words": "two grand ",
+    "checked national ids": "44051401359 ", "id cue and digits": "CNP 1 ", "passport cues": "passport AB1 ",
+    "initials and surnames": "J. Okafor ", "mailbox names": "Ab van Cd <a@b.c> ", "ranges of amounts": "5k-6k ABC ",
+    "base58 runs": "16jcWDqFZyKV7HpMFpCU8uKH7GP51aBgX7RfFgxBjGb3PRoA ", "post boxes": "1 rue Ab, BP 1, ",
+    "romanian flats": "Adresa: Str. Ab nr. 1, bl. A, ap. 1, ", "runs as": "runs as a-1 ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")
@@ -41,7 +47,7 @@ REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT t
 
 def _ms(text: str) -> float:
     started = time.perf_counter()
-    find_spans(text[:MAX_MESSAGE_CHARS], known_words=frozenset())
+    find_spans(text[:MAX_MESSAGE_CHARS], known_words=frozenset(), speaker="customer")
     return 1000 * (time.perf_counter() - started)
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, cast
 
@@ -1201,3 +1202,210 @@ def test_a_role_mailbox_spells_no_name(text: str) -> None:
 def test_software_abbreviations_and_other_languages_words_are_no_names_to_the_corpus_rule(text: str) -> None:
     (result,) = redact_ticket([text], vocabulary=_pack_words())
     assert result.text == text
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Nostin eilen 300 EUR ja mitään ei näy.", "300 EUR"),  # Finnish: no personal word the lists hold
+    ("Rút 1.250.000 ₫ về ngân hàng được không?", "1.250.000 ₫"),
+    ("Transfer pending:\n- 0.75 ETH\n- 120 DOT", "0.75 ETH"),  # a list under the customer's message
+    ("so yeah, a few grand went in last week", "a few grand"),
+    ("Betrag 0.0421 und nichts kam an", "0.0421"),  # a figure after the word for an amount
+])
+def test_in_a_customers_message_every_amount_is_theirs(text: str, value: str) -> None:
+    found = [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "amount"]
+    assert value in found
+    # the same words from an agent, or with no speaker, keep today's rule (no personal word: kept)
+    assert value not in [text[s.start : s.end] for s in find_spans(text, speaker="agent") if s.kind == "amount"]
+
+
+@pytest.mark.parametrize("text", [
+    "Is the minimum withdrawal 10 USDT?",
+    "Are withdrawals over 5,000 EUR reviewed by hand?",
+    "What is the maximum daily withdrawal for verified users, 10,000 EUR?",
+    "The fee is 2 USDT per withdrawal, right?",
+    "The cluster runs 1.29 EKS across 3 AZ",  # capitals after a number that name no currency
+])
+def test_a_customer_asking_about_a_policy_figure_keeps_it(text: str) -> None:
+    assert [s.kind for s in find_spans(text, speaker="customer") if s.kind == "amount"] == []
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("Mi usuario es crypto_luis_77, gracias", "crypto_luis_77", "username"),
+    ("Tên tài khoản: minhanh.le nhé", "minhanh.le", "username"),
+    ("Мой счёт 40817810, что делать?", "40817810", "account_number"),
+    ("konto AB-55102938 zablokowane", "AB-55102938", "account_number"),
+])
+def test_in_a_customers_message_the_code_after_an_account_word_is_theirs(text: str, value: str, kind: str) -> None:
+    spans = find_spans(text, speaker="customer")
+    assert (value, kind) in [(text[s.start : s.end], s.kind) for s in spans]
+
+
+@pytest.mark.parametrize("text", [
+    "my account settings page is blank",
+    "my account on app.example.com is blank",
+    "my login keeps failing since v4.2",
+    "the account v2.10.1 upgrade broke login",
+    "my profile picture is gone",
+    "my last login 2024-01-15 was from Berlin",  # a date after the word
+])
+def test_an_ordinary_word_file_or_version_after_an_account_word_stays(text: str) -> None:
+    assert find_spans(text, speaker="customer") == []
+
+
+def test_the_speakers_of_a_ticket_reach_the_redactor() -> None:
+    texts = ["Withdrawal 300 EUR", "Nostin eilen 300 EUR.", "Nostot yli 300 EUR tarkistetaan."]
+    results = redact_ticket(texts, speakers=[None, "customer", "agent"])
+    assert [r.text for r in results] == ["Withdrawal 300 EUR", "Nostin eilen [amount].",
+                                         "Nostot yli 300 EUR tarkistetaan."]
+    draft = draft_from_ticket([{"role": "customer", "text": "Nostin eilen 300 EUR."},
+                               {"role": "agent", "text": "Nostot 300 EUR tarkistetaan aina."}], "Nosto 300 EUR")
+    assert draft.title == "Nosto 300 EUR"
+    assert "Nostin eilen [amount]." in draft.body and "Nostot 300 EUR tarkistetaan aina." in draft.body
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Mój PESEL to 44051401359, proszę o pomoc", "44051401359"),  # Polish: a check digit
+    ("请帮我查一下，证件 11010519491231002X 已经提交了", "11010519491231002X"),  # Chinese: the final X
+    ("TC kimlik no: 17291716060", "17291716060"),
+    ("ЕГН 7523169263, моля", "7523169263"),  # Bulgarian, after its Cyrillic name
+    ("ΑΜΚΑ 01013099997 για την επαλήθευση", "01013099997"),
+    ("Nomor induk 3171015708450001 sudah benar", "3171015708450001"),  # Indonesian NIK: a date and a province
+    ("Το BSN μου: 111222333", "111222333"),  # nine digits, one check: only after the word for it
+])
+def test_national_ids_of_many_countries_are_found_by_their_checks(text: str, value: str) -> None:
+    for speaker in ("agent", "customer"):
+        found = [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker=speaker)]
+        assert (value, "national_id") in found
+
+
+def test_a_checked_national_id_without_a_cue_is_found_in_a_customers_message_only() -> None:
+    text = "Verification keeps failing for 44051401359 and I don't know why"
+    assert [s.kind for s in find_spans(text, speaker="customer")] == ["national_id"]
+    assert "national_id" not in [s.kind for s in find_spans(text, speaker="agent")]
+
+
+@pytest.mark.parametrize("text", [
+    "Verification keeps failing for 44051401358 and I don't know why",  # its check digit fails
+    "I moved 15.000.000 IDR yesterday",  # thousands separators: an amount
+    "The node 10.20.30.40 is mine",
+    "Order 111222333 arrived broken",  # nine digits with no word for an identity document
+])
+def test_a_number_no_check_accepts_or_with_no_cue_is_no_national_id(text: str) -> None:
+    assert "national_id" not in [s.kind for s in find_spans(text, speaker="customer")]
+
+
+def test_a_phone_number_after_its_country_code_stays_whole() -> None:
+    text = "nomor induk saya hilang, hubungi +62 812 3171 0157 0845"
+    spans = find_spans(text, speaker="customer")
+    assert [(text[s.start : s.end], s.kind) for s in spans] == [("+62 812 3171 0157 0845", "phone")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Korean resident number 920315-2345671 was rejected", "920315-2345671"),  # issued after 2020: no check
+    ("Mi pasaporte es PAB123456, caduca pronto", "PAB123456"),
+    ("passeport n° 18AV12345", "18AV12345"),
+    ("ID card seria KX 557120 expired", "KX 557120"),
+])
+def test_korean_numbers_and_passports_by_their_shape_after_a_cue(text: str, value: str) -> None:
+    assert (value, "national_id") in [(text[s.start : s.end], s.kind) for s in find_spans(text)]
+
+
+@pytest.mark.parametrize("text", ["Tried the serie RTX 4090 card", "Passport photo must be 600x600 pixels",
+                                  "Build 851231-12345 failed", "le numéro de série 20931844 du boîtier"])
+def test_look_alikes_of_passports_and_korean_numbers_stay(text: str) -> None:
+    assert "national_id" not in [s.kind for s in find_spans(text)]
+
+
+def test_a_customers_number_right_after_an_id_word_goes_even_when_no_check_accepts_it() -> None:
+    text = "ana Khalid, raqam al-hawiya 1193847562, abgha asa3d"
+    assert ("1193847562", "national_id") in [(text[s.start : s.end], s.kind)
+                                              for s in find_spans(text, speaker="customer")]
+    assert "national_id" not in [s.kind for s in find_spans("raqam al-hawiya 1193847562", speaker="agent")]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Please pay to M. Kowalski today", "M. Kowalski"),  # an initial and a listed family name
+    ("Payment by Tunde Bakare-Wilson failed", "Tunde Bakare-Wilson"),  # a double-barrelled family name
+    ("ana Turki Al-Dosari, abgha afta7 hesabi", "Turki Al-Dosari"),  # "ana" (I am) and an Arabic family name
+    ("From: Femke van den Heuvel <f.vdheuvel@xs4all.nl>", "Femke van den Heuvel"),  # a mailbox's display name
+    ("Sender: Wiebke ter Horst <wth@posteo.de>", "Wiebke ter Horst"),  # a Dutch particle
+    ("Account name: Chidi Okonkwo-Bello\nSort code: 20-00-00", "Chidi Okonkwo-Bello"),  # a name, no user name
+])
+def test_initials_double_barrelled_and_arabic_family_names_and_mailbox_names(text: str, name: str) -> None:
+    spans = find_spans(text, known_words=set())
+    assert (name, "person_name") in [(text[s.start : s.end], s.kind) for s in spans]
+
+
+@pytest.mark.parametrize("text", [
+    "See section A. Install the agent first",  # an initial before an ordinary word
+    "From: Billing Team <billing@acme.example>",  # a team's mailbox
+    "Ana Souza paid twice",  # "Ana" is a given name here, and the name is whole
+])
+def test_look_alikes_of_initials_and_mailbox_names(text: str) -> None:
+    names = [text[s.start : s.end] for s in find_spans(text, known_words=set()) if s.kind == "person_name"]
+    assert names in ([], ["Ana Souza"])
+
+
+@pytest.mark.parametrize(("text", "speaker", "expected"), [
+    ("the cron job runs as deploy-bot2 every night", None, [("deploy-bot2", "username")]),
+    ("it runs as expected", None, []),
+    ("hesabi omar_88 ma2ful", "customer", [("omar_88", "username")]),
+    ("hesabi ma2ful mn ams", "customer", []),  # one digit inside letters: Arabic in Latin letters
+    ("Marhaba, my withdrawal is stuck", "customer", []),
+    ("Kami sudah memproses penarikan Anda.", "agent", []),
+    ("Mvh Sven Olsen", "customer", [("Sven Olsen", "person_name")]),
+])
+def test_handles_after_running_as_and_greetings_and_pronouns_of_more_languages(
+        text: str, speaker: str | None, expected: list[tuple[str, str]]) -> None:
+    spans = find_spans(text, speaker=speaker, known_words=set())
+    assert [(text[s.start : s.end], s.kind) for s in spans] == expected
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("I had ≈1,200 USDC there", "≈1,200 USDC"),
+    ("Moving 2-3 ETH tonight", "2-3 ETH"),
+    ("Staking 10k–12k ADA next week", "10k–12k ADA"),
+])
+def test_approximate_amounts_and_ranges_go_whole(text: str, value: str) -> None:
+    assert (value, "amount") in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+    assert find_spans("versions 2-3 fail", speaker="customer") == []
+
+
+@pytest.mark.parametrize("address", [
+    "16jcWDqFZyKV7HpMFpCU8uKH7GP51aBgX7RfFgxBjGb3PRoA",  # Polkadot (prefix 0)
+    "JJw2Cv4LZ4wRQdH4sxWthr8QEff7wSitzXvV4Eneyn1xNB8",  # Kusama (prefix 2)
+    "5HoKMtaBiC41fkoqJB9TzkV8FePRKGdYSchB6PxqBBZXD1gS",  # any Substrate chain (prefix 42)
+])
+def test_ss58_addresses_by_their_checksum(address: str) -> None:
+    text = f"my address {address} got nothing"
+    assert [(text[s.start : s.end], s.kind) for s in find_spans(text)] == [(address, "crypto_wallet")]
+    broken = address[:-3] + ("a" if address[-3] != "a" else "b") + address[-2:]
+    assert "crypto_wallet" not in [s.kind for s in find_spans(f"the id {broken} here")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Γεννήθηκα 03/11/1979 στην Αθήνα", "03/11/1979"),
+    ("data nașterii: 14.02.1988", "14.02.1988"),
+    ("tanggal lahir 07-08-1990", "07-08-1990"),
+])
+def test_dates_of_birth_after_the_words_for_one_in_more_languages(text: str, value: str) -> None:
+    assert (value, "date_of_birth") in [(text[s.start : s.end], s.kind) for s in find_spans(text)]
+    assert find_spans("Ημερομηνία συναλλαγής 22/09/2024") == []  # a transaction's date
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Adresa: Bd. Unirii nr. 7, sc. B, et. 3, ap. 12, 030119 Bucuresti",
+     "Bd. Unirii nr. 7, sc. B, et. 3, ap. 12, 030119 Bucuresti"),  # block, stair, floor, flat
+    ("Schicken Sie es an Lindenweg 7, Postfach 1120, 80001 München.", "Lindenweg 7, Postfach 1120, 80001 München"),
+    ("Calle Mayor 5, Apartado 318, 28013 Madrid", "Calle Mayor 5, Apartado 318, 28013 Madrid"),
+])
+def test_post_boxes_and_romanian_flats_stay_inside_the_address(text: str, value: str) -> None:
+    spans = find_spans(text)
+    start = text.index(value)
+    words = [m for m in re.finditer(r"\w+", value)]  # every word of the address is removed
+    assert all(any(s.start <= start + m.start() and start + m.end() <= s.end for s in spans) for m in words)
+
+
+@pytest.mark.parametrize("text", ["BP 4021 failed when I ran it, see log", "Box 12 is broken", "CP 3 failed again"])
+def test_a_short_post_box_word_alone_is_no_address(text: str) -> None:
+    assert find_spans(text) == []

@@ -23,10 +23,18 @@ _STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive
                   r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Cres|Row|Gardens|Grove|Mews|Walk|"
                   r"Hill|Gate|Rise|Green|Circle|Cir|Trail|Alley|Wharf|Quay|Vale|Heights|Parade|Esplanade|"
                   r"Promenade|Park|View|Point|Mall|Hts)")
-#: a flat, floor or door after the street ("Flat 4", "Apt 2B", "3º B", "2. Stock")
-_UNIT = (r"(?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Piso|Planta|Puerta|Étage|Etage|Stock|Whg|Wohnung|"
-         r"Bus|Bte|Appt|Interno|Scala|Lok|m\.|apto|apt|andar|sala|bloco|casa|depto|dpto|lote|No:|kv|кв|korp|корп|"
-         r"str|стр|d|д|#)\.?\s*#?\s*"
+#: a post box in the languages tickets come in ("PO Box 4411", "BP 4021", "Postfach 1120",
+#: "Apartado 318", "Caixa Postal 77")
+_POST_BOX_WORD = (r"(?:P\.?\s?O\.?\s?Box|Bo[iî]te\s+postale|Postfach|Postbus|Apartado\s+de\s+correos|Caixa\s+Postal|"
+                  r"Casella\s+postale|Skrytka\s+pocztowa|Postboks|Căsuța\s+poștală)")
+_POST_BOX_NUMBER = r"\s*(?:n[º°o]\.?\s*)?\d{1,6}(?![\w])"
+#: (the short forms only after a street: "BP 4021" alone may be anything)
+_POST_BOX = r"(?:" + _POST_BOX_WORD + r"|B\.?P\.?|Apartado|Apdo\.?|C\.?P\.?|Box)" + _POST_BOX_NUMBER
+#: a flat, floor or door after the street ("Flat 4", "Apt 2B", "3º B", "2. Stock"; Romanian and
+#: Moldovan blocks, stairs, floors and flats: "bl. C3", "sc. A", "et. 2", "ap. 41")
+_UNIT = (_POST_BOX + r"|(?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Piso|Planta|Puerta|Étage|Etage|Stock|"
+         r"Whg|Wohnung|Bus|Bte|Appt|Interno|Scala|Lok|m\.|apto|apt|andar|sala|bloco|casa|depto|dpto|lote|No:|kv|кв|korp|корп|"
+         r"str|стр|d|д|bl|bloc|sc|scara|et|etaj|ap|#)\.?\s*#?\s*"
          r"(?:\d[\w-]{0,4}|[A-Z](?![\w]))"
          r"|\d{1,2}\s?[º°ª]\s?[A-Z\d]?(?:\s?(?:izq|izda|dcha|dch)\.?)?|\d{1,2}\.\s?(?:Stock|OG|Etage)"
          r"|(?:(?:Esc|Escalera|Bloque|Bl|Portal|Torre)\.?\s*[\w-]{1,4}))")
@@ -60,7 +68,7 @@ _STREET = re.compile(
     r"impasse|quai|cours|route|calle|via|viale|rua)"
     r"(?:\s+(?:(?:de|des|du|del|della|di|da|do|dos|das|la|le|les|l['’]|d['’])\s*)*(?![A-Z]{2,}\b)[A-ZÀ-Þ][\w'’-]*)"
     r"(?:\s+[^\W\d_][\w'’-]*){0,3}"
-    r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}"
+    r"|\b" + _POST_BOX_WORD + _POST_BOX_NUMBER +
     r"|\b(?:Flat|Apt|Apartment|House|Plot|Door|Villa|Unit)\s*(?:No\.?\s*)?#?\s*\d{1,5}[A-Za-z]?,\s+"
     r"(?:(?:[A-Z][\w'’-]*\s+){0,3}[A-Z][\w'’-]*,\s+)?(?:\d{1,3}(?:st|nd|rd|th)\s+)?(?:[A-Z][\w'’-]*\s+){0,3}"
     + _STREET_SUFFIX + r"\b\.?"
@@ -134,13 +142,16 @@ _CUE = re.compile(
 )
 #: where an introduced address ends: a clause or sentence ends, or a new subject starts
 _CLAUSE_END = re.compile(
-    r"[!?;\n(]|[.。](?=\s|$)|[ \t]*(?:です|でした|입니다|이에요|예요|에요)|。|，|、|,[ \t]+(?=[a-zà-ÿ])|$"
+    r"[!?;\n(]|[.。](?=\s|$)|[ \t]*(?:です|でした|입니다|이에요|예요|에요)|。|，|、|$"
+    # a comma before a lower-case word, unless the word is a flat's, a block's or a floor's ("…, bl. C3, ap. 41")
+    r"|,[ \t]+(?=[a-zà-ÿ])(?!(?:bl|bloc|sc|scara|et|etaj|ap|apt|apto|nr|no|esc|piso|dpto|depto|kv|korp|app|appt|int)"
+    r"\b\.?[ \t]*[\w-]{0,5}\d?)"
     r"|[ \t]+(?:and|but|please|pls|thanks|thank|since|because|from|until|so|y|pero|et|mais|und|aber|e|ma|en|maar|"
-    r"or|oder|ou|o|or)\b"
+    r"or|oder|ou|o|or)\b(?!\.[ \t]*\d)"
 )
 #: abbreviations a full stop inside an address belongs to ("Str. 12", "Av. Paulista")
 _ABBREVIATION = re.compile(r"(?i:\b(?:st|str|av|ave|avda|rd|dr|apt|no|nr|ul|al|bd|blvd|ctra|pza|ste|fl|n|s|e|w|o|"
-                           r"cad|sok|sk|mah|blv|col|esq|apto|dpto|depto|int|bl|esc)$)")
+                           r"cad|sok|sk|mah|blv|col|esq|apto|dpto|depto|int|bl|esc|ap|sc|et|bloc|app|appt)$)")
 #: an introduced address starts like one (a number, a flat, a street word), unless the cue
 #: says outright that it is an address
 _STARTS_LIKE_ONE = re.compile(r"\d|(?:Apt|Apartment|Suite|Unit|Flat|House|P\.?\s?O\.?\s?Box|#)\b|" + _ROMANCE_PREFIX)
@@ -159,7 +170,9 @@ def _introduced(text: str) -> Iterator[tuple[int, int]]:
             stop = _CLAUSE_END.search(text, end)
             assert stop is not None  # "$" always matches
             end = stop.start()
-            if stop.group() == "." and _ABBREVIATION.search(text[start:end]):
+            # (an address is at most 120 characters: past them the scan stops, so a text of many
+            # cues and abbreviations stays linear)
+            if stop.group() == "." and end - start <= 120 and _ABBREVIATION.search(text[max(start, end - 8) : end]):
                 end = stop.end()
                 continue
             break

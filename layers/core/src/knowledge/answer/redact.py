@@ -3,8 +3,13 @@
 
 Each kind has a detector; where a checksum or a numbering plan exists a well-kept library
 decides (``phonenumbers`` for telephone numbers, ``python-stdnum`` for card numbers (Luhn),
-IBANs and Bitcoin addresses, ``ipaddress`` for IP addresses); patterns only propose
-candidates. Spans found by several detectors go to the best-ranked kind (``_PRIORITY``).
+IBANs and Bitcoin addresses, the personal identity numbers of many countries, ``ipaddress``
+for IP addresses; a BLAKE2b checksum for SS58 addresses); patterns only propose candidates.
+Spans found by several detectors go to the best-ranked kind (``_PRIORITY``).
+
+Who wrote a text matters: in a customer's own message (``speaker="customer"``) every amount is
+the customer's unless it reads as a policy figure, a code after a word for an account is theirs,
+and a number a strong identity-number check accepts is one with no word before it.
 
 People's names, dates of birth and user names have no checksum: they are found by the words
 around them ("my name is", "account holder", a greeting or title, a signature closing a turn;
@@ -16,6 +21,8 @@ ordinary English word. No language model is loaded here.
 from __future__ import annotations
 
 import bisect
+import hashlib
+import importlib
 import ipaddress
 import math
 import re
@@ -140,7 +147,22 @@ _WALLETS = [
     (re.compile(r"(?<![\w])[a-z]{2,20}1[02-9ac-hj-np-z]{38,110}(?![\w])"), "bech32"),
     (re.compile(rf"(?<![\w])T[{_BASE58}]{{33}}(?![\w])"), "base58"),  # Tron
     (re.compile(rf"(?<![\w])[{_BASE58}]{{32,44}}(?![\w])"), "base58"),  # Solana and other base58 keys
+    # the SS58 addresses of Polkadot, Kusama and every Substrate chain: 46 to 48 characters whose
+    # last two bytes are a BLAKE2b checksum (``_ss58_valid``)
+    (re.compile(rf"(?<![\w])[{_BASE58}]{{45,50}}(?![\w])"), "ss58"),
 ]
+
+
+def _ss58_valid(value: str) -> bool:
+    """An SS58 address: a prefix of one or two bytes, a 32-byte key and two bytes of
+    BLAKE2b-512 over "SS58PRE", the prefix and the key."""
+    try:
+        raw = bitcoin.b58decode(value)
+    except (KeyError, ValueError):
+        return False
+    if len(raw) not in (35, 36):
+        return False
+    return hashlib.blake2b(b"SS58PRE" + raw[:-2], digest_size=64).digest()[:2] == raw[-2:]
 _CARD = re.compile(r"(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\d.])")
 _IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?:[ -]?[a-z0-9]){11,30})"
                    r"(?![A-Za-z0-9])")
@@ -209,6 +231,115 @@ _NINO_SHAPE = re.compile(r"(?<![\w-])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A
 #: or made up leaves the person's data in it)
 _CODICE_CUE = re.compile(r"(?i:\b(?:codice\s+fiscale|cod\.?\s+fisc\.?|c\.\s?f\.|cf|tax\s+code|fiscal\s+code)\b)"
                          r"[^\n]{0,24}\Z")
+#: the personal identity numbers of many countries that hold a date of birth and a check digit
+#: (or two checks; ``python-stdnum``): a number one of them accepts is a national identity number
+#: in a customer's own message even with no word for one (about one random number of ten to
+#: thirteen digits in thirty passes one of them)
+_STRONG_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "ro.cnp", "cn.ric", "id.nik", "se.personnummer", "pl.pesel", "tr.tckimlik", "mx.curp", "gr.amka", "fr.nir",
+    "be.nn", "bg.egn", "fi.hetu", "no.fodselsnummer", "ee.ik", "lt.asmens", "si.emso", "ch.ssn", "za.idnr",
+    "br.cpf", "de.idnr", "is_.kennitala", "es.dni"))
+#: numbers with one check digit or a date only, which one random number in five to ten passes:
+#: read after a word for an identity document in the 40 characters before
+_CHECKED_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "hr.oib", "in_.aadhaar", "jp.in_", "th.pin", "my.nric", "cz.rc", "at.vnr", "pt.cc", "dk.cpr"))
+#: numbers of nine digits or fewer whose single check digit one number in ten passes: read only
+#: right after a word for an identity document
+_WEAK_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "nl.bsn", "ca.sin", "il.idnr", "us.ssn", "au.tfn", "cl.rut", "ec.ci", "ie.pps", "dk.cpr", "pt.nif", "es.nie",
+    "ar.dni"))
+#: a run of digits (and the capitals some numbers hold: a Chinese number's final "X", a CURP) in
+#: up to five groups joined by a space, a dot, a dash or a slash; each group is bounded, so a
+#: long run of digits stays linear
+_ID_CANDIDATE = re.compile(r"(?<![\w.,/+:#$€£-])(?=[0-9A-Z]{0,24}\d)[0-9A-Z]{1,24}(?:[ ./-][0-9A-Z]{1,24}){0,4}"
+                           r"(?![\w@]|[-./,:]\w)")
+#: the words for an identity document or a personal number in the languages tickets come in
+_ID_WORDS = (
+    r"(?i:\b(?:id|identity|identification|national|citizen(?:ship)?|personal|passport|ssn|sin|tin|nin|nino|pesel|"
+    r"bsn|nik|ktp|cnp|rrn|egn|oib|emšo|emso|amka|afm|nir|insee|cpr|hetu|henkilötunnus|personnummer|personnr|"
+    r"fødselsnummer|fodselsnummer|isikukood|asmens|kimlik|tc|aadhaar|aadhar|curp|rut|dni|nie|nif|cpf|c[ée]dula|"
+    r"documento|ahv|avs|svnr|steuer-?id|nric|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
+    r"identité|identidad|identidade|identità|identiteit|tożsamości|dowodu|dowód|paspor|pasaport|passeport|"
+    r"pasaporte|passaporto|passaporte|reisepass|paspoort|sozialversicherung\w*|social\s+security|"
+    r"s[ée]curit[ée]\s+sociale|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh)\b|"
+    r"주민|외국인\s*등록|身份证|身份證|身分證|证件|證件|居民身份|マイナンバー|個人番号|هوي[ةه]|الهوي[ةه]|إقامة|اقامة|رقم\s+وطني|"
+    r"ταυτότητ\w*|ΑΜΚΑ|ΑΦΜ|ΑΔΤ|паспорт\w*|ИНН|СНИЛС|ЕГН|посвідчен\w*|เลขประจำตัว|บัตรประชาชน)")
+#: such a word in the 40 characters before a number
+_ID_CUE = re.compile(_ID_WORDS + r"[^\n]{0,30}\Z")
+#: such a word right before a number, only "number", "is" or a colon between ("CNP 2910305407267",
+#: "raqam al-hawiya 1087423356", "身份证号 …")
+_ID_CUE_NEAR = re.compile(
+    _ID_WORDS + r"(?:[ \t]*(?:(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|number|is|ist|est|es|är|er|"
+    r"jest|là|adalah|号|號|번호|番号|：|[:#=.-])))*[ \t]*\Z")
+#: a South Korean resident registration number: a date of birth, a dash and seven digits the
+#: first of which gives the century and sex (numbers issued since October 2020 carry no check digit)
+_KOREAN_RRN = re.compile(r"(?<![\w-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-8]\d{6}(?![\w-])")
+#: a passport's or an identity card's number after the words that name one, in many languages:
+#: letters and digits ("RX 482913", "X1234567", "C01X00T47")
+_PASSPORT = re.compile(
+    r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paspoort|paszport\w*|pasaport\w*|"
+    r"paspor|passi|pass|seria|série|serie|id\s+card|identity\s+card|carte\s+d'identit[ée]|cartea\s+de\s+identitate|"
+    r"buletin\w*|personalausweis|ausweis|dowód\s+osobisty|documento\s+de\s+identidad)\b|паспорт\w*|護照|护照|여권|"
+    r"パスポート|جواز(?:\s+السفر)?|διαβατήριο\w*)"
+    r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|:|=|is|ist|est|es))*[ \t]*"
+    r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}(?-i:[A-Z]{2})\d{5}|(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9})"
+    r"(?![\w-])")
+
+
+def _personal_id(compact: str, cued: bool, near: bool) -> bool:
+    """Whether a personal identity number of some country accepts ``compact`` (its check digit
+    or the date of birth it holds); the weaker checks only when ``cued`` (a word for an identity
+    document in the 40 characters before) or ``near`` (right before)."""
+    modules = (*_STRONG_ID_MODULES, *(_CHECKED_ID_MODULES if cued else ()), *(_WEAK_ID_MODULES if near else ()))
+    for module in modules:
+        try:
+            if module.is_valid(compact):
+                return True
+        except (ValidationError, ValueError, TypeError, IndexError, KeyError):
+            continue  # a module's own table lacks an entry ("cn.ric" for some counties)
+    return False
+
+
+def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
+    """National identity numbers of any country recognised by their check digits: after a word
+    for an identity document (``_ID_CUE``), or anywhere in a customer's own message (nine digits
+    or more, a strongly checked number only); never a figure written with thousands separators,
+    an address of four numbers, a number after a telephone's country code."""
+    phones = [(m.start(), m.end()) for m in _INTERNATIONAL.finditer(text)] if "+" in text else []
+
+    def in_phone(a: int, b: int) -> bool:  # "+966 55 218 7740": a telephone number's national part
+        return any(a < e and b > s for s, e in phones)
+
+    for m in _ID_CANDIDATE.finditer(text):
+        value = m.group()
+        if in_phone(m.start(), m.end()):
+            continue
+        compact = re.sub(r"[ ./-]", "", value)
+        digits = sum(c.isdigit() for c in compact)
+        if digits < 6 or len(compact) > 20:
+            continue
+        if re.fullmatch(r"\d{1,3}(?:[., ]\d{3})+", value) or re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", value):
+            continue  # "15.000.000", "10.0.0.14"
+        cued = _ID_CUE.search(text, max(0, m.start() - 40), m.start()) is not None
+        if not (cued or (customer and digits >= 9)):
+            continue
+        near = _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) is not None
+        if _personal_id(compact, cued, near):
+            yield Span(m.start(), m.end(), "national_id")
+    for m in _KOREAN_RRN.finditer(text):
+        yield Span(m.start(), m.end(), "national_id")
+    for m in _PASSPORT.finditer(text):
+        if m.group(1).isdigit() and re.match(r"(?i)s[ée]ri[ae]\b", m.group()):
+            continue  # "numéro de série 12345678": a device's serial number; an ID card's series has letters
+        yield Span(m.start(1), m.end(1), "national_id")
+    if customer:
+        # after a word for an identity document, a customer's long number is theirs even when
+        # no country's check accepts it (a check digit mistyped, a country without a module)
+        for m in re.finditer(r"(?<![\w.,/+-])\d(?:[ -]?\d){5,17}(?![\w-]|[.,]\d)", text):
+            if _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) and not in_phone(m.start(), m.end()):
+                yield Span(m.start(), m.end(), "national_id")
+
+
 _CPF_SHAPE = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])")
 #: an email address written out so that a machine would not read it: "anna dot meyer at gmail
 #: dot com", "r.okonkwo[at]gmail[dot]com", "kim (at) mail (dot) de"
@@ -229,7 +360,7 @@ _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}(?![\w:
 # "Mr", a sign-off): capitalised words after such a cue, never a word of the stop list.
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽА-ЯЁІЇЄΑ-Ω"
 _NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[^\W\d_]+(?:[-'’][{_UPPER}]?[^\W\d_]+)?"
-_PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y)"
+_PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y|ter|ten|zu|af|dei|dal)"
 _NAME_SEQ = (rf"{_NAME_WORD}(?:[ \t]+(?:(?:{_PARTICLE}[ \t]+){{1,2}}|[{_UPPER}]\.?[ \t]+)?{_NAME_WORD}){{0,3}}"
              r"(?![\w@])")
 _NAME_CUES = re.compile(
@@ -245,8 +376,10 @@ _NAME_CUES = re.compile(
     r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати|я|είμαι(?:\s+[οη])?|με\s+λένε|"
     r"tôi\s+là|tên\s+tôi\s+là|tôi\s+tên\s+là|mình\s+là|em\s+là|saya|ako\s+si|ang\s+pangalan\s+ko\s+ay|"
     r"jeg\s+hedder|jeg\s+er|mitt\s+navn\s+er|nimeni\s+on|olen|"
-    r"ονομάζομαι|λέγομαι)"
+    r"ονομάζομαι|λέγομαι|ismi|esmi|ismee)"
     r"(?:\s+(?:is|was|used\s+to\s+be))?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
+    # "ana" (Arabic in Latin letters: "I am") in lower case only: "Ana" is a name
+    r"|\bana[ \t]+"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
     r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
     r"cordialement|bien\s+à\s+vous|saludos\s+cordiales|un\s+saludo|saludos|atentamente|cordiali\s+saluti|"
@@ -256,7 +389,7 @@ _NAME_CUES = re.compile(
     # greetings and thanks: the name follows on the same line ("Hello,\nChrome crashes" is no name)
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:good\s+morning|good\s+afternoon|good\s+evening|greetings|"
     r"hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|hiya|howdy|heya|yo|xin\s+chào|chào|selam|salam|"
-    r"cześć|tere|hoi|bună|"
+    r"cześć|tere|hoi|bună|marhaba|ahlan|assalamu\s+alaikum|salaam|halo|"
     r"bonjour|bonsoir|salut|hola|buenos\s+días|buenas\s+tardes|buenas|hallo|guten\s+(?:tag|morgen|abend)|"
     r"sehr\s+geehrte[rs]?|liebe[rs]?|grüezi|servus|moin|ciao|buongiorno|buonasera|gentile|caro|cara|olá|ola|"
     r"oi|querid[oa]|estimad[oa]|prezad[oa]|beste|geachte|hej|hei|moi|szia|ahoj|dzień\s+dobry|witam|"
@@ -295,7 +428,10 @@ _NOT_NAMES = frozenset((
     "thx", "ty", "tia", "br", "rgds", "brgds", "kr", "asap", "pls", "plz", "bey", "hanım", "hanim", "efendi",
     # greetings, thanks and chat of more languages, and the words that introduce a name there
     "hiya", "howdy", "heya", "yo", "chào", "xin", "cảm", "ơn", "tamam", "evet", "hayır", "teşekkürler", "selam",
-    "salam", "shalom", "sawubona", "habari", "jambo", "cześć", "zdravo", "sveiki", "labas", "adım", "adim",
+    "salam", "salaam", "marhaba", "ahlan", "shukran", "yalla", "habibi", "inshallah", "mashallah", "shalom",
+    "sawubona", "mvh", "mvg", "mfg", "hilsen", "halo", "kami", "kita", "anda", "saya", "mereka",
+    "terima", "kasih", "mohon", "silakan", "tolong",
+    "habari", "jambo", "cześć", "zdravo", "sveiki", "labas", "adım", "adim",
     "benim", "vale", "genau", "klar", "okey", "dacă", "bună", "salve", "tere", "hoi", "doei", "groetjes",
     # Turkish courtesy ("Rica ederim", "Kolay gelsin") and the small words of romanised Hindi and
     # Urdu that open a sentence ("Kya chal raha hai?"), which the name lists hold as names
@@ -338,7 +474,7 @@ _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "fra
                      "professor", "sir", "hr", "fr", "mlle", "dra", "señorita", "srta", "sig", "sig.ra", "dott",
                      "meneer", "mevrouw", "dhr", "mevr", "senhor", "senhora", "г-н", "г-жа", "господин",
                      "госпожа", "κύριε", "κύριος", "κυρία", "κ", "panie", "panu", "pana", "chị", "anh", "ông", "bà",
-                     "chú"))
+                     "chú", "bapak", "pak", "ibu", "bu", "kak", "mas", "mbak"))
 
 #: titles written after the name ("Emre Bey", "Ayşe Hanım", "Tanaka San")
 _AFTER_TITLES = frozenset(("bey", "hanım", "hanim", "efendi", "san", "sama", "kun", "chan", "ji", "sahib", "saheb"))
@@ -448,8 +584,23 @@ def _given(word: str) -> bool:
                           and k not in name_lexicon.ordinary_words())
 
 
+#: the article or kinship word that opens an Arabic family name ("Al-Qahtani", "El-Sayed", "Abu-Bakr")
+_ARABIC_FAMILY = re.compile(r"(?:Al|El|Abu|Abd|Bin|Ben|Ibn|Ould)[-‐][A-Z][a-z]{2,}")
+
+
 def _surname(word: str) -> bool:
-    return name_lexicon.key(word) in name_lexicon.surnames()
+    """A listed family name, a double-barrelled one with a listed part ("Adeyemi-Clarke"), or an
+    Arabic family name after its article ("Al-Qahtani")."""
+    surnames = name_lexicon.surnames()
+    if name_lexicon.key(word) in surnames:
+        return True
+    if "-" not in word and "‐" not in word:
+        return False
+    if _ARABIC_FAMILY.fullmatch(word):
+        return True
+    parts = re.split(r"[-‐]", word)
+    return (len(parts) == 2 and all(p[:1].isupper() and len(p) >= 3 for p in parts)
+            and any(name_lexicon.key(p) in surnames for p in parts))
 
 
 def _capitalised_runs(text: str) -> Iterator[tuple[list[re.Match[str]], str]]:
@@ -813,9 +964,15 @@ _BIRTH = re.compile(
     r"cumpleaños|anniversaire|compleanno|aniversário|verjaardag|urodziny|né|née|"
     r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
     r"urodzon[ya]|data\s+de\s+nascimento|nascid[oa]|geboortedatum|geboren\s+op|fødselsdato|födelsedatum|"
-    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)))(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({_DATE})"
+    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)|"
+    # Greek, Romanian, Indonesian and Malay, Vietnamese, Czech, Hungarian, Ukrainian, the Nordic languages
+    r"ημερομηνία\s+γέννησης|ημ\.?\s*γέννησης|γεννήθηκα|γενέθλια|data\s+na[șs]terii|n[ăa]scut[ăa]?|"
+    r"tanggal\s+lahir|tgl\.?\s+lahir|tarikh\s+lahir|lahir|ngày\s+sinh|sinh\s+ngày|datum\s+narozen[íi]|narozen[aá]?|"
+    r"születési\s+(?:dátum|idő)|születtem|дата\s+народження|народил(?:ся|ася)|född|født|syntynyt))"
+    r"(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({_DATE})"
     r"|(?i:\bborn\s+(?:in\s+)?)((?:19|20)\d{2})\b(?![/.-]\d)"
-    r"|(?:生年月日|出生日期|生日|생년월일)\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
+    r"|(?:生年月日|出生日期|生日|생년월일|تاريخ\s+الميلاد|מועד\s+לידה|תאריך\s+לידה|วันเกิด|जन्म\s+तिथि)"
+    r"\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
 _DATE_ALONE = re.compile(rf"(?<![\w/.-])(?:{_DATE})(?![\w/-])")
 _SENTENCE_STOP = re.compile(r"[.!?](?!\S)|\n")
@@ -1168,8 +1325,33 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
             yield Span(run[start].start(), run[end - 1].end(), "person_name")
             i = end
 
+#: a given name's initial and a family name ("J. Okafor", "t.n.v. S. Bakker")
+_INITIAL_SURNAME = re.compile(rf"(?<![\w.@/-])[{_UPPER}]\.[ \t]?({_NAME_WORD})(?![\w@]|[.-]\w)")
+#: the name a mailbox is shown under, before its address ("Annelies van der Berg <a.vdberg@…>",
+#: '"Tran, Minh" <…>')
+_DISPLAY_NAME = re.compile(rf"(?<![\w@])[\"']?({_NAME_SEQ}(?:,[ \t]*{_NAME_WORD})?)[\"']?[ \t]*"
+                           r"<[^\s<>@]{1,64}@[^\s<>]{1,255}>")
+
+
+def _initials_and_mailboxes(text: str) -> Iterator[Span]:
+    """A listed family name after an initial, no dictionary word ("J. Okafor", not "A. Install");
+    the capitalised words a mailbox is shown under, unless a company's ("Acme Support <…>")."""
+    for m in _INITIAL_SURNAME.finditer(text):
+        word = m.group(1)
+        if _surname(word) and not _ordinary(word) and word.lower() not in _NOT_NAMES:
+            yield Span(m.start(), m.end(1), "person_name")
+    if "<" in text:
+        for m in _DISPLAY_NAME.finditer(text):
+            words = [w.strip(",") for w in m.group(1).split() if not re.fullmatch(_PARTICLE, w)]
+            if any(w.lower() in _COMPANY_WORDS or w.lower() in _NOT_NAMES
+                   or (_ordinary(w) and not (_given(w) or _surname(w))) for w in words):
+                continue  # "Harbor Notifications <noreply@…>", "Billing Team <…>"
+            yield Span(m.start(1), m.end(1), "person_name")
+
+
 def _people(text: str) -> Iterator[Span]:
     yield from _names(text)
+    yield from _initials_and_mailboxes(text)
     yield from _lexicon_names(text)
     yield from _context_names(text)
     for m in _BIRTH.finditer(text):
@@ -1211,6 +1393,9 @@ def _people(text: str) -> Iterator[Span]:
         # something of the name ("my username is falcon" gives one)
         if (m.group(1) or "").strip().lower() == "is" and m.group(2).lower() in _SAID_OF_A_NAME:
             said = False
+        # "Account name: Oluwaseun Adeyemi-Clarke": a capitalised word before another is a full name
+        if re.fullmatch(r"[A-Z][a-z'’]+", m.group(2)) and re.match(rf"[ \t]+{_NAME_WORD}", text[m.end(2) :]):
+            continue
         # a number is no handle ("paid a seller 3.2 XMR"), nor a host name ("login harbor.acme.example")
         if (not re.search(r"[^\W\d_]", m.group(2)) or _HOST_NAME.fullmatch(m.group(2))) and "@" not in m.group(2):
             continue
@@ -1233,7 +1418,8 @@ _ACCOUNT_NAME_CUE = re.compile(
     r"(?i:\b(?:access\s+(?:key\s+)?id|client\s+id|login\s+id|user\s+id|robot\s+account|service\s+account|"
     r"bot\s+account|technical\s+user|service\s+user|"
     r"who\s+(?:set|created|added|configured|changed|made|installed|owns)\s+(?:it|this|that|them)|"
-    r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by|assigned\s+to|assignee|owner)\b)"
+    r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by|assigned\s+to|assignee|owner|"
+    r"(?:ran|runs|run|running|executed|executes|authenticated|impersonating|acting)\s+as)\b)"
     r"(?:[ \t]*(?:is|was|named|called|:|=|-))*[ \t]*[\"'`“‘]?([A-Za-z0-9_$][\w.@$-]{1,39})(?<![.-])")
 #: the user of a URL's user-info ("postgres://tdadmin:…@db", "https://hookuser:…@ci.example")
 _URL_USER = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://([^\s:/@]{1,64}):[^\s/@]{1,128}@(?=[\w\[])")
@@ -1297,6 +1483,41 @@ def _users_before_secrets(text: str, taken: Sequence[Span], known: Collection[st
     return out
 
 
+#: the word for one's own account, login or user in the languages tickets come in, in a customer's
+#: message ("my other acct satoshi_fan_1984", "Мой аккаунт CV-30571842", "tài khoản hoangminh.tran")
+_OWN_ACCOUNT_CUE = re.compile(
+    r"(?i:\b(?:account|acct|acc|a/c|user(?:\s*name)?|login|handle|profile|konto|benutzer(?:name)?|compte|"
+    r"identifiant|cuenta|usuario|conta|utilizador|usu[áa]rio|conto|utente|rekening|gebruiker(?:snaam)?|"
+    r"hesab[ıi]m?|hesap|kullan[ıi]c[ıi](?:\s+ad[ıi])?|akun|pengguna|tài\s+khoản|аккаунт\w*|логин\w*|"
+    r"учётн\w+\s+запис\w*|учетн\w+\s+запис\w*|счёт\w*|счет\w*|профил\w*|λογαριασμ\w*|χρήστη|"
+    r"hesabi|konta|użytkownik\w*|účet\w*|fiók\w*|tili\w*|kontot?)\b|账户|账号|帳戶|帳號|用户名|계정|아이디|アカウント|"
+    r"ユーザー名|حساب\w*)"
+    r"(?:[ \t]*(?:(?i:id|name|number|no\.?|nr\.?|#|is|ist|est|es|è|é|là|adalah|:|=|是|は|：)))*[ \t]*[\"'`“‘«]?"
+    r"([A-Za-z0-9][\w.$+-]{2,40})(?<![.+-])(?![\w@])")
+
+
+def _own_accounts(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """In a customer's message, the code after a word for their account: a number or a code of
+    letters and digits ("CV-30571842", "8830 1921") is the account's number; a user name's
+    shape (a digit, a dot, a dash or an underscore between letters: "satoshi_fan_1984") is the
+    user name; an ordinary word ("my account settings"), a file or a host is neither."""
+    for m in _OWN_ACCOUNT_CUE.finditer(text):
+        value = m.group(1)
+        digits = sum(c.isdigit() for c in value)
+        letters = sum(c.isalpha() for c in value)
+        if _DATE_SHAPE.fullmatch(value) or _YEAR_RANGE.fullmatch(value):
+            continue  # "my last login 2024-01-15": a date
+        if re.fullmatch(r"(?:[A-Z]{0,5}[-/ ]?)?\d[\d-]{4,}\d(?:-?[A-Z]{1,2})?", value) and digits >= 6:
+            yield Span(m.start(1), m.end(1), "account_number")
+            continue
+        tail = value.rsplit(".", 1)[-1].lower() if "." in value else ""
+        if (letters < 3 or not re.search(r"\d.*\d|[A-Za-z][._-][A-Za-z0-9]", value) or tail in _FILE_OR_HOST
+                or _system_account(value) or re.fullmatch(r"v?\d+(?:\.\d+)+", value)
+                or (known is not None and name_lexicon.key(value) in known)):
+            continue
+        yield Span(m.start(1), m.end(1), "username")
+
+
 def _initial_surname(word: str) -> bool:
     """A user name of a given name's initial and a listed family name ("dkowalski", "lwei"),
     no dictionary word."""
@@ -1329,7 +1550,7 @@ def _account_names(text: str) -> Iterator[Span]:
         # after "by" or a kind of account, a word is a person's name (found by the name rules)
         # or the sentence going on ("a robot account under Projects"): a handle has a digit, a
         # sign or is a given name's initial and a family name
-        if re.search(r"\bby\b|account|user\b|assign|owner", cue) and not (re.search(r"[\d_.$@-]", value)
+        if re.search(r"\bby\b|\bas\b|account|user\b|assign|owner", cue) and not (re.search(r"[\d_.$@-]", value)
                                                               or _initial_surname(value)):
             continue
         if value[:1].isupper() and not re.search(r"[\d_.$@-]", value):
@@ -1348,13 +1569,17 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _NOT_BEFORE = rf"(?<![^\W{_CJK}])(?<![.,])"
 _NOT_AFTER = rf"(?![^\W{_CJK}])"
 _AMOUNT = re.compile(
+    # "~850 ATOM", "≈ €40": the sign of an approximate amount goes with it
+    rf"(?:[~≈][ \t]?)?"
     rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{_SYMBOLS}]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
     rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸|원|円|元|块|圓|ドル|美元|欧元)"
     rf"{_NOT_AFTER}"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
     # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
     # (``_money_unit`` decides which units are money)
-    rf"|{_NOT_BEFORE}-?{_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{{2,8}})"
+    # (a range before it: "5k-6k DOT", "2–3 ETH")
+    rf"|{_NOT_BEFORE}(?:{_NUMBER}[kKmM]?[ \t]?[-–][ \t]?)?-?{_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?"
+    r"(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{2,8})"
     rf"{_NOT_AFTER}"
     # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000")
     r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?\d(?:[\d,.'\u00a0\u202f ]*\d)?(?![\d])"
@@ -1476,7 +1701,9 @@ _NUMBER_WORD = (r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|t
                 r"hundred|thousand|million|grand|couple)")
 #: money written in words ("two hundred dollars", "fifty-five euros", "a thousand bucks")
 _WORD_AMOUNT = re.compile(
-    rf"(?i)\b{_NUMBER_WORD}(?:(?:[ \t]+|-)(?:and[ \t]+|of[ \t]+)?{_NUMBER_WORD}){{0,6}}[ \t]+(?:{_CURRENCY_WORDS})\b")
+    rf"(?i)\b{_NUMBER_WORD}(?:(?:[ \t]+|-)(?:and[ \t]+|of[ \t]+)?{_NUMBER_WORD}){{0,6}}[ \t]+(?:{_CURRENCY_WORDS})\b"
+    # "two grand", "a few grand": thousands of the writer's currency, said without it
+    rf"|\b(?:(?:a[ \t]+)?few|several|{_NUMBER_WORD})(?:(?:[ \t]+|-)(?:and[ \t]+)?{_NUMBER_WORD}){{0,3}}[ \t]+grand\b")
 #: the verbs that move one's money before an amount in words ("Need two hundred dollars")
 _MONEY_VERB = re.compile(r"(?i)\b(?:need|needs|needed|send|sent|withdraw|withdrew|withdrawn|transfer|transferred|"
                          r"pay|paid|move|moved|cash\s+out|lost|owe|owed|deposit|deposited|refund|charged)\b")
@@ -1508,6 +1735,11 @@ _BARE_BALANCE = re.compile(
     r"is\s+(?:at|now|only)|is|was|went\s+to|dropped\s+to|of|zeigt|ist|est|es|indica|mostra)\s*:?\s*"
     r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))"
 )
+#: a figure without its currency after the word for an amount ("amount 0.0182", "сумма: 1200")
+_LABELLED_FIGURE = re.compile(
+    r"(?i:\b(?:amount|sum|total|montant|betrag|importe|monto|valor|importo|bedrag|kwota|tutar|сумма|"
+    r"số\s+tiền|jumlah|nominal|ποσό)\b|金额|金額|금액)\s*(?:was|is|of|:|=)?\s*:?\s*"
+    r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))")
 #: a sentence: up to its full stop (a stop inside a number, "0.3", is none) or its line's end
 _SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=[^\s.!?]))+(?:[.!?。！？]+|$)", re.MULTILINE)
 
@@ -1728,6 +1960,8 @@ def _wallets(text: str) -> Iterator[Span]:
                 continue
             if check == "bech32" and (sum(c.isdigit() for c in value) < 4 or _entropy(value) < 3.8):
                 continue
+            if check == "ss58" and not _ss58_valid(value):
+                continue
             yield Span(m.start(), m.end(), "crypto_wallet")
 
 
@@ -1907,10 +2141,12 @@ def _streets(text: str) -> Iterator[Span]:
         yield Span(start, end, "street_address")
 
 
-def _amounts(text: str) -> Iterator[Span]:
+def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
     """Amounts tied to a person (their balance, their deposit): an amount is redacted when a
     personal or account word is near it in its sentence, unless it reads as a policy figure
-    ("the minimum is $10") said of no one in particular."""
+    ("the minimum is $10") said of no one in particular. In a ``customer``'s own message every
+    amount is theirs unless it reads as a policy figure: customers write of their own
+    transactions in every language, and no list of personal words covers them all."""
     previous = ""
     for sentence in _SENTENCE.finditer(text):
         body, offset = sentence.group(), sentence.start()
@@ -1930,15 +2166,31 @@ def _amounts(text: str) -> Iterator[Span]:
             j = bisect.bisect_left(personal, m.end())
             near = (i < len(personal) and personal[i] < m.start()) or (
                 j < len(personal) and personal[j] < m.end() + 40)
-            if (near or context or _THEIR_TRANSACTION.search(before[-60:])
+            # from a customer, an amount no personal word is near is still a threshold after "over",
+            # "under", "between" ("do withdrawals over 10,000 USDT need a review?")
+            # or a policy figure asked about ("what is the maximum daily withdrawal for verified users,
+            # 10,000 EUR?")
+            # ("1.29 EKS", "3 AZ": from a customer with no personal word near, only a listed
+            # currency, coin or currency word after a number is money)
+            unit = m.group("unit")
+            mine = (customer and not _THRESHOLD.search(near_before[-24:])
+                    and not _POLICY.search(" ".join(before[-160:].split()[-10:]))
+                    and (unit is None or unit.lower() in name_lexicon.currency_codes()
+                         or re.fullmatch(_CURRENCY_WORDS, unit.lower()) is not None or unit in ("TL", "zł")))
+            if (near or mine or context or _THEIR_TRANSACTION.search(before[-60:])
                     or _AMOUNT_LABEL.search(before[-40:])):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
         for m in _WORD_AMOUNT.finditer(body):
             if re.fullmatch(r"(?i)a[ \t]+\S+", m.group()):
                 continue  # "a dollar": a way of speaking more often than a sum
             before = body[max(0, m.start() - 60) : m.start()]
-            if _PERSONAL.search(before) or _MONEY_VERB.search(before):
+            if customer or _PERSONAL.search(before) or _MONEY_VERB.search(before):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
+        if customer:
+            # a figure without its currency after the word for an amount ("amount 0.0182")
+            for m in _LABELLED_FIGURE.finditer(body):
+                if not _has_amount(body[m.start(1) : m.end(1) + 8]):
+                    yield Span(offset + m.start(1), offset + m.end(1), "amount")
         # a figure without its currency where a balance is read out ("now it says 0!", "my
         # balance shows 1,250.00"), when this sentence already speaks of money
         for m in _BARE_MOVED.finditer(body):
@@ -2139,16 +2391,21 @@ def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None
 
 
 def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
-               known_names: Collection[str] = (), known_words: Collection[str] | None = None) -> list[Span]:
+               known_names: Collection[str] = (), known_words: Collection[str] | None = None,
+               speaker: str | None = None) -> list[Span]:
     """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
     name words found elsewhere in the same conversation (:func:`names_in`); ``known_words``:
     the words of :func:`vocabulary_candidates` that the bot's corpus knows (None: no corpus
-    to ask, and the rule of :func:`_unknown_names` is off)."""
+    to ask, and the rule of :func:`_unknown_names` is off); ``speaker``: who wrote the text
+    (``"customer"``, ``"agent"`` or None when unknown, as for a title): in a customer's own
+    message amounts and the codes after a word for an account are the customer's."""
+    customer = speaker == "customer"
     found = [
         *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
         *_cards(text),
-        *_accounts(text), *_id_documents(text), *_ips(text),
-        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text), *_people(text),
+        *_accounts(text), *_id_documents(text), *_checked_ids(text, customer), *_ips(text),
+        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text, customer),
+        *_people(text), *(_own_accounts(text, known_words) if customer else ()),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
         *_email_names(text, known_words),
         *_references(text, known_words), *_url_users(text, known_words),
@@ -2279,9 +2536,12 @@ def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
 
 
 def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
-           known_names: Collection[str] = (), known_words: Collection[str] | None = None) -> Redaction:
-    """``text`` with every span replaced by ``[kind]``, and how many of each kind."""
-    spans = find_spans(text, phone_regions=phone_regions, known_names=known_names, known_words=known_words)
+           known_names: Collection[str] = (), known_words: Collection[str] | None = None,
+           speaker: str | None = None) -> Redaction:
+    """``text`` with every span replaced by ``[kind]``, and how many of each kind; ``speaker``
+    as :func:`find_spans` reads it."""
+    spans = find_spans(text, phone_regions=phone_regions, known_names=known_names, known_words=known_words,
+                       speaker=speaker)
     out, last = [], 0
     for span in spans:
         out.append(text[last : span.start])

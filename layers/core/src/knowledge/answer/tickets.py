@@ -101,14 +101,18 @@ def _validated(messages: object, title: object) -> tuple[list[tuple[str, str]], 
     return out, title
 
 
-def redact_ticket(texts: Sequence[str], *, vocabulary: Vocabulary | None = None) -> list[Redaction]:
+def redact_ticket(texts: Sequence[str], *, vocabulary: Vocabulary | None = None,
+                  speakers: Sequence[str | None] | None = None) -> list[Redaction]:
     """Each text of one ticket (its title and messages) redacted; a name found in one text
     ("my name is Jonas Weber") is removed from every text ("Thanks Jonas"). With the bot's
     ``vocabulary``, a capitalised word that is no English word and that the bot's corpus does
-    not know is read as a name too."""
+    not know is read as a name too. ``speakers``: who wrote each text (``"customer"``,
+    ``"agent"``, None for the title or when unknown), as many as ``texts``."""
+    who = list(speakers) if speakers is not None else [None] * len(texts)
     words = None if vocabulary is None else set(vocabulary(vocabulary_candidates(texts)))
     known = names_in(texts, known_words=words)
-    return [redact(text, known_names=known, known_words=words) for text in texts]
+    return [redact(text, known_names=known, known_words=words, speaker=speaker)
+            for text, speaker in zip(texts, who, strict=True)]
 
 
 def draft_from_ticket(messages: object, title: object, *, vocabulary: Vocabulary | None = None) -> TicketDraft:
@@ -116,7 +120,8 @@ def draft_from_ticket(messages: object, title: object, *, vocabulary: Vocabulary
     the question, agent turns the answer, each in the order they were written."""
     checked, raw_title = _validated(messages, title)
     counts: Counter[str] = Counter()
-    results = redact_ticket([raw_title, *(t for _, t in checked)], vocabulary=vocabulary)
+    results = redact_ticket([raw_title, *(t for _, t in checked)], vocabulary=vocabulary,
+                            speakers=[None, *(role for role, _ in checked)])
     for result in results:
         counts.update(result.counts)
     clean_title = " ".join(results[0].text.split())
