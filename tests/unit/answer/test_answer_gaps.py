@@ -88,6 +88,16 @@ def test_new_gap_redacts_the_question_and_sets_retention() -> None:
         new_gap("b", "customer", "q", "answered", None, NOW)
 
 
+def test_a_gap_question_is_read_as_its_askers_own_message() -> None:
+    # no personal word of a listed language beside the amount: the asker's money all the same;
+    # a limit they ask about stays
+    for audience in ("customer", "operator"):
+        g = new_gap("b", audience, "Η ανάληψη 3.200 € δεν έφτασε ακόμα", "below_floor", None, NOW)
+        assert g.question == "Η ανάληψη [amount] δεν έφτασε ακόμα"
+    g = new_gap("b", "customer", "is the daily limit 10,000 USD for verified accounts?", "below_floor", "limits", NOW)
+    assert "10,000 USD" in g.question
+
+
 def test_retention_setting() -> None:
     assert retention_of(None) == 90 * DAY
     assert retention_of({"gapRetentionDays": 30}) == 30 * DAY

@@ -191,7 +191,9 @@ def new_gap(bot: str, audience: str, question: str, outcome: str, topic: str | N
         raise ValueError(f"unknown gap outcome {outcome!r}")
     from .redact import redact  # phonenumbers and stdnum load on the first gap, not at start-up
 
-    text = " ".join(redact(question).text.split())[:1000]
+    # a question is its asker's own message: read as a customer's (every amount in it is the
+    # asker's or their customer's, unless a policy word makes it a general figure)
+    text = " ".join(redact(question, speaker="customer").text.split())[:1000]
     gap_id = f"{int(now * 1000):012x}{secrets.token_hex(8)}"
     return GapRecord(id=gap_id, bot=bot, audience=audience, question=text, outcome=outcome, topic=topic,
                      created_at=now, expires_at=now + retention_seconds)
