@@ -1409,3 +1409,25 @@ def test_post_boxes_and_romanian_flats_stay_inside_the_address(text: str, value:
 @pytest.mark.parametrize("text", ["BP 4021 failed when I ran it, see log", "Box 12 is broken", "CP 3 failed again"])
 def test_a_short_post_box_word_alone_is_no_address(text: str) -> None:
     assert find_spans(text) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # a street word of some locale's list (Faker's), a house number, a postcode's shape and a town
+    ("Küldjék ide: 4025 Debrecen, Piac utca 21.\nKöszönöm", "4025 Debrecen, Piac utca 21."),
+    ("Dodací adresa: Náměstí Republiky 3, 301 00 Plzeň", "Náměstí Republiky 3, 301 00 Plzeň"),
+    ("Jalan Ampang 22, 50450 Kuala Lumpur", "Jalan Ampang 22, 50450 Kuala Lumpur"),
+    ("Rosenallee 12, 50667 Köln", "Rosenallee 12, 50667 Köln"),
+    ("Carrer Nou 4, AD700 Escaldes", "Carrer Nou 4, AD700 Escaldes"),
+])
+def test_streets_of_any_locale_beside_a_postcode_and_town(text: str, value: str) -> None:
+    start = text.index(value)
+    spans = [(s.start, s.end) for s in find_spans(text) if s.kind == "street_address"]
+    assert any(a <= start and start + len(value) <= b for a, b in spans)
+
+
+@pytest.mark.parametrize("text", [
+    "Release Notes 12, 2024 Berlin edition",  # no street word
+    "we upgraded build 14, 4500 Agents now",  # a lower-case word that is no street's
+])
+def test_a_number_and_a_town_without_a_street_word_is_no_address(text: str) -> None:
+    assert [s for s in find_spans(text) if s.kind == "street_address"] == []

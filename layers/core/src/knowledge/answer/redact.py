@@ -2415,6 +2415,11 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     ]
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
     found.extend(_named_amounts(text, [s for s in found if s.kind == "person_name"]))
+    # a number of six digits or fewer inside a street address is its postcode, not a telephone
+    # ("Lindenallee 7, 14050 Berlin")
+    streets = [s for s in found if s.kind == "street_address"]
+    found = [span for span in found if span.kind != "phone" or sum(c.isdigit() for c in text[span.start:span.end]) > 6
+             or not any(s.start <= span.start and span.end <= s.end for s in streets)]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
     taken: list[Span] = []
