@@ -1431,3 +1431,25 @@ def test_streets_of_any_locale_beside_a_postcode_and_town(text: str, value: str)
 ])
 def test_a_number_and_a_town_without_a_street_word_is_no_address(text: str) -> None:
     assert [s for s in find_spans(text) if s.kind == "street_address"] == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("S pozdravem\nMgr. Petra Dvořáková\nvedoucí", "Mgr. Petra Dvořáková"),  # an academic title goes with the name
+    ("Mit freundlichen Grüßen\nProf. Dr. Anke Vogelsang\n", "Prof. Dr. Anke Vogelsang"),
+    ("Paki-activate si Ana Rosario Bautista - ana.b@example.ph - Agent", "Ana Rosario Bautista"),  # three parts
+    ("minha cliente Conceição Albuquerque Prado (Loja", "Conceição Albuquerque Prado"),
+    ("ชื่อลูกค้าคือ วิชัย ศรีสุข ช่วยลบให้ด้วยครับ", "วิชัย ศรีสุข"),  # Thai script after its cue
+    ("คุณมานี ใจดี โทรมาแล้ว", "มานี ใจดี"),
+])
+def test_names_with_titles_three_parts_and_thai_script(text: str, value: str) -> None:
+    assert (value, "person_name") in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+
+
+def test_what_stands_before_a_name_but_is_none_of_it_stays() -> None:
+    # a courtesy title, a greeting, a product the corpus knows; Thai "thank you" holds "คุณ"
+    greeting = "Danke Herr Weber, bis morgen"
+    assert [(greeting[s.start : s.end], s.kind) for s in find_spans(greeting)] == [("Weber", "person_name")]
+    text = "Thanks Maria Santos, we use Keycloak Maria Santos approved"
+    names = [text[s.start : s.end] for s in find_spans(text, known_words={"keycloak"}) if s.kind == "person_name"]
+    assert names == ["Maria Santos", "Maria Santos"]
+    assert find_spans("ขอบคุณครับ ระบบใช้งานได้แล้ว") == []

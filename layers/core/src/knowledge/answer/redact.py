@@ -2414,6 +2414,11 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_lower_given_names(text, known_words), *_subject_names(text, known_words),
     ]
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
+    found = [_with_title(text, span, known_words) if span.kind == "person_name" else span for span in found]
+    # a Thai name after its cue is read whole: the cue's own words are no part of it
+    thai = list(_thai_names(text))
+    found = [span for span in found if span.kind != "person_name" or not any(
+        t.start < span.end and span.start < t.end for t in thai)] + thai
     found.extend(_named_amounts(text, [s for s in found if s.kind == "person_name"]))
     # a number of six digits or fewer inside a street address is its postcode, not a telephone
     # ("Lindenallee 7, 14050 Berlin")
@@ -2436,6 +2441,53 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     taken.extend(_joined_names(text, taken, known_words))
     taken.extend(_users_before_secrets(text, taken, known_words))
     return sorted(taken, key=lambda s: s.start)
+
+
+#: the academic and professional titles of many languages before a name ("Ing.", "Mgr.",
+#: "Dipl.-Ing.", "Prof. Dr.", "Datuk"): a degree or an office says who the person is, so it goes
+#: with the name; a courtesy title ("Herr", "Mrs", "Pak", "Khun") says only how one is addressed
+#: and stays, as the labelled sets keep it
+_NAME_TITLES = frozenset(("dr", "dra", "prof", "professor", "doctor", "ing", "mgr", "bc", "phdr", "mudr", "judr",
+                          "rndr", "mvdr", "paeddr", "doc", "dipl", "dipl.-ing", "ir", "drs", "mag", "univ", "avv",
+                          "arch", "dott", "lic", "lcda", "lcdo", "eng", "atty", "hon", "rev", "dato", "datuk",
+                          "haji", "hajjah", "phd", "ph.d"))
+_TITLE_BEFORE = re.compile(r"(?<![\w.-])([^\W\d_][\w.-]{0,9}?)\.?[ \t]+\Z")
+_WORD_BEFORE = re.compile(rf"(?<![\w'’.-])({_NAME_WORD})[ \t]+\Z")
+
+
+def _with_title(text: str, span: Span, known: Collection[str] | None = None) -> Span:
+    """A name with the titles before it ("Ing. Lucie Procházková", "Prof. Dr. Anna Berg") and
+    the first of its given names when the name has three parts ("Maria Lourdes Dimaculangan",
+    "Rogério Fagundes Lima"): a capitalised word just before it on its line that is a listed
+    given name, or no word of the dictionary, no brand and none the bot's corpus knows."""
+    start = span.start
+    words = text[span.start : span.end].split()
+    if len(words) >= 2 and (m := _WORD_BEFORE.search(text, max(0, start - 30), start)):
+        word = m.group(1)
+        key = name_lexicon.key(word)
+        if (_given(word) or not (_ordinary_form(word) or key in _BRANDS or (known is not None and key in known))) and (
+                word.lower() not in (*_NAME_TITLES, *_TITLES) and not _GREETING_WORD.fullmatch(word)):
+            start = m.start(1)
+    for _ in range(3):
+        m = _TITLE_BEFORE.search(text, max(0, start - 14), start)
+        if not m or m.group(1).lower() not in _NAME_TITLES:
+            break
+        start = m.start(1)
+    return span if start == span.start else Span(start, span.end, span.kind)
+
+
+_GREETING_WORD = re.compile(r"(?i:hi|hello|hey|dear|thanks|thank|regards|cheers|salamat|danke|merci|gracias|grazie|"
+                            r"obrigad[oa]|hola|ol[aá]|oi|bonjour|hallo|ciao|ahoj|szia|sveiki|tere|hej|hei|moi|"
+                            r"üdv|udv|pozdrav|sawasdee|selamat|terima|kasih|po|ya|yes|no|ok|okay)")
+#: a name in Thai script after the words that say one follows ("ชื่อลูกค้าคือ สมชาย วงศ์ไพบูลย์", "คุณสมชาย"):
+#: a given name and a surname, the two words Thai writes a person's name in
+_THAI_NAME = re.compile(r"(?<![\u0E00-\u0E7F])(?:ชื่อ[\u0E00-\u0E7F]{0,16}?(?:คือ|:|ว่า)|คุณ|นางสาว|นาย|นาง)[ \t]*"
+                        r"([\u0E01-\u0E4E]{2,20}(?:[ \t][\u0E01-\u0E4E]{2,24})?)")
+
+
+def _thai_names(text: str) -> Iterator[Span]:
+    for m in _THAI_NAME.finditer(text):
+        yield Span(m.start(1), m.end(1), "person_name")
 
 
 _JOINED_BEFORE = re.compile(rf"(?<![\w'’-])({_NAME_WORD})[ \t]*(?:,[ \t]*|[ \t]+(?:and|or|&|und|et|y|e|i)[ \t]+)\Z")
