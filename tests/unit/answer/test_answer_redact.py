@@ -1453,3 +1453,36 @@ def test_what_stands_before_a_name_but_is_none_of_it_stays() -> None:
     names = [text[s.start : s.end] for s in find_spans(text, known_words={"keycloak"}) if s.kind == "person_name"]
     assert names == ["Maria Santos", "Maria Santos"]
     assert find_spans("ขอบคุณครับ ระบบใช้งานได้แล้ว") == []
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("Születési idő: 1985. 11. 23.\nKöszönöm", "1985. 11. 23.", "date_of_birth"),  # Hungarian order and stops
+    ("Date of birth on file is 02.04.1979. The correct one is 12.04.1979, please fix.", "12.04.1979",
+     "date_of_birth"),  # a later date on the cue's line, past the sentence
+    ("please ring me on 0033 6 12 34 56 78 tomorrow", "0033 6 12 34 56 78", "phone"),  # "00", not "+"
+    ("My client number in your portal is CL-5520-1187-09, thanks", "CL-5520-1187-09", "account_number"),
+    ("Nombor MyKad saya 900101-14-5678 untuk pengesahan", "900101-14-5678", "national_id"),
+    ("My TIN po, if you need it: 123-456-789-000.", "123-456-789-000", "national_id"),
+    ("Оплатив 3 500 лв і ще 1 200 грн", "1 200 грн", "amount"),
+])
+def test_round_ten_dates_phones_accounts_ids_and_amounts(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Date of birth 1990-01-01. Deposit sent on 2024-03-05 from my bank", "2024-03-05"),  # an event's year
+    ("Az utalás dátuma 2024. 03. 07. volt", "2024. 03. 07."),  # no birth cue
+    ("the order number on the invoice is ORD-5520-1187", "ORD-5520-1187"),  # a purchase names no account
+    ("My ID card upload failed, see 2024-11-0042", "2024-11-0042"),  # a dated reference near an ID word
+])
+def test_round_ten_look_alikes_keep_their_kind(text: str, value: str) -> None:
+    kinds = {s.kind for s in find_spans(text, speaker="customer") if text[s.start : s.end] == value}
+    assert not kinds & {"date_of_birth", "account_number", "national_id"}
+
+
+def test_a_pasted_table_loses_the_figures_of_its_money_columns_only() -> None:
+    text = "Export:\nDatum;Kunde;Betrag;Status\n2024-05-01;Acme;129,90;paid\n2024-05-02;Beta;89,00;open\nok?"
+    amounts = [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "amount"]
+    assert amounts == ["129,90", "89,00"]
+    # no column names money ("network" holds "net"): the figures stay
+    assert find_spans("id,network,blocks,version\n7,mainnet,1200,2.4\n", speaker="customer") == []

@@ -61,6 +61,7 @@ _CUED_PHONE_REGIONS: tuple[str, ...] = (
     "SE", "NO", "DK", "FI", "TR", "RU", "UA", "IL", "AE", "SA", "EG", "MA", "NG", "KE", "ZA", "GH", "PK", "BD",
     "CN", "HK", "TW", "JP", "KR", "SG", "MY", "TH", "VN", "PH", "ID", "NZ")
 _INTERNATIONAL = re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?![\d])")
+_DOUBLE_ZERO = re.compile(r"(?<![\w+.,/-])00[1-9]\d{0,3}(?:[ .-]?\d{2,5}){2,5}(?![\w.,/-]|[.,]\d)")
 _DATE_SHAPE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-](?:19|20)\d{2}|(?:19|20)\d{2}[./-]\d{1,2}[./-]\d{1,2}")
 _YEAR_RANGE = re.compile(r"(?:19|20)\d{2}\s*[-–/]\s*(?:(?:19|20)\d{2}|\d{2})")
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
@@ -186,7 +187,9 @@ _ID_VALUE = (r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,34}\d(?-i:-?[A-Z]{1,2})?|(?-i:[
              r"(?-i:-?[A-Z]{1,2})?)\b")
 _CUSTOMER_NUMBER = re.compile(
     rf"(?i)\b{_ID_OWNER}[ -]?(?:number|no\.?|nr\.?|num|id|nummer|número|numero|code|#)\s*"
-    r"(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*" + _ID_VALUE +
+    # (a few words before the verb: "customer number on the statements is SH-4471-0928-33")
+    r"(?:(?:[a-z]{1,12}[ \t]+){1,4}?(?:is|was|ist|lautet|es|est)[ \t]+|(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*)"
+    + _ID_VALUE +
     r"|(?i:\b(?:numéro|número|numero|numer|n[°º]|codice|código|code)\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
     r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
 )
@@ -258,7 +261,7 @@ _ID_WORDS = (
     r"(?i:\b(?:id|identity|identification|national|citizen(?:ship)?|personal|passport|ssn|sin|tin|nin|nino|pesel|"
     r"bsn|nik|ktp|cnp|rrn|egn|oib|emšo|emso|amka|afm|nir|insee|cpr|hetu|henkilötunnus|personnummer|personnr|"
     r"fødselsnummer|fodselsnummer|isikukood|asmens|kimlik|tc|aadhaar|aadhar|curp|rut|dni|nie|nif|cpf|c[ée]dula|"
-    r"documento|ahv|avs|svnr|steuer-?id|nric|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
+    r"documento|ahv|avs|svnr|steuer-?id|nric|mykad|mykid|mykas|kad\s+pengenalan|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
     r"identité|identidad|identidade|identità|identiteit|tożsamości|dowodu|dowód|paspor|pasaport|passeport|"
     r"pasaporte|passaporto|passaporte|reisepass|paspoort|sozialversicherung\w*|social\s+security|"
     r"s[ée]curit[ée]\s+sociale|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh)\b|"
@@ -336,7 +339,14 @@ def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
         # after a word for an identity document, a customer's long number is theirs even when
         # no country's check accepts it (a check digit mistyped, a country without a module)
         for m in re.finditer(r"(?<![\w.,/+-])\d(?:[ -]?\d){5,17}(?![\w-]|[.,]\d)", text):
-            if _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) and not in_phone(m.start(), m.end()):
+            if in_phone(m.start(), m.end()):
+                continue
+            # further from the word (other words between: "TIN ko kung kailangan: 304-582-716-000"),
+            # a number of nine digits or more in three dashed groups or more, an identity number's shape
+            grouped = (m.group().count("-") >= 2 and sum(c.isdigit() for c in m.group()) >= 9
+                       and not re.match(r"(?:19|20)\d{2}-[01]\d-", m.group()))  # "2024-11-0042" is a reference
+            if _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) or (
+                    grouped and _ID_CUE.search(text, max(0, m.start() - 40), m.start())):
                 yield Span(m.start(), m.end(), "national_id")
 
 
@@ -952,7 +962,8 @@ _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?
            r"giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|"
            r"dezembro|januari|februari|maart|mei|augustus|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|"
            r"sierpnia|września|października|listopada|grudnia)\.?")
-_DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
+_DATE = (rf"(?:\d{{4}}\.[ \t]\d{{1,2}}\.[ \t]\d{{1,2}}\.?|"  # Hungarian: "1991. 03. 07."
+         rf"\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
          rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
          rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{_MONTHS})[\s-]+(?:(?:de|del|of)\s+)?\d{{4}}|"
          rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
@@ -975,6 +986,8 @@ _BIRTH = re.compile(
     r"\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
 _DATE_ALONE = re.compile(rf"(?<![\w/.-])(?:{_DATE})(?![\w/-])")
+#: the last year a customer is likely born in: a later date after a birth cue is an event's
+_LAST_BIRTH_YEAR = 2012
 _SENTENCE_STOP = re.compile(r"[.!?](?!\S)|\n")
 _HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
 _DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
@@ -1361,8 +1374,15 @@ def _people(text: str) -> Iterator[Span]:
         # (within 120 characters: a text of many cues stays linear)
         window_end = min(len(text), m.end(group) + 120)
         stop = _SENTENCE_STOP.search(text, m.end(group), window_end)
-        for later in _DATE_ALONE.finditer(text, m.end(group), stop.start() if stop else window_end):
-            yield Span(later.start(), later.end(), "date_of_birth")
+        line_end = text.find("\n", m.end(group), window_end)
+        line_end = window_end if line_end < 0 else line_end
+        # ("… shows 01.03.1987. The right one is 14.03.1987": on the cue's line, a later date of a
+        # year a customer may be born in is a birth date too, past the sentence's end)
+        for later in _DATE_ALONE.finditer(text, m.end(group), line_end):
+            year = re.search(r"(?:19|20)\d{2}", later.group())
+            if (stop is None or later.end() <= stop.start()) or (
+                    year and 1900 <= int(year.group()) <= _LAST_BIRTH_YEAR):
+                yield Span(later.start(), later.end(), "date_of_birth")
     for m in _USERNAME_LATER.finditer(text):
         value = m.group(1)
         # after a word that only names a user name ("my username on your site is cryptoqueen"), a
@@ -1572,7 +1592,7 @@ _AMOUNT = re.compile(
     # "~850 ATOM", "≈ €40": the sign of an approximate amount goes with it
     rf"(?:[~≈][ \t]?)?"
     rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{_SYMBOLS}]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
-    rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸|원|円|元|块|圓|ドル|美元|欧元)"
+    rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|грн|гривень|гривні|гривня|гривен|рублей|рубля|рублів|руб|лв|тг|тенге|сом|сум|₾|₸|원|円|元|块|圓|ドル|美元|欧元)"
     rf"{_NOT_AFTER}"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
     # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
@@ -2113,6 +2133,17 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
         # a local number without its area code ("call me at 555-0134")
         for m in re.finditer(r"(?<![\d.,/-])\d{3}[-. ]\d{4}(?![\d.,/-])", window[:25]):
             yield Span(cue.end() + m.start(), cue.end() + m.end(), "phone")
+    # a country code after the international prefix "00" ("0044 7911 653 208"): read as "+44 …"
+    for m in _DOUBLE_ZERO.finditer(text):
+        if re.search(r"\d[\w]*[ .-]\Z", text[max(0, m.start() - 12) : m.start()]):
+            continue  # the middle of a longer run of groups ("DE00 3704 0044 0532 …")
+        digits = re.sub(r"\D", "", m.group())[2:]
+        try:
+            number = phonenumbers.parse("+" + digits, None)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_possible_number(number) and not _DATE_SHAPE.fullmatch(m.group()):
+            yield Span(m.start(), m.end(), "phone")
     if "+" in text:
         # a number written with its country code is a telephone number even in a range the
         # numbering plan keeps for fiction or has not allocated yet: possible is enough
@@ -2201,6 +2232,47 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
                 if not _has_amount(body[max(0, m.start(1) - 4) : m.end(1) + 6]):
                     yield Span(offset + m.start(1), offset + m.end(1), "amount")
         previous = body
+
+
+#: a pasted table's column of money, by its header in the languages tickets come in ("amount",
+#: "valueEur", "Total", "fee", "Betrag", "összeg", "suma", "сумма")
+_MONEY_COLUMN = frozenset((
+    "amount", "amt", "value", "total", "subtotal", "fee", "price", "sum", "summe", "suma", "betrag", "összeg",
+    "osszeg", "montant", "importe", "importo", "valor", "bedrag", "kwota", "сумма", "сума", "balance", "paid",
+    "cost", "net", "gross", "reward", "payout", "credit", "debit", "charge", "refund", "deposit", "withdrawal",
+    "金额", "金額", "금액"))
+
+
+def _money_column(cell: str) -> bool:
+    """A header cell that names money: one of its words ("valueEur", "total_fee", "Amount (EUR)")."""
+    words = re.findall(r"[A-Z]?[a-z\u00c0-\u024f]+|[A-Z]+(?![a-z])|[^\W\d_]+", cell.strip())
+    return any(w.lower() in _MONEY_COLUMN or w.lower().removesuffix("s") in _MONEY_COLUMN for w in words)
+_TABLE_NUMBER = re.compile(r"[ \t]*-?[$€£]?(?:\d{1,3}(?:[,.' ]\d{3})+|\d+)(?:[.,]\d+)?[ \t]*")
+
+
+def _table_amounts(text: str) -> Iterator[Span]:
+    """The figures of a pasted table (CSV, semicolon, tab or pipe separated) in a column whose
+    header names money: its rows, each with as many cells as the header, up to a line that has not."""
+    lines = list(re.finditer(r"[^\n]+", text))
+    i = 0
+    while i < len(lines):
+        header = lines[i].group()
+        sep = next((c for c in ",;\t|" if header.count(c) >= 2), None)
+        cells = header.split(sep) if sep else []
+        money = [k for k, cell in enumerate(cells) if len(cell) <= 40 and _money_column(cell)
+                 and not re.search(r"\d", cell)]
+        i += 1
+        if not money:
+            continue
+        while i < len(lines) and lines[i].group().count(sep or ",") == len(cells) - 1:
+            row, offset = lines[i].group(), lines[i].start()
+            start = 0
+            for k, cell in enumerate(row.split(sep)):
+                if k in money and _TABLE_NUMBER.fullmatch(cell) and cell.strip():
+                    lead = len(cell) - len(cell.lstrip())
+                    yield Span(offset + start + lead, offset + start + len(cell.rstrip()), "amount")
+                start += len(cell) + 1
+            i += 1
 
 
 def _folded(text: str) -> str:
@@ -2405,6 +2477,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_cards(text),
         *_accounts(text), *_id_documents(text), *_checked_ids(text, customer), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text, customer),
+        *(_table_amounts(text) if speaker != "agent" else ()),
         *_people(text), *(_own_accounts(text, known_words) if customer else ()),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
         *_email_names(text, known_words),
