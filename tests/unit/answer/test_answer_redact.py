@@ -1486,3 +1486,22 @@ def test_a_pasted_table_loses_the_figures_of_its_money_columns_only() -> None:
     assert amounts == ["129,90", "89,00"]
     # no column names money ("network" holds "net"): the figures stay
     assert find_spans("id,network,blocks,version\n7,mainnet,1200,2.4\n", speaker="customer") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Our signing key is acme_live_9fK2mP4qR7sT1vW3xY5z, rotate?", "acme_live_9fK2mP4qR7sT1vW3xY5z"),  # any prefix
+    ("webhook secret = whsec_ab_5e8d2c91f07a4b36d1e9c2f8a0b7d453 in prod", "whsec_ab_5e8d2c91f07a4b36d1e9c2f8a0b7d453"),
+    ("My recovery codes were:\nq8rt-2mvx\nz4kd-7pwe\nall gone now", "z4kd-7pwe"),  # a list across lines
+    ("códigos de respaldo: 3hf9-kk2a, 8ppq-1zzt", "8ppq-1zzt"),
+])
+def test_service_tokens_by_any_prefix_and_backup_codes_after_their_word(text: str, value: str) -> None:
+    assert (value, "secret") in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+
+
+@pytest.mark.parametrize("text", [
+    "set npm_config_cache_dir and feature_flag_enable_dark_mode before the build",  # settings named in words
+    "the recovery codes page shows nothing, release v2-beta and build abc-def",  # no digit in a group
+    "error codes 4021-7730 come from the gateway",  # digits only, and no backup word
+])
+def test_settings_and_codes_that_are_no_secret_stay(text: str) -> None:
+    assert [s for s in find_spans(text, speaker="customer") if s.kind == "secret"] == []

@@ -132,6 +132,13 @@ _PIN = re.compile(r"(?i:\b(?:pin(?:[ -]?code)?|passcode|geheimzahl|code\s+pin|c�
 _CARD_EXPIRY = re.compile(
     r"(?i:\b(?:exp(?:iry|iration|ires)?(?:\s+date)?|valid\s+(?:thru|through|until)|gültig\s+bis|vence|"
     r"date\s+d'expiration|scadenza)\.?\s*(?:is|:|=)?\s*)((?:0?[1-9]|1[0-2])\s?/\s?(?:\d{2}|20\d{2}))(?![\d/])")
+_SERVICE_TOKEN = re.compile(r"(?<![\w.-])[a-z]{2,10}_(?:[a-z]{2,6}_){0,2}(?P<body>[A-Za-z0-9]{16,128})(?![\w-])")
+_BACKUP_CODE_CUE = re.compile(
+    r"(?i:\b(?:backup|recovery|rescue|emergency|scratch|one[- ]time|2fa|mfa)[ \t-]+codes?\b|"
+    r"\bc[óo]digos?\s+de\s+(?:respaldo|recupera[cç][ãa]o|recuperaci[óo]n|seguran[cç]a)|"
+    r"\b(?:wiederherstellungs|backup|notfall)-?codes?\b|\bcodes?\s+de\s+(?:secours|r[ée]cup[ée]ration)|"
+    r"\bcodici\s+di\s+(?:backup|recupero)|\bherstelcodes?\b|\bkody\s+zapasowe)")
+_BACKUP_CODE = re.compile(r"(?<![\w-])[A-Za-z0-9]{3,6}(?:-[A-Za-z0-9]{3,6}){1,2}(?![\w-])")
 _LONG_TOKEN = re.compile(r"(?<![\w/.-])[A-Za-z0-9_+/-]{20,}={0,2}(?![\w/.=-])")
 _BASE58 = "1-9A-HJ-NP-Za-km-z"
 _WALLETS = [
@@ -1863,10 +1870,24 @@ def _secrets(text: str) -> Iterator[Span]:
         body = m.group("body")
         # a service's token is random after its prefix; a setting named with the prefix is words
         # ("npm_config_cache_dir")
+        # ("whsec_td_71c9a0…": a part that opens on a digit is random, not a word)
         if body is not None and (not re.search(r"\d", body) or _entropy(body) < 3.5
-                                 or re.fullmatch(r"[a-z]+(?:[_-][a-z0-9]+)+", body)):
+                                 or re.fullmatch(r"[a-z]+(?:[_-][a-z]+[0-9]*)+", body)):
             continue
         yield Span(m.start(), m.end(), "secret")
+    # any service's token that names itself by a lower-case prefix ("whsec_", "td_live_", "rk_"):
+    # the prefix, an underscore and sixteen or more random letters and digits
+    for m in _SERVICE_TOKEN.finditer(text):
+        body = m.group("body")
+        if re.search(r"\d", body) and re.search(r"[A-Za-z]", body) and _entropy(body) >= 3.5:
+            yield Span(m.start(), m.end(), "secret")
+    # the backup or recovery codes of a two-factor login, written after the words that name them
+    # (up to 300 characters on, a list across lines): short groups of letters and digits
+    for cue in _BACKUP_CODE_CUE.finditer(text):
+        end = min(len(text), cue.end() + 300)
+        for m in _BACKUP_CODE.finditer(text, cue.end(), end):
+            if re.search(r"\d", m.group()) and re.search(r"[A-Za-z]", m.group()):
+                yield Span(m.start(), m.end(), "secret")
     for m in _BEARER.finditer(text):
         value = m.group(1).rstrip(".")
         # a word ("password is incorrect") is not a secret: a secret mixes kinds of characters
