@@ -1505,3 +1505,17 @@ def test_service_tokens_by_any_prefix_and_backup_codes_after_their_word(text: st
 ])
 def test_settings_and_codes_that_are_no_secret_stay(text: str) -> None:
     assert [s for s in find_spans(text, speaker="customer") if s.kind == "secret"] == []
+
+
+def test_a_pasted_table_loses_the_user_names_of_its_user_column() -> None:
+    text = "Export below:\nlogin;role;created\nmkowalczyk;Developer;2024-01-02\nroot;Owner;2023-05-05\n"
+    users = [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "username"]
+    assert users == ["mkowalczyk"]  # a system's own account stays
+    # a column of roles or groups is nobody's name
+    assert find_spans("group,role,members\nbackend,Maintainer,12\n", speaker="customer") == []
+
+
+def test_a_documentation_address_the_text_calls_an_example_stays() -> None:
+    assert find_spans("The VM is 192.0.2.10 in our diagram (documentation address).") == []
+    text = "our gateway 198.51.100.23 blocks the webhook"  # the range alone says nothing
+    assert [(text[s.start : s.end], s.kind) for s in find_spans(text)] == [("198.51.100.23", "ip_address")]

@@ -2118,6 +2118,14 @@ def _accounts(text: str) -> Iterator[Span]:
             yield Span(m.start(group), m.end(group), "account_number")
 
 
+_DOCUMENTATION_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
+    "192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32"))
+
+
+_EXAMPLE_WORD = re.compile(r"(?i)\b(?:documentation|example|examples|placeholder|diagram|dummy|fictional|"
+                           r"for\s+instance|such\s+as)\b|\be\.g\.")
+
+
 def _ips(text: str) -> Iterator[Span]:
     for pattern in (_IPV4, _IPV6):
         for m in pattern.finditer(text):
@@ -2125,8 +2133,13 @@ def _ips(text: str) -> Iterator[Span]:
             if pattern is _IPV6 and value.count(":") < 2:
                 continue
             try:
-                ipaddress.ip_address(value)
+                address = ipaddress.ip_address(value)
             except ValueError:
+                continue
+            # RFC 5737 and 3849 keep ranges for examples: one the text calls an example is nobody's
+            # (customers do write them as their own, so the range alone says nothing)
+            if any(address in net for net in _DOCUMENTATION_NETWORKS if net.version == address.version) and (
+                    _EXAMPLE_WORD.search(text, max(0, m.start() - 80), min(len(text), m.end() + 80))):
                 continue
             yield Span(m.start(), m.end(), "ip_address")
 
@@ -2266,14 +2279,25 @@ _MONEY_COLUMN = frozenset((
 
 def _money_column(cell: str) -> bool:
     """A header cell that names money: one of its words ("valueEur", "total_fee", "Amount (EUR)")."""
-    words = re.findall(r"[A-Z]?[a-z\u00c0-\u024f]+|[A-Z]+(?![a-z])|[^\W\d_]+", cell.strip())
-    return any(w.lower() in _MONEY_COLUMN or w.lower().removesuffix("s") in _MONEY_COLUMN for w in words)
+    return any(w in _MONEY_COLUMN or w.removesuffix("s") in _MONEY_COLUMN for w in _column_words(cell))
 _TABLE_NUMBER = re.compile(r"[ \t]*-?[$€£]?(?:\d{1,3}(?:[,.' ]\d{3})+|\d+)(?:[.,]\d+)?[ \t]*")
+
+
+#: a pasted table's column of user names, by its header ("username", "login", "user_id", "Benutzer")
+_USER_COLUMN = frozenset(("username", "user", "login", "handle", "userid", "uid", "account", "benutzer",
+                          "benutzername", "usuario", "utilisateur", "utente", "gebruiker", "gebruikersnaam",
+                          "użytkownik", "felhasználó", "пользователь", "логин", "користувач"))
+_USER_CELL = re.compile(r"[ \t]*[A-Za-z][\w.$-]{1,39}[ \t]*")
+
+
+def _column_words(cell: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z\u00c0-\u024f]+|[A-Z]+(?![a-z])|[^\W\d_]+", cell.strip())]
 
 
 def _table_amounts(text: str) -> Iterator[Span]:
     """The figures of a pasted table (CSV, semicolon, tab or pipe separated) in a column whose
-    header names money: its rows, each with as many cells as the header, up to a line that has not."""
+    header names money, and the user names in one whose header names a user ("username",
+    "login"): its rows, each with as many cells as the header, up to a line that has not."""
     lines = list(re.finditer(r"[^\n]+", text))
     i = 0
     while i < len(lines):
@@ -2282,16 +2306,20 @@ def _table_amounts(text: str) -> Iterator[Span]:
         cells = header.split(sep) if sep else []
         money = [k for k, cell in enumerate(cells) if len(cell) <= 40 and _money_column(cell)
                  and not re.search(r"\d", cell)]
+        users = [k for k, cell in enumerate(cells) if len(cell) <= 40 and not re.search(r"\d", cell)
+                 and "".join(_column_words(cell)) in _USER_COLUMN]
         i += 1
-        if not money:
+        if not (money or users):
             continue
         while i < len(lines) and lines[i].group().count(sep or ",") == len(cells) - 1:
             row, offset = lines[i].group(), lines[i].start()
             start = 0
             for k, cell in enumerate(row.split(sep)):
+                lead = len(cell) - len(cell.lstrip())
                 if k in money and _TABLE_NUMBER.fullmatch(cell) and cell.strip():
-                    lead = len(cell) - len(cell.lstrip())
                     yield Span(offset + start + lead, offset + start + len(cell.rstrip()), "amount")
+                elif k in users and _USER_CELL.fullmatch(cell) and not _system_account(cell.strip()):
+                    yield Span(offset + start + lead, offset + start + len(cell.rstrip()), "username")
                 start += len(cell) + 1
             i += 1
 
