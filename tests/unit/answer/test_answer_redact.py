@@ -1519,3 +1519,18 @@ def test_a_documentation_address_the_text_calls_an_example_stays() -> None:
     assert find_spans("The VM is 192.0.2.10 in our diagram (documentation address).") == []
     text = "our gateway 198.51.100.23 blocks the webhook"  # the range alone says nothing
     assert [(text[s.start : s.end], s.kind) for s in find_spans(text)] == [("198.51.100.23", "ip_address")]
+
+
+@pytest.mark.parametrize(("text", "company"), [
+    ("Best,\nLuis Ortega\nPanadería Santa Rosa Ltda.\n", "Panadería Santa Rosa"),  # a locale's legal form (Faker's)
+    ("Pénzügy, Fehérvári Kerékpár Kft.\n", "Fehérvári Kerékpár"),
+])
+def test_a_company_before_any_locales_legal_form_is_no_name(text: str, company: str) -> None:
+    names = [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "person_name"]
+    assert not any(company in n for n in names)
+    assert "Luis Ortega" in names or "Luis" not in text  # the person signing stays a name
+
+
+def test_a_lower_case_joining_word_is_no_legal_form() -> None:
+    text = "Γεια σας, είμαι η Ελένη Παπαδοπούλου και δεν μπορώ να συνδεθώ"  # "και" closes no company
+    assert ("Ελένη Παπαδοπούλου", "person_name") in [(text[s.start : s.end], s.kind) for s in find_spans(text)]

@@ -21,6 +21,7 @@ ordinary English word. No language model is loaded here.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import importlib
 import ipaddress
@@ -1100,6 +1101,31 @@ _COMPANY_AFTER = re.compile(r"[ \t]*(?:&|\+|S\.?A\.?|S\.?L\.?|S\.?p\.?A\.?|N\.?V
                             r"PLC|Pty|SRL|SAS|Oy|AB)\b)")
 
 
+_NEXT_WORD = re.compile(r"[ \t]+([^\s,;:()]+)")
+
+
+def _company_after(text: str, pos: int) -> bool:
+    """A company's legal form follows ("Ltd", "S.A.", or any locale's from Faker: "Bt.", "Kft.",
+    "s.r.o."): a longer form in any case, a short one as the locale writes it."""
+    if _COMPANY_AFTER.match(text, pos):
+        return True
+    m = _NEXT_WORD.match(text, pos)
+    return m is not None and _legal_form(m.group(1))
+
+
+def _legal_form(word: str) -> bool:
+    """One of the legal forms of :func:`name_lexicon.legal_forms`, with or without its last stop."""
+    forms = name_lexicon.legal_forms()
+    if word in forms or word + "." in forms:
+        return True
+    return len(word.rstrip(".")) > 3 and word.lower().rstrip(".") in _long_legal_forms()
+
+
+@functools.cache
+def _long_legal_forms() -> frozenset[str]:
+    return frozenset(f.lower().rstrip(".") for f in name_lexicon.legal_forms() if len(f.rstrip(".")) > 3)
+
+
 def _name_like(word: str, known: Collection[str]) -> bool:
     """A capitalised word that may be part of a name: not known to the bot, no stop word, no
     title, no contraction, no acronym, no product's inner capital."""
@@ -1272,7 +1298,8 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
                 or _FROM_TO.search(text, max(0, run[0].start() - 60), run[0].start()):
             continue  # "our Wells Fargo account", "a team of 12 in Chicago", "I fly to Mombasa"
         words = [m.group() for m in run]
-        if any(m.group().lower().rstrip(".") in _COMPANY_WORDS or _COMPANY_AFTER.match(text, m.end()) for m in run):
+        if any(m.group().lower().rstrip(".") in _COMPANY_WORDS or _company_after(text, m.end())
+               or (k and _legal_form(m.group())) for k, m in enumerate(run)):
             continue
         if r and re.fullmatch(r",?[ \t]+(?:and|or|&)[ \t]+|,[ \t]*", text[runs[r - 1][0][-1].end() : run[0].start()]) \
                 and runs[r - 1][1] in (*_LOCATIVE, "to", "from"):
@@ -2687,7 +2714,7 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
         return True  # "switched to Keycloak OIDC", "the Acme SDK": a product before its acronym
     if _JOB_TITLE_BEFORE.search(text, max(0, span.start - 40), span.start) and not _given(words[0]):
         return True
-    if keys[-1] in _COMPANY_WORDS or _COMPANY_AFTER.match(text, span.end) or (
+    if keys[-1] in _COMPANY_WORDS or _legal_form(words[-1]) or _company_after(text, span.end) or (
             _SOFTWARE_BEFORE.search(text, max(0, span.start - 80), span.start) and not _given(words[0])):
         return True  # "Maria Santos Ltd"; "we use Grafana and Prometheus", not "I used Kevin's card"
     tail = _RUN_AFTER.match(text, span.end)
