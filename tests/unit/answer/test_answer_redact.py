@@ -1534,3 +1534,10 @@ def test_a_company_before_any_locales_legal_form_is_no_name(text: str, company: 
 def test_a_lower_case_joining_word_is_no_legal_form() -> None:
     text = "Γεια σας, είμαι η Ελένη Παπαδοπούλου και δεν μπορώ να συνδεθώ"  # "και" closes no company
     assert ("Ελένη Παπαδοπούλου", "person_name") in [(text[s.start : s.end], s.kind) for s in find_spans(text)]
+
+
+def test_a_sentences_subject_a_personal_pronoun_refers_to_is_a_name() -> None:
+    text = "The push came from his account. Haruto was on leave and says he never logged in."
+    assert ("Haruto", "person_name") in [(text[s.start : s.end], s.kind) for s in find_spans(text)]
+    # no pronoun for a person: a product doing something stays
+    assert find_spans("Keycloak is down since the upgrade. Grafana says the token expired.") == []

@@ -2562,6 +2562,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
         *_lower_given_names(text, known_words), *_subject_names(text, known_words),
     ]
+    found.extend(_pronoun_subjects(text, known_words))
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
     found = [_with_title(text, span, known_words) if span.kind == "person_name" else span for span in found]
     # a Thai name after its cue is read whole: the cue's own words are no part of it
@@ -2632,6 +2633,26 @@ _GREETING_WORD = re.compile(r"(?i:hi|hello|hey|dear|thanks|thank|regards|cheers|
 #: a given name and a surname, the two words Thai writes a person's name in
 _THAI_NAME = re.compile(r"(?<![\u0E00-\u0E7F])(?:ชื่อ[\u0E00-\u0E7F]{0,16}?(?:คือ|:|ว่า)|คุณ|นางสาว|นาย|นาง)[ \t]*"
                         r"([\u0E01-\u0E4E]{2,20}(?:[ \t][\u0E01-\u0E4E]{2,24})?)")
+
+
+#: a capitalised word that does what a person does ("Takeshi is on holiday and says it wasn't
+#: him"): the subject of a person's verb, a personal pronoun later in the same sentence
+_PERSON_SUBJECT = re.compile(
+    r"(?:^|(?<=[.!?][ \t])|(?<=\n))([A-Z][a-z]{2,15})[ \t]+(?:is|was|has|had|says|said|told|tells|wrote|thinks|"
+    r"claims|claimed|confirmed|swears|insists|left|joined)\b([^.!?\n]{0,120})")
+_PERSONAL_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b")
+
+
+def _pronoun_subjects(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """The first word of a sentence that a personal pronoun later in it refers to, when it is
+    no dictionary word, brand or word the bot's corpus knows: a given name no list holds."""
+    for m in _PERSON_SUBJECT.finditer(text):
+        word = m.group(1)
+        key = name_lexicon.key(word)
+        if not _PERSONAL_PRONOUN.search(m.group(2)) or _ordinary_form(word) or key in _BRANDS or (
+                known is not None and key in known) or word.lower() in _NOT_NAMES:
+            continue
+        yield Span(m.start(1), m.end(1), "person_name")
 
 
 def _thai_names(text: str) -> Iterator[Span]:
