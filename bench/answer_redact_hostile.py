@@ -40,6 +40,11 @@ SHAPES = {
     "initials and surnames": "J. Okafor ", "mailbox names": "Ab van Cd <a@b.c> ", "ranges of amounts": "5k-6k ABC ",
     "base58 runs": "16jcWDqFZyKV7HpMFpCU8uKH7GP51aBgX7RfFgxBjGb3PRoA ", "post boxes": "1 rue Ab, BP 1, ",
     "romanian flats": "Adresa: Str. Ab nr. 1, bl. A, ap. 1, ", "runs as": "runs as a-1 ",
+    # round 10: streets beside a postcode, pasted tables, "00" country codes, backup codes,
+    # service prefixes, titles before names, pronoun subjects
+    "street by postcode": "Ab utca 1, 1234 Cd, ", "table rows": "amount,user,b\n1.5,ab,c\n",
+    "00 country codes": "0044 79 ", "backup code groups": "recovery codes ab1-cd2 ", "service prefixes": "ab_cd_",
+    "titles before names": "Dr. Ing. Ab ", "pronoun subjects": "Zqarbo says he. ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")

@@ -1409,3 +1409,135 @@ def test_post_boxes_and_romanian_flats_stay_inside_the_address(text: str, value:
 @pytest.mark.parametrize("text", ["BP 4021 failed when I ran it, see log", "Box 12 is broken", "CP 3 failed again"])
 def test_a_short_post_box_word_alone_is_no_address(text: str) -> None:
     assert find_spans(text) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # a street word of some locale's list (Faker's), a house number, a postcode's shape and a town
+    ("Küldjék ide: 4025 Debrecen, Piac utca 21.\nKöszönöm", "4025 Debrecen, Piac utca 21."),
+    ("Dodací adresa: Náměstí Republiky 3, 301 00 Plzeň", "Náměstí Republiky 3, 301 00 Plzeň"),
+    ("Jalan Ampang 22, 50450 Kuala Lumpur", "Jalan Ampang 22, 50450 Kuala Lumpur"),
+    ("Rosenallee 12, 50667 Köln", "Rosenallee 12, 50667 Köln"),
+    ("Carrer Nou 4, AD700 Escaldes", "Carrer Nou 4, AD700 Escaldes"),
+])
+def test_streets_of_any_locale_beside_a_postcode_and_town(text: str, value: str) -> None:
+    start = text.index(value)
+    spans = [(s.start, s.end) for s in find_spans(text) if s.kind == "street_address"]
+    assert any(a <= start and start + len(value) <= b for a, b in spans)
+
+
+@pytest.mark.parametrize("text", [
+    "Release Notes 12, 2024 Berlin edition",  # no street word
+    "we upgraded build 14, 4500 Agents now",  # a lower-case word that is no street's
+])
+def test_a_number_and_a_town_without_a_street_word_is_no_address(text: str) -> None:
+    assert [s for s in find_spans(text) if s.kind == "street_address"] == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("S pozdravem\nMgr. Petra Dvořáková\nvedoucí", "Mgr. Petra Dvořáková"),  # an academic title goes with the name
+    ("Mit freundlichen Grüßen\nProf. Dr. Anke Vogelsang\n", "Prof. Dr. Anke Vogelsang"),
+    ("Paki-activate si Ana Rosario Bautista - ana.b@example.ph - Agent", "Ana Rosario Bautista"),  # three parts
+    ("minha cliente Conceição Albuquerque Prado (Loja", "Conceição Albuquerque Prado"),
+    ("ชื่อลูกค้าคือ วิชัย ศรีสุข ช่วยลบให้ด้วยครับ", "วิชัย ศรีสุข"),  # Thai script after its cue
+    ("คุณมานี ใจดี โทรมาแล้ว", "มานี ใจดี"),
+])
+def test_names_with_titles_three_parts_and_thai_script(text: str, value: str) -> None:
+    assert (value, "person_name") in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+
+
+def test_what_stands_before_a_name_but_is_none_of_it_stays() -> None:
+    # a courtesy title, a greeting, a product the corpus knows; Thai "thank you" holds "คุณ"
+    greeting = "Danke Herr Weber, bis morgen"
+    assert [(greeting[s.start : s.end], s.kind) for s in find_spans(greeting)] == [("Weber", "person_name")]
+    text = "Thanks Maria Santos, we use Keycloak Maria Santos approved"
+    names = [text[s.start : s.end] for s in find_spans(text, known_words={"keycloak"}) if s.kind == "person_name"]
+    assert names == ["Maria Santos", "Maria Santos"]
+    assert find_spans("ขอบคุณครับ ระบบใช้งานได้แล้ว") == []
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("Születési idő: 1985. 11. 23.\nKöszönöm", "1985. 11. 23.", "date_of_birth"),  # Hungarian order and stops
+    ("Date of birth on file is 02.04.1979. The correct one is 12.04.1979, please fix.", "12.04.1979",
+     "date_of_birth"),  # a later date on the cue's line, past the sentence
+    ("please ring me on 0033 6 12 34 56 78 tomorrow", "0033 6 12 34 56 78", "phone"),  # "00", not "+"
+    ("My client number in your portal is CL-5520-1187-09, thanks", "CL-5520-1187-09", "account_number"),
+    ("Nombor MyKad saya 900101-14-5678 untuk pengesahan", "900101-14-5678", "national_id"),
+    ("My TIN po, if you need it: 123-456-789-000.", "123-456-789-000", "national_id"),
+    ("Оплатив 3 500 лв і ще 1 200 грн", "1 200 грн", "amount"),
+])
+def test_round_ten_dates_phones_accounts_ids_and_amounts(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Date of birth 1990-01-01. Deposit sent on 2024-03-05 from my bank", "2024-03-05"),  # an event's year
+    ("Az utalás dátuma 2024. 03. 07. volt", "2024. 03. 07."),  # no birth cue
+    ("the order number on the invoice is ORD-5520-1187", "ORD-5520-1187"),  # a purchase names no account
+    ("My ID card upload failed, see 2024-11-0042", "2024-11-0042"),  # a dated reference near an ID word
+])
+def test_round_ten_look_alikes_keep_their_kind(text: str, value: str) -> None:
+    kinds = {s.kind for s in find_spans(text, speaker="customer") if text[s.start : s.end] == value}
+    assert not kinds & {"date_of_birth", "account_number", "national_id"}
+
+
+def test_a_pasted_table_loses_the_figures_of_its_money_columns_only() -> None:
+    text = "Export:\nDatum;Kunde;Betrag;Status\n2024-05-01;Acme;129,90;paid\n2024-05-02;Beta;89,00;open\nok?"
+    amounts = [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "amount"]
+    assert amounts == ["129,90", "89,00"]
+    # no column names money ("network" holds "net"): the figures stay
+    assert find_spans("id,network,blocks,version\n7,mainnet,1200,2.4\n", speaker="customer") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Our signing key is acme_live_9fK2mP4qR7sT1vW3xY5z, rotate?", "acme_live_9fK2mP4qR7sT1vW3xY5z"),  # any prefix
+    ("webhook secret = whsec_ab_5e8d2c91f07a4b36d1e9c2f8a0b7d453 in prod", "whsec_ab_5e8d2c91f07a4b36d1e9c2f8a0b7d453"),
+    ("My recovery codes were:\nq8rt-2mvx\nz4kd-7pwe\nall gone now", "z4kd-7pwe"),  # a list across lines
+    ("códigos de respaldo: 3hf9-kk2a, 8ppq-1zzt", "8ppq-1zzt"),
+])
+def test_service_tokens_by_any_prefix_and_backup_codes_after_their_word(text: str, value: str) -> None:
+    assert (value, "secret") in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+
+
+@pytest.mark.parametrize("text", [
+    "set npm_config_cache_dir and feature_flag_enable_dark_mode before the build",  # settings named in words
+    "the recovery codes page shows nothing, release v2-beta and build abc-def",  # no digit in a group
+    "error codes 4021-7730 come from the gateway",  # digits only, and no backup word
+])
+def test_settings_and_codes_that_are_no_secret_stay(text: str) -> None:
+    assert [s for s in find_spans(text, speaker="customer") if s.kind == "secret"] == []
+
+
+def test_a_pasted_table_loses_the_user_names_of_its_user_column() -> None:
+    text = "Export below:\nlogin;role;created\nmkowalczyk;Developer;2024-01-02\nroot;Owner;2023-05-05\n"
+    users = [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "username"]
+    assert users == ["mkowalczyk"]  # a system's own account stays
+    # a column of roles or groups is nobody's name
+    assert find_spans("group,role,members\nbackend,Maintainer,12\n", speaker="customer") == []
+
+
+def test_a_documentation_address_the_text_calls_an_example_stays() -> None:
+    assert find_spans("The VM is 192.0.2.10 in our diagram (documentation address).") == []
+    text = "our gateway 198.51.100.23 blocks the webhook"  # the range alone says nothing
+    assert [(text[s.start : s.end], s.kind) for s in find_spans(text)] == [("198.51.100.23", "ip_address")]
+
+
+@pytest.mark.parametrize(("text", "company"), [
+    ("Best,\nLuis Ortega\nPanadería Santa Rosa Ltda.\n", "Panadería Santa Rosa"),  # a locale's legal form (Faker's)
+    ("Pénzügy, Fehérvári Kerékpár Kft.\n", "Fehérvári Kerékpár"),
+])
+def test_a_company_before_any_locales_legal_form_is_no_name(text: str, company: str) -> None:
+    names = [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "person_name"]
+    assert not any(company in n for n in names)
+    assert "Luis Ortega" in names or "Luis" not in text  # the person signing stays a name
+
+
+def test_a_lower_case_joining_word_is_no_legal_form() -> None:
+    text = "Γεια σας, είμαι η Ελένη Παπαδοπούλου και δεν μπορώ να συνδεθώ"  # "και" closes no company
+    assert ("Ελένη Παπαδοπούλου", "person_name") in [(text[s.start : s.end], s.kind) for s in find_spans(text)]
+
+
+def test_a_sentences_subject_a_personal_pronoun_refers_to_is_a_name() -> None:
+    text = "The push came from his account. Haruto was on leave and says he never logged in."
+    assert ("Haruto", "person_name") in [(text[s.start : s.end], s.kind) for s in find_spans(text)]
+    # no pronoun for a person: a product doing something stays
+    assert find_spans("Keycloak is down since the upgrade. Grafana says the token expired.") == []

@@ -16,6 +16,9 @@ a region), so an address is removed whole, not only its street.
 
 from __future__ import annotations
 
+import functools
+import importlib
+import pkgutil
 import re
 from collections.abc import Iterator
 
@@ -79,7 +82,7 @@ _STRONG_POSTCODE = (r"(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}"  # United Kingdom
                     r"|\d{4}\s?[A-Z]{2}"  # the Netherlands
                     r"|(?:[A-Z]{2,3}\s+)\d{4,5}(?:-\d{4})?)(?![\w])")  # a US, Australian or Mexican state
 _POSTCODE = (r"(?:" + _STRONG_POSTCODE + r"|(?:〒\s?)?\d{3}-\d{4}|\d{5}-\d{3}|\d{4}-\d{3}|\d{2}-\d{3}"
-             r"|\d{3}\s\d{2}|(?:[A-Z]{1,2}-)?\d{4,6})(?![\w-])")
+             r"|\d{3}\s\d{2}|(?:[A-Z]{1,2}-)?\d{4,6}|[A-Z]{2}\d{3,5})(?![\w-])")
 _NOT_PLACE = (r"(?!(?:Thanks|Thank|Please|Regards|Best|Cheers|Kind|Many|I|My|The|It|We|But|And|Also|Can|Could|"
               r"Is|Was|Are|Do|Does|How|What|When|Why|Hi|Hello|Gracias|Danke|Merci|Obrigad[oa]|Grazie|Bedankt|"
               r"Dziękuję|Saludos|Tack|Phone|Email|Tel)(?![\w]))")
@@ -95,10 +98,10 @@ _TAIL_PART = re.compile(
 _CLAUSE_ENDS_HERE = re.compile(r"[ \t]*(?:[.!?;)\n]|$)")
 
 
-def _tail_end(text: str, pos: int) -> int:
+def _tail_end(text: str, pos: int, coded: bool = False) -> int:
     """Where the parts after a street end: after a postcode only a last place closing the
-    clause may follow ("…, IL 62704, USA."), never the next phrase ("…, Kundennummer …")."""
-    coded = False
+    clause may follow ("…, IL 62704, USA."), never the next phrase ("…, Kundennummer …");
+    ``coded``: the postcode was already read."""
     while part := _TAIL_PART.match(text, pos):
         if coded and not (part.group("place") and _CLAUSE_ENDS_HERE.match(text, part.end())):
             break
@@ -202,6 +205,75 @@ def _head_start(text: str, start: int) -> int:
     return start - (len(block.group()) if block else 0)
 
 
+@functools.cache
+def street_words() -> frozenset[str]:
+    """The street words of every locale Faker (MIT) keeps: the suffixes and prefixes a street
+    name takes ("utca", "náměstí", "allee", "rua", "jalan", "ulica"), lower case, without a
+    closing full stop; read as data once, on the first address candidate."""
+    import faker.providers.address as address
+
+    words: set[str] = set()
+    for module in pkgutil.iter_modules(address.__path__):
+        provider = getattr(importlib.import_module(f"{address.__name__}.{module.name}"), "Provider", None)
+        for attr in dir(provider):
+            if attr.startswith("street_") and ("suffix" in attr or "prefix" in attr):
+                values = getattr(provider, attr)
+                for value in values if isinstance(values, tuple | list | dict) else ():
+                    if isinstance(value, str) and "{" not in value:
+                        words.update(w.strip().lower().rstrip(".") for w in value.split())
+    return frozenset(w for w in words if len(w) >= 2 and not w.isdigit())
+
+
+#: a street of any country beside a postcode and its town, in either order ("Lindenallee 7,
+#: 14050 Berlin", "6720 Szeged, Kárász utca 9", "Náměstí Míru 12, 377 01 Jindřichův Hradec"):
+#: a few words and a house number, a comma, a postcode's shape and a capitalised place
+_LOOSE_WORD = r"[^\W\d_][\w'’-]*\.?"
+_LOOSE_STREET = r"(?:" + _LOOSE_WORD + r"[ \t]+){1,4}\d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?(?![\w])"
+_LOOSE_CODE = r"(?:\d{3}[ ]\d{2}|\d{4,5}|[A-Z]{2}[- ]?\d{3,5})[ \t]+" + _PLACE
+_STREET_THEN_CODE = re.compile(r"(?<![\w.,-])(?P<street>" + _LOOSE_STREET + r"),[ \t]*" + _LOOSE_CODE)
+_CODE_THEN_STREET = re.compile(r"(?<![\w.,-])" + _LOOSE_CODE + r",[ \t]*(?P<street>" + _LOOSE_STREET + r")")
+_PARTICLE = frozenset(("de", "del", "della", "di", "da", "do", "dos", "das", "du", "des", "la", "le", "les", "von",
+                       "van", "der", "den", "am", "an", "el", "al"))
+_LOWER_ABBREVIATION = re.compile(r"[^\W\d_A-Z]{1,4}\.")
+
+
+def _address_word(word: str) -> bool:
+    """A word a street's name may hold: capitalised, a particle, a street word or its abbreviation."""
+    key = word.rstrip(".").lower()
+    if _SAYS_ADDRESS.search(word):
+        return False  # "Adresse Lindenallee 7": the word that says an address follows is none
+    return (word[0].isupper() and bool(re.fullmatch(_NOT_PLACE + r"\w+", word.rstrip(".")))) or key in _PARTICLE or (
+        key in street_words()) or bool(_LOWER_ABBREVIATION.fullmatch(word))
+
+
+def _street_word(word: str) -> bool:
+    """A street word of some locale, glued on ("Lindenallee") or abbreviated ("krt.")."""
+    key = word.rstrip(".").lower()
+    words = street_words()
+    return key in words or bool(_LOWER_ABBREVIATION.fullmatch(word)) or any(
+        key.endswith(w) and len(key) > len(w) for w in (key[-i:] for i in range(4, 8)) if w in words)
+
+
+def _loose(text: str) -> Iterator[tuple[int, int]]:
+    for pattern, leading in ((_STREET_THEN_CODE, True), (_CODE_THEN_STREET, False)):
+        for m in pattern.finditer(text):
+            tokens = list(re.finditer(r"\S+", m.group("street")))[:-1]  # the words before the number
+            keep = len(tokens)
+            while keep and _address_word(tokens[keep - 1].group()):
+                keep -= 1
+            if keep and not leading:
+                continue  # after the town, the street starts at the comma
+            words = tokens[keep:]
+            if not words or not any(_street_word(w.group()) for w in words):
+                continue
+            start = m.start("street") + words[0].start() if leading else m.start()
+            yield start, _tail_end(text, m.end(), coded=True)
+
+
+def _house_number_stop(text: str, end: int) -> bool:
+    return text[end : end + 2] in (".", ".\n") and bool(re.search(r"(?<![\d/-])\d{1,3}\Z", text[max(0, end - 5) : end]))
+
+
 def find(text: str) -> list[tuple[int, int]]:
     """Spans of street addresses in ``text``, merged where they overlap, in text order."""
     found: list[tuple[int, int]] = []
@@ -210,8 +282,12 @@ def find(text: str) -> list[tuple[int, int]]:
             end = m.end()
             found.append((m.start(), _tail_end(text, m.end())))
     found.extend(_introduced(text))
+    found.extend(_loose(text))
     # "c/o Weber, Lindenweg 7": the person the post goes through is part of the address
     found = [(_head_start(text, start), end) for start, end in found]
+    # a house number closing its line takes its full stop ("Kárász utca 9."): Hungarian and
+    # Slavic addresses write the number so, and the stop is no sentence's
+    found = [(start, end + 1 if _house_number_stop(text, end) else end) for start, end in found]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(found):
         if merged and start <= merged[-1][1]:

@@ -144,3 +144,23 @@ def coin_names() -> frozenset[str]:
     return frozenset(names | {"tezos", "polkadot", "cosmos", "avalanche", "algorand", "stellar", "cardano",
                               "monero", "litecoin", "dogecoin", "ripple", "chainlink", "filecoin", "tron",
                               "hedera", "aptos", "arbitrum", "optimism", "kusama", "near", "celestia"})
+
+
+@functools.cache
+def legal_forms() -> frozenset[str]:
+    """The words that close a company's name in every locale Faker (MIT) keeps ("Kft.", "Bt.",
+    "s.r.o.", "Sp.", "Ltda.", "GmbH", "Oyj", "EOOD"): the first word of each company suffix, as
+    written (a short one such as "AS" or "ET" only in its own capitals, where "as" and "et" are
+    words), none a lower-case word without a full stop."""
+    import faker.providers.company as company
+
+    forms: set[str] = set()
+    for module in pkgutil.iter_modules(company.__path__):
+        provider = getattr(importlib.import_module(f"{company.__name__}.{module.name}"), "Provider", None)
+        for suffix in getattr(provider, "company_suffixes", ()):
+            words = suffix.split() if isinstance(suffix, str) else []
+            # (a lower-case word with no stop is a joining word: "και", "и", "and")
+            if words and any(c.isalpha() for c in words[0]) and (
+                    "." in words[0] or not words[0].islower()):
+                forms.add(words[0])
+    return frozenset(forms)

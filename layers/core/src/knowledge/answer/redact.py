@@ -21,6 +21,7 @@ ordinary English word. No language model is loaded here.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import importlib
 import ipaddress
@@ -61,6 +62,7 @@ _CUED_PHONE_REGIONS: tuple[str, ...] = (
     "SE", "NO", "DK", "FI", "TR", "RU", "UA", "IL", "AE", "SA", "EG", "MA", "NG", "KE", "ZA", "GH", "PK", "BD",
     "CN", "HK", "TW", "JP", "KR", "SG", "MY", "TH", "VN", "PH", "ID", "NZ")
 _INTERNATIONAL = re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?![\d])")
+_DOUBLE_ZERO = re.compile(r"(?<![\w+.,/-])00[1-9]\d{0,3}(?:[ .-]?\d{2,5}){2,5}(?![\w.,/-]|[.,]\d)")
 _DATE_SHAPE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-](?:19|20)\d{2}|(?:19|20)\d{2}[./-]\d{1,2}[./-]\d{1,2}")
 _YEAR_RANGE = re.compile(r"(?:19|20)\d{2}\s*[-–/]\s*(?:(?:19|20)\d{2}|\d{2})")
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
@@ -131,6 +133,13 @@ _PIN = re.compile(r"(?i:\b(?:pin(?:[ -]?code)?|passcode|geheimzahl|code\s+pin|c�
 _CARD_EXPIRY = re.compile(
     r"(?i:\b(?:exp(?:iry|iration|ires)?(?:\s+date)?|valid\s+(?:thru|through|until)|gültig\s+bis|vence|"
     r"date\s+d'expiration|scadenza)\.?\s*(?:is|:|=)?\s*)((?:0?[1-9]|1[0-2])\s?/\s?(?:\d{2}|20\d{2}))(?![\d/])")
+_SERVICE_TOKEN = re.compile(r"(?<![\w.-])[a-z]{2,10}_(?:[a-z]{2,6}_){0,2}(?P<body>[A-Za-z0-9]{16,128})(?![\w-])")
+_BACKUP_CODE_CUE = re.compile(
+    r"(?i:\b(?:backup|recovery|rescue|emergency|scratch|one[- ]time|2fa|mfa)[ \t-]+codes?\b|"
+    r"\bc[óo]digos?\s+de\s+(?:respaldo|recupera[cç][ãa]o|recuperaci[óo]n|seguran[cç]a)|"
+    r"\b(?:wiederherstellungs|backup|notfall)-?codes?\b|\bcodes?\s+de\s+(?:secours|r[ée]cup[ée]ration)|"
+    r"\bcodici\s+di\s+(?:backup|recupero)|\bherstelcodes?\b|\bkody\s+zapasowe)")
+_BACKUP_CODE = re.compile(r"(?<![\w-])[A-Za-z0-9]{3,6}(?:-[A-Za-z0-9]{3,6}){1,2}(?![\w-])")
 _LONG_TOKEN = re.compile(r"(?<![\w/.-])[A-Za-z0-9_+/-]{20,}={0,2}(?![\w/.=-])")
 _BASE58 = "1-9A-HJ-NP-Za-km-z"
 _WALLETS = [
@@ -186,7 +195,9 @@ _ID_VALUE = (r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,34}\d(?-i:-?[A-Z]{1,2})?|(?-i:[
              r"(?-i:-?[A-Z]{1,2})?)\b")
 _CUSTOMER_NUMBER = re.compile(
     rf"(?i)\b{_ID_OWNER}[ -]?(?:number|no\.?|nr\.?|num|id|nummer|número|numero|code|#)\s*"
-    r"(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*" + _ID_VALUE +
+    # (a few words before the verb: "customer number on the statements is SH-4471-0928-33")
+    r"(?:(?:[a-z]{1,12}[ \t]+){1,4}?(?:is|was|ist|lautet|es|est)[ \t]+|(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*)"
+    + _ID_VALUE +
     r"|(?i:\b(?:numéro|número|numero|numer|n[°º]|codice|código|code)\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
     r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
 )
@@ -258,7 +269,7 @@ _ID_WORDS = (
     r"(?i:\b(?:id|identity|identification|national|citizen(?:ship)?|personal|passport|ssn|sin|tin|nin|nino|pesel|"
     r"bsn|nik|ktp|cnp|rrn|egn|oib|emšo|emso|amka|afm|nir|insee|cpr|hetu|henkilötunnus|personnummer|personnr|"
     r"fødselsnummer|fodselsnummer|isikukood|asmens|kimlik|tc|aadhaar|aadhar|curp|rut|dni|nie|nif|cpf|c[ée]dula|"
-    r"documento|ahv|avs|svnr|steuer-?id|nric|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
+    r"documento|ahv|avs|svnr|steuer-?id|nric|mykad|mykid|mykas|kad\s+pengenalan|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
     r"identité|identidad|identidade|identità|identiteit|tożsamości|dowodu|dowód|paspor|pasaport|passeport|"
     r"pasaporte|passaporto|passaporte|reisepass|paspoort|sozialversicherung\w*|social\s+security|"
     r"s[ée]curit[ée]\s+sociale|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh)\b|"
@@ -336,7 +347,14 @@ def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
         # after a word for an identity document, a customer's long number is theirs even when
         # no country's check accepts it (a check digit mistyped, a country without a module)
         for m in re.finditer(r"(?<![\w.,/+-])\d(?:[ -]?\d){5,17}(?![\w-]|[.,]\d)", text):
-            if _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) and not in_phone(m.start(), m.end()):
+            if in_phone(m.start(), m.end()):
+                continue
+            # further from the word (other words between: "TIN ko kung kailangan: 304-582-716-000"),
+            # a number of nine digits or more in three dashed groups or more, an identity number's shape
+            grouped = (m.group().count("-") >= 2 and sum(c.isdigit() for c in m.group()) >= 9
+                       and not re.match(r"(?:19|20)\d{2}-[01]\d-", m.group()))  # "2024-11-0042" is a reference
+            if _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) or (
+                    grouped and _ID_CUE.search(text, max(0, m.start() - 40), m.start())):
                 yield Span(m.start(), m.end(), "national_id")
 
 
@@ -952,7 +970,8 @@ _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?
            r"giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|"
            r"dezembro|januari|februari|maart|mei|augustus|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|"
            r"sierpnia|września|października|listopada|grudnia)\.?")
-_DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
+_DATE = (rf"(?:\d{{4}}\.[ \t]\d{{1,2}}\.[ \t]\d{{1,2}}\.?|"  # Hungarian: "1991. 03. 07."
+         rf"\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
          rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
          rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{_MONTHS})[\s-]+(?:(?:de|del|of)\s+)?\d{{4}}|"
          rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
@@ -975,6 +994,8 @@ _BIRTH = re.compile(
     r"\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
 )
 _DATE_ALONE = re.compile(rf"(?<![\w/.-])(?:{_DATE})(?![\w/-])")
+#: the last year a customer is likely born in: a later date after a birth cue is an event's
+_LAST_BIRTH_YEAR = 2012
 _SENTENCE_STOP = re.compile(r"[.!?](?!\S)|\n")
 _HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
 _DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
@@ -1078,6 +1099,31 @@ _PLACE_AFTER = re.compile(r"[ \t]+(?:office|team|branch|airport|store|warehouse|
 #: what follows a company's name ("Pampa Foods S.A.", "Hoffmann & Partner")
 _COMPANY_AFTER = re.compile(r"[ \t]*(?:&|\+|S\.?A\.?|S\.?L\.?|S\.?p\.?A\.?|N\.?V\.?|(?:Ltd|Inc|GmbH|LLC|AG|BV|Co|Corp|"
                             r"PLC|Pty|SRL|SAS|Oy|AB)\b)")
+
+
+_NEXT_WORD = re.compile(r"[ \t]+([^\s,;:()]+)")
+
+
+def _company_after(text: str, pos: int) -> bool:
+    """A company's legal form follows ("Ltd", "S.A.", or any locale's from Faker: "Bt.", "Kft.",
+    "s.r.o."): a longer form in any case, a short one as the locale writes it."""
+    if _COMPANY_AFTER.match(text, pos):
+        return True
+    m = _NEXT_WORD.match(text, pos)
+    return m is not None and _legal_form(m.group(1))
+
+
+def _legal_form(word: str) -> bool:
+    """One of the legal forms of :func:`name_lexicon.legal_forms`, with or without its last stop."""
+    forms = name_lexicon.legal_forms()
+    if word in forms or word + "." in forms:
+        return True
+    return len(word.rstrip(".")) > 3 and word.lower().rstrip(".") in _long_legal_forms()
+
+
+@functools.cache
+def _long_legal_forms() -> frozenset[str]:
+    return frozenset(f.lower().rstrip(".") for f in name_lexicon.legal_forms() if len(f.rstrip(".")) > 3)
 
 
 def _name_like(word: str, known: Collection[str]) -> bool:
@@ -1252,7 +1298,8 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
                 or _FROM_TO.search(text, max(0, run[0].start() - 60), run[0].start()):
             continue  # "our Wells Fargo account", "a team of 12 in Chicago", "I fly to Mombasa"
         words = [m.group() for m in run]
-        if any(m.group().lower().rstrip(".") in _COMPANY_WORDS or _COMPANY_AFTER.match(text, m.end()) for m in run):
+        if any(m.group().lower().rstrip(".") in _COMPANY_WORDS or _company_after(text, m.end())
+               or (k and _legal_form(m.group())) for k, m in enumerate(run)):
             continue
         if r and re.fullmatch(r",?[ \t]+(?:and|or|&)[ \t]+|,[ \t]*", text[runs[r - 1][0][-1].end() : run[0].start()]) \
                 and runs[r - 1][1] in (*_LOCATIVE, "to", "from"):
@@ -1361,8 +1408,15 @@ def _people(text: str) -> Iterator[Span]:
         # (within 120 characters: a text of many cues stays linear)
         window_end = min(len(text), m.end(group) + 120)
         stop = _SENTENCE_STOP.search(text, m.end(group), window_end)
-        for later in _DATE_ALONE.finditer(text, m.end(group), stop.start() if stop else window_end):
-            yield Span(later.start(), later.end(), "date_of_birth")
+        line_end = text.find("\n", m.end(group), window_end)
+        line_end = window_end if line_end < 0 else line_end
+        # ("… shows 01.03.1987. The right one is 14.03.1987": on the cue's line, a later date of a
+        # year a customer may be born in is a birth date too, past the sentence's end)
+        for later in _DATE_ALONE.finditer(text, m.end(group), line_end):
+            year = re.search(r"(?:19|20)\d{2}", later.group())
+            if (stop is None or later.end() <= stop.start()) or (
+                    year and 1900 <= int(year.group()) <= _LAST_BIRTH_YEAR):
+                yield Span(later.start(), later.end(), "date_of_birth")
     for m in _USERNAME_LATER.finditer(text):
         value = m.group(1)
         # after a word that only names a user name ("my username on your site is cryptoqueen"), a
@@ -1572,7 +1626,7 @@ _AMOUNT = re.compile(
     # "~850 ATOM", "≈ €40": the sign of an approximate amount goes with it
     rf"(?:[~≈][ \t]?)?"
     rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{_SYMBOLS}]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
-    rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|руб|₸|원|円|元|块|圓|ドル|美元|欧元)"
+    rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|грн|гривень|гривні|гривня|гривен|рублей|рубля|рублів|руб|лв|тг|тенге|сом|сум|₾|₸|원|円|元|块|圓|ドル|美元|欧元)"
     rf"{_NOT_AFTER}"
     r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
     # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
@@ -1843,10 +1897,24 @@ def _secrets(text: str) -> Iterator[Span]:
         body = m.group("body")
         # a service's token is random after its prefix; a setting named with the prefix is words
         # ("npm_config_cache_dir")
+        # ("whsec_td_71c9a0…": a part that opens on a digit is random, not a word)
         if body is not None and (not re.search(r"\d", body) or _entropy(body) < 3.5
-                                 or re.fullmatch(r"[a-z]+(?:[_-][a-z0-9]+)+", body)):
+                                 or re.fullmatch(r"[a-z]+(?:[_-][a-z]+[0-9]*)+", body)):
             continue
         yield Span(m.start(), m.end(), "secret")
+    # any service's token that names itself by a lower-case prefix ("whsec_", "td_live_", "rk_"):
+    # the prefix, an underscore and sixteen or more random letters and digits
+    for m in _SERVICE_TOKEN.finditer(text):
+        body = m.group("body")
+        if re.search(r"\d", body) and re.search(r"[A-Za-z]", body) and _entropy(body) >= 3.5:
+            yield Span(m.start(), m.end(), "secret")
+    # the backup or recovery codes of a two-factor login, written after the words that name them
+    # (up to 300 characters on, a list across lines): short groups of letters and digits
+    for cue in _BACKUP_CODE_CUE.finditer(text):
+        end = min(len(text), cue.end() + 300)
+        for m in _BACKUP_CODE.finditer(text, cue.end(), end):
+            if re.search(r"\d", m.group()) and re.search(r"[A-Za-z]", m.group()):
+                yield Span(m.start(), m.end(), "secret")
     for m in _BEARER.finditer(text):
         value = m.group(1).rstrip(".")
         # a word ("password is incorrect") is not a secret: a secret mixes kinds of characters
@@ -2077,6 +2145,14 @@ def _accounts(text: str) -> Iterator[Span]:
             yield Span(m.start(group), m.end(group), "account_number")
 
 
+_DOCUMENTATION_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
+    "192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32"))
+
+
+_EXAMPLE_WORD = re.compile(r"(?i)\b(?:documentation|example|examples|placeholder|diagram|dummy|fictional|"
+                           r"for\s+instance|such\s+as)\b|\be\.g\.")
+
+
 def _ips(text: str) -> Iterator[Span]:
     for pattern in (_IPV4, _IPV6):
         for m in pattern.finditer(text):
@@ -2084,8 +2160,13 @@ def _ips(text: str) -> Iterator[Span]:
             if pattern is _IPV6 and value.count(":") < 2:
                 continue
             try:
-                ipaddress.ip_address(value)
+                address = ipaddress.ip_address(value)
             except ValueError:
+                continue
+            # RFC 5737 and 3849 keep ranges for examples: one the text calls an example is nobody's
+            # (customers do write them as their own, so the range alone says nothing)
+            if any(address in net for net in _DOCUMENTATION_NETWORKS if net.version == address.version) and (
+                    _EXAMPLE_WORD.search(text, max(0, m.start() - 80), min(len(text), m.end() + 80))):
                 continue
             yield Span(m.start(), m.end(), "ip_address")
 
@@ -2113,6 +2194,17 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
         # a local number without its area code ("call me at 555-0134")
         for m in re.finditer(r"(?<![\d.,/-])\d{3}[-. ]\d{4}(?![\d.,/-])", window[:25]):
             yield Span(cue.end() + m.start(), cue.end() + m.end(), "phone")
+    # a country code after the international prefix "00" ("0044 7911 653 208"): read as "+44 …"
+    for m in _DOUBLE_ZERO.finditer(text):
+        if re.search(r"\d[\w]*[ .-]\Z", text[max(0, m.start() - 12) : m.start()]):
+            continue  # the middle of a longer run of groups ("DE00 3704 0044 0532 …")
+        digits = re.sub(r"\D", "", m.group())[2:]
+        try:
+            number = phonenumbers.parse("+" + digits, None)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_possible_number(number) and not _DATE_SHAPE.fullmatch(m.group()):
+            yield Span(m.start(), m.end(), "phone")
     if "+" in text:
         # a number written with its country code is a telephone number even in a range the
         # numbering plan keeps for fiction or has not allocated yet: possible is enough
@@ -2201,6 +2293,62 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
                 if not _has_amount(body[max(0, m.start(1) - 4) : m.end(1) + 6]):
                     yield Span(offset + m.start(1), offset + m.end(1), "amount")
         previous = body
+
+
+#: a pasted table's column of money, by its header in the languages tickets come in ("amount",
+#: "valueEur", "Total", "fee", "Betrag", "összeg", "suma", "сумма")
+_MONEY_COLUMN = frozenset((
+    "amount", "amt", "value", "total", "subtotal", "fee", "price", "sum", "summe", "suma", "betrag", "összeg",
+    "osszeg", "montant", "importe", "importo", "valor", "bedrag", "kwota", "сумма", "сума", "balance", "paid",
+    "cost", "net", "gross", "reward", "payout", "credit", "debit", "charge", "refund", "deposit", "withdrawal",
+    "金额", "金額", "금액"))
+
+
+def _money_column(cell: str) -> bool:
+    """A header cell that names money: one of its words ("valueEur", "total_fee", "Amount (EUR)")."""
+    return any(w in _MONEY_COLUMN or w.removesuffix("s") in _MONEY_COLUMN for w in _column_words(cell))
+_TABLE_NUMBER = re.compile(r"[ \t]*-?[$€£]?(?:\d{1,3}(?:[,.' ]\d{3})+|\d+)(?:[.,]\d+)?[ \t]*")
+
+
+#: a pasted table's column of user names, by its header ("username", "login", "user_id", "Benutzer")
+_USER_COLUMN = frozenset(("username", "user", "login", "handle", "userid", "uid", "account", "benutzer",
+                          "benutzername", "usuario", "utilisateur", "utente", "gebruiker", "gebruikersnaam",
+                          "użytkownik", "felhasználó", "пользователь", "логин", "користувач"))
+_USER_CELL = re.compile(r"[ \t]*[A-Za-z][\w.$-]{1,39}[ \t]*")
+
+
+def _column_words(cell: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z\u00c0-\u024f]+|[A-Z]+(?![a-z])|[^\W\d_]+", cell.strip())]
+
+
+def _table_amounts(text: str) -> Iterator[Span]:
+    """The figures of a pasted table (CSV, semicolon, tab or pipe separated) in a column whose
+    header names money, and the user names in one whose header names a user ("username",
+    "login"): its rows, each with as many cells as the header, up to a line that has not."""
+    lines = list(re.finditer(r"[^\n]+", text))
+    i = 0
+    while i < len(lines):
+        header = lines[i].group()
+        sep = next((c for c in ",;\t|" if header.count(c) >= 2), None)
+        cells = header.split(sep) if sep else []
+        money = [k for k, cell in enumerate(cells) if len(cell) <= 40 and _money_column(cell)
+                 and not re.search(r"\d", cell)]
+        users = [k for k, cell in enumerate(cells) if len(cell) <= 40 and not re.search(r"\d", cell)
+                 and "".join(_column_words(cell)) in _USER_COLUMN]
+        i += 1
+        if not (money or users):
+            continue
+        while i < len(lines) and lines[i].group().count(sep or ",") == len(cells) - 1:
+            row, offset = lines[i].group(), lines[i].start()
+            start = 0
+            for k, cell in enumerate(row.split(sep)):
+                lead = len(cell) - len(cell.lstrip())
+                if k in money and _TABLE_NUMBER.fullmatch(cell) and cell.strip():
+                    yield Span(offset + start + lead, offset + start + len(cell.rstrip()), "amount")
+                elif k in users and _USER_CELL.fullmatch(cell) and not _system_account(cell.strip()):
+                    yield Span(offset + start + lead, offset + start + len(cell.rstrip()), "username")
+                start += len(cell) + 1
+            i += 1
 
 
 def _folded(text: str) -> str:
@@ -2405,6 +2553,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_cards(text),
         *_accounts(text), *_id_documents(text), *_checked_ids(text, customer), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text, customer),
+        *(_table_amounts(text) if speaker != "agent" else ()),
         *_people(text), *(_own_accounts(text, known_words) if customer else ()),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
         *_email_names(text, known_words),
@@ -2413,8 +2562,19 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
         *_lower_given_names(text, known_words), *_subject_names(text, known_words),
     ]
+    found.extend(_pronoun_subjects(text, known_words))
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
+    found = [_with_title(text, span, known_words) if span.kind == "person_name" else span for span in found]
+    # a Thai name after its cue is read whole: the cue's own words are no part of it
+    thai = list(_thai_names(text))
+    found = [span for span in found if span.kind != "person_name" or not any(
+        t.start < span.end and span.start < t.end for t in thai)] + thai
     found.extend(_named_amounts(text, [s for s in found if s.kind == "person_name"]))
+    # a number of six digits or fewer inside a street address is its postcode, not a telephone
+    # ("Lindenallee 7, 14050 Berlin")
+    streets = [s for s in found if s.kind == "street_address"]
+    found = [span for span in found if span.kind != "phone" or sum(c.isdigit() for c in text[span.start:span.end]) > 6
+             or not any(s.start <= span.start and span.end <= s.end for s in streets)]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
     taken: list[Span] = []
@@ -2431,6 +2591,73 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     taken.extend(_joined_names(text, taken, known_words))
     taken.extend(_users_before_secrets(text, taken, known_words))
     return sorted(taken, key=lambda s: s.start)
+
+
+#: the academic and professional titles of many languages before a name ("Ing.", "Mgr.",
+#: "Dipl.-Ing.", "Prof. Dr.", "Datuk"): a degree or an office says who the person is, so it goes
+#: with the name; a courtesy title ("Herr", "Mrs", "Pak", "Khun") says only how one is addressed
+#: and stays, as the labelled sets keep it
+_NAME_TITLES = frozenset(("dr", "dra", "prof", "professor", "doctor", "ing", "mgr", "bc", "phdr", "mudr", "judr",
+                          "rndr", "mvdr", "paeddr", "doc", "dipl", "dipl.-ing", "ir", "drs", "mag", "univ", "avv",
+                          "arch", "dott", "lic", "lcda", "lcdo", "eng", "atty", "hon", "rev", "dato", "datuk",
+                          "haji", "hajjah", "phd", "ph.d"))
+_TITLE_BEFORE = re.compile(r"(?<![\w.-])([^\W\d_][\w.-]{0,9}?)\.?[ \t]+\Z")
+_WORD_BEFORE = re.compile(rf"(?<![\w'’.-])({_NAME_WORD})[ \t]+\Z")
+
+
+def _with_title(text: str, span: Span, known: Collection[str] | None = None) -> Span:
+    """A name with the titles before it ("Ing. Lucie Procházková", "Prof. Dr. Anna Berg") and
+    the first of its given names when the name has three parts ("Maria Lourdes Dimaculangan",
+    "Rogério Fagundes Lima"): a capitalised word just before it on its line that is a listed
+    given name, or no word of the dictionary, no brand and none the bot's corpus knows."""
+    start = span.start
+    words = text[span.start : span.end].split()
+    if len(words) >= 2 and (m := _WORD_BEFORE.search(text, max(0, start - 30), start)):
+        word = m.group(1)
+        key = name_lexicon.key(word)
+        if (_given(word) or not (_ordinary_form(word) or key in _BRANDS or (known is not None and key in known))) and (
+                word.lower() not in (*_NAME_TITLES, *_TITLES) and not _GREETING_WORD.fullmatch(word)):
+            start = m.start(1)
+    for _ in range(3):
+        m = _TITLE_BEFORE.search(text, max(0, start - 14), start)
+        if not m or m.group(1).lower() not in _NAME_TITLES:
+            break
+        start = m.start(1)
+    return span if start == span.start else Span(start, span.end, span.kind)
+
+
+_GREETING_WORD = re.compile(r"(?i:hi|hello|hey|dear|thanks|thank|regards|cheers|salamat|danke|merci|gracias|grazie|"
+                            r"obrigad[oa]|hola|ol[aá]|oi|bonjour|hallo|ciao|ahoj|szia|sveiki|tere|hej|hei|moi|"
+                            r"üdv|udv|pozdrav|sawasdee|selamat|terima|kasih|po|ya|yes|no|ok|okay)")
+#: a name in Thai script after the words that say one follows ("ชื่อลูกค้าคือ สมชาย วงศ์ไพบูลย์", "คุณสมชาย"):
+#: a given name and a surname, the two words Thai writes a person's name in
+_THAI_NAME = re.compile(r"(?<![\u0E00-\u0E7F])(?:ชื่อ[\u0E00-\u0E7F]{0,16}?(?:คือ|:|ว่า)|คุณ|นางสาว|นาย|นาง)[ \t]*"
+                        r"([\u0E01-\u0E4E]{2,20}(?:[ \t][\u0E01-\u0E4E]{2,24})?)")
+
+
+#: a capitalised word that does what a person does ("Takeshi is on holiday and says it wasn't
+#: him"): the subject of a person's verb, a personal pronoun later in the same sentence
+_PERSON_SUBJECT = re.compile(
+    r"(?:^|(?<=[.!?][ \t])|(?<=\n))([A-Z][a-z]{2,15})[ \t]+(?:is|was|has|had|says|said|told|tells|wrote|thinks|"
+    r"claims|claimed|confirmed|swears|insists|left|joined)\b([^.!?\n]{0,120})")
+_PERSONAL_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b")
+
+
+def _pronoun_subjects(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """The first word of a sentence that a personal pronoun later in it refers to, when it is
+    no dictionary word, brand or word the bot's corpus knows: a given name no list holds."""
+    for m in _PERSON_SUBJECT.finditer(text):
+        word = m.group(1)
+        key = name_lexicon.key(word)
+        if not _PERSONAL_PRONOUN.search(m.group(2)) or _ordinary_form(word) or key in _BRANDS or (
+                known is not None and key in known) or word.lower() in _NOT_NAMES:
+            continue
+        yield Span(m.start(1), m.end(1), "person_name")
+
+
+def _thai_names(text: str) -> Iterator[Span]:
+    for m in _THAI_NAME.finditer(text):
+        yield Span(m.start(1), m.end(1), "person_name")
 
 
 _JOINED_BEFORE = re.compile(rf"(?<![\w'’-])({_NAME_WORD})[ \t]*(?:,[ \t]*|[ \t]+(?:and|or|&|und|et|y|e|i)[ \t]+)\Z")
@@ -2508,7 +2735,7 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
         return True  # "switched to Keycloak OIDC", "the Acme SDK": a product before its acronym
     if _JOB_TITLE_BEFORE.search(text, max(0, span.start - 40), span.start) and not _given(words[0]):
         return True
-    if keys[-1] in _COMPANY_WORDS or _COMPANY_AFTER.match(text, span.end) or (
+    if keys[-1] in _COMPANY_WORDS or _legal_form(words[-1]) or _company_after(text, span.end) or (
             _SOFTWARE_BEFORE.search(text, max(0, span.start - 80), span.start) and not _given(words[0])):
         return True  # "Maria Santos Ltd"; "we use Grafana and Prometheus", not "I used Kevin's card"
     tail = _RUN_AFTER.match(text, span.end)
