@@ -1541,3 +1541,28 @@ def test_a_sentences_subject_a_personal_pronoun_refers_to_is_a_name() -> None:
     assert ("Haruto", "person_name") in [(text[s.start : s.end], s.kind) for s in find_spans(text)]
     # no pronoun for a person: a product doing something stays
     assert find_spans("Keycloak is down since the upgrade. Grafana says the token expired.") == []
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("meine Nummer: null eins sieben zwei drei vier fünf sechs sieben", "null eins sieben zwei drei vier fünf "
+     "sechs sieben", "phone"),
+    ("il mio cellulare è tre quattro sette uno due otto nove cinque sei zero", "tre quattro sette uno due otto "
+     "nove cinque sei zero", "phone"),
+    ("mi correo es maria punto lopez arroba gmail punto com gracias", "maria punto lopez arroba gmail punto com",
+     "email"),
+    ("mon adresse: jean point dupont arobase orange point fr merci", "jean point dupont arobase orange point fr",
+     "email"),
+    ("born on the twenty-first of july, two thousand three.", "the twenty-first of july, two thousand three",
+     "date_of_birth"),
+])
+def test_data_said_in_words_in_several_languages(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+
+
+@pytest.mark.parametrize("text", [
+    "I logged in at home point of sale and it failed",  # "point" with no top-level domain after it
+    "we tried one two three times, then six",  # a few digit words are no number
+    "the meeting is march third, nineteen people came",  # a date in words with no birth cue
+])
+def test_look_alikes_of_data_said_in_words_stay(text: str) -> None:
+    assert find_spans(text, speaker="customer") == []

@@ -65,9 +65,17 @@ _INTERNATIONAL = re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?!
 _DOUBLE_ZERO = re.compile(r"(?<![\w+.,/-])00[1-9]\d{0,3}(?:[ .-]?\d{2,5}){2,5}(?![\w.,/-]|[.,]\d)")
 _DATE_SHAPE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-](?:19|20)\d{2}|(?:19|20)\d{2}[./-]\d{1,2}[./-]\d{1,2}")
 _YEAR_RANGE = re.compile(r"(?:19|20)\d{2}\s*[-–/]\s*(?:(?:19|20)\d{2}|\d{2})")
-_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+#: the digits said as words in English, Spanish, Portuguese, French, German and Italian: a
+#: telephone or an account number read aloud (a call's transcript, a voice message) is a run of them
+_DIGIT_WORD = (r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|"
+               r"cero|uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|"
+               r"um|dois|duas|três|quatro|sete|oito|nove|"
+               r"zéro|un|deux|trois|quatre|cinq|sept|huit|neuf|"
+               r"null|eins|zwei|zwo|drei|vier|fünf|sechs|sieben|acht|neun|"
+               r"due|tre|quattro|cinque|sei|sette|otto)")
 _SPOKEN_NUMBER = re.compile(
-    rf"(?i)\b(?:(?:double|triple)[ -]+)?{_DIGIT_WORD}(?:[ ,-]+(?:(?:double|triple)[ -]+)?{_DIGIT_WORD}){{5,}}\b")
+    rf"(?i)\b(?:(?:double|triple|doble|doppio|doppel)[ -]+)?{_DIGIT_WORD}"
+    rf"(?:[ ,-]+(?:(?:double|triple|doble|doppio|doppel)[ -]+)?{_DIGIT_WORD}){{5,}}\b")
 _PHONE_CUE = re.compile(
     r"(?i)(?:\b(?:phone|mobile|cell|cellphone|tel|telephone|whats\s?app|call|ring|text|sms|reach|handy|telefon|"
     r"festnetz|tel[ée]fono|telefone|cellulare|t[ée]l[ée]phone|portable|m[óo]vil|celular|kom[óo]rk|mobil|gsm|"
@@ -361,14 +369,24 @@ def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
 _CPF_SHAPE = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])")
 #: an email address written out so that a machine would not read it: "anna dot meyer at gmail
 #: dot com", "r.okonkwo[at]gmail[dot]com", "kim (at) mail (dot) de"
-_OBF_AT = r"(?:[ \t]*[\[({<][ \t]*(?:at|AT|@)[ \t]*[\])}>][ \t]*|[ \t]+(?:at|AT)[ \t]+|[ \t]*@[ \t]*)"
-_OBF_DOT = r"(?:[ \t]*[\[({<][ \t]*(?:dot|DOT|\.)[ \t]*[\])}>][ \t]*|[ \t]+(?:dot|DOT)[ \t]+|[ \t]+\.[ \t]+|\.)"
+#: the words for "@" and "." said aloud in English, Spanish and Portuguese, French, Italian and
+#: German ("andres arroba hotmail punto com", "jean point dupont arobase orange point fr")
+_AT_WORD = r"(?:at|AT|(?i:arroba|arobase|chiocciola|klammeraffe))"
+_DOT_WORD = r"(?:dot|DOT|(?i:punto|ponto|point|punkt))"
+_OBF_AT = (r"(?:[ \t]*[\[({<][ \t]*(?:" + _AT_WORD + r"|@)[ \t]*[\])}>][ \t]*|[ \t]+" + _AT_WORD + r"[ \t]+|"
+           r"[ \t]*@[ \t]*)")
+_OBF_DOT = (r"(?:[ \t]*[\[({<][ \t]*(?:" + _DOT_WORD + r"|\.)[ \t]*[\])}>][ \t]*|[ \t]+" + _DOT_WORD + r"[ \t]+|"
+            r"[ \t]+\.[ \t]+|\.)")
 _OBF_EMAIL = re.compile(
     r"(?<![\w.@])([A-Za-z0-9][A-Za-z0-9_%+-]{0,63}(?:" + _OBF_DOT + r"[A-Za-z0-9_%+-]{1,63}){0,4})"
     r"(" + _OBF_AT + r")([A-Za-z0-9-]{1,63}(?:" + _OBF_DOT + r"[A-Za-z0-9-]{1,63}){0,4}" + _OBF_DOT + r"[A-Za-z]{2,6})"
     r"(?![\w])"
 )
-_AT_SIGN = re.compile(r"@|(?i:[\[({<][ \t]*at[ \t]*[\])}>])|[ \t](?:at|AT)[ \t]")
+#: the top-level domains a spelled-out address with a word other than "dot" must end in
+_SAID_TLDS = frozenset(("com", "net", "org", "edu", "gov", "info", "io", "biz", "de", "fr", "es", "it", "pt", "br",
+                        "mx", "co", "ar", "cl", "pe", "uy", "ve", "ec", "bo", "py", "ca", "ch", "at", "be", "lu",
+                        "nl", "uk", "eu", "pl", "ru", "in", "za", "ng", "ke", "au", "nz", "us", "cat", "gal"))
+_AT_SIGN = re.compile(r"@|(?i:[\[({<][ \t]*at[ \t]*[\])}>])|[ \t]" + _AT_WORD + r"[ \t]")
 
 
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
@@ -978,6 +996,21 @@ _DATE = (rf"(?:\d{{4}}\.[ \t]\d{{1,2}}\.[ \t]\d{{1,2}}\.?|"  # Hungarian: "1991.
          rf"(?i:{_MONTHS})[\s,]+(?:(?:de|of)\s+)?\d{{4}}|\d{{4}}[-/ ](?i:{_MONTHS})[-/ ]\d{{1,2}}|"
          rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+(?i:{_MONTHS})[\s-]+'?\d{{2}}(?![\d:])|"
          rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+'?\d{{2}}(?![\d:]))")
+#: a date said in words ("march third nineteen seventy one", "the 3rd of March, nineteen
+#: eighty-five", "July ninth two thousand two"): read only after a word for a birth
+_ORDINAL_WORD = (r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
+                 r"thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth|"
+                 r"(?:twenty|thirty)[ -](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth))")
+_TENS_WORD = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_UNIT_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_TEEN_WORD = r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+_YEAR_WORDS = (rf"(?:nineteen[ -](?:{_TENS_WORD}(?:[ -]{_UNIT_WORD})?|{_TEEN_WORD}|o[ -]{_UNIT_WORD}|hundred)|"
+               rf"two[ -]thousand(?:[ -](?:and[ -])?(?:{_UNIT_WORD}|{_TEEN_WORD}|{_TENS_WORD}(?:[ -]{_UNIT_WORD})?))?|"
+               rf"twenty[ -](?:{_UNIT_WORD}|{_TEEN_WORD}|o[ -]{_UNIT_WORD}))")
+_DAY = (rf"(?:\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINAL_WORD}|{_TENS_WORD}[ -]{_UNIT_WORD}|{_TEEN_WORD}|{_UNIT_WORD}|"
+        rf"twenty|thirty)")
+_SPOKEN_DATE = (rf"(?i:{_MONTHS}[ \t]+(?:the[ \t]+)?{_DAY},?[ \t]+(?:{_YEAR_WORDS}|\d{{4}})|"
+                rf"(?:the[ \t]+)?{_DAY}[ \t]+(?:of[ \t]+)?{_MONTHS},?[ \t]+(?:{_YEAR_WORDS}|\d{{4}}))(?![\w-])")
 _BIRTH = re.compile(
     r"(?i:\b(?:born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|geburtstag|"
     r"cumpleaños|anniversaire|compleanno|aniversário|verjaardag|urodziny|né|née|"
@@ -988,7 +1021,7 @@ _BIRTH = re.compile(
     r"ημερομηνία\s+γέννησης|ημ\.?\s*γέννησης|γεννήθηκα|γενέθλια|data\s+na[șs]terii|n[ăa]scut[ăa]?|"
     r"tanggal\s+lahir|tgl\.?\s+lahir|tarikh\s+lahir|lahir|ngày\s+sinh|sinh\s+ngày|datum\s+narozen[íi]|narozen[aá]?|"
     r"születési\s+(?:dátum|idő)|születtem|дата\s+народження|народил(?:ся|ася)|född|født|syntynyt))"
-    r"(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({_DATE})"
+    r"(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({_DATE}|{_SPOKEN_DATE})"
     r"|(?i:\bborn\s+(?:in\s+)?)((?:19|20)\d{2})\b(?![/.-]\d)"
     r"|(?:生年月日|出生日期|生日|생년월일|تاريخ\s+الميلاد|מועד\s+לידה|תאריך\s+לידה|วันเกิด|जन्म\s+तिथि)"
     r"\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
@@ -2072,16 +2105,22 @@ def _emails(text: str) -> Iterator[Span]:
         m = found
         pos = m.start() + 1
         local, at, domain = m.group(1), m.group(2), m.group(3)
-        if "@" in at and not at.strip("@ \t") and "." in domain and not re.search(r"\s|\b(?:dot|DOT)\b", m.group()):
+        if ("@" in at and not at.strip("@ \t") and "." in domain
+                and not re.search(r"\s|\b" + _DOT_WORD + r"\b", m.group())):
             continue  # a plain address: found above
         words = re.split(r"[^A-Za-z]+", local.lower())
         # "email me at tomas dot kral at seznam dot cz": the address is not "me at tomas dot kral"
         if local.lower() in _NOT_NAMES or words[0] in _NOT_NAMES:
             continue
-        written_out = bool(re.search(r"[\[({<@]|\b(?:dot|DOT)\b", at + domain))
+        written_out = bool(re.search(r"[\[({<@]|\b" + _DOT_WORD + r"\b", at + domain)
+                           or re.search(r"(?i)\b(?:arroba|arobase|chiocciola|klammeraffe)\b", at))
         # "logged in at app.example.com": the word "at" with real dots needs a local part that is
         # no ordinary word
         if not written_out and not re.search(r"[._\d]", local) and _ordinary(local):
+            continue
+        said = re.search(r"(?i)\b(?:arroba|arobase|chiocciola|klammeraffe|punto|ponto|point|punkt)\b", at + domain)
+        # "at home point of sale": a word said for "." other than "dot" closes on a real top-level domain
+        if said and re.split(r"[^A-Za-z]+", domain)[-1].lower() not in _SAID_TLDS:
             continue
         yield Span(m.start(), m.end(), "email")
         pos = m.end()
@@ -2221,9 +2260,9 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
 def _spoken_phones(text: str) -> Iterator[Span]:
     """A number said in words ("zero seven seven zero … double zero one"): seven or more digits."""
     for m in _SPOKEN_NUMBER.finditer(text):
-        words = re.findall(r"[a-z]+", m.group().lower())
-        digits = sum(w not in ("double", "triple") for w in words)
-        digits += words.count("double") + 2 * words.count("triple")
+        words = re.findall(r"[^\W\d_]+", m.group().lower())
+        doubles = sum(w in ("double", "doble", "doppio", "doppel") for w in words)
+        digits = len(words) - doubles - words.count("triple") + doubles + 2 * words.count("triple")
         if digits >= 7:
             yield Span(m.start(), m.end(), "phone")
 
