@@ -1566,3 +1566,21 @@ def test_data_said_in_words_in_several_languages(text: str, value: str, kind: st
 ])
 def test_look_alikes_of_data_said_in_words_stay(text: str) -> None:
     assert find_spans(text, speaker="customer") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("मेरा आधार नंबर 2345 6789 0124 है", "2345 6789 0124"),  # an Aadhaar number (Verhoeff) in its groups
+    ("Mon numéro d'assurance sociale, c'est le 276 519 386 je crois.", "276 519 386"),  # a SIN (Luhn), 3-3-3
+    ("My NHS number, if you need it: 943 476 5919", "943 476 5919"),  # a British NHS number (mod 11)
+    ("個人番号は2345 6789 0124です", "2345 6789 0124"),  # a number right against Japanese words
+])
+def test_a_personal_number_written_in_its_own_groups_is_a_national_id(text: str, value: str) -> None:
+    assert (value, "national_id") in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+
+
+@pytest.mark.parametrize("text", [
+    "We moved 276 519 386 tokens last quarter.",  # the same digits with no word for an identity document
+    "The ID card replacement fee rose to 1 250 000 dong.",  # a cued figure in thousands, no number's grouping
+])
+def test_grouped_look_alikes_of_personal_numbers_stay(text: str) -> None:
+    assert [s for s in find_spans(text) if s.kind == "national_id"] == []

@@ -31,6 +31,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import phonenumbers
 from stdnum import bitcoin, iban, luhn
@@ -270,8 +271,15 @@ _WEAK_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
 #: a run of digits (and the capitals some numbers hold: a Chinese number's final "X", a CURP) in
 #: up to five groups joined by a space, a dot, a dash or a slash; each group is bounded, so a
 #: long run of digits stays linear
-_ID_CANDIDATE = re.compile(r"(?<![\w.,/+:#$€£-])(?=[0-9A-Z]{0,24}\d)[0-9A-Z]{1,24}(?:[ ./-][0-9A-Z]{1,24}){0,4}"
-                           r"(?![\w@]|[-./,:]\w)")
+#: (bounded by letters of the Latin, Greek and Cyrillic alphabets only: in Japanese, Chinese or
+#: Hindi a number sits right against the words around it, "マイナンバーは3118 4873 3313です")
+_ID_CANDIDATE = re.compile(r"(?<![0-9A-Za-zÀ-ɏͰ-ӿ_.,/+:#$€£-])(?=[0-9A-Z]{0,24}\d)[0-9A-Z]{1,24}"
+                           r"(?:[ ./-][0-9A-Z]{1,24}){0,4}(?![0-9A-Za-zÀ-ɏͰ-ӿ_@]|[-./,:]\w)")
+#: personal numbers commonly written in groups (an Argentine CUIT "20-31456789-8", a British NHS
+#: number "943 476 5919", a Pakistani CNIC, a New Zealand IRD number): read after a word for an
+#: identity document when written in their own grouping, like the weaker checks below
+_GROUPED_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "ar.cuit", "gb.nhs", "pk.cnic", "nz.ird"))
 #: the words for an identity document or a personal number in the languages tickets come in
 _ID_WORDS = (
     r"(?i:\b(?:id|identity|identification|national|citizen(?:ship)?|personal|passport|ssn|sin|tin|nin|nino|pesel|"
@@ -280,7 +288,9 @@ _ID_WORDS = (
     r"documento|ahv|avs|svnr|steuer-?id|nric|mykad|mykid|mykas|kad\s+pengenalan|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
     r"identité|identidad|identidade|identità|identiteit|tożsamości|dowodu|dowód|paspor|pasaport|passeport|"
     r"pasaporte|passaporto|passaporte|reisepass|paspoort|sozialversicherung\w*|social\s+security|"
-    r"s[ée]curit[ée]\s+sociale|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh)\b|"
+    r"s[ée]curit[ée]\s+sociale|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh|"
+    r"cuit|cuil|nhs|cnic|ird|assurance\s+sociale|(?-i:NAS)|(?:code|kod)-?e?\s+mel+i|shenasname)\b|"
+    r"आधार|पहचान|পরিচয়|জাতীয়|এনআইডি|کد\s*ملی|شناسنامه|"
     r"주민|외국인\s*등록|身份证|身份證|身分證|证件|證件|居民身份|マイナンバー|個人番号|هوي[ةه]|الهوي[ةه]|إقامة|اقامة|رقم\s+وطني|"
     r"ταυτότητ\w*|ΑΜΚΑ|ΑΦΜ|ΑΔΤ|паспорт\w*|ИНН|СНИЛС|ЕГН|посвідчен\w*|เลขประจำตัว|บัตรประชาชน)")
 #: such a word in the 40 characters before a number
@@ -288,8 +298,8 @@ _ID_CUE = re.compile(_ID_WORDS + r"[^\n]{0,30}\Z")
 #: such a word right before a number, only "number", "is" or a colon between ("CNP 2910305407267",
 #: "raqam al-hawiya 1087423356", "身份证号 …")
 _ID_CUE_NEAR = re.compile(
-    _ID_WORDS + r"(?:[ \t]*(?:(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|number|is|ist|est|es|är|er|"
-    r"jest|là|adalah|号|號|번호|番号|：|[:#=.-])))*[ \t]*\Z")
+    _ID_WORDS + r"(?:-[^\W\d_]{1,3})?(?:[ \t]*(?:नंबर|संख्या|নম্বর|(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|"
+    r"number|is|ist|est|es|är|er|jest|là|adalah|号|號|번호|番号|：|[:#=.-])))*[ \t]*\Z")
 #: a South Korean resident registration number: a date of birth, a dash and seven digits the
 #: first of which gives the century and sex (numbers issued since October 2020 carry no check digit)
 _KOREAN_RRN = re.compile(r"(?<![\w-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-8]\d{6}(?![\w-])")
@@ -305,18 +315,45 @@ _PASSPORT = re.compile(
     r"(?![\w-])")
 
 
-def _personal_id(compact: str, cued: bool, near: bool) -> bool:
+def _groups(value: str) -> list[int]:
+    return [len(g) for g in re.split(r"[ ./-]", value) if g]
+
+
+def _accepts(module: ModuleType, compact: str) -> bool:
+    try:
+        return bool(module.is_valid(compact))
+    except (ValidationError, ValueError, TypeError, IndexError, KeyError):
+        return False  # a module's own table lacks an entry ("cn.ric" for some counties)
+
+
+def _written_as_its_own(compact: str, value: str) -> bool:
+    """Whether a country's personal number accepts ``compact`` and ``value`` is written in that
+    number's own grouping ("145 333 142" a Canadian SIN, "4407 2386 2555" an Aadhaar number,
+    "20-31456789-8" a CUIT): the grouping is a second piece of evidence beside the check digit."""
+    shape = _groups(value)
+    if len(shape) < 2:
+        return False
+    for module in (*_CHECKED_ID_MODULES, *_WEAK_ID_MODULES, *_GROUPED_ID_MODULES):
+        if _accepts(module, compact):
+            try:
+                formatted = module.format(compact)
+            except (ValidationError, ValueError, TypeError, IndexError, KeyError, AttributeError):
+                continue
+            # (a number with no check of its own, an Argentine DNI "1.250.000", is grouped as a figure)
+            if _groups(formatted) == shape and not re.fullmatch(r"\d{1,3}(?:[., ]\d{3})+", formatted):
+                return True
+    return False
+
+
+def _personal_id(compact: str, cued: bool, near: bool, value: str = "") -> bool:
     """Whether a personal identity number of some country accepts ``compact`` (its check digit
     or the date of birth it holds); the weaker checks only when ``cued`` (a word for an identity
-    document in the 40 characters before) or ``near`` (right before)."""
+    document in the 40 characters before) or ``near`` (right before), or when cued and ``value``
+    is written in the number's own grouping."""
     modules = (*_STRONG_ID_MODULES, *(_CHECKED_ID_MODULES if cued else ()), *(_WEAK_ID_MODULES if near else ()))
-    for module in modules:
-        try:
-            if module.is_valid(compact):
-                return True
-        except (ValidationError, ValueError, TypeError, IndexError, KeyError):
-            continue  # a module's own table lacks an entry ("cn.ric" for some counties)
-    return False
+    if any(_accepts(module, compact) for module in modules):
+        return True
+    return cued and _written_as_its_own(compact, value)
 
 
 def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
@@ -337,13 +374,14 @@ def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
         digits = sum(c.isdigit() for c in compact)
         if digits < 6 or len(compact) > 20:
             continue
-        if re.fullmatch(r"\d{1,3}(?:[., ]\d{3})+", value) or re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", value):
-            continue  # "15.000.000", "10.0.0.14"
         cued = _ID_CUE.search(text, max(0, m.start() - 40), m.start()) is not None
+        if re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", value) or (
+                re.fullmatch(r"\d{1,3}(?:[., ]\d{3})+", value) and not (cued and _written_as_its_own(compact, value))):
+            continue  # "15.000.000", "10.0.0.14" (but "NAS 145 333 142", a SIN in its own grouping)
         if not (cued or (customer and digits >= 9)):
             continue
         near = _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) is not None
-        if _personal_id(compact, cued, near):
+        if _personal_id(compact, cued, near, value):
             yield Span(m.start(), m.end(), "national_id")
     for m in _KOREAN_RRN.finditer(text):
         yield Span(m.start(), m.end(), "national_id")
