@@ -1584,3 +1584,22 @@ def test_a_personal_number_written_in_its_own_groups_is_a_national_id(text: str,
 ])
 def test_grouped_look_alikes_of_personal_numbers_stay(text: str) -> None:
     assert [s for s in find_spans(text) if s.kind == "national_id"] == []
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    # a Spanish wallet's phrase: a BIP-39 list other than English, with its accents
+    ("mi frase semilla es ábaco álbum líquido álbum espuma acudir bolero bosque amante gaita dictar boca",
+     "ábaco álbum líquido álbum espuma acudir bolero bosque amante gaita dictar boca"),
+    # after the words naming one, a phrase closing its line with two words misremembered (off the list)
+    ("the agent asked for my recovery words so I sent: good clinic oil speak note cup random punch hunt logic "
+     "flamingo tworld\nnow the balance is gone",
+     "good clinic oil speak note cup random punch hunt logic flamingo tworld"),
+])
+def test_a_recovery_phrase_in_any_latin_bip39_list_or_misremembered_is_a_secret(text: str, phrase: str) -> None:
+    assert (phrase, "secret") in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+
+
+def test_a_sentence_after_a_recovery_word_is_no_phrase() -> None:
+    text = ("about my backup: please restore it from yesterday because the last sync broke every single folder "
+            "we have\n")
+    assert [s for s in find_spans(text, speaker="customer") if s.kind == "secret"] == []

@@ -110,6 +110,21 @@ def seed_words() -> frozenset[str]:
     return frozenset(Mnemonic("english").wordlist)
 
 
+#: the BIP-39 lists in the Latin alphabet besides English that wallets offer
+SEED_LANGUAGES = ("english", "spanish", "french", "italian", "portuguese", "czech")
+
+
+@functools.cache
+def seed_words_in(language: str) -> frozenset[str]:
+    """The 2,048 words of one BIP-39 list (``mnemonic`` ships them decomposed, NFKD; here
+    composed, NFC, as a ticket's text is)."""
+    import unicodedata
+
+    from mnemonic import Mnemonic
+
+    return frozenset(unicodedata.normalize("NFC", w) for w in Mnemonic(language).wordlist)
+
+
 @functools.cache
 def currency_codes() -> frozenset[str]:
     """The ISO 4217 currency codes and the coins' tickers Faker's currency lists hold, in

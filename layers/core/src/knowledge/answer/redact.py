@@ -1999,7 +1999,7 @@ def _secrets(text: str) -> Iterator[Span]:
             yield Span(m.start(), m.end(), _GENERIC_SECRET)
 
 
-_SEED_WORD = re.compile(r"[a-z]+")
+_SEED_WORD = re.compile(r"[^\W\d_A-Z]+")
 #: what may stand between the words of a written-down recovery phrase: spaces, commas, a line
 #: break, their numbers ("1. vivid 2. ranch")
 _SEED_GAP = re.compile(r"(?:[ \t,;\n-]|\d{1,2}[.):]?)+")
@@ -2007,15 +2007,15 @@ _SEED_GAP = re.compile(r"(?:[ \t,;\n-]|\d{1,2}[.):]?)+")
 
 #: the words that say a recovery phrase follows ("my seed phrase:", "recovery words are")
 _SEED_CUE = re.compile(r"(?i:\b(?:seed|recovery|mnemonic|backup|secret|passphrase|phrase|(?:12|24)\s+words|"
-                       r"frase|palabras|wörter|mots|parole|słowa|woorden)\b)")
+                       r"frase|palabras|wörter|mots|parole|słowa|woorden|semilla|semente|graine|slova)\b)")
+_PHRASE_LENGTHS = (12, 15, 18, 21, 24)
 
 
 def _seed_phrases(text: str) -> Iterator[Span]:
-    """Twelve or more words of the BIP-39 list in a row: a wallet's recovery phrase, which is
-    the wallet itself (any 12 of 2,048 words in a row is no English sentence). After the
-    words that name one ("my recovery phrase:"), one word in twelve may be off the list (a
-    word misremembered or mistyped is the phrase still)."""
-    words = name_lexicon.seed_words()
+    """Twelve or more words of one BIP-39 list (English, Spanish, French, Italian, Portuguese,
+    Czech) in a row: a wallet's recovery phrase, which is the wallet itself (any 12 of 2,048
+    words in a row is no sentence). After the words that name one ("my recovery phrase:"), one
+    word in six may be off the list (words misremembered or mistyped are the phrase still)."""
     runs: list[list[re.Match[str]]] = []
     for m in _SEED_WORD.finditer(text):
         if m.start() and text[m.start() - 1].isalpha():
@@ -2024,35 +2024,58 @@ def _seed_phrases(text: str) -> Iterator[Span]:
             runs[-1].append(m)
         else:
             runs.append([m])
-    for run in runs:
-        if len(run) < 12:
+    runs = [run for run in runs if len(run) >= 12]
+    if not runs:
+        return
+    found: list[Span] = []
+    for language in name_lexicon.SEED_LANGUAGES:
+        words = name_lexicon.seed_words_in(language)
+        for run in runs:
+            found.extend(_phrases_in_run(text, run, words))
+    yield from found
+
+
+def _phrases_in_run(text: str, run: list[re.Match[str]], words: frozenset[str]) -> Iterator[Span]:
+    on = [m.group() in words for m in run]
+    found = False
+    i = 0
+    while i < len(run):
+        if not on[i]:
+            i += 1
             continue
-        cued = _SEED_CUE.search(text, max(0, run[0].start() - 80), run[0].start()) is not None
-        i = 0
-        while i < len(run):
-            if run[i].group() not in words:
-                i += 1
-                continue
-            j, misses = i, 0
-            while j + 1 < len(run):
-                nxt = run[j + 1].group()
-                if nxt in words:
-                    j += 1
-                elif cued and misses + 1 <= max(1, (j + 3 - i) // 12) and j + 2 < len(run) \
-                        and run[j + 2].group() in words:
-                    j, misses = j + 2, misses + 1
-                elif cued and misses == 0 and j + 2 == len(run) and (j + 2 - i) in (12, 15, 18, 21, 24):
-                    j, misses = j + 1, 1  # the last word of a phrase of a standard length
-                else:
-                    break
-            if j - i + 1 >= 12:
-                # a phrase has 12, 15, 18, 21 or 24 words: one or two more after a phrase the
-                # words before named are the sentence going on ("… skull margin please send")
-                length = j - i + 1
-                whole = max(n for n in (12, 15, 18, 21, 24) if n <= length)
-                end = i + whole - 1 if cued and misses == 0 and length - whole in (1, 2) else j
-                yield Span(run[i].start(), run[end].end(), "secret")
-            i = j + 1
+        # the words naming a phrase are read before the phrase's own first word, not the run's
+        cued = _SEED_CUE.search(text, max(0, run[i].start() - 80), run[i].start()) is not None
+        j, misses = i, 0
+        while j + 1 < len(run):
+            if on[j + 1]:
+                j += 1
+            elif cued and misses + 1 <= max(1, (j + 3 - i) // 12) and j + 2 < len(run) and on[j + 2]:
+                j, misses = j + 2, misses + 1
+            elif cued and misses == 0 and j + 2 == len(run) and (j + 2 - i) in _PHRASE_LENGTHS:
+                j, misses = j + 1, 1  # the last word of a phrase of a standard length
+            else:
+                break
+        if j - i + 1 >= 12:
+            # a phrase has 12, 15, 18, 21 or 24 words: one or two more after a phrase the
+            # words before named are the sentence going on ("… skull margin please send")
+            length = j - i + 1
+            whole = max(n for n in _PHRASE_LENGTHS if n <= length)
+            end = i + whole - 1 if cued and misses == 0 and length - whole in (1, 2) else j
+            yield Span(run[i].start(), run[end].end(), "secret")
+            found = True
+        i = j + 1
+    if found:
+        return
+    # after the words naming one, a phrase of a standard length that closes its line (or the
+    # message), its first word on the list and at most one word in six off it
+    ends = [k for k in range(len(run) - 1) if "\n" in text[run[k].end() : run[k + 1].start()]]
+    for end in (*ends, len(run) - 1):
+        for n in reversed(_PHRASE_LENGTHS):
+            start = end + 1 - n
+            if start >= 0 and on[start] and n - sum(on[start : end + 1]) <= n // 6 and \
+                    _SEED_CUE.search(text, max(0, run[start].start() - 80), run[start].start()):
+                yield Span(run[start].start(), run[end].end(), "secret")
+                break
 
 
 #: a code of the shape backup codes are printed in ("4827-1937", "a7f3-9k2m"), read up to 200
