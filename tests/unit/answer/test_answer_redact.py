@@ -1603,3 +1603,23 @@ def test_a_sentence_after_a_recovery_word_is_no_phrase() -> None:
     text = ("about my backup: please restore it from yesterday because the last sync broke every single folder "
             "we have\n")
     assert [s for s in find_spans(text, speaker="customer") if s.kind == "secret"] == []
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("नमस्ते, मेरा नाम सुनीता शर्मा है और मेरा खाता बंद है", "सुनीता शर्मा"),  # Devanagari after "my name"
+    ("টাকা আসেনি। ধন্যবাদ,\nরফিক ইসলাম\n", "রফিক ইসলাম"),  # Bengali alone on the line after a closing
+    ("hola, me chamo joão pedro silva e não consigo entrar", "joão pedro silva"),  # lower case, three words
+    ("hi my name is priya raghunathan i cant log in", "priya raghunathan"),
+])
+def test_names_in_other_scripts_and_in_lower_case_after_a_name_cue(text: str, name: str) -> None:
+    assert (name, "person_name") in [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")]
+
+
+def test_look_alikes_of_names_after_a_name_cue_stay() -> None:
+    text = "मुझे अपना नाम बदलना है"  # "I want to change my name": the word "name" with a verb after it
+    assert [s for s in find_spans(text, speaker="customer") if s.kind == "person_name"] == []
+    text = "Спасибо.\nЖду ответа"  # "Thanks. Waiting for a reply": a sentence on the line after a closing
+    assert [s for s in find_spans(text, speaker="customer") if s.kind == "person_name"] == []
+    text = "my name is george and i need help with the app"  # the sentence goes on after the name
+    assert [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "person_name"] == [
+        "george"]

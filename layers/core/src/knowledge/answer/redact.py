@@ -777,10 +777,12 @@ _RELATION = re.compile(
 #: a name written in lower case after the words that introduce one ("this is jake thompson")
 _LOWER_CUE = re.compile(
     r"(?i:\b(?:(my\s+name\s+is|name\s+is|me\s+llamo|je\s+m'appelle|ich\s+heiße|kontoinhaber(?:in)?|"
+    r"mi\s+nombre\s+es|me\s+chamo|meu\s+nome\s+é|mon\s+nom\s+est|mi\s+chiamo|il\s+mio\s+nome\s+è|"
+    r"mein\s+name\s+ist|"
     r"account\s+holder|card\s*holder|titulaire|titular|intestatario|rekeninghouder|beneficiary)|this\s+is|i\s+am|"
     r"i'?m|it'?s|"
     r"signed|soy|ich\s+bin|je\s+suis)"
-    r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
+    r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)((?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
 )
 _POSSESSIVE_NAME = re.compile(rf"(?<![\w'’-])([{_UPPER}][^\W\d_]+)['’]s\b()")
 #: verbs that follow a name as often as a family name does ("tanya said"), some of which the
@@ -861,6 +863,55 @@ _RTL_NAMES = re.compile(
 )
 
 
+def _lower_name_part(word: str) -> bool:
+    return (word.lower() not in _NOT_NAMES and word.lower() not in _ENGLISH_GLUE and len(word) >= 2
+            and (not _ordinary(word) or _surname(word) or _given(word)))
+
+
+#: a letter of the scripts of South Asia (Devanagari, Bengali, Gurmukhi, Gujarati, Oriya, Tamil,
+#: Telugu, Kannada, Malayalam, Sinhala) with its vowel signs, not its digits or danda
+_INDIC = r"[\u0900-\u0963\u0971-\u09e5\u09f0-\u0a65\u0a70-\u0ae5\u0af0-\u0b65\u0b70-\u0be5\u0bf0-\u0c65" \
+         r"\u0c70-\u0ce5\u0cf0-\u0d65\u0d70-\u0dff]"
+#: the words after a name in those languages that are no part of it ("है" is, "और" and)
+_INDIC_STOP = frozenset(("है", "हूँ", "हूं", "हैं", "और", "था", "थी", "से", "का", "की", "के", "আমি", "এবং", "আর",
+                         "বলছি", "ও", "এর", "ਹੈ", "છે", "ஆகும்", "நான்"))
+#: (a word of a script with capitals, Cyrillic or Greek, is a name's only when capitalised; Arabic
+#: and Hebrew names after a cue are read by ``_RTL_NAMES``, alone on a signature line here)
+_SCRIPT_NAME_WORD = (rf"(?:{_INDIC}+|[А-ЯЁІЇЄ][\u0400-\u04ff]+|[Α-ΩΆ-Ώ][\u0370-\u03ff\u1f00-\u1fff]+|"
+                     rf"[\u0600-\u06ff]+|[\u0590-\u05ff]+)")
+#: a name in a script without capitals (or a writer's own) after the words for "my name is" in
+#: the languages of those scripts and in English: "मेरा नाम …", "আমার নাম …", "меня зовут …",
+#: "με λένε …", "نام من …", "my name is …"
+_SCRIPT_NAME_CUE = re.compile(
+    r"(?:(?:मेरा|हमारा)\s+नाम|আমার\s+নাম|ਮੇਰਾ\s+ਨਾਮ|મારું\s+નામ|என்\s+பெயர்|నా\s+పేరు|ನನ್ನ\s+ಹೆಸರು|എന്റെ\s+പേര്|"
+    r"(?:नाम|নাম|ਨਾਮ|નામ|பெயர்|పేరు|ಹೆಸರು|പേര്|имя|ім'я|όνομα)[ \t]*:|"
+    r"(?i:меня\s+зовут|мене\s+звати|моё\s+имя|мое\s+имя|мо[её]\s+им'я|με\s+λένε|ονομάζομαι|"
+    r"το\s+όνομά\s+μου\s+είναι)|"
+    r"(?i:my\s+name\s+is|name\s*:|signed))"
+    rf"\s*[:,-]?[ \t]+({_SCRIPT_NAME_WORD}(?:[ \t]+{_SCRIPT_NAME_WORD}){{0,3}})")
+_SIGNED_WORD = rf"(?:{_INDIC}+|[А-ЯЁІЇЄ][\u0400-\u04ff]+|[Α-ΩΆ-Ώ][\u0370-\u03ff\u1f00-\u1fff]+)"
+#: a line of one to three words of such a script alone after a closing ("धन्यवाद,\nराजेश कुमार")
+_SCRIPT_SIGNATURE = re.compile(
+    r"(?m:(?:^|(?<=[.!?।]))[ \t]*(?i:धन्यवाद|शुक्रिया|ধন্যবাদ|শুভেচ্ছান্তে|спасибо|с\s+уважением|дякую|"
+    r"з\s+повагою|ευχαριστώ|με\s+εκτίμηση|thanks|thank\s+you|regards|best|cheers)"
+    rf"[ \t,.!।]*\n[ \t]*({_SIGNED_WORD}(?:[ \t]+{_SIGNED_WORD}){{0,2}})[ \t]*$)")
+
+
+def _script_names(text: str) -> Iterator[Span]:
+    """Names in the scripts of South Asia, Cyrillic, Greek, Arabic and Hebrew after a name cue
+    or alone on the line after a closing: words up to the first that is no part of a name."""
+    for pattern in (_SCRIPT_NAME_CUE, _SCRIPT_SIGNATURE):
+        for m in pattern.finditer(text):
+            words = list(re.finditer(r"\S+", m.group(1)))
+            kept = []
+            for w in words:
+                if w.group() in _INDIC_STOP:
+                    break
+                kept.append(w)
+            if kept:
+                yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+
+
 def _context_names(text: str) -> Iterator[Span]:
     for m in _RELATION.finditer(text):
         words = list(re.finditer(r"\S+", m.group(1)))
@@ -892,7 +943,16 @@ def _context_names(text: str) -> Iterator[Span]:
                                    or (_lower_case_writer(text) and first.lower() not in _NAME_VERBS
                                        and first.lower() not in _NOT_NAMES and len(first) >= 3))):
             continue
-        yield Span(m.start(2), m.end(2) if surname else m.start(2) + len(first), "person_name")
+        # after words that say outright a name follows ("my name is george papadopoulos",
+        # "mi nombre es andrés felipe gómez"), a lower-case writer's second and third words are
+        # the name's too unless they are ordinary words ("my name is george and i …")
+        end = m.end(2) if surname else m.start(2) + len(first)
+        if m.group(1) and second and (surname or _lower_name_part(second)):
+            end = m.end(2)
+            third = m.group(3).strip()
+            if third and _lower_name_part(third):
+                end = m.end(3)
+        yield Span(m.start(2), end, "person_name")
     for m in _SIGN_OFF_LINE.finditer(text):
         words = list(re.finditer(r"\S+", m.group(1)))
         # the name is the line's opening words, up to a word like "from" ("Marta from Support")
@@ -970,6 +1030,7 @@ def _context_names(text: str) -> Iterator[Span]:
             continue
         yield Span(m.start(group), m.end(group), "person_name")
     yield from _cjk_names_alone(text)
+    yield from _script_names(text)
 
 
 _HANGUL_WORD = re.compile(r"(?<![가-힣])[가-힣]{3,}")
