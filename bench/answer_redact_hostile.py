@@ -45,6 +45,10 @@ SHAPES = {
     "street by postcode": "Ab utca 1, 1234 Cd, ", "table rows": "amount,user,b\n1.5,ab,c\n",
     "00 country codes": "0044 79 ", "backup code groups": "recovery codes ab1-cd2 ", "service prefixes": "ab_cd_",
     "titles before names": "Dr. Ing. Ab ", "pronoun subjects": "Zqarbo says he. ",
+    # round 11: digits and e-mails said in words, birth dates in words, grouped ID numbers after
+    # a cue, Spanish seed words, names after a Hindi cue
+    "digit words": "uno dos ", "said e-mails": "a arroba b punto ", "birth in words": "born march third ",
+    "grouped ids after a cue": "NAS 145 333 ", "spanish seed words": "ábaco ", "hindi name cue": "मेरा नाम राजेश ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")
