@@ -1,0 +1,40 @@
+"""Redaction of personal and secret data in ticket text, before anything else sees it
+(logs included): the text is redacted first and only the redacted text travels on.
+
+Each kind has a detector; where a checksum or a numbering plan exists a well-kept library
+decides (``phonenumbers`` for telephone numbers, ``python-stdnum`` for card numbers (Luhn),
+IBANs and Bitcoin addresses, the personal identity numbers of many countries, ``ipaddress``
+for IP addresses; a BLAKE2b checksum for SS58 addresses); patterns only propose candidates.
+Spans found by several detectors go to the best-ranked kind (``_PRIORITY``).
+
+Who wrote a text matters: in a customer's own message (``speaker="customer"``) every amount is
+the customer's unless it reads as a policy figure, a code after a word for an account is theirs,
+and a number a strong identity-number check accepts is one with no word before it.
+
+People's names, dates of birth and user names have no checksum: they are found by the words
+around them ("my name is", "account holder", a greeting or title, a signature closing a turn;
+"born", "DOB"; "username", an ``@handle``, ``name#1234``). Names nothing introduces are found
+by word lists (``name_lexicon``): a capitalised listed given name or surname that is no
+ordinary English word. No language model is loaded here.
+
+Modules, each a group of detectors over one kind of data (a module imports only those above it):
+
+- ``spans``: ``Span``, ``Redaction``, ``KINDS`` and their ranking, helpers several detectors share;
+- ``words``: the word lists and word tests the name and user-name detectors share;
+- ``phones``, ``payment`` (cards, card codes, IBANs, wallets), ``ids`` (national identity numbers,
+  identity documents, account numbers, references), ``contact`` (e-mails, IPs, street addresses),
+  ``secrets`` (tokens, passwords, webhooks, seed phrases);
+- ``names`` (names after a cue, and the rules over every name span), ``context_names`` (names read
+  from their context and in other scripts), ``lexicon_names`` (names no cue introduces);
+- ``users`` (user names and handles), ``money`` (amounts and money tables), ``people`` (names,
+  dates of birth and user names found together);
+- ``find``: ``find_spans``, ``redact``, ``names_in``, ``vocabulary_candidates``.
+"""
+
+from __future__ import annotations
+
+from .find import find_spans, names_in, redact, vocabulary_candidates
+from .spans import DEFAULT_PHONE_REGIONS, KINDS, Redaction, Span
+
+__all__ = ["DEFAULT_PHONE_REGIONS", "KINDS", "Redaction", "Span", "find_spans", "names_in", "redact",
+           "vocabulary_candidates"]

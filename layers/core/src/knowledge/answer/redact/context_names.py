@@ -1,0 +1,323 @@
+"""People's names read from their context in a turn: a relation ("my husband Rahul"), names in
+lower case after a cue, a sign-off line, a signature's last line, names in CJK, right-to-left
+and Indic scripts, and CJK names that stand alone."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .. import name_lexicon
+from .spans import Span
+from .words import (
+    _CHAT_WORDS,
+    _CJK_NOT_NAMES,
+    _COMMON_VERBS,
+    _COMPANY_WORDS,
+    _ENGLISH_GLUE,
+    _NAME_VERBS,
+    _NAME_WORD,
+    _NOT_NAMES,
+    _UPPER,
+    _given,
+    _lower_case_writer,
+    _ordinary,
+    _ordinary_form,
+    _surname,
+)
+
+#: someone named by their relation to the writer, or as the one to talk to
+_RELATION = re.compile(
+    r"(?i:\bmy\s+(?:husband|wife|partner|brother|sister|mother|mom|mum|father|dad|son|daughter|friend|colleague|"
+    r"boss|manager|accountant|assistant|cousin|uncle|aunt|grandmother|grandfather|fianc[ée]e?|boyfriend|girlfriend|"
+    r"neighbou?r|employee|client|stepson|stepdaughter|nephew|niece|grandson|granddaughter)s?(?:-in-law)?|\b(?:talk|speak|spoke|talked|spoken|chat|chatted|speaking)\s+(?:to|with)|"
+    r"\bask(?:ed)?\s+for|\bcc|\bcontact|\bforward(?:ed)?\s+(?:it\s+)?to|"
+    r"\b(?:someone|somebody|a\s+(?:guy|man|woman|lady|person|girl|boy|user|customer|agent)|person)\s+"
+    r"(?:called|named))\s*,?[ \t]+"
+    r"([^\W\d_][^\W\d_'’-]*(?:[ \t]+[^\W\d_][^\W\d_'’-]*){0,2})"
+)
+#: a name written in lower case after the words that introduce one ("this is jake thompson")
+_LOWER_CUE = re.compile(
+    r"(?i:\b(?:(my\s+name\s+is|name\s+is|me\s+llamo|je\s+m'appelle|ich\s+heiße|kontoinhaber(?:in)?|"
+    r"mi\s+nombre\s+es|me\s+chamo|meu\s+nome\s+é|mon\s+nom\s+est|mi\s+chiamo|il\s+mio\s+nome\s+è|"
+    r"mein\s+name\s+ist|"
+    r"account\s+holder|card\s*holder|titulaire|titular|intestatario|rekeninghouder|beneficiary)|this\s+is|i\s+am|"
+    r"i'?m|it'?s|"
+    r"signed|soy|ich\s+bin|je\s+suis)"
+    r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)((?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
+)
+_POSSESSIVE_NAME = re.compile(rf"(?<![\w'’-])([{_UPPER}][^\W\d_]+)['’]s\b()")
+
+_LOWER_PAIR = re.compile(r"(?<![\w'’-])([a-zà-ÿ][a-zà-ÿ'’-]{2,})[ \t]+([a-zà-ÿ][a-zà-ÿ'’-]{2,})(?![\w'’-])")
+#: a listed given name in lower case before "here" ("hey, dmitri here")
+_LOWER_HERE = re.compile(r"(?:^|[,.!]\s*|\b(?i:hi|hey|hello|yo)[,!]?\s+)([a-zà-ÿ][a-zà-ÿ'’-]+)[ \t]+here\b")
+#: a sign-off and a listed given name in lower case closing the message ("thanks, liam")
+_LOWER_SIGN_OFF = re.compile(
+    r"(?i:\b(?:thanks|thank\s+you|thx|ty|cheers|regards|best|br|gracias|merci|danke|grazie|obrigad[oa]))"
+    r"[,!.]?[ \t]+([a-zà-ÿ][a-zà-ÿ'’-]+)[ \t]*[.!]*[ \t]*\Z")
+#: a line that is only a sign-off ("regards", "Best regards,"): the next line is a name
+_SIGN_OFF_LINE = re.compile(
+    r"(?im)^[ \t]*(?:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|thanks\s+again|"
+    r"yours\s+sincerely|yours\s+truly|sincerely|regards|thanks|thank\s+you|cheers|best|br|mit\s+freundlichen\s+grüßen|"
+    r"viele\s+grüße|cordialement|saludos|atentamente|cordiali\s+saluti|pozdrawiam|met\s+vriendelijke\s+groet|"
+    r"groetjes|hälsningar|med\s+vänlig\s+hälsning|liebe\s+grüße|grüße|lg|mfg|bien\s+à\s+vous|"
+    r"bien\s+cordialement|saludos\s+cordiales|un\s+saludo|distinti\s+saluti|atenciosamente|abraços|cumprimentos|"
+    r"groeten|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением|thx|rgds|all\s+the\s+best|"
+    r"take\s+care|talk\s+soon|best\s+regards\s+from)[ \t]*[,.!]?[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~][ \t]*)?"
+    r"((?:[^\W\d_]\.[ \t]*)?[^\W\d_][^\W\d_'’.-]*(?:[ \t]+(?:[^\W\d_]\.|[^\W\d_][^\W\d_'’.-]*)){0,3})"
+    r"[ \t]*(?:,[^\n]*)?$"
+)
+#: a line of its own that is a given name and one or two more capitalised words (a signature block
+#: with an address or a title under it)
+_NAME_LINE = re.compile(
+    rf"(?m)^[ \t]*({_NAME_WORD}(?:[ \t]+(?:[{_UPPER}]\.?[ \t]+)?{_NAME_WORD}){{1,2}})[ \t]*$")
+#: someone named before the team they work in ("Jasmine from accounting said …")
+_FROM_TEAM = re.compile(
+    rf"({_NAME_WORD}(?:[ \t]+{_NAME_WORD})?)[ \t]+(?:from|in|at)[ \t]+(?:the[ \t]+|your[ \t]+|our[ \t]+)?"
+    r"(?i:support|accounting|accounts|billing|finance|sales|compliance|legal|hr|it|customer\s+service|"
+    r"customer\s+success|onboarding|security|payments|the\s+bank|your\s+team|the\s+branch)\b")
+
+#: a message's last line that is one to three capitalised words under a line of text: who wrote it
+_LAST_LINE_NAME = re.compile(
+    rf"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\Z")
+_LOWER_LAST_LINE = re.compile(r"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?([a-zà-ÿ][a-zà-ÿ'’-]{1,30})[ \t]+"
+                              r"([a-zà-ÿ][a-zà-ÿ'’-]{0,30}(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]{1,30})?)\.?[ \t]*\Z")
+
+#: names in scripts without capitals: after "I am" (我是, 我叫), before "です"/"입니다" after a greeting,
+#: between "मेरा नाम" and "है"
+_CJK_NAMES = re.compile(
+    r"(?:我是|我叫|我的名字是|名字叫|私は|저는|제\s*이름은)\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,4}|[가-힣]{2,4})"
+    r"|[、,，]\s*([\u4e00-\u9fff\u3400-\u4dbf]{1,4}(?:[ \u3000][\u4e00-\u9fff\u3400-\u4dbf]{1,3})?)"
+    r"(?=です|と申します|といいます)"
+    r"|[,，]\s*([가-힣]{2,4})(?=입니다|이에요|예요|라고\s*합니다)"
+    r"|(?:^|(?<=[。！\n]))\s*([\u4e00-\u9fff]{1,4}(?:[ \u3000][\u4e00-\u9fff]{1,3})?)(?=です|と申します|といいます)"
+    r"|(?:मेरा|मेरी)\s+नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)\s+(?=है)"
+    # Thai: "ผมชื่อ" / "ฉันชื่อ" / "ชื่อ" and a given name with its family name
+    r"|ชื่อ\s*([\u0e00-\u0e7f]+(?:\s[\u0e00-\u0e7f]+)?)"
+    # a listed family name before an honorific ("佐藤様", "田中さん", "김 님")
+    r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3})(?=様|さん|さま|殿|先生|女士|小姐|老师|老師|经理|經理)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
+)
+#: Arabic, Persian and Hebrew: the word after "my name is" (اسمي, اسم من, שמי), and the next one
+#: when it is a family name (العلي, بن …) or a listed name; after "I am" (أنا) only a listed name
+_RTL_NAMES = re.compile(
+    r"(?:(اسمي|اسمى|إسمي|اسم\s+من|نام\s+من|שמי|קוראים\s+לי)|(?:أنا|انا|معك|من|אני))\s+"
+    r"([\u0600-\u06ff\u0590-\u05ff]+)(?:\s+([\u0600-\u06ff\u0590-\u05ff]+))?"
+)
+
+
+def _lower_name_part(word: str) -> bool:
+    return (word.lower() not in _NOT_NAMES and word.lower() not in _ENGLISH_GLUE and len(word) >= 2
+            and (not _ordinary(word) or _surname(word) or _given(word)))
+
+
+#: a letter of the scripts of South Asia (Devanagari, Bengali, Gurmukhi, Gujarati, Oriya, Tamil,
+#: Telugu, Kannada, Malayalam, Sinhala) with its vowel signs, not its digits or danda
+_INDIC = r"[\u0900-\u0963\u0971-\u09e5\u09f0-\u0a65\u0a70-\u0ae5\u0af0-\u0b65\u0b70-\u0be5\u0bf0-\u0c65" \
+         r"\u0c70-\u0ce5\u0cf0-\u0d65\u0d70-\u0dff]"
+#: the words after a name in those languages that are no part of it ("है" is, "और" and)
+_INDIC_STOP = frozenset(("है", "हूँ", "हूं", "हैं", "और", "था", "थी", "से", "का", "की", "के", "আমি", "এবং", "আর",
+                         "বলছি", "ও", "এর", "ਹੈ", "છે", "ஆகும்", "நான்"))
+#: (a word of a script with capitals, Cyrillic or Greek, is a name's only when capitalised; Arabic
+#: and Hebrew names after a cue are read by ``_RTL_NAMES``, alone on a signature line here)
+_SCRIPT_NAME_WORD = (rf"(?:{_INDIC}+|[А-ЯЁІЇЄ][\u0400-\u04ff]+|[Α-ΩΆ-Ώ][\u0370-\u03ff\u1f00-\u1fff]+|"
+                     rf"[\u0600-\u06ff]+|[\u0590-\u05ff]+)")
+#: a name in a script without capitals (or a writer's own) after the words for "my name is" in
+#: the languages of those scripts and in English: "मेरा नाम …", "আমার নাম …", "меня зовут …",
+#: "με λένε …", "نام من …", "my name is …"
+_SCRIPT_NAME_CUE = re.compile(
+    r"(?:(?:मेरा|हमारा)\s+नाम|আমার\s+নাম|ਮੇਰਾ\s+ਨਾਮ|મારું\s+નામ|என்\s+பெயர்|నా\s+పేరు|ನನ್ನ\s+ಹೆಸರು|എന്റെ\s+പേര്|"
+    r"(?:नाम|নাম|ਨਾਮ|નામ|பெயர்|పేరు|ಹೆಸರು|പേര്|имя|ім'я|όνομα)[ \t]*:|"
+    r"(?i:меня\s+зовут|мене\s+звати|моё\s+имя|мое\s+имя|мо[её]\s+им'я|με\s+λένε|ονομάζομαι|"
+    r"το\s+όνομά\s+μου\s+είναι)|"
+    r"(?i:my\s+name\s+is|name\s*:|signed))"
+    rf"\s*[:,-]?[ \t]+({_SCRIPT_NAME_WORD}(?:[ \t]+{_SCRIPT_NAME_WORD}){{0,3}})")
+_SIGNED_WORD = rf"(?:{_INDIC}+|[А-ЯЁІЇЄ][\u0400-\u04ff]+|[Α-ΩΆ-Ώ][\u0370-\u03ff\u1f00-\u1fff]+)"
+#: a line of one to three words of such a script alone after a closing ("धन्यवाद,\nराजेश कुमार")
+_SCRIPT_SIGNATURE = re.compile(
+    r"(?m:(?:^|(?<=[.!?।]))[ \t]*(?i:धन्यवाद|शुक्रिया|ধন্যবাদ|শুভেচ্ছান্তে|спасибо|с\s+уважением|дякую|"
+    r"з\s+повагою|ευχαριστώ|με\s+εκτίμηση|thanks|thank\s+you|regards|best|cheers)"
+    rf"[ \t,.!।]*\n[ \t]*({_SIGNED_WORD}(?:[ \t]+{_SIGNED_WORD}){{0,2}})[ \t]*$)")
+
+
+def _script_names(text: str) -> Iterator[Span]:
+    """Names in the scripts of South Asia, Cyrillic, Greek, Arabic and Hebrew after a name cue
+    or alone on the line after a closing: words up to the first that is no part of a name."""
+    for pattern in (_SCRIPT_NAME_CUE, _SCRIPT_SIGNATURE):
+        for m in pattern.finditer(text):
+            words = list(re.finditer(r"\S+", m.group(1)))
+            kept = []
+            for w in words:
+                if w.group() in _INDIC_STOP:
+                    break
+                kept.append(w)
+            if kept:
+                yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+
+
+def _context_names(text: str) -> Iterator[Span]:
+    for m in _RELATION.finditer(text):
+        words = list(re.finditer(r"\S+", m.group(1)))
+        kept: list[re.Match[str]] = []
+        for i, w in enumerate(words):
+            word = w.group()
+            capital = word[0].isupper()
+            lower_name = _given(word) and (not _ordinary(word) or (i == 0 and word.lower() not in _NAME_VERBS))
+            if word.lower() in _NOT_NAMES or (not capital and not lower_name):
+                break
+            # after a first name no dictionary has, the next capitalised word is its family
+            # name even when it is a word too ("my wife Mei Ling")
+            joined = i == 1 and bool(kept) and kept[0].group()[0].isupper() and not _ordinary(kept[0].group())
+            if capital and _ordinary(word) and not _given(word) and not (joined and word.lower() not in _NAME_VERBS):
+                break
+            kept.append(w)
+            if not capital:
+                break
+        if kept:
+            yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+    for m in _LOWER_CUE.finditer(text):
+        first, _, second = m.group(2).partition(" ")
+        second = second.strip()
+        surname = bool(second) and (_surname(second) or _given(second)) and not _ordinary(second)
+        # "this is mark": a given name that is also a word needs a surname after it, unless
+        # the cue says outright that a name follows ("my name is mark")
+        # (or the writer writes in lower case: "hi, it's marco again. i talked to ...")
+        if len(first) < 3 or not (_given(first) and (m.group(1) or surname or not _ordinary(first)
+                                   or (_lower_case_writer(text) and first.lower() not in _NAME_VERBS
+                                       and first.lower() not in _NOT_NAMES and len(first) >= 3))):
+            continue
+        # after words that say outright a name follows ("my name is george papadopoulos",
+        # "mi nombre es andrés felipe gómez"), a lower-case writer's second and third words are
+        # the name's too unless they are ordinary words ("my name is george and i …")
+        end = m.end(2) if surname else m.start(2) + len(first)
+        if m.group(1) and second and (surname or _lower_name_part(second)):
+            end = m.end(2)
+            third = m.group(3).strip()
+            if third and _lower_name_part(third):
+                end = m.end(3)
+        yield Span(m.start(2), end, "person_name")
+    for m in _SIGN_OFF_LINE.finditer(text):
+        words = list(re.finditer(r"\S+", m.group(1)))
+        # the name is the line's opening words, up to a word like "from" ("Marta from Support")
+        kept = [words[0]]
+        for w in words[1:]:
+            if w.group().lower() in _NOT_NAMES or (w.group()[0].islower() and _ordinary(w.group())):
+                break
+            kept.append(w)
+        if all(w.group().lower() in _NOT_NAMES or (_ordinary(w.group()) and not _given(w.group())) for w in kept) \
+                or any(w.group().strip(",.").lower() in _COMPANY_WORDS and len(w.group()) >= 4 for w in words):
+            continue  # "Support Team", "The billing team", "The Ops Team", "Departamento de Soporte"
+        yield Span(m.start(1) + kept[0].start(), m.start(1) + kept[-1].end(), "person_name")
+    for m in _FROM_TEAM.finditer(text):
+        # a given name that is also a word needs a surname ("Bill from accounting" may be a bill)
+        named = m.group(1).split()
+        if (named[0].lower() not in _NOT_NAMES and not named[0].isupper()
+                and ((_given(named[0]) and len(named) > 1) or not _ordinary(named[0]))):
+            yield Span(m.start(1), m.end(1), "person_name")
+    for m in _NAME_LINE.finditer(text):
+        signed = m.group(1).split()
+        rest = [w for w in signed[1:] if len(w.rstrip(".")) > 1]
+        # under a sentence, a given name then words no dictionary has in any form ("Graham
+        # Whitlock"), never a heading of ordinary words ("Job Types") or an acronym ("Server IP")
+        above = text[: m.start()].rstrip(" \t\n")
+        if (above and above[-1] in ".!?," and _given(signed[0]) and signed[0].lower() not in _NOT_NAMES and rest
+                and not any(w.isupper() or _ordinary_form(w) or w.lower() in _NOT_NAMES or w.lower() in _COMPANY_WORDS
+                            for w in rest)):
+            yield Span(m.start(1), m.end(1), "person_name")
+    for m in _LOWER_PAIR.finditer(text):
+        # a given name and a family name in lower case ("my account says jon smyth"): the first no
+        # word of the dictionary, the second a listed family name
+        first, second = m.group(1), m.group(2)
+        if (_given(first) and not _ordinary(first) and first not in _NOT_NAMES and _surname(second)
+                and second not in _NOT_NAMES and second not in _ENGLISH_GLUE and second not in _CHAT_WORDS
+                and second not in _COMMON_VERBS):
+            yield Span(m.start(), m.end(), "person_name")
+    for m in _LOWER_HERE.finditer(text):
+        if _given(m.group(1)) and not _ordinary(m.group(1)):
+            yield Span(m.start(1), m.end(1), "person_name")
+    for m in _LOWER_SIGN_OFF.finditer(text):
+        if _given(m.group(1)) and not _ordinary(m.group(1)):
+            yield Span(m.start(1), m.end(1), "person_name")
+    for m in _LOWER_LAST_LINE.finditer(text):
+        # a given name and a family name no dictionary has, in lower case, on a message's last
+        # line under a line of text ("… all my savings\nolena kovalenko")
+        first, rest = m.group(1), m.group(2).split()
+        if (_given(first) and first not in _NOT_NAMES and first not in _CHAT_WORDS and first not in _ENGLISH_GLUE
+                and all((len(w) == 1 and not _ordinary(first)) or (
+                    len(w) > 1 and not _ordinary_form(w) and w not in _NOT_NAMES and w not in _CHAT_WORDS)
+                    for w in rest)):
+            yield Span(m.start(1), m.end(2), "person_name")
+    for m in _LAST_LINE_NAME.finditer(text):
+        signed = m.group(1).split()
+        if (any(w.lower() in _NOT_NAMES or (w.isupper() and len(w) > 1) for w in signed)
+                or signed[-1].rstrip(".").lower() in _COMPANY_WORDS
+                or (_ordinary(signed[0]) and not _given(signed[0])) or (len(signed) == 1 and len(signed[0]) < 3)
+                or (_ordinary(signed[0]) and all(_ordinary_form(w) for w in signed[1:]) and len(signed) > 1)):
+            continue  # "Thanks", "The Support Team", "Brightwave Ltd"
+        yield Span(m.start(1), m.end(1), "person_name")
+    for m in _RTL_NAMES.finditer(text):
+        first, second = m.group(2), m.group(3)
+        if not m.group(1) and not _given(first):
+            continue
+        family = bool(second) and (second.startswith(("ال", "بن", "ابن", "أبو", "بنت")) or _given(second)
+                                   or _surname(second))
+        yield Span(m.start(2), m.end(3) if family else m.end(2), "person_name")
+    for m in _CJK_NAMES.finditer(text):
+        group = next(g for g in range(1, 9) if m.group(g))
+        if group in (4, 7, 8) and not (_surname(m.group(group)[:2]) or _surname(m.group(group)[:1])):
+            continue  # "大丈夫です", "お客様" open a message too: a listed surname must open the name
+        # a family name of one character alone before an honorific ("王先生")
+        alone = group == 7 and len(m.group(group)) == 1 and _surname(m.group(group))
+        if (len(m.group(group).replace(" ", "").replace("\u3000", "")) < 2 and not alone) \
+                or m.group(group) in _CJK_NOT_NAMES:
+            continue
+        yield Span(m.start(group), m.end(group), "person_name")
+    yield from _cjk_names_alone(text)
+    yield from _script_names(text)
+
+
+_HANGUL_WORD = re.compile(r"(?<![가-힣])[가-힣]{3,}")
+_HAN_SPACED = re.compile(r"(?<![\u4e00-\u9fff\u3040-\u30ff])([\u4e00-\u9fff]{1,3})[ \u3000]([\u4e00-\u9fff]{1,3})"
+                         r"(?![\u4e00-\u9fff])")
+_HAN_RELATION = re.compile(
+    r"(?:朋友|同事|老公|老婆|丈夫|妻子|太太|儿子|女儿|兒子|女兒|父亲|母亲|爸爸|妈妈|媽媽|哥哥|姐姐|弟弟|妹妹|经理|經理|老板|"
+    r"老闆|同学|同學|客户|客戶|会计|會計)(?:叫|是)?\s*([\u4e00-\u9fff]{2,4})")
+_HAN_ALONE = re.compile(r"(?<![\u4e00-\u9fff\u3040-\u30ff])[\u4e00-\u9fff]{2,3}(?![\u4e00-\u9fff\u3040-\u30ff])")
+
+
+def _cjk_names_alone(text: str) -> Iterator[Span]:
+    """Names in scripts without capitals that nothing introduces: a Korean word that opens on a
+    listed family name and goes on with a listed given name ("김민준입니다"); a listed Japanese or
+    Chinese family name, a space and a given name ("佐藤 健太"); two or three Chinese characters
+    standing alone (two only on a line of their own), a listed family name and characters of
+    listed given names ("王小明", a signature "王芳")."""
+    given = name_lexicon.given_names()
+    for m in _HANGUL_WORD.finditer(text):
+        word = m.group()
+        if _surname(word[0]) and word[1:3] in given and word[:3] not in _CJK_NOT_NAMES:
+            yield Span(m.start(), m.start() + 3, "person_name")
+    for m in _HAN_SPACED.finditer(text):
+        if _surname(m.group(1)):
+            yield Span(m.start(), m.end(), "person_name")
+    chars = name_lexicon.han_given_characters()
+    for m in _HAN_RELATION.finditer(text):
+        # "我的朋友王小明说": after a relation, a listed family name and given-name characters
+        run = m.group(1)
+        for cut in (2, 1):
+            if _surname(run[:cut]):
+                rest = run[cut:]
+                n = 0
+                while n < min(2, len(rest)) and rest[n] in chars:
+                    n += 1
+                if n:
+                    yield Span(m.start(1), m.start(1) + cut + n, "person_name")
+                break
+    for m in _HAN_ALONE.finditer(text):
+        word = m.group()
+        # two characters make many words ("黄金", "海洋"): alone they must be a line of their own
+        line = text[text.rfind("\n", 0, m.start()) + 1 : (text.find("\n", m.end()) + 1 or len(text) + 1) - 1]
+        if len(word) == 2 and line.strip(" \t-–—~") != word:
+            continue
+        for cut in (1, 2):
+            if len(word) > cut and _surname(word[:cut]) and all(c in chars for c in word[cut:]):
+                yield Span(m.start(), m.end(), "person_name")
+                break

@@ -1,0 +1,167 @@
+"""The public entry points: ``find_spans`` runs every detector on a text, resolves overlaps by
+``_PRIORITY`` and applies the rules across detectors; ``redact`` replaces the spans;
+``names_in`` and ``vocabulary_candidates`` serve a ticket read as a whole (``tickets``).
+
+Who wrote a text matters: in a customer's own message (``speaker="customer"``) every amount is
+the customer's unless it reads as a policy figure, a code after a word for an account is theirs,
+and a number a strong identity-number check accepts is one with no word before it."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+
+from .. import name_lexicon
+from .contact import _emails, _ips, _streets
+from .context_names import _LOWER_CUE
+from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references
+from .lexicon_names import (
+    _LOWER_WORD,
+    _email_names,
+    _known,
+    _lower_given_names,
+    _lower_unknown_names,
+    _subject_names,
+    _unknown_names,
+)
+from .money import _amounts, _named_amounts, _table_amounts
+from .names import _joined_names, _names_a_thing, _pronoun_subjects, _thai_names, _with_title
+from .payment import _card_codes, _cards, _ibans, _wallets
+from .people import _people
+from .phones import _phones, _spoken_phones
+from .secrets import _secrets, _seed_phrases
+from .spans import _GENERIC_SECRET, _PRIORITY, DEFAULT_PHONE_REGIONS, KINDS, Redaction, Span
+from .users import _derived_handles, _name_handles, _own_accounts, _url_users, _users_before_secrets
+from .words import _NOT_NAMES, _PARTICLE, _WORD, _given, _lower_case_writer
+
+
+def vocabulary_candidates(texts: Iterable[str]) -> set[str]:
+    """The capitalised words of ``texts`` (lower case, as :func:`name_lexicon.key` writes
+    them) that a bot's vocabulary is asked about: the rule of :func:`_unknown_names` reads a
+    word as a name only when the bot's own corpus does not know it."""
+    out = set()
+    for text in texts:
+        for m in _WORD.finditer(text):
+            w = m.group()
+            if len(w) >= 2 and w[0].isupper() and not w.isupper() and w.lower() not in _NOT_NAMES:
+                out.add(name_lexicon.key(w))
+        # and the words in lower case where a name is introduced ("hey its olusegun")
+        for cue in _LOWER_CUE.finditer(text):
+            out.update(name_lexicon.key(w) for w in cue.group(2).split())
+        # and a lower-case writer's words that are given names ("tell jessica")
+        if _lower_case_writer(text):
+            out.update(name_lexicon.key(m.group()) for m in _LOWER_WORD.finditer(text) if _given(m.group()))
+        # and the parts of a code no word introduces ("WD-4001"): a product's error code when
+        # the corpus knows them, a customer's reference when not
+        for m in _REFERENCE.finditer(text):
+            out.update(_code_parts(m.group(1) or m.group(2)))
+    return out
+
+
+_CJK_WORD = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf가-힣]{2}")
+
+
+def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None) -> set[str]:
+    """The words of every name found in ``texts`` (at least three letters, particles left
+    out; a shorter given name too when it closes a longer name, "Nguyễn Văn An"): a name
+    introduced in one message of a ticket is removed from all of them."""
+    out: set[str] = set()
+    for text in texts:
+        for span in find_spans(text, known_words=known_words):
+            if span.kind == "person_name":
+                words = [w.strip(".,") for w in text[span.start : span.end].split()]
+                out.update(w for w in words if (len(w) >= 3 or _CJK_WORD.search(w)) and not re.fullmatch(_PARTICLE, w))
+                if len(words) >= 2 and len(words[-1]) == 2 and words[-1][0].isupper() and words[-1][1].islower():
+                    out.add(words[-1])
+    return out
+
+
+def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
+               known_names: Collection[str] = (), known_words: Collection[str] | None = None,
+               speaker: str | None = None) -> list[Span]:
+    """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
+    name words found elsewhere in the same conversation (:func:`names_in`); ``known_words``:
+    the words of :func:`vocabulary_candidates` that the bot's corpus knows (None: no corpus
+    to ask, and the rule of :func:`_unknown_names` is off); ``speaker``: who wrote the text
+    (``"customer"``, ``"agent"`` or None when unknown, as for a title): in a customer's own
+    message amounts and the codes after a word for an account are the customer's."""
+    customer = speaker == "customer"
+    found = [
+        *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
+        *_cards(text),
+        *_accounts(text), *_id_documents(text), *_checked_ids(text, customer), *_ips(text),
+        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text, customer),
+        *(_table_amounts(text) if speaker != "agent" else ()),
+        *_people(text), *(_own_accounts(text, known_words) if customer else ()),
+        *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
+        *_email_names(text, known_words),
+        *_references(text, known_words), *_url_users(text, known_words),
+        *(_unknown_names(text, known_words) if known_words is not None else ()),
+        *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
+        *_lower_given_names(text, known_words), *_subject_names(text, known_words),
+    ]
+    found.extend(_pronoun_subjects(text, known_words))
+    found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
+    found = [_with_title(text, span, known_words) if span.kind == "person_name" else span for span in found]
+    # a Thai name after its cue is read whole: the cue's own words are no part of it
+    thai = list(_thai_names(text))
+    found = [span for span in found if span.kind != "person_name" or not any(
+        t.start < span.end and span.start < t.end for t in thai)] + thai
+    found.extend(_named_amounts(text, [s for s in found if s.kind == "person_name"]))
+    # a number of six digits or fewer inside a street address is its postcode, not a telephone
+    # ("Lindenallee 7, 14050 Berlin")
+    streets = [s for s in found if s.kind == "street_address"]
+    found = [span for span in found if span.kind != "phone" or sum(c.isdigit() for c in text[span.start:span.end]) > 6
+             or not any(s.start <= span.start and span.end <= s.end for s in streets)]
+    # the winning kind first, then the longest span
+    found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
+    taken: list[Span] = []
+    covered = bytearray(len(text) + 1)  # the characters a taken span holds: a text of many spans stays linear
+    for span in found:
+        if not any(covered[span.start : span.end]):
+            taken.append(span if span.kind != _GENERIC_SECRET else Span(span.start, span.end, "secret"))
+            covered[span.start : span.end] = b"\x01" * (span.end - span.start)
+        elif span.kind == "street_address":
+            # an address holding a phone or a customer number keeps the parts around it
+            for part in _uncovered(text, span, taken):
+                taken.append(part)
+                covered[part.start : part.end] = b"\x01" * (part.end - part.start)
+    taken.extend(_joined_names(text, taken, known_words))
+    taken.extend(_users_before_secrets(text, taken, known_words))
+    return sorted(taken, key=lambda s: s.start)
+
+
+def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
+    pieces, start = [], span.start
+    for t in sorted(taken, key=lambda t: t.start):
+        if t.end <= start or t.start >= span.end:
+            continue
+        pieces.append((start, t.start))
+        start = max(start, t.end)
+    pieces.append((start, span.end))
+    out = []
+    for a, b in pieces:
+        piece = text[a:b]
+        a, b = a + len(piece) - len(piece.lstrip(" ,;-")), b - (len(piece) - len(piece.rstrip(" ,;-")))
+        # what is left must still read as part of an address: a number or a capitalised word
+        if b > a and re.search(r"\d|\b[^\W\d_a-z]", text[a:b]):
+            out.append(Span(a, b, span.kind))
+    return out
+
+
+def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
+           known_names: Collection[str] = (), known_words: Collection[str] | None = None,
+           speaker: str | None = None) -> Redaction:
+    """``text`` with every span replaced by ``[kind]``, and how many of each kind; ``speaker``
+    as :func:`find_spans` reads it."""
+    spans = find_spans(text, phone_regions=phone_regions, known_names=known_names, known_words=known_words,
+                       speaker=speaker)
+    out, last = [], 0
+    for span in spans:
+        out.append(text[last : span.start])
+        out.append(f"[{span.kind}]")
+        last = span.end
+    out.append(text[last:])
+    counts = Counter(s.kind for s in spans)
+    return Redaction("".join(out), {k: counts[k] for k in KINDS if counts[k]}, tuple(spans))

@@ -1,0 +1,305 @@
+"""National identity numbers (checked by ``python-stdnum``: strong checks anywhere in a
+customer's own message, weaker ones after a word for an identity document), identity documents
+(SSN, DNI, NIE, codice fiscale, CPF, NI numbers, passports), customer and account numbers, and
+the references of a customer's order, invoice, booking or transfer (the support desk's own
+ticket and case numbers stay)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Collection, Iterator
+from types import ModuleType
+
+from stdnum.br import cpf
+from stdnum.es import dni, nie
+from stdnum.exceptions import ValidationError
+from stdnum.it import codicefiscale
+from stdnum.us import ssn
+
+from .phones import _INTERNATIONAL
+from .spans import Span
+
+_ACCOUNT = re.compile(
+    r"(?i)\b(?:account|acct|a/c|acc|konto|compte|cuenta|conta|conto|rekening|konta)\.?\s*(?:number|no\.?|num|#)?\s*"
+    r"(?:is|ist|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
+    # a number with a letter prefix and dashes too ("depuis mon compte CV-7730-2291-04")
+    r"|\b(?:account|acct|konto|compte(?:\s+client)?|cuenta|conta|conto|rekening)"
+    # the account's kind after it, as the Romance languages place it ("Conta principal SH-88412203")
+    r"(?:\s+(?:principal|principale|pessoal|personnel|personal|personale|corrente|courant|corriente|"
+    r"empresarial|professionnel|aziendale))?\s*(?:number|no\.?|#)?\s*"
+    r"(?:is|ist|est|es|è|é|:|=|#)?\s*((?-i:[A-Z]{1,5})-(?:\d{2,12}(?:-\d{2,12}){1,4}|\d{6,16}))\b"
+    r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
+    r"|\b(?:destination\s+tag|dest(?:ination)?\.?\s+tag|tag|memo)\s*(?:id|number|no\.?|#)?\s*(?:is|:|=)?\s*(\d{4,12})\b"
+)
+#: numbers that name a customer or their account (an order or invoice number names a purchase,
+#: and stays): "customer ID AC-2284913", "Kundennummer ist KD-7781203", "numéro de client : 5521"
+_ID_OWNER = (r"(?:account|acct|customer|client|member|membership|player|wallet|profile|loyalty|subscriber|contract|"
+             r"policy|patient|kunden|konto|mitglieds|vertrags|klanten|klant|rekening|cliente|socio|abonné|abonado)")
+_ID_VALUE = (r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,34}\d(?-i:-?[A-Z]{1,2})?|(?-i:[A-Z]{1,5})[/-]?\d{4,12}"
+             r"(?-i:-?[A-Z]{1,2})?)\b")
+_CUSTOMER_NUMBER = re.compile(
+    rf"(?i)\b{_ID_OWNER}[ -]?(?:number|no\.?|nr\.?|num|id|nummer|número|numero|code|#)\s*"
+    # (a few words before the verb: "customer number on the statements is SH-4471-0928-33")
+    r"(?:(?:[a-z]{1,12}[ \t]+){1,4}?(?:is|was|ist|lautet|es|est)[ \t]+|(?:is|ist|lautet|es|est|è|é|:|=|#)?\s*)"
+    + _ID_VALUE +
+    r"|(?i:\b(?:numéro|número|numero|numer|n[°º]|codice|código|code)\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
+    r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
+)
+#: the references of one customer's order, invoice, booking or transfer ("order ORD-558213",
+#: "invoice INV-2024-00931", "reference WT-99812"): nothing an article needs, and each leads back
+#: to the customer; ``_references`` keeps the support desk's own ticket and case numbers and a
+#: code nothing introduces unless its prefix names a purchase
+_REFERENCE = re.compile(
+    r"(?i:\b(?:order|invoice|inv|transaction|txn|booking|reservation|reference|ref|tracking|ticket|case|claim|"
+    r"receipt|shipment|parcel|bestellung|bestellnummer|rechnung|rechnungsnummer|commande|facture|pedido|factura|"
+    r"ordine|fattura|bestelling|factuur|zamówienie|faktura|注文番号|订单号?)(?=[\s:#=：]|(?<=[\u3000-\u9fff]))"
+    r"(?:[ \t]*(?:id|number|no\.?|nr\.?|num|#|code|nummer|número|numéro|numero))?(?:[ \t]*(?:is|:|=|#))*[ \t]*)"
+    r"((?-i:[A-Z]{0,5})[-/]?\d[\dA-Z-]{3,24}(?<=[\dA-Z]))(?![\w-])"
+    # the shape alone, unless the letters name a product's bug, standard or release
+    r"|(?<![\w-])(?!(?:BUG|CVE|RFC|ISO|SHA|UTF|PR|ERR|KB|DOC|FAQ|SKU|API|HTTP|TLS|SSL|JIRA|REL|VER|V)-)"
+    r"((?-i:[A-Z]{2,5})-\d{4,}(?:-[\dA-Z]+)*)(?![\w-])"
+)
+#: identity documents and tax numbers, after the words that name them ("passport number X1234567",
+#: "SSN 123-45-6789", "NIE X-1234567-L", "CPF 123.456.789-09"); a US social security number and a
+#: Brazilian CPF are also recognised by their shape where their checks pass (``python-stdnum``)
+_ID_DOCUMENT = re.compile(
+    r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paszport|personalausweis|ausweis|"
+    r"national\s+(?:id|identity|insurance)|id\s+card|identity\s+card|id|ssn|social\s+security|tax\s+(?:id|code)|"
+    r"tin|nino?|ni(?=[ \t]+(?:number|no\b))|"
+    r"driver'?s\s+licen[cs]e|driving\s+licen[cs]e|licen[cs]e|steuer-?id|steuernummer|dni|nie|nif|cpf|"
+    r"rg|aadhaar|aadhar|pan|pesel|bsn|codice\s+fiscale|personnummer|cpr|nric|sin|carte\s+d'identit[ée]|"
+    r"documento|c[ée]dula|curp|rfc|s[ée]curit[ée]\s+sociale|num[ée]ro\s+insee|nir|sozialversicherungs(?:nummer)?|"
+    r"seguridad\s+social|segurança\s+social|burgerservicenummer|codice\s+identificativo))"
+    r"(?:[ \t]+(?i:number|no\.?|nr\.?|num|#|card|nummer|número|numero|numéro))?"
+    r"(?:[ \t]*(?i:is|ist|es|est|è|é|är|er|on|jest|je|to|:|=|#|-))*[ \t]*"
+    r"((?-i:[A-Z]{0,5}[ -]?\d[\dA-Z]*(?:[ .-][\dA-Z]*\d[\dA-Z]*)*(?:[ .-]?[A-Z](?![\w]))?))(?![\w-])"
+)
+_SSN_SHAPE = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+#: a Spanish DNI or NIE and an Italian codice fiscale: their check letter decides (``python-stdnum``)
+_DNI_SHAPE = re.compile(r"(?<![\w-])\d{8}-?[A-Z](?![\w-])")
+_NIE_SHAPE = re.compile(r"(?<![\w-])[XYZ]-?\d{7}-?[A-Z](?![\w-])")
+_CODICE_FISCALE_SHAPE = re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-])")
+#: a UK National Insurance number, spaced or not ("JT 48 29 17 B", "QQ123456C")
+_NINO_SHAPE = re.compile(r"(?<![\w-])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
+                         r"(?:[ \t]?\d{2}){3}[ \t]?[A-D](?![\w-])")
+#: the words that name a codice fiscale: after them its shape is enough (a check letter mistyped
+#: or made up leaves the person's data in it)
+_CODICE_CUE = re.compile(r"(?i:\b(?:codice\s+fiscale|cod\.?\s+fisc\.?|c\.\s?f\.|cf|tax\s+code|fiscal\s+code)\b)"
+                         r"[^\n]{0,24}\Z")
+#: the personal identity numbers of many countries that hold a date of birth and a check digit
+#: (or two checks; ``python-stdnum``): a number one of them accepts is a national identity number
+#: in a customer's own message even with no word for one (about one random number of ten to
+#: thirteen digits in thirty passes one of them)
+_STRONG_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "ro.cnp", "cn.ric", "id.nik", "se.personnummer", "pl.pesel", "tr.tckimlik", "mx.curp", "gr.amka", "fr.nir",
+    "be.nn", "bg.egn", "fi.hetu", "no.fodselsnummer", "ee.ik", "lt.asmens", "si.emso", "ch.ssn", "za.idnr",
+    "br.cpf", "de.idnr", "is_.kennitala", "es.dni"))
+#: numbers with one check digit or a date only, which one random number in five to ten passes:
+#: read after a word for an identity document in the 40 characters before
+_CHECKED_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "hr.oib", "in_.aadhaar", "jp.in_", "th.pin", "my.nric", "cz.rc", "at.vnr", "pt.cc", "dk.cpr"))
+#: numbers of nine digits or fewer whose single check digit one number in ten passes: read only
+#: right after a word for an identity document
+_WEAK_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "nl.bsn", "ca.sin", "il.idnr", "us.ssn", "au.tfn", "cl.rut", "ec.ci", "ie.pps", "dk.cpr", "pt.nif", "es.nie",
+    "ar.dni"))
+#: a run of digits (and the capitals some numbers hold: a Chinese number's final "X", a CURP) in
+#: up to five groups joined by a space, a dot, a dash or a slash; each group is bounded, so a
+#: long run of digits stays linear
+#: (bounded by letters of the Latin, Greek and Cyrillic alphabets only: in Japanese, Chinese or
+#: Hindi a number sits right against the words around it, "マイナンバーは3118 4873 3313です")
+_ID_CANDIDATE = re.compile(r"(?<![0-9A-Za-zÀ-ɏͰ-ӿ_.,/+:#$€£-])(?=[0-9A-Z]{0,24}\d)[0-9A-Z]{1,24}"
+                           r"(?:[ ./-][0-9A-Z]{1,24}){0,4}(?![0-9A-Za-zÀ-ɏͰ-ӿ_@]|[-./,:]\w)")
+#: personal numbers commonly written in groups (an Argentine CUIT "20-31456789-8", a British NHS
+#: number "943 476 5919", a Pakistani CNIC, a New Zealand IRD number): read after a word for an
+#: identity document when written in their own grouping, like the weaker checks below
+_GROUPED_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
+    "ar.cuit", "gb.nhs", "pk.cnic", "nz.ird"))
+#: the words for an identity document or a personal number in the languages tickets come in
+_ID_WORDS = (
+    r"(?i:\b(?:id|identity|identification|national|citizen(?:ship)?|personal|passport|ssn|sin|tin|nin|nino|pesel|"
+    r"bsn|nik|ktp|cnp|rrn|egn|oib|emšo|emso|amka|afm|nir|insee|cpr|hetu|henkilötunnus|personnummer|personnr|"
+    r"fødselsnummer|fodselsnummer|isikukood|asmens|kimlik|tc|aadhaar|aadhar|curp|rut|dni|nie|nif|cpf|c[ée]dula|"
+    r"documento|ahv|avs|svnr|steuer-?id|nric|mykad|mykid|mykas|kad\s+pengenalan|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
+    r"identité|identidad|identidade|identità|identiteit|tożsamości|dowodu|dowód|paspor|pasaport|passeport|"
+    r"pasaporte|passaporto|passaporte|reisepass|paspoort|sozialversicherung\w*|social\s+security|"
+    r"s[ée]curit[ée]\s+sociale|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh|"
+    r"cuit|cuil|nhs|cnic|ird|assurance\s+sociale|(?-i:NAS)|(?:code|kod)-?e?\s+mel+i|shenasname)\b|"
+    r"आधार|पहचान|পরিচয়|জাতীয়|এনআইডি|کد\s*ملی|شناسنامه|"
+    r"주민|외국인\s*등록|身份证|身份證|身分證|证件|證件|居民身份|マイナンバー|個人番号|هوي[ةه]|الهوي[ةه]|إقامة|اقامة|رقم\s+وطني|"
+    r"ταυτότητ\w*|ΑΜΚΑ|ΑΦΜ|ΑΔΤ|паспорт\w*|ИНН|СНИЛС|ЕГН|посвідчен\w*|เลขประจำตัว|บัตรประชาชน)")
+#: such a word in the 40 characters before a number
+_ID_CUE = re.compile(_ID_WORDS + r"[^\n]{0,30}\Z")
+#: such a word right before a number, only "number", "is" or a colon between ("CNP 2910305407267",
+#: "raqam al-hawiya 1087423356", "身份证号 …")
+_ID_CUE_NEAR = re.compile(
+    _ID_WORDS + r"(?:-[^\W\d_]{1,3})?(?:[ \t]*(?:नंबर|संख्या|নম্বর|(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|"
+    r"number|is|ist|est|es|är|er|jest|là|adalah|号|號|번호|番号|：|[:#=.-])))*[ \t]*\Z")
+#: a South Korean resident registration number: a date of birth, a dash and seven digits the
+#: first of which gives the century and sex (numbers issued since October 2020 carry no check digit)
+_KOREAN_RRN = re.compile(r"(?<![\w-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-8]\d{6}(?![\w-])")
+#: a passport's or an identity card's number after the words that name one, in many languages:
+#: letters and digits ("RX 482913", "X1234567", "C01X00T47")
+_PASSPORT = re.compile(
+    r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paspoort|paszport\w*|pasaport\w*|"
+    r"paspor|passi|pass|seria|série|serie|id\s+card|identity\s+card|carte\s+d'identit[ée]|cartea\s+de\s+identitate|"
+    r"buletin\w*|personalausweis|ausweis|dowód\s+osobisty|documento\s+de\s+identidad)\b|паспорт\w*|護照|护照|여권|"
+    r"パスポート|جواز(?:\s+السفر)?|διαβατήριο\w*)"
+    r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|:|=|is|ist|est|es))*[ \t]*"
+    r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}(?-i:[A-Z]{2})\d{5}|(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9})"
+    r"(?![\w-])")
+
+
+def _groups(value: str) -> list[int]:
+    return [len(g) for g in re.split(r"[ ./-]", value) if g]
+
+
+def _accepts(module: ModuleType, compact: str) -> bool:
+    try:
+        return bool(module.is_valid(compact))
+    except (ValidationError, ValueError, TypeError, IndexError, KeyError):
+        return False  # a module's own table lacks an entry ("cn.ric" for some counties)
+
+
+def _written_as_its_own(compact: str, value: str) -> bool:
+    """Whether a country's personal number accepts ``compact`` and ``value`` is written in that
+    number's own grouping ("145 333 142" a Canadian SIN, "4407 2386 2555" an Aadhaar number,
+    "20-31456789-8" a CUIT): the grouping is a second piece of evidence beside the check digit."""
+    shape = _groups(value)
+    if len(shape) < 2:
+        return False
+    for module in (*_CHECKED_ID_MODULES, *_WEAK_ID_MODULES, *_GROUPED_ID_MODULES):
+        if _accepts(module, compact):
+            try:
+                formatted = module.format(compact)
+            except (ValidationError, ValueError, TypeError, IndexError, KeyError, AttributeError):
+                continue
+            # (a number with no check of its own, an Argentine DNI "1.250.000", is grouped as a figure)
+            if _groups(formatted) == shape and not re.fullmatch(r"\d{1,3}(?:[., ]\d{3})+", formatted):
+                return True
+    return False
+
+
+def _personal_id(compact: str, cued: bool, near: bool, value: str = "") -> bool:
+    """Whether a personal identity number of some country accepts ``compact`` (its check digit
+    or the date of birth it holds); the weaker checks only when ``cued`` (a word for an identity
+    document in the 40 characters before) or ``near`` (right before), or when cued and ``value``
+    is written in the number's own grouping."""
+    modules = (*_STRONG_ID_MODULES, *(_CHECKED_ID_MODULES if cued else ()), *(_WEAK_ID_MODULES if near else ()))
+    if any(_accepts(module, compact) for module in modules):
+        return True
+    return cued and _written_as_its_own(compact, value)
+
+
+def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
+    """National identity numbers of any country recognised by their check digits: after a word
+    for an identity document (``_ID_CUE``), or anywhere in a customer's own message (nine digits
+    or more, a strongly checked number only); never a figure written with thousands separators,
+    an address of four numbers, a number after a telephone's country code."""
+    phones = [(m.start(), m.end()) for m in _INTERNATIONAL.finditer(text)] if "+" in text else []
+
+    def in_phone(a: int, b: int) -> bool:  # "+966 55 218 7740": a telephone number's national part
+        return any(a < e and b > s for s, e in phones)
+
+    for m in _ID_CANDIDATE.finditer(text):
+        value = m.group()
+        if in_phone(m.start(), m.end()):
+            continue
+        compact = re.sub(r"[ ./-]", "", value)
+        digits = sum(c.isdigit() for c in compact)
+        if digits < 6 or len(compact) > 20:
+            continue
+        cued = _ID_CUE.search(text, max(0, m.start() - 40), m.start()) is not None
+        if re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", value) or (
+                re.fullmatch(r"\d{1,3}(?:[., ]\d{3})+", value) and not (cued and _written_as_its_own(compact, value))):
+            continue  # "15.000.000", "10.0.0.14" (but "NAS 145 333 142", a SIN in its own grouping)
+        if not (cued or (customer and digits >= 9)):
+            continue
+        near = _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) is not None
+        if _personal_id(compact, cued, near, value):
+            yield Span(m.start(), m.end(), "national_id")
+    for m in _KOREAN_RRN.finditer(text):
+        yield Span(m.start(), m.end(), "national_id")
+    for m in _PASSPORT.finditer(text):
+        if m.group(1).isdigit() and re.match(r"(?i)s[ée]ri[ae]\b", m.group()):
+            continue  # "numéro de série 12345678": a device's serial number; an ID card's series has letters
+        yield Span(m.start(1), m.end(1), "national_id")
+    if customer:
+        # after a word for an identity document, a customer's long number is theirs even when
+        # no country's check accepts it (a check digit mistyped, a country without a module)
+        for m in re.finditer(r"(?<![\w.,/+-])\d(?:[ -]?\d){5,17}(?![\w-]|[.,]\d)", text):
+            if in_phone(m.start(), m.end()):
+                continue
+            # further from the word (other words between: "TIN ko kung kailangan: 304-582-716-000"),
+            # a number of nine digits or more in three dashed groups or more, an identity number's shape
+            grouped = (m.group().count("-") >= 2 and sum(c.isdigit() for c in m.group()) >= 9
+                       and not re.match(r"(?:19|20)\d{2}-[01]\d-", m.group()))  # "2024-11-0042" is a reference
+            if _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) or (
+                    grouped and _ID_CUE.search(text, max(0, m.start() - 40), m.start())):
+                yield Span(m.start(), m.end(), "national_id")
+
+
+_CPF_SHAPE = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])")
+
+
+def _code_parts(code: str) -> list[str]:
+    return [part.lower() for part in re.findall(r"[^\W_]+", code)]
+
+
+#: the words that name the support desk's own record of a conversation: its number leads back to
+#: nothing but the ticket the draft is made from, and it stays ("we will look into it under
+#: reference CV-20931", "Ticket CV-60331", "Following up on ticket 402117")
+_CASE_WORDS = frozenset(("ticket", "case", "reference", "ref"))
+#: the prefixes that name a customer's purchase, payment or delivery ("INV-88213", "ORD-771204",
+#: "TX-88120"): such a code leads back to one customer wherever it stands
+_PURCHASE_PREFIX = re.compile(r"(?i)(?:INV|INVOICE|ORD|ORDER|PO|SO|TX|TXN|TRX|TRN|BK|BKG|BOOK|BOOKING|RES|RSV|"
+                              r"RCPT|RCP|RECEIPT|SHP|SHIP|TRK|AWB|PAY|PMT|RMA|SUB|CHG|CH|PI|IN|WIRE|WT)(?=[-/#]?\d)")
+#: a payment's or a purchase's words before "reference": the reference a payer writes on a
+#: transfer, a transaction's reference ("Txn ref 4128 7733 9021") are theirs
+_PAYMENT_BEFORE = re.compile(r"(?i)\b(?:payment|transfer|wire|bank|sepa|transaction|txn|deposit|withdrawal|order|"
+                             r"invoice|booking|purchase|"
+                             r"remittance|überweisung|virement|transferencia|bonifico|pagamento|pago)\b[^.!?\n]{0,20}\Z")
+
+
+def _references(text: str, known: Collection[str] | None = None) -> Iterator[Span]:
+    for m in _REFERENCE.finditer(text):
+        group = 1 if m.group(1) else 2
+        code = m.group(group)
+        purchase = _PURCHASE_PREFIX.match(code.lstrip("#")) is not None
+        if group == 2 and not purchase:
+            continue  # a code nothing introduces: an error code, a product's or the desk's own number
+        cue = (re.findall(r"[^\W\d_]+", m.group()) or [""])[0].lower() if group == 1 else ""
+        if (cue in _CASE_WORDS and not purchase
+                and not _PAYMENT_BEFORE.search(text, max(0, m.start() - 40), m.start())):
+            continue
+        parts = _code_parts(code)
+        if known is not None and (group == 2 or len(parts) >= 2) and all(part in known for part in parts):
+            continue  # a code the bot's own documents hold ("WD-4001" in its error-code table, the
+            # example reference "TD-48213" of its help pages)
+        if len(re.sub(r"\D", "", m.group(group))) >= 4:
+            start = m.start(group)
+            # "#A7731-2290": the sign that marks the number goes with it
+            yield Span(start - 1 if start and text[start - 1] == "#" else start, m.end(group), "reference")
+
+
+def _id_documents(text: str) -> Iterator[Span]:
+    for m in _ID_DOCUMENT.finditer(text):
+        value = m.group(1)
+        if len(re.sub(r"\D", "", value)) >= 4:
+            yield Span(m.start(1), m.end(1), "national_id")
+    for pattern, module in ((_SSN_SHAPE, ssn), (_CPF_SHAPE, cpf), (_DNI_SHAPE, dni), (_NIE_SHAPE, nie),
+                            (_CODICE_FISCALE_SHAPE, codicefiscale)):
+        for m in pattern.finditer(text):
+            if module.is_valid(m.group()) or (
+                    module is codicefiscale and _CODICE_CUE.search(text, max(0, m.start() - 60), m.start())):
+                yield Span(m.start(), m.end(), "national_id")
+    for m in _NINO_SHAPE.finditer(text):
+        yield Span(m.start(), m.end(), "national_id")
+
+
+def _accounts(text: str) -> Iterator[Span]:
+    for pattern in (_ACCOUNT, _CUSTOMER_NUMBER):
+        for m in pattern.finditer(text):
+            group = next(g for g in range(1, (pattern.groups or 1) + 1) if m.group(g))
+            yield Span(m.start(group), m.end(group), "account_number")

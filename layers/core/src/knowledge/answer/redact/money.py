@@ -1,0 +1,319 @@
+"""Amounts of money: a number with a currency (symbol, code or word), written in words, or
+bare after a word for a balance or a payment; a policy figure (a limit, a fee, a threshold) is
+no one's; amounts named with a person's name, and the money columns of a table."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator, Sequence
+
+from .. import name_lexicon
+from .spans import Span
+from .users import _system_account
+from .words import _ordinary
+
+_CURRENCY_WORDS = (r"dollars?|euros?|pounds?|bucks|reais|real|pesos?|rupees?|yen|yuan|rmb|won|francs?|"
+                   r"zlotys?|złotych|złote|kroner|kronor|kronur|lira|liras|rand|naira|shillings?|dirhams?|ringgit|"
+                   r"baht|dong|rubles?|roubles?|hryvnias?|sats|satoshis?|gwei|cents?")
+#: a number as the locales write one: "1,250.00", "1.249,90", "2 340,00", "1'200.50", "0.185"
+_NUMBER = r"(?:\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+|\d+)(?:[.,]\d+)?"
+_SYMBOLS = "$€£¥₹₩₽₺₪₫₱฿₴₦"
+#: a word character of a script that writes no spaces: a number or a code may touch it ("金额是500 USDT。")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_NOT_BEFORE = rf"(?<![^\W{_CJK}])(?<![.,])"
+_NOT_AFTER = rf"(?![^\W{_CJK}])"
+_AMOUNT = re.compile(
+    # "~850 ATOM", "≈ €40": the sign of an approximate amount goes with it
+    rf"(?:[~≈][ \t]?)?"
+    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{_SYMBOLS}]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
+    rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|грн|гривень|гривні|гривня|гривен|рублей|рубля|рублів|руб|лв|тг|тенге|сом|сум|₾|₸|원|円|元|块|圓|ドル|美元|欧元)"
+    rf"{_NOT_AFTER}"
+    r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
+    # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
+    # (``_money_unit`` decides which units are money)
+    # (a range before it: "5k-6k DOT", "2–3 ETH")
+    rf"|{_NOT_BEFORE}(?:{_NUMBER}[kKmM]?[ \t]?[-–][ \t]?)?-?{_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?"
+    r"(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{2,8})"
+    rf"{_NOT_AFTER}"
+    # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000")
+    r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?\d(?:[\d,.'\u00a0\u202f ]*\d)?(?![\d])"
+    r")"
+)
+#: capital units and words that follow a number and are no money ("16 GB", "9 AM", "404 NOT FOUND")
+_NOT_MONEY = frozenset((
+    "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib", "bps", "kbps", "mbps", "gbps", "ms", "ns", "hz",
+    "khz", "mhz", "ghz", "dpi", "ppi", "fps", "rpm", "kw", "kwh", "mw", "mwh", "am", "pm", "utc", "gmt", "cet",
+    "cest", "est", "edt", "pst", "pdt", "cst", "cdt", "mst", "mdt", "ist", "bst", "jst", "kst", "aest", "hkt",
+    "sgt", "msk", "wat", "eat", "sast", "hrs", "hr", "min", "mins", "sec", "secs", "px", "pt", "em", "rem", "cm",
+    "mm", "km", "kg", "lb", "lbs", "oz", "ml", "gpu", "cpu", "cpus", "vcpu", "ram", "ssd", "hdd", "tps", "rps",
+    "qps", "otp", "sms", "api", "ip", "ips", "mah", "fa", "st", "nd", "rd", "th", "not", "and", "or", "the",
+    "for", "to", "of", "in", "on", "at", "is", "it", "error", "errors", "ok", "id", "ids", "no", "yes", "days",
+    "hours", "usb", "hdmi", "pin", "pins", "pcs", "qty", "mp", "hd", "uhd", "fhd", "tls", "ssl", "http", "https",
+    "tcp", "udp", "dns", "vpn", "ssh", "nft", "nfts", "dpa", "gdpr", "kyc", "aml", "faq", "eta", "sla",
+))
+
+
+#: codes that are English words too, which an all-capitals writer puts before a number ("TRY 3
+#: TIMES", "TOP 10", "APT 4"): before a number they are no currency
+_CODE_WORDS = frozenset(("all", "top", "apt", "try", "cup", "pot", "amp", "imp", "mad", "near", "link", "dash",
+                         "burst", "tit", "rub", "bam", "pol", "ton", "neo", "koi", "yer", "gip", "lak", "sol",
+                         "dot", "atom", "iota", "doge", "pen", "op", "arb", "sui"))
+
+
+def _money_unit(unit: str, glued: bool) -> bool:
+    """A unit after a number that names money: a currency's ISO 4217 code or a coin's ticker
+    (Faker's lists), any other code of two to five capitals written apart from the number
+    ("12,400 ATOM", "420 SOL"; the tickers of new coins are on no list), a currency's word
+    ("200 dollars"), or a listed code in lower case ("0.5 btc")."""
+    low = unit.lower()
+    if low in _NOT_MONEY:
+        return False
+    if re.fullmatch(_CURRENCY_WORDS, low) or unit in ("TL", "zł"):
+        return True
+    codes = name_lexicon.currency_codes()
+    if unit.isupper():
+        return low in codes or (not glued and 2 <= len(unit) <= 5)
+    return unit.islower() and low in codes and len(low) >= 3 and (not _ordinary(low) or low in ("sol",))
+
+
+def _amount_matches(text: str) -> Iterator[re.Match[str]]:
+    for m in _AMOUNT.finditer(text):
+        if m.group("unit") is not None and not _money_unit(m.group("unit"), glued=not m.group("gap")):
+            continue
+        code = m.group("code")
+        if code is not None and code not in ("KSh", "Ksh", "RM", "Rp") and (
+                code.lower() not in name_lexicon.currency_codes() or code.lower() in _CODE_WORDS):
+            continue
+        yield m
+
+
+#: a threshold's words before an amount said to someone ("deposits over $250")
+_THRESHOLD = re.compile(r"(?i)\b(?:over|under|from|starting\s+at|between|and|or|to)\s*\Z")
+
+
+def _named_amounts(text: str, people: Sequence[Span]) -> Iterator[Span]:
+    """An amount in a sentence that names a person ("Customer Hannah Kleinschmidt is waiting on
+    310 XMR"): that person's money, unless it reads as a policy figure."""
+    starts = sorted(p.start for p in people)
+    if not starts:
+        return
+    for sentence in _SENTENCE.finditer(text):
+        i = bisect.bisect_left(starts, sentence.start())
+        if i == len(starts) or starts[i] >= sentence.end():
+            continue
+        body, offset = sentence.group(), sentence.start()
+        for m in _amount_matches(body):
+            near_before = " ".join(body[max(0, m.start() - 80) : m.start()].split()[-5:])
+            if (_POLICY.search(near_before) or _THRESHOLD.search(near_before[-24:])
+                    or _PER_PERIOD.match(body, m.end())):
+                continue  # "Hi Daniel, the bonus applies to deposits over $250 only"
+            yield Span(offset + m.start(), offset + m.end(), "amount")
+
+
+def _has_amount(text: str) -> bool:
+    return next(_amount_matches(text), None) is not None
+
+
+_PERSONAL = re.compile(
+    r"(?i)\b(?:my|mine|your|yours|i|i'm|i've|i'd|me|balance|balances|wallet|deposited|withdrew|withdrawn|sent|"
+    r"received|lost|refund|refunded|owe|owed|credited|debited|missing|stolen|transferred|"
+    # the same in the languages tickets most often come in
+    r"j'ai|mon|ma|mes|payé|solde|versé|mein|meine|ich|habe|guthaben|kontostand|überwiesen|bezahlt|mi|mis|"
+    r"pagué|saldo|meu|minha|paguei|mio|mia|pagato|mijn|betaald|mój|moje|zapłaciłem|zapłaciłam|tenía|tenia|"
+    r"mera|meri|mere|maine|mujhe|mera|benim|hesabım|bakiyem|tengo|tinha|avevo|hatte|"
+    r"kartımdan|kartımda|kartıma|hesabımdan|hesabıma|bana|számlámon|számlámról|számlámra|kártyámról|kártyámon|"
+    r"egyenlegem|nekem|moje|mojej|mojego|mého|mém|moji|"
+    # charged, billed or paid back: one customer's money ("fui cobrado", "proszę o zwrot")
+    r"charged|billed|overcharged|cobrado|cobrada|cobraram|cobraron|cargado|cargaron|abgebucht|belastet|prélevé|"
+    r"débité|addebitato|addebitati|pobrano|obciążono|afgeschreven|çekildi|списали|zwrot|zwrotu|remboursement|"
+    r"reembolso|rimborso|rückerstattung|erstattung|terugbetaling|iade|возврат|"
+    # the first person's payments in the languages above ("ödedim", "envié", "wysłałem")
+    r"ödedim|gönderdim|yatırdım|çektim|envié|deposité|transferí|retiré|envoyé|gezahlt|eingezahlt|abgehoben|"
+    r"inviato|versato|prelevato|depositato|trasferito|ricevuto|enviei|depositei|transferi|saquei|wpłaciłem|wpłaciłam|wysłałem|wysłałam|"
+    r"przelałem|przelałam|tôi|mình|số\s+dư|"
+    # someone else's money, their stake, what one needs to move ("his 0.9 BTC", "Staked 120 DOT",
+    # "need to move 0.42 BTC", "vous m'avez facturé 0,08 ETH")
+    r"his|her|their|our|staked|restaked|unstaked|bonded|delegated|need|needed|facturé|facturée|facturado|"
+    r"facturada|fatturato|fatturati|berechnet|m'avez|me\s+han|mi\s+avete|mir|uns|brauche|benötige|necesito|"
+    r"necesitamos|preciso|precisamos|bisogno|besoin|ik|gestort|overgemaakt|opgenomen|gestakt|"
+    # wanting, selling, buying and asking back in the languages above ("ho venduto 0,75 ETH",
+    # "chcę wypłacić 1 200 DOT", "devolvam 120 €"), and romanised Hindi's money verbs ("2.3 ETH
+    # bhejna tha", "paise nikalne hain")
+    r"ho|vorrei|venduto|comprato|prelevare|quero|queria|vendi|comprei|devolvam|devolver|devolução|quiero|"
+    r"quería|vendí|compré|devuelvan|devolver|devolución|restituite|restituire|verkauft|gekauft|möchte|"
+    r"chcę|chciałbym|chciałabym|wypłacić|wypłaciłem|wypłaciłam|wypłata|wypłaty|moja|moich|moim|"
+    r"bhejna|bheja|bheje|bhejne|bhejni|nikalna|nikala|nikale|nikalne|nikali|paise|paisa|jama|mila|mile|"
+    r"mere|mujhe|hamara|hamare|humne)\b"
+    # the same where words are not spaced: I, my, balance, refund in Chinese, Japanese, Korean
+    r"|我|私|僕|余额|餘額|残高|退款|返金|내\s|제\s|저의|나의|잔액|잔고|환불"
+    # and their "I paid", "I withdrew", "I deposited", "I sent"
+    r"|出金し|入金し|送金し|支払|払った|払いました|提了|提现了|充了|充值了|转了|付了|支付了|결제했|입금했|출금했|송금했|보냈"
+    r"|金额|金額|금액"
+)
+_NUMBER_WORD = (r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+                r"hundred|thousand|million|grand|couple)")
+#: money written in words ("two hundred dollars", "fifty-five euros", "a thousand bucks")
+_WORD_AMOUNT = re.compile(
+    rf"(?i)\b{_NUMBER_WORD}(?:(?:[ \t]+|-)(?:and[ \t]+|of[ \t]+)?{_NUMBER_WORD}){{0,6}}[ \t]+(?:{_CURRENCY_WORDS})\b"
+    # "two grand", "a few grand": thousands of the writer's currency, said without it
+    rf"|\b(?:(?:a[ \t]+)?few|several|{_NUMBER_WORD})(?:(?:[ \t]+|-)(?:and[ \t]+)?{_NUMBER_WORD}){{0,3}}[ \t]+grand\b")
+#: the verbs that move one's money before an amount in words ("Need two hundred dollars")
+_MONEY_VERB = re.compile(r"(?i)\b(?:need|needs|needed|send|sent|withdraw|withdrew|withdrawn|transfer|transferred|"
+                         r"pay|paid|move|moved|cash\s+out|lost|owe|owed|deposit|deposited|refund|charged)\b")
+#: the amount of one payment, said as such ("Total was €38.12", "Montant : 1 250 USDC")
+_AMOUNT_LABEL = re.compile(
+    r"(?i:\b(?:total|amount|montant|betrag|importe|monto|valor|importo|bedrag|kwota|kwotę|toplam|tutar|сумма|"
+    r"số\s+tiền)\b\s*(?:was|is|of|:|war|ist|est|era|es|è|wynosi|=)?\s*:?\s*)\Z")
+#: a digit: no amount without one
+_AMOUNT_HINT = re.compile(r"\d")
+#: "the withdrawal of €500": a particular transaction, so someone's
+_THEIR_TRANSACTION = re.compile(
+    r"(?i)\b(?:the|this|that|a|one)\s+(?:withdrawal|deposit|transfer|payment|charge|chargeback|payout|transaction|"
+    r"purchase|wire|top-?up)s?\s+(?:of|for)\s*$"
+    # one transaction named without an article ("Top-up of €150 failed"); plurals are policy
+    r"|(?:^|[.!?]\s+|\b)(?:withdrawal|deposit|transfer|payment|charge|payout|purchase|wire|top-?up)\s+of\s*$"
+)
+_REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|cost|came))", re.IGNORECASE)
+_POLICY = re.compile(r"(?i)\b(?:minimum|maximum|min|max|fee|fees|limit|limits|cost|costs|price|at least|up to|"
+                     r"more than|less than|smaller than|larger than|greater than|below|above|exceeding|exceeds)\b")
+#: "€1,000 per day", "$50 a month", "5 BTC/day": a limit or a price, said of no one
+_PER_PERIOD = re.compile(r"(?i)\s*(?:per|a|an|each|every|/)\s*(?:day|week|month|year|transaction|withdrawal|deposit|"
+                         r"request|user|seat|account)s?\b")
+_BALANCE_WORD = re.compile(r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand)\b")
+_BARE_MOVED = re.compile(
+    r"(?i)\b(?:i|we)\s+(?:withdrew|deposited|sent|transferred|paid|lost|received|topped\s+up)\s+(\d[\d,.]*(?<=\d))"
+    r"(?![\d%]|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b|of\b|x\b))")
+_BARE_BALANCE = re.compile(
+    r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand|it|wallet|account)\s+(?:now\s+)?(?:says|shows|displays|reads|"
+    r"is\s+(?:at|now|only)|is|was|went\s+to|dropped\s+to|of|zeigt|ist|est|es|indica|mostra)\s*:?\s*"
+    r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))"
+)
+#: a figure without its currency after the word for an amount ("amount 0.0182", "сумма: 1200")
+_LABELLED_FIGURE = re.compile(
+    r"(?i:\b(?:amount|sum|total|montant|betrag|importe|monto|valor|importo|bedrag|kwota|tutar|сумма|"
+    r"số\s+tiền|jumlah|nominal|ποσό)\b|金额|金額|금액)\s*(?:was|is|of|:|=)?\s*:?\s*"
+    r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))")
+#: a sentence: up to its full stop (a stop inside a number, "0.3", is none) or its line's end
+_SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=[^\s.!?]))+(?:[.!?。！？]+|$)", re.MULTILINE)
+
+
+def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
+    """Amounts tied to a person (their balance, their deposit): an amount is redacted when a
+    personal or account word is near it in its sentence, unless it reads as a policy figure
+    ("the minimum is $10") said of no one in particular. In a ``customer``'s own message every
+    amount is theirs unless it reads as a policy figure: customers write of their own
+    transactions in every language, and no list of personal words covers them all."""
+    previous = ""
+    for sentence in _SENTENCE.finditer(text):
+        body, offset = sentence.group(), sentence.start()
+        # "It was only 0.8 ETH": a sentence opening on a pronoun speaks of the one before
+        context = bool(_REFERS_BACK.match(body) and _PERSONAL.search(previous))
+        # the personal words of the sentence, found once: a sentence of many amounts stays linear
+        personal = [p.start() for p in _PERSONAL.finditer(body)] if _AMOUNT_HINT.search(body) else []
+        for m in _amount_matches(body):
+            # the words near it decide: 300 characters before, 40 after
+            before = body[max(0, m.start() - 300) : m.start()]
+            after = body[m.end() : m.end() + 40]
+            near_before = " ".join(before[-80:].split()[-5:])
+            if ((_POLICY.search(near_before) or _PER_PERIOD.match(after))
+                    and not re.search(r"(?i)\b(?:my|your)\b", near_before)):
+                continue
+            i = bisect.bisect_left(personal, m.start() - 300)
+            j = bisect.bisect_left(personal, m.end())
+            near = (i < len(personal) and personal[i] < m.start()) or (
+                j < len(personal) and personal[j] < m.end() + 40)
+            # from a customer, an amount no personal word is near is still a threshold after "over",
+            # "under", "between" ("do withdrawals over 10,000 USDT need a review?")
+            # or a policy figure asked about ("what is the maximum daily withdrawal for verified users,
+            # 10,000 EUR?")
+            # ("1.29 EKS", "3 AZ": from a customer with no personal word near, only a listed
+            # currency, coin or currency word after a number is money)
+            unit = m.group("unit")
+            mine = (customer and not _THRESHOLD.search(near_before[-24:])
+                    and not _POLICY.search(" ".join(before[-160:].split()[-10:]))
+                    and (unit is None or unit.lower() in name_lexicon.currency_codes()
+                         or re.fullmatch(_CURRENCY_WORDS, unit.lower()) is not None or unit in ("TL", "zł")))
+            if (near or mine or context or _THEIR_TRANSACTION.search(before[-60:])
+                    or _AMOUNT_LABEL.search(before[-40:])):
+                yield Span(offset + m.start(), offset + m.end(), "amount")
+        for m in _WORD_AMOUNT.finditer(body):
+            if re.fullmatch(r"(?i)a[ \t]+\S+", m.group()):
+                continue  # "a dollar": a way of speaking more often than a sum
+            before = body[max(0, m.start() - 60) : m.start()]
+            if customer or _PERSONAL.search(before) or _MONEY_VERB.search(before):
+                yield Span(offset + m.start(), offset + m.end(), "amount")
+        if customer:
+            # a figure without its currency after the word for an amount ("amount 0.0182")
+            for m in _LABELLED_FIGURE.finditer(body):
+                if not _has_amount(body[m.start(1) : m.end(1) + 8]):
+                    yield Span(offset + m.start(1), offset + m.end(1), "amount")
+        # a figure without its currency where a balance is read out ("now it says 0!", "my
+        # balance shows 1,250.00"), when this sentence already speaks of money
+        for m in _BARE_MOVED.finditer(body):
+            if not _has_amount(body[m.start(1) : m.end(1) + 8]):
+                yield Span(offset + m.start(1), offset + m.end(1), "amount")
+        if _has_amount(body) or _BALANCE_WORD.search(body):
+            for m in _BARE_BALANCE.finditer(body):
+                if not _has_amount(body[max(0, m.start(1) - 4) : m.end(1) + 6]):
+                    yield Span(offset + m.start(1), offset + m.end(1), "amount")
+        previous = body
+
+
+#: a pasted table's column of money, by its header in the languages tickets come in ("amount",
+#: "valueEur", "Total", "fee", "Betrag", "összeg", "suma", "сумма")
+_MONEY_COLUMN = frozenset((
+    "amount", "amt", "value", "total", "subtotal", "fee", "price", "sum", "summe", "suma", "betrag", "összeg",
+    "osszeg", "montant", "importe", "importo", "valor", "bedrag", "kwota", "сумма", "сума", "balance", "paid",
+    "cost", "net", "gross", "reward", "payout", "credit", "debit", "charge", "refund", "deposit", "withdrawal",
+    "金额", "金額", "금액"))
+
+
+def _money_column(cell: str) -> bool:
+    """A header cell that names money: one of its words ("valueEur", "total_fee", "Amount (EUR)")."""
+    return any(w in _MONEY_COLUMN or w.removesuffix("s") in _MONEY_COLUMN for w in _column_words(cell))
+
+
+_TABLE_NUMBER = re.compile(r"[ \t]*-?[$€£]?(?:\d{1,3}(?:[,.' ]\d{3})+|\d+)(?:[.,]\d+)?[ \t]*")
+
+
+#: a pasted table's column of user names, by its header ("username", "login", "user_id", "Benutzer")
+_USER_COLUMN = frozenset(("username", "user", "login", "handle", "userid", "uid", "account", "benutzer",
+                          "benutzername", "usuario", "utilisateur", "utente", "gebruiker", "gebruikersnaam",
+                          "użytkownik", "felhasználó", "пользователь", "логин", "користувач"))
+_USER_CELL = re.compile(r"[ \t]*[A-Za-z][\w.$-]{1,39}[ \t]*")
+
+
+def _column_words(cell: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z\u00c0-\u024f]+|[A-Z]+(?![a-z])|[^\W\d_]+", cell.strip())]
+
+
+def _table_amounts(text: str) -> Iterator[Span]:
+    """The figures of a pasted table (CSV, semicolon, tab or pipe separated) in a column whose
+    header names money, and the user names in one whose header names a user ("username",
+    "login"): its rows, each with as many cells as the header, up to a line that has not."""
+    lines = list(re.finditer(r"[^\n]+", text))
+    i = 0
+    while i < len(lines):
+        header = lines[i].group()
+        sep = next((c for c in ",;\t|" if header.count(c) >= 2), None)
+        cells = header.split(sep) if sep else []
+        money = [k for k, cell in enumerate(cells) if len(cell) <= 40 and _money_column(cell)
+                 and not re.search(r"\d", cell)]
+        users = [k for k, cell in enumerate(cells) if len(cell) <= 40 and not re.search(r"\d", cell)
+                 and "".join(_column_words(cell)) in _USER_COLUMN]
+        i += 1
+        if not (money or users):
+            continue
+        while i < len(lines) and lines[i].group().count(sep or ",") == len(cells) - 1:
+            row, offset = lines[i].group(), lines[i].start()
+            start = 0
+            for k, cell in enumerate(row.split(sep)):
+                lead = len(cell) - len(cell.lstrip())
+                if k in money and _TABLE_NUMBER.fullmatch(cell) and cell.strip():
+                    yield Span(offset + start + lead, offset + start + len(cell.rstrip()), "amount")
+                elif k in users and _USER_CELL.fullmatch(cell) and not _system_account(cell.strip()):
+                    yield Span(offset + start + lead, offset + start + len(cell.rstrip()), "username")
+                start += len(cell) + 1
+            i += 1

@@ -1,0 +1,316 @@
+"""People's names found by the words around them: a cue ("my name is", "account holder", a
+greeting, "Mr", a sign-off), initials before a surname, a mailbox's display name; and the rules
+find_spans applies to every name span: a title that goes with the name, names joined by "and",
+names that a pronoun takes up, Thai names after their cue, and a name that names a thing (a
+company, a product, a job title) is none.
+
+A name is found where the text says it is one ("my name is", "account holder", a greeting,
+"Mr", a sign-off): capitalised words after such a cue, never a word of the stop list."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator, Sequence
+
+from .. import name_lexicon
+from .spans import Span
+from .words import (
+    _BRANDS,
+    _COMMON_WORD_NAMES,
+    _COMPANY_WORDS,
+    _ENGLISH_GLUE,
+    _INNER_CAPITAL,
+    _NAME_VERBS,
+    _NAME_WORD,
+    _NOT_NAMES,
+    _PARTICLE,
+    _PLACE_NAMES,
+    _TITLES,
+    _UPPER,
+    _company_after,
+    _given,
+    _legal_form,
+    _ordinary,
+    _ordinary_form,
+    _plain_word,
+    _surname,
+)
+
+_NAME_SEQ = (rf"{_NAME_WORD}(?:[ \t]+(?:(?:{_PARTICLE}[ \t]+){{1,2}}|[{_UPPER}]\.?[ \t]+)?{_NAME_WORD}){{0,3}}"
+             r"(?![\w@])")
+_NAME_CUES = re.compile(
+    r"(?:(?i:\b(?:my\s+name\s+is|name\s+is|full\s+name|name|names|i\s+am|i'm|this\s+is|here\s+is|it's|"
+    r"(?:sur|last\s+|family\s+|first\s+|given\s+|maiden\s+|middle\s+|legal\s+)name|"
+    r"account\s+holder|card\s*holder|holder|beneficiary|recipient|payee|signed|attn|attention|"
+    r"calls?\s+me|called\s+me|known\s+as|go(?:es)?\s+by|nickname\s+is|prefers?\s+to\s+be\s+called|"
+    r"name\s+on\s+(?:the\s+|my\s+)?(?:card|account|passport|id|licen[cs]e)(?:\s+is)?|"
+    r"hier\s+ist|ich\s+bin|ich\s+heiße|ich\s+heisse|mein\s+name\s+ist|kontoinhaber(?:in)?|je\s+suis|je\s+m'appelle|"
+    r"mon\s+nom\s+est|titulaire|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|titular\s+es|titular|sono|"
+    r"mi\s+chiamo|il\s+mio\s+nome\s+è|intestatario|meu\s+nome\s+é|me\s+chamo|mijn\s+naam\s+is|ik\s+ben|ik\s+heet|"
+    r"nazywam\s+si[eę]|mam\s+na\s+imi[eę]|jmenuji\s+se|jag\s+heter|mitt\s+namn\s+är|jeg\s+heter|mit\s+navn\s+er|"
+    r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати|я|είμαι(?:\s+[οη])?|με\s+λένε|"
+    r"tôi\s+là|tên\s+tôi\s+là|tôi\s+tên\s+là|mình\s+là|em\s+là|saya|ako\s+si|ang\s+pangalan\s+ko\s+ay|"
+    r"jeg\s+hedder|jeg\s+er|mitt\s+navn\s+er|nimeni\s+on|olen|"
+    r"ονομάζομαι|λέγομαι|ismi|esmi|ismee)"
+    r"(?:\s+(?:is|was|used\s+to\s+be))?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
+    # "ana" (Arabic in Latin letters: "I am") in lower case only: "Ana" is a name
+    r"|\bana[ \t]+"
+    r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
+    r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
+    r"cordialement|bien\s+à\s+vous|saludos\s+cordiales|un\s+saludo|saludos|atentamente|cordiali\s+saluti|"
+    r"distinti\s+saluti|atenciosamente|abraços|cumprimentos|pozdrawiam|met\s+vriendelijke\s+groet|groetjes|groeten|"
+    r"med\s+vänlig\s+hälsning|hälsningar|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением)"
+    r"\s*,?\s+"
+    # greetings and thanks: the name follows on the same line ("Hello,\nChrome crashes" is no name)
+    r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:good\s+morning|good\s+afternoon|good\s+evening|greetings|"
+    r"hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|hiya|howdy|heya|yo|xin\s+chào|chào|selam|salam|"
+    r"cześć|tere|hoi|bună|marhaba|ahlan|assalamu\s+alaikum|salaam|halo|"
+    r"bonjour|bonsoir|salut|hola|buenos\s+días|buenas\s+tardes|buenas|hallo|guten\s+(?:tag|morgen|abend)|"
+    r"sehr\s+geehrte[rs]?|liebe[rs]?|grüezi|servus|moin|ciao|buongiorno|buonasera|gentile|caro|cara|olá|ola|"
+    r"oi|querid[oa]|estimad[oa]|prezad[oa]|beste|geachte|hej|hei|moi|szia|ahoj|dzień\s+dobry|witam|"
+    r"merhaba|привет|здравствуйте|добрый\s+день|уважаем(?:ый|ая)|"
+    r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо|"
+    r"thx|thnx|thanx|tks|ty|tnx)[ \t]*,?[ \t]+"
+    r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
+    r"Señor|Señora|Señorita|Srta|Sr|Sra|Signor|Signora|Sig|Sig\.ra|Dott|Pan|Pani|Panie|Panu|Pana|Meneer|Mevrouw|"
+    r"Dhr|Mevr|chị|anh|ông|bà|chú|Chị|Anh|Ông|Bà|Chú|"
+    r"Senhor|Senhora|Г-н|Г-жа|господин|госпожа|Κύριε|Κύριος|Κυρία|κύριε|κύριος|κυρία|κ)"
+    r"\.?\s+)"
+    rf"({_NAME_SEQ})"
+    # a title and a surname that opens on its particle ("mevrouw de Jong", "Herr von Trapp")
+    r"|\b(?i:herr|frau|monsieur|madame|señor|señora|signor|signora|senhor|senhora|meneer|mevrouw|mr|mrs|ms|dr)\.?"
+    rf"[ \t]+((?:{_PARTICLE}[ \t]+){{1,2}}{_NAME_WORD})"
+)
+#: a turn that ends on two to four capitalised words after a full stop: a signature
+_SIGNATURE = re.compile(
+    rf"(?:(?<=[.!?])|(?<=[.!?]\s))\s*({_NAME_WORD}(?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_NAME_WORD}){{1,3}})\s*$")
+
+#: titles written after the name ("Emre Bey", "Ayşe Hanım", "Tanaka San")
+_AFTER_TITLES = frozenset(("bey", "hanım", "hanim", "efendi", "san", "sama", "kun", "chan", "ji", "sahib", "saheb"))
+
+
+def _is_name_word(word: str) -> bool:
+    return word.lower().strip("'’") not in _NOT_NAMES
+
+
+def _cue_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Every match, the next one searched from where this one's name starts: a cue may sit
+    inside the words another cue took ("Gentile Sig.ra Bellini")."""
+    pos = 0
+    while m := pattern.search(text, pos):
+        yield m
+        pos = max(m.start(_group(m)), m.start() + 1)
+
+
+def _group(m: re.Match[str]) -> int:
+    """The number of the group that matched (a pattern of alternatives has one per cue)."""
+    return next(g for g in range(1, (m.re.groups or 1) + 1) if m.group(g) is not None)
+
+
+def _names(text: str) -> Iterator[Span]:
+    for pattern in (_NAME_CUES, _SIGNATURE):
+        for m in _cue_matches(pattern, text):
+            g = _group(m)
+            words = list(re.finditer(r"\S+", m.group(g)))
+            # keep the leading run of words that are not stop words
+            kept = []
+            while words and words[0].group().lower().rstrip(".") in _TITLES:
+                words.pop(0)
+            titled = text[m.start() : m.start(g)].strip().rstrip(".").lower() in _TITLES
+            for i, w in enumerate(words):
+                word = w.group()
+                # inside a name, particles ("van der") and short given names ("Nguyễn Văn An") stay;
+                # so does a capitalised surname that is another language's small word, after a
+                # name or a title ("Name Ingrid Vos", "Ms Vos")
+                inside = i > 0 and (re.fullmatch(_PARTICLE, word) is not None or (len(word) <= 2 and word[0].isupper()))
+                inside = inside or ((i > 0 or titled) and word[:1].isupper() and len(word.rstrip(".,")) >= 3
+                                    and _surname(word.rstrip(".,")) and word.lower() not in _ENGLISH_GLUE
+                                    and word.rstrip(".,").lower() not in (*_TITLES, *_AFTER_TITLES))
+                if (not _is_name_word(word) and not inside) or (i == 0 and word.isupper() and len(word) <= 3):
+                    break  # a stop word, or an acronym ("building name UK")
+                kept.append(w)
+            while kept and re.fullmatch(_PARTICLE, kept[-1].group()) and len(kept) > 1:
+                kept.pop()
+            if not kept:
+                continue
+            start = m.start(g) + kept[0].start()
+            end = m.start(g) + kept[-1].end()
+            team = [w.group().rstrip(".,").lower() for w in kept]
+            if re.fullmatch(_PARTICLE, kept[-1].group()) or any(w in _COMPANY_WORDS and len(w) >= 4 for w in team):
+                continue  # "Brightwave Ltd", "Equipo de Soporte CoinVault": a company or its team
+            yield Span(start, end, "person_name")
+
+
+#: a given name's initial and a family name ("J. Okafor", "t.n.v. S. Bakker")
+_INITIAL_SURNAME = re.compile(rf"(?<![\w.@/-])[{_UPPER}]\.[ \t]?({_NAME_WORD})(?![\w@]|[.-]\w)")
+#: the name a mailbox is shown under, before its address ("Annelies van der Berg <a.vdberg@…>",
+#: '"Tran, Minh" <…>')
+_DISPLAY_NAME = re.compile(rf"(?<![\w@])[\"']?({_NAME_SEQ}(?:,[ \t]*{_NAME_WORD})?)[\"']?[ \t]*"
+                           r"<[^\s<>@]{1,64}@[^\s<>]{1,255}>")
+
+
+def _initials_and_mailboxes(text: str) -> Iterator[Span]:
+    """A listed family name after an initial, no dictionary word ("J. Okafor", not "A. Install");
+    the capitalised words a mailbox is shown under, unless a company's ("Acme Support <…>")."""
+    for m in _INITIAL_SURNAME.finditer(text):
+        word = m.group(1)
+        if _surname(word) and not _ordinary(word) and word.lower() not in _NOT_NAMES:
+            yield Span(m.start(), m.end(1), "person_name")
+    if "<" in text:
+        for m in _DISPLAY_NAME.finditer(text):
+            words = [w.strip(",") for w in m.group(1).split() if not re.fullmatch(_PARTICLE, w)]
+            if any(w.lower() in _COMPANY_WORDS or w.lower() in _NOT_NAMES
+                   or (_ordinary(w) and not (_given(w) or _surname(w))) for w in words):
+                continue  # "Harbor Notifications <noreply@…>", "Billing Team <…>"
+            yield Span(m.start(1), m.end(1), "person_name")
+
+
+#: the academic and professional titles of many languages before a name ("Ing.", "Mgr.",
+#: "Dipl.-Ing.", "Prof. Dr.", "Datuk"): a degree or an office says who the person is, so it goes
+#: with the name; a courtesy title ("Herr", "Mrs", "Pak", "Khun") says only how one is addressed
+#: and stays, as the labelled sets keep it
+_NAME_TITLES = frozenset(("dr", "dra", "prof", "professor", "doctor", "ing", "mgr", "bc", "phdr", "mudr", "judr",
+                          "rndr", "mvdr", "paeddr", "doc", "dipl", "dipl.-ing", "ir", "drs", "mag", "univ", "avv",
+                          "arch", "dott", "lic", "lcda", "lcdo", "eng", "atty", "hon", "rev", "dato", "datuk",
+                          "haji", "hajjah", "phd", "ph.d"))
+_TITLE_BEFORE = re.compile(r"(?<![\w.-])([^\W\d_][\w.-]{0,9}?)\.?[ \t]+\Z")
+_WORD_BEFORE = re.compile(rf"(?<![\w'’.-])({_NAME_WORD})[ \t]+\Z")
+
+
+def _with_title(text: str, span: Span, known: Collection[str] | None = None) -> Span:
+    """A name with the titles before it ("Ing. Lucie Procházková", "Prof. Dr. Anna Berg") and
+    the first of its given names when the name has three parts ("Maria Lourdes Dimaculangan",
+    "Rogério Fagundes Lima"): a capitalised word just before it on its line that is a listed
+    given name, or no word of the dictionary, no brand and none the bot's corpus knows."""
+    start = span.start
+    words = text[span.start : span.end].split()
+    if len(words) >= 2 and (m := _WORD_BEFORE.search(text, max(0, start - 30), start)):
+        word = m.group(1)
+        key = name_lexicon.key(word)
+        if (_given(word) or not (_ordinary_form(word) or key in _BRANDS or (known is not None and key in known))) and (
+                word.lower() not in (*_NAME_TITLES, *_TITLES) and not _GREETING_WORD.fullmatch(word)):
+            start = m.start(1)
+    for _ in range(3):
+        m = _TITLE_BEFORE.search(text, max(0, start - 14), start)
+        if not m or m.group(1).lower() not in _NAME_TITLES:
+            break
+        start = m.start(1)
+    return span if start == span.start else Span(start, span.end, span.kind)
+
+
+_GREETING_WORD = re.compile(r"(?i:hi|hello|hey|dear|thanks|thank|regards|cheers|salamat|danke|merci|gracias|grazie|"
+                            r"obrigad[oa]|hola|ol[aá]|oi|bonjour|hallo|ciao|ahoj|szia|sveiki|tere|hej|hei|moi|"
+                            r"üdv|udv|pozdrav|sawasdee|selamat|terima|kasih|po|ya|yes|no|ok|okay)")
+#: a name in Thai script after the words that say one follows ("ชื่อลูกค้าคือ สมชาย วงศ์ไพบูลย์", "คุณสมชาย"):
+#: a given name and a surname, the two words Thai writes a person's name in
+_THAI_NAME = re.compile(r"(?<![\u0E00-\u0E7F])(?:ชื่อ[\u0E00-\u0E7F]{0,16}?(?:คือ|:|ว่า)|คุณ|นางสาว|นาย|นาง)[ \t]*"
+                        r"([\u0E01-\u0E4E]{2,20}(?:[ \t][\u0E01-\u0E4E]{2,24})?)")
+
+
+#: a capitalised word that does what a person does ("Takeshi is on holiday and says it wasn't
+#: him"): the subject of a person's verb, a personal pronoun later in the same sentence
+_PERSON_SUBJECT = re.compile(
+    r"(?:^|(?<=[.!?][ \t])|(?<=\n))([A-Z][a-z]{2,15})[ \t]+(?:is|was|has|had|says|said|told|tells|wrote|thinks|"
+    r"claims|claimed|confirmed|swears|insists|left|joined)\b([^.!?\n]{0,120})")
+_PERSONAL_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b")
+
+
+def _pronoun_subjects(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """The first word of a sentence that a personal pronoun later in it refers to, when it is
+    no dictionary word, brand or word the bot's corpus knows: a given name no list holds."""
+    for m in _PERSON_SUBJECT.finditer(text):
+        word = m.group(1)
+        key = name_lexicon.key(word)
+        if not _PERSONAL_PRONOUN.search(m.group(2)) or _ordinary_form(word) or key in _BRANDS or (
+                known is not None and key in known) or word.lower() in _NOT_NAMES:
+            continue
+        yield Span(m.start(1), m.end(1), "person_name")
+
+
+def _thai_names(text: str) -> Iterator[Span]:
+    for m in _THAI_NAME.finditer(text):
+        yield Span(m.start(1), m.end(1), "person_name")
+
+
+_JOINED_BEFORE = re.compile(rf"(?<![\w'’-])({_NAME_WORD})[ \t]*(?:,[ \t]*|[ \t]+(?:and|or|&|und|et|y|e|i)[ \t]+)\Z")
+_JOINED_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|[ \t]+(?:and|or|&|und|et|y|e|i)[ \t]+)({_NAME_WORD})(?![\w'’-])")
+
+
+def _joined_names(text: str, taken: Sequence[Span], known: Collection[str] | None) -> list[Span]:
+    """A listed given name joined to a name found by "and", "or" or a comma ("Both Ken and
+    Aiko", "Aiko and Ken"): the same guards as a name that does something."""
+    out: list[Span] = []
+    covered = bytearray(len(text) + 1)
+    for t in taken:
+        covered[t.start : t.end] = b"\x01" * (t.end - t.start)
+    for span in [t for t in taken if t.kind == "person_name"]:
+        candidates = []
+        if m := _JOINED_BEFORE.search(text, max(0, span.start - 40), span.start):
+            candidates.append((m.start(1), m.end(1)))
+        if m := _JOINED_AFTER.match(text, span.end):
+            candidates.append((m.start(1), m.end(1)))
+        for a, b in candidates:
+            word = text[a:b]
+            low, k = word.lower(), name_lexicon.key(word)
+            if (not _given(word) or low in _NAME_VERBS or low in _NOT_NAMES or low in _PLACE_NAMES or k in _BRANDS
+                    or k in name_lexicon.place_names() or k in name_lexicon.coin_names() or low in _COMMON_WORD_NAMES
+                    or (known is not None and k in known) or word.isupper()
+                    or any(covered[a:b])):
+                continue
+            out.append(Span(a, b, "person_name"))
+            covered[a:b] = b"\x01" * (b - a)
+    return out
+
+
+#: a job title and a comma or "at" before a company's name ("Office Manager, Brightline Dental")
+_JOB_TITLE_BEFORE = re.compile(
+    r"(?i:\b(?:manager|director|engineer|officer|lead|head|founder|co-founder|owner|administrator|admin|"
+    r"accountant|assistant|ceo|cto|cfo|coo|president|consultant|developer|analyst|specialist|coordinator|"
+    r"supervisor|partner|controller|secretary|treasurer|buyer|bookkeeper)(?:[ \t]*,[ \t]*|[ \t]+at[ \t]+))\Z")
+#: the verbs of using software before the products' names ("we use Grafana and Prometheus")
+_SOFTWARE_BEFORE = re.compile(
+    r"\b(?i:use|uses|using|used|install|installs|installed|installing|deploy|deploys|deployed|integrat\w*\s+with|"
+    r"run|runs|running|ran|restart|restarts|restarted|reinstall\w*|uninstall\w*|configur\w*|enabl\w*|"
+    r"upgrad\w*|patch\w*|schedul\w*|"
+    r"connect\w*\s+(?:to|with)|upgrad\w*\s+to|migrat\w*\s+(?:to|from)|switch\w*\s+to)[ \t]+"
+    r"(?:[A-Z][\w.+-]*(?:[ \t]+[A-Z][\w.+-]*)*[ \t]*(?:,|and|or|&)[ \t]*)*\Z")
+_ACRONYM_AFTER = re.compile(r"[ \t]+([A-Z]{2,6}[0-9]?)(?![\w'’-])")
+_NAME_SUFFIXES = frozenset(("md", "phd", "jr", "sr", "ii", "iii", "iv", "esq", "dds", "rn", "cpa", "mba", "obe",
+                            "mbe", "kc", "qc"))
+_DETERMINER = re.compile(r"(?i:\b(?:the|a|an|this|that|each|every|any)[ \t]+)\Z")
+_RUN_AFTER = re.compile(r"(?:[ \t]+[A-Z][\w'’-]*)*")
+
+
+def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool:
+    """A capitalised run read as a name that names a thing: a brand's name ("Okta", "Nike Air
+    Max"); words the bot's corpus knows and no name list holds ("Hi, Polkadot holds …"), or a
+    product's inner capital ("Hi, CoinVault accepts"); a word between an article and a
+    lower-case noun ("the Munich queue"); a company after a job title ("Office Manager,
+    Brightline Dental", not "our CTO, Ravi Kumar"), or before its legal form ("Maria Santos
+    Ltd"); what follows a verb of using software ("we use Grafana and Prometheus"); a run no
+    listed given name opens that ends on an ordinary word the corpus knows and no name list
+    holds ("Auth Mode", "Forward Syslog Endpoint")."""
+    words = text[span.start : span.end].split()
+    if not words or not all(w[:1].isupper() for w in words):
+        return False
+    keys = [name_lexicon.key(w) for w in words]
+    if any(k in _BRANDS or k in name_lexicon.coin_names() for k in keys):
+        return True  # a brand, a coin ("Cardano", "Tezos")
+    unlisted = [not (_given(w) or _surname(w)) for w in words]
+    if all(unlisted) and all((known is not None and k in known) or _INNER_CAPITAL.match(w)
+                             for w, k in zip(words, keys, strict=True)):
+        return True
+    if _DETERMINER.search(text, max(0, span.start - 8), span.start) and re.match(r"[ \t]+[a-z]", text[span.end :]):
+        return True
+    if (len(words) == 1 and not (_given(words[0]) or _surname(words[0]))
+            and (m := _ACRONYM_AFTER.match(text, span.end)) and m.group(1).lower() not in _NAME_SUFFIXES):
+        return True  # "switched to Keycloak OIDC", "the Acme SDK": a product before its acronym
+    if _JOB_TITLE_BEFORE.search(text, max(0, span.start - 40), span.start) and not _given(words[0]):
+        return True
+    if keys[-1] in _COMPANY_WORDS or _legal_form(words[-1]) or _company_after(text, span.end) or (
+            _SOFTWARE_BEFORE.search(text, max(0, span.start - 80), span.start) and not _given(words[0])):
+        return True  # "Maria Santos Ltd"; "we use Grafana and Prometheus", not "I used Kevin's card"
+    tail = _RUN_AFTER.match(text, span.end)
+    last = (text[span.start : tail.end() if tail else span.end].split() or [""])[-1]
+    return (known is not None and not _given(words[0]) and len(last) > 2 and name_lexicon.key(last) in known
+            and _plain_word(last, glued=True) and not _given(last) and not _surname(last))

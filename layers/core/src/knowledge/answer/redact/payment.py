@@ -1,0 +1,145 @@
+"""Card numbers (Luhn) and a card's expiry; the codes that open a card or an account after their
+cue (a card's security code, a PIN, 2FA backup and one-time codes), which are secrets; IBANs
+(checked by ``python-stdnum``) and crypto-currency wallets (Bitcoin checked by ``python-stdnum``,
+SS58 by its BLAKE2b checksum)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+
+from stdnum import bitcoin, iban, luhn
+from stdnum.exceptions import ValidationError
+
+from .spans import _DATE_SHAPE, _YEAR_RANGE, Span, _entropy
+
+#: a code that opens an account: a 2FA backup code, a recovery or one-time code ("my backup code is
+#: 8241-9930", "OTP: 552 019")
+_ACCESS_CODE = re.compile(
+    r"(?i:\b(?:backup|recovery|2fa|mfa|otp|one[- ]time|verification|login|auth(?:entication)?|sms)\s+"
+    r"(?:codes?|pins?|keys?)\b|\botp\b)\s*(?:is|are|was|:|=)?\s*"
+    r"((?=[A-Za-z0-9]{0,9}\d)[A-Za-z0-9]{3,10}(?:[ -](?=[A-Za-z0-9]{0,9}\d)[A-Za-z0-9]{3,10}){0,3})(?![\w-])")
+#: the security code and expiry printed on a card ("CVV 381", "exp 09/27")
+_CARD_CODE = re.compile(
+    r"(?i:\b(?:cvv2?|cvc2?|csc|cid|security\s+code|card\s+code|prüfnummer|código\s+de\s+seguridad|cryptogramme)"
+    r"\s*(?:is|:|=)?\s*)(\d{3,4})\b")
+#: a PIN said with its number ("I set the PIN to 4821", "Geheimzahl: 0815")
+_PIN = re.compile(r"(?i:\b(?:pin(?:[ -]?code)?|passcode|geheimzahl|code\s+pin|código\s+pin)\s*"
+                  r"(?:is|was|to|:|=|ist|est|es|è|é)?\s*)(\d{4,8})(?![\d.,:/-])")
+_CARD_EXPIRY = re.compile(
+    r"(?i:\b(?:exp(?:iry|iration|ires)?(?:\s+date)?|valid\s+(?:thru|through|until)|gültig\s+bis|vence|"
+    r"date\s+d'expiration|scadenza)\.?\s*(?:is|:|=)?\s*)((?:0?[1-9]|1[0-2])\s?/\s?(?:\d{2}|20\d{2}))(?![\d/])")
+
+_BASE58 = "1-9A-HJ-NP-Za-km-z"
+_WALLETS = [
+    (re.compile(rf"(?<![\w])[13][{_BASE58}]{{25,34}}(?![\w])"), "btc"),
+    (re.compile(r"(?<![\w])(?:bc1|BC1)[02-9ac-hj-np-zAC-HJ-NP-Z]{11,71}(?![\w])"), "btc"),
+    (re.compile(r"(?<![\w])0x[0-9a-fA-F]{40}(?![\w])"), "any"),
+    (re.compile(r"(?<![\w])(?:0x)?[0-9a-fA-F]{64}(?![\w])"), "any"),  # transaction hashes
+    (re.compile(rf"(?<![\w])[48][{_BASE58}]{{94,105}}(?![\w])"), "any"),  # Monero
+    (re.compile(rf"(?<![\w])[LM][{_BASE58}]{{26,33}}(?![\w])"), "base58"),  # Litecoin
+    (re.compile(r"(?<![\w])ltc1[02-9ac-hj-np-z]{11,71}(?![\w])"), "any"),
+    # the bech32 addresses of any chain ("cosmos1…", "osmo1…", "addr1…", "terra1…", "inj1…"): a
+    # prefix of letters, a "1" and 38 or more characters of the bech32 alphabet (no "b", "i", "o"
+    # or "1"), which no word or file name has
+    (re.compile(r"(?<![\w])[a-z]{2,20}1[02-9ac-hj-np-z]{38,110}(?![\w])"), "bech32"),
+    (re.compile(rf"(?<![\w])T[{_BASE58}]{{33}}(?![\w])"), "base58"),  # Tron
+    (re.compile(rf"(?<![\w])[{_BASE58}]{{32,44}}(?![\w])"), "base58"),  # Solana and other base58 keys
+    # the SS58 addresses of Polkadot, Kusama and every Substrate chain: 46 to 48 characters whose
+    # last two bytes are a BLAKE2b checksum (``_ss58_valid``)
+    (re.compile(rf"(?<![\w])[{_BASE58}]{{45,50}}(?![\w])"), "ss58"),
+]
+
+
+def _ss58_valid(value: str) -> bool:
+    """An SS58 address: a prefix of one or two bytes, a 32-byte key and two bytes of
+    BLAKE2b-512 over "SS58PRE", the prefix and the key."""
+    try:
+        raw = bitcoin.b58decode(value)
+    except (KeyError, ValueError):
+        return False
+    if len(raw) not in (35, 36):
+        return False
+    return hashlib.blake2b(b"SS58PRE" + raw[:-2], digest_size=64).digest()[:2] == raw[-2:]
+
+
+_CARD = re.compile(r"(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\d.])")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?:[ -]?[a-z0-9]){11,30})"
+                   r"(?![A-Za-z0-9])")
+
+
+#: a code of the shape backup codes are printed in ("4827-1937", "a7f3-9k2m"), read up to 200
+#: characters after the words for such codes ("I still have the printed backup codes … the
+#: first one is 4827-1937")
+_CODE_CUE = re.compile(r"(?i)\b(?:(?:backup|recovery|2fa|mfa|one[- ]time|emergency|scratch)\s+codes?|"
+                       r"zugangscodes?|sicherungscodes?|backup-codes?|wiederherstellungscodes?|"
+                       r"codes?\s+de\s+(?:secours|récupération|sauvegarde)|c[óo]digos?\s+de\s+(?:respaldo|recuperaci[óo]n|"
+                       r"seguran[çc]a|backup)|codic[ei]\s+di\s+(?:backup|recupero)|herstelcodes?|back-?upcodes?)\b")
+_PRINTED_CODE = re.compile(r"(?<![\w.,/:-])(?=[a-zA-Z0-9]{0,4}\d)[a-zA-Z0-9]{4,5}[- ](?=[a-zA-Z0-9]{0,4}\d)"
+                           r"[a-zA-Z0-9]{4,5}(?![\w/:-]|[.,]\d)")
+
+
+def _card_codes(text: str) -> Iterator[Span]:
+    for pattern in (_CARD_CODE, _PIN):
+        for m in pattern.finditer(text):
+            yield Span(m.start(1), m.end(1), "secret")
+    reach = -1
+    for cue in _CODE_CUE.finditer(text):
+        if cue.end() <= reach:
+            continue
+        reach = cue.end() + 200
+        for m in _PRINTED_CODE.finditer(text, cue.end(), min(len(text), reach)):
+            if sum(c.isdigit() for c in m.group()) >= 4 and not _DATE_SHAPE.fullmatch(m.group()) \
+                    and not _YEAR_RANGE.fullmatch(m.group()):
+                yield Span(m.start(), m.end(), "secret")
+    for m in _ACCESS_CODE.finditer(text):
+        if sum(c.isdigit() for c in m.group(1)) >= 4:
+            yield Span(m.start(1), m.end(1), "secret")
+    for m in _CARD_EXPIRY.finditer(text):
+        yield Span(m.start(1), m.end(1), "card")
+
+
+def _wallets(text: str) -> Iterator[Span]:
+    for pattern, check in _WALLETS:
+        for m in pattern.finditer(text):
+            value = m.group()
+            # a bech32 address mistyped or made up keeps its shape: one case, 42 or 62 characters
+            bech32 = value[:3].lower() == "bc1" and len(value) in (42, 62) and value in (value.lower(), value.upper())
+            if check == "btc" and not bitcoin.is_valid(value) and not bech32:
+                continue
+            if check == "base58" and not (re.search(r"\d", value) and re.search(r"[a-z]", value)
+                                          and re.search(r"[A-Z]", value)):
+                continue
+            if check == "bech32" and (sum(c.isdigit() for c in value) < 4 or _entropy(value) < 3.8):
+                continue
+            if check == "ss58" and not _ss58_valid(value):
+                continue
+            yield Span(m.start(), m.end(), "crypto_wallet")
+
+
+def _cards(text: str) -> Iterator[Span]:
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
+            yield Span(m.start(), m.end(), "card")
+
+
+def _iban_valid(value: str) -> bool:
+    """The IBAN check digits (ISO 7064 mod 97) and the country's length; a national check
+    digit that fails (a mistyped account) still leaves personal data worth removing."""
+    try:
+        iban.validate(value.upper().replace("-", ""), check_country=False)
+    except ValidationError:
+        return False
+    return True
+
+
+def _ibans(text: str) -> Iterator[Span]:
+    for m in _IBAN.finditer(text):
+        value = m.group()
+        # the pattern may run into the next word: the longest valid prefix wins
+        for end in range(len(value), 14, -1):
+            if value[end - 1] not in " -" and _iban_valid(value[:end]):
+                yield Span(m.start(), m.start() + end, "iban")
+                break

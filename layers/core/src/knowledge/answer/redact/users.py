@@ -1,0 +1,244 @@
+"""User names: the cues and shapes of a handle (``@handle``, ``name#1234``, "username: x"),
+users given to a command line, a URL or LDAP, a system's own accounts (nobody's user name), a user
+before a secret, the code after a word for a customer's own account (its number or user name),
+and handles made from a name found in the ticket."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator, Sequence
+
+from .. import name_lexicon
+from .spans import _DATE_SHAPE, _YEAR_RANGE, Span
+from .words import _CHAT_WORDS, _ENGLISH_GLUE, _NOT_NAMES, _folded, _given, _ordinary, _ordinary_form, _surname
+
+#: a handle after the words for getting into an account ("locked out of trader_jo3")
+_HANDLE_AFTER = re.compile(
+    r"(?i:\b(?:locked\s+out\s+of|log(?:ged)?\s+(?:in)?to|sign(?:ed)?\s+(?:in)?to|access\s+to|log\s+in\s+to)\s+)"
+    r"[\"'“‘]?([A-Za-z][\w.]{1,40})(?<![.])")
+#: a handle said to be someone's on a platform ("pixelpusher_22 on the forum")
+_HANDLE_ON = re.compile(
+    r"(?<![\w.@])([A-Za-z][\w.]{1,40}(?<![.]))[ \t]+on[ \t]+(?:the[ \t]+)?(?i:forum|discord|reddit|telegram|"
+    r"twitter|instagram|steam|github|community|server|xbox|psn|twitch|tiktok)\b")
+
+_HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
+_DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
+_PLATFORMS = (r"steam|psn|xbox|epic|riot|battle\.?net|twitch|discord|telegram|instagram|insta|tiktok|reddit|"
+              r"skype|github|gitlab|roblox|minecraft|game|gamer|player|account")
+_USERNAME_LATER = re.compile(
+    r"(?i:\b(?:user\s*name|username|login|user\s*id|handle|screen\s*name)\b[^.\n:]{1,30}?\b(?:is|:)\s*)"
+    r"([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])")
+#: a host name: two dots or more, or a last label that is a top-level domain
+_HOST_NAME = re.compile(r"(?i)[a-z0-9-]+(?:\.[a-z0-9-]+){2,}|[a-z0-9-]+\.(?:com|net|org|io|dev|app|example|local|"
+                        r"internal|corp|lan|cloud|ai|co|de|uk|fr|es|it|nl|eu|us|in|br|pl)")
+_PAYMENT_HANDLE = re.compile(r"(?<![\w.@+-])[A-Za-z0-9][\w.-]{1,63}@[A-Za-z][A-Za-z0-9]{1,30}(?![\w@.-]|\.[A-Za-z])")
+_PLATFORM = re.compile(rf"(?i:{_PLATFORMS})")
+_SAID_OF_A_NAME = frozenset((
+    "wrong", "incorrect", "invalid", "hidden", "taken", "required", "mandatory", "missing", "empty", "correct",
+    "right", "case", "locked", "blocked", "disabled", "enabled", "visible", "shown", "displayed", "different",
+    "same", "too", "not", "already", "still", "now", "also", "unique", "optional", "fine", "ok", "okay", "gone",
+    "changed", "unknown", "unavailable", "available", "greyed", "grayed", "blank", "shorter", "longer", "the",
+    "my", "your", "our", "their", "his", "her", "in", "on", "at", "used", "set", "listed", "saved", "stored",
+))
+_USERNAME = re.compile(
+    r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
+    r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
+    r"vendor|merchant|streamer|creator|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"
+    r"gebruikersnaam|kullanıcı\s+adı|brugernavn|användarnamn|"
+    rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))"
+    # a JSON or YAML key closes its quote before the colon ('"username":"svc-k8s-puller"')
+    r"(?:[\"'](?=[ \t]*[:=]))?\s*(is\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?"
+    r"[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
+)
+
+
+#: a user given to a command line's user option ("docker login -u lwei registry.example")
+_CLI_USER = re.compile(
+    r"(?i:\b(?:docker|podman|helm|oras|skopeo|nerdctl|crane|psql|mysql|mongo(?:sh)?|redis-cli|ssh|sftp|ftp|curl|"
+    r"git|kubectl|oc|az|login)\b[^\n`]{0,80}?(?<!\S)(?:-u|-l|--user(?:name)?|--login)(?:[ \t]+|=))"
+    r"[\"']?([A-Za-z0-9_][\w.@$-]{1,39})(?<![.-])")
+#: an account's name said after what names one ("Access ID replicator", "robot account
+#: robot$ci-builder", "Who set it: dkowalski", "created by jsmith")
+_ACCOUNT_NAME_CUE = re.compile(
+    r"(?i:\b(?:access\s+(?:key\s+)?id|client\s+id|login\s+id|user\s+id|robot\s+account|service\s+account|"
+    r"bot\s+account|technical\s+user|service\s+user|"
+    r"who\s+(?:set|created|added|configured|changed|made|installed|owns)\s+(?:it|this|that|them)|"
+    r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by|assigned\s+to|assignee|owner|"
+    r"(?:ran|runs|run|running|executed|executes|authenticated|impersonating|acting)\s+as)\b)"
+    r"(?:[ \t]*(?:is|was|named|called|:|=|-))*[ \t]*[\"'`“‘]?([A-Za-z0-9_$][\w.@$-]{1,39})(?<![.-])")
+#: the user of a URL's user-info ("postgres://tdadmin:…@db", "https://hookuser:…@ci.example")
+_URL_USER = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://([^\s:/@]{1,64}):[^\s/@]{1,128}@(?=[\w\[])")
+#: the user named in an LDAP distinguished name: a "uid=" anywhere, a "cn=" before the rest of
+#: the name ("cn=svc-harbor,ou=svc,dc=corp,dc=local")
+_LDAP_USER = re.compile(r"(?i)\b(?:uid|samaccountname|userprincipalname)=([^,;+=\s\"'()]{2,64})"
+                        r"|\bcn=([^,;+=\n\"'()]{2,64}?)(?=[ \t]*,[ \t]*(?:ou|dc|o|cn|uid|c|l|st)=)")
+#: Harbor's robot accounts carry their prefix ("robot$ci-builder")
+_ROBOT = re.compile(r"(?<![\w$])robot\$[A-Za-z0-9][\w.+-]{0,60}(?<![.+-])")
+_NOT_ACCOUNT_NAMES = frozenset(("the", "a", "an", "and", "or", "is", "was", "for", "to", "in", "on", "of", "with",
+                                "field", "value", "here", "there", "it", "this", "that", "someone", "somebody",
+                                "admin", "admins", "you", "your", "us", "our", "me", "my", "them", "him", "her",
+                                "default", "mistake", "accident", "hand", "email", "but", "then", "when",
+                                # the accounts a system comes with, nobody's own
+                                "root", "postgres", "mysql", "oracle", "ubuntu", "ec2-user", "centos", "debian",
+                                "administrator", "guest", "user", "test", "sa", "sys", "system", "nobody",
+                                "www-data", "git", "jenkins", "docker"))
+
+
+def _system_account(value: str) -> bool:
+    """A system's or an application's own account ("root", "postgres", "app", "Users"), a
+    variable ("$USER") or a word of the dictionary: nobody's user name."""
+    low = value.lower()
+    return (low.startswith(("$", "%", "{")) or low in _NOT_ACCOUNT_NAMES or low in _ENGLISH_GLUE
+            or low in _NOT_NAMES or low in _CHAT_WORDS or _ordinary_form(value))
+
+
+#: a user name written before its secret, after a word for an account ("uses our account
+#: acmebuilds / dckr_pat_…", "login: jdoe / <password>")
+_USER_BEFORE_SECRET = re.compile(
+    r"(?i:\b(?:account|login|user(?:\s*name)?|credentials?|creds|log(?:ged)?\s+in\s+as|as)\b)"
+    r"(?:[ \t]*(?:is|:|=))?[ \t]+[\"'`]?([A-Za-z0-9_][\w.@$-]{1,39})[\"'`]?[ \t]*(?:/|:|,)[ \t]*\Z")
+
+
+def _url_users(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """The user of a URL's user-info, unless a system's or the product's own account
+    ("postgres://app:…@db", "postgres://ticketdesk:…@db" where the corpus knows "ticketdesk")."""
+    if "://" not in text:
+        return
+    for m in _URL_USER.finditer(text):
+        if not _system_account(m.group(1)) and not (known is not None and name_lexicon.key(m.group(1)) in known):
+            yield Span(m.start(1), m.end(1), "username")
+
+
+def _users_before_secrets(text: str, taken: Sequence[Span], known: Collection[str] | None) -> list[Span]:
+    """A user name written before a secret found, after a word for an account; never a system's
+    account nor the product's own name ("--rpc-login coinvault:…" where the corpus knows it)."""
+    out: list[Span] = []
+    covered = bytearray(len(text) + 1)
+    for t in taken:
+        covered[t.start : t.end] = b"\x01" * (t.end - t.start)
+    for span in taken:
+        if span.kind != "secret":
+            continue
+        m = _USER_BEFORE_SECRET.search(text, max(0, span.start - 80), span.start)
+        if m and not any(covered[m.start(1) : m.end(1)]) and not _system_account(m.group(1)) \
+                and re.search(r"[^\W\d_]", m.group(1)) \
+                and not (known is not None and name_lexicon.key(m.group(1)) in known):
+            out.append(Span(m.start(1), m.end(1), "username"))
+            covered[m.start(1) : m.end(1)] = b"\x01" * (m.end(1) - m.start(1))
+    return out
+
+
+#: the word for one's own account, login or user in the languages tickets come in, in a customer's
+#: message ("my other acct satoshi_fan_1984", "Мой аккаунт CV-30571842", "tài khoản hoangminh.tran")
+_OWN_ACCOUNT_CUE = re.compile(
+    r"(?i:\b(?:account|acct|acc|a/c|user(?:\s*name)?|login|handle|profile|konto|benutzer(?:name)?|compte|"
+    r"identifiant|cuenta|usuario|conta|utilizador|usu[áa]rio|conto|utente|rekening|gebruiker(?:snaam)?|"
+    r"hesab[ıi]m?|hesap|kullan[ıi]c[ıi](?:\s+ad[ıi])?|akun|pengguna|tài\s+khoản|аккаунт\w*|логин\w*|"
+    r"учётн\w+\s+запис\w*|учетн\w+\s+запис\w*|счёт\w*|счет\w*|профил\w*|λογαριασμ\w*|χρήστη|"
+    r"hesabi|konta|użytkownik\w*|účet\w*|fiók\w*|tili\w*|kontot?)\b|账户|账号|帳戶|帳號|用户名|계정|아이디|アカウント|"
+    r"ユーザー名|حساب\w*)"
+    r"(?:[ \t]*(?:(?i:id|name|number|no\.?|nr\.?|#|is|ist|est|es|è|é|là|adalah|:|=|是|は|：)))*[ \t]*[\"'`“‘«]?"
+    r"([A-Za-z0-9][\w.$+-]{2,40})(?<![.+-])(?![\w@])")
+
+
+def _own_accounts(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """In a customer's message, the code after a word for their account: a number or a code of
+    letters and digits ("CV-30571842", "8830 1921") is the account's number; a user name's
+    shape (a digit, a dot, a dash or an underscore between letters: "satoshi_fan_1984") is the
+    user name; an ordinary word ("my account settings"), a file or a host is neither."""
+    for m in _OWN_ACCOUNT_CUE.finditer(text):
+        value = m.group(1)
+        digits = sum(c.isdigit() for c in value)
+        letters = sum(c.isalpha() for c in value)
+        if _DATE_SHAPE.fullmatch(value) or _YEAR_RANGE.fullmatch(value):
+            continue  # "my last login 2024-01-15": a date
+        if re.fullmatch(r"(?:[A-Z]{0,5}[-/ ]?)?\d[\d-]{4,}\d(?:-?[A-Z]{1,2})?", value) and digits >= 6:
+            yield Span(m.start(1), m.end(1), "account_number")
+            continue
+        tail = value.rsplit(".", 1)[-1].lower() if "." in value else ""
+        if (letters < 3 or not re.search(r"\d.*\d|[A-Za-z][._-][A-Za-z0-9]", value) or tail in _FILE_OR_HOST
+                or _system_account(value) or re.fullmatch(r"v?\d+(?:\.\d+)+", value)
+                or (known is not None and name_lexicon.key(value) in known)):
+            continue
+        yield Span(m.start(1), m.end(1), "username")
+
+
+def _initial_surname(word: str) -> bool:
+    """A user name of a given name's initial and a listed family name ("dkowalski", "lwei"),
+    no dictionary word."""
+    return (word.islower() and word.isalpha() and 4 <= len(word) <= 20 and _surname(word[1:])
+            and not _ordinary(word))
+
+
+def _account_names(text: str) -> Iterator[Span]:
+    for m in _CLI_USER.finditer(text):
+        low = m.group(1).lower()
+        # "$USER" is a variable; "login -u with your user name" explains the option
+        if not low.startswith("$") and low not in _NOT_ACCOUNT_NAMES and low not in _ENGLISH_GLUE \
+                and low not in _NOT_NAMES:
+            yield Span(m.start(1), m.end(1), "username")
+    for m in _ROBOT.finditer(text):
+        yield Span(m.start(), m.end(), "username")
+    for m in _LDAP_USER.finditer(text):
+        g = 1 if m.group(1) else 2
+        value = m.group(g).strip()
+        if _system_account(value):
+            continue  # "cn=admin", "cn=Users": a directory's own entries
+        # a person's name in a DN ("cn=Anna Weber,ou=People") is a name
+        kind = "person_name" if " " in value and value[:1].isupper() else "username"
+        yield Span(m.start(g), m.start(g) + len(value), kind)
+    for m in _ACCOUNT_NAME_CUE.finditer(text):
+        value = m.group(1)
+        cue = m.group().lower()
+        if value.lower() in _NOT_ACCOUNT_NAMES or value.lower() in _NOT_NAMES:
+            continue
+        # after "by" or a kind of account, a word is a person's name (found by the name rules)
+        # or the sentence going on ("a robot account under Projects"): a handle has a digit, a
+        # sign or is a given name's initial and a family name
+        if re.search(r"\bby\b|\bas\b|account|user\b|assign|owner", cue) and not (re.search(r"[\d_.$@-]", value)
+                                                              or _initial_surname(value)):
+            continue
+        if value[:1].isupper() and not re.search(r"[\d_.$@-]", value):
+            continue
+        yield Span(m.start(1), m.end(1), "username")
+
+
+_HANDLE_TOKEN = re.compile(r"(?<![\w@.+-])[A-Za-z][A-Za-z0-9._-]{3,40}(?<![._-])(?![\w@]|[.-]\w)")
+
+
+_NAME_HANDLE = re.compile(r"(?<![\w@./-])([a-z]{3,20})[._-]([a-z]{3,20})\d{0,4}(?![\w@/-]|\.\w)")
+_FILE_OR_HOST = frozenset(("com", "net", "org", "io", "dev", "app", "example", "local", "internal", "yaml", "yml",
+                           "json", "txt", "log", "csv", "pdf", "png", "jpg", "jpeg", "gif", "exe", "zip", "html",
+                           "htm", "xml", "conf", "cfg", "ini", "env", "py", "js", "ts", "md", "sql", "tar", "gz"))
+
+
+def _derived_handles(text: str, names: Collection[str]) -> Iterator[Span]:
+    """A user name built from a name found in the ticket ("Tomasz Zieliński (tzielinski)",
+    "j.smith", "anna_kowalska92"): a given name or its initial joined to a family name, in
+    either order, with or without a dot, dash or underscore, digits after."""
+    if not names:
+        return
+    parts = {name_lexicon.key(_folded(n)) for n in names if len(n) >= 3}
+    built = set()
+    for a in parts:
+        for b in parts:
+            if a != b:
+                for first in (a, a[0]):
+                    for sep in ("", ".", "_", "-"):
+                        built.add(first + sep + b)
+                built.add(a + b[0])
+    for m in _HANDLE_TOKEN.finditer(text):
+        token = _folded(m.group()).lower().rstrip("0123456789")
+        if token in built:
+            yield Span(m.start(), m.end(), "username")
+
+
+def _name_handles(text: str) -> Iterator[Span]:
+    """A user name of a listed given name and a listed family name joined by a dot, an underscore
+    or a dash ("ines.garcia", "tom_okafor"), one of them no dictionary word; never a file or a
+    host ("notes.txt", "mail.example")."""
+    for m in _NAME_HANDLE.finditer(text):
+        first, second = m.group(1), m.group(2)
+        if (_given(first) and _surname(second) and not (_ordinary(first) and _ordinary(second))
+                and second.lower() not in _FILE_OR_HOST and first.lower() not in _NOT_NAMES):
+            yield Span(m.start(), m.end(), "username")
