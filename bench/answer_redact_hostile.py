@@ -25,7 +25,7 @@ SHAPES = {
     "name cue": "name is Ab ", "balance": "balance is 1, ", "order cue": "order ", "one long token": "x",
     "customer id": "customer id 1 ", "Korean": "가", "CJK": "東京都渋谷区",
     "seed words": "abandon ", "numbered seed words": "1. abandon ", "unknown names": "Zqarbo Vlintek ",
-    "flat and building": "Flat 1, Ab Cd, ",
+    "flat and building": "Flat 1, Ab Cd, ", "address line parts": "Ab Mah. No: 1/2, 12345 Cd, ",
     "ticker amounts": "my 1 000 ABC ", "lower-case name pairs": "jon smyth ", "spaced kanji": "佐藤 健 ",
     "payment handles": "ab.cd@ef ", "dates after a birth cue": "born 1991-07-22 ",
     "names joined by and": "Kevin and Aiko, ", "name handles": "ines.garcia ", "possessive names": "Arjun's ",

@@ -1,6 +1,6 @@
 """Street addresses in ticket text, in the formats of the countries tickets come from.
 
-An address is found three ways, and the spans of all three are merged:
+An address is found four ways, and the spans of all four are merged:
 
 - by its shape: a house number and a street word in the order a country writes them ("221B
   Baker Street", "Hauptstraße 5", "Calle de Alcalá 45", "18 rue des Lilas", "ul. Marszałkowska
@@ -8,7 +8,11 @@ An address is found three ways, and the spans of all three are merged:
 - by its postcode: a house number, capitalised words and a postcode whose format belongs to a
   country (British, Canadian, Dutch, a US state with its ZIP) even with no street word;
 - by the words that introduce one ("my address is", "ship it to", "Adresse :", "住所は"): the
-  text up to the end of the clause, when it holds a number.
+  text up to the end of the clause, when it holds a number;
+- as a line of short comma-separated parts, the way most countries write one ("Kızılay Mah.
+  Atatürk Bulvarı No: 58/9, 06420 Çankaya/Ankara"): every word of each part capitalised, a
+  number, a particle or a street, unit or district word, one part a house number beside a word,
+  and a street word or a postcode after it.
 
 Whatever was found then takes the parts that follow it (a flat or floor, a postcode, a city,
 a region), so an address is removed whole, not only its street.
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import itertools
 import pkgutil
 import re
 from collections.abc import Iterator
@@ -96,6 +101,11 @@ _TAIL_PART = re.compile(
     r"|" + _PLACE + r"[ \t]+(?:[-–][ \t]+)?" + _POSTCODE + r")|(?P<place>" + _PLACE + r"(?:[ \t]\d{1,2}(?![\w]))?))"
 )
 _CLAUSE_ENDS_HERE = re.compile(r"[ \t]*(?:[.!?;)\n]|$)")
+
+
+def postcode(value: str) -> bool:
+    """``value`` has the shape of some country's postcode ("04544-000", "120 00", "SW1A 1AA")."""
+    return bool(re.fullmatch(_POSTCODE, value.strip()))
 
 
 def _tail_end(text: str, pos: int, coded: bool = False) -> int:
@@ -274,6 +284,172 @@ def _house_number_stop(text: str, end: int) -> bool:
     return text[end : end + 2] in (".", ".\n") and bool(re.search(r"(?<![\d/-])\d{1,3}\Z", text[max(0, end - 5) : end]))
 
 
+# -- an address line of any country: comma-separated parts, each a few words of a place -------
+
+#: the words of a place's parts that the street words of Faker's locales lack: districts,
+#: wards, blocks and flats, and their abbreviations (Turkish "Mah.", "Cad.", "No:"; Mexican
+#: "Col.", "C.P."; Peruvian "Jr."; Philippine "Brgy.", "Blk", "Lot"; Indian "Salai", "Nagar";
+#: Vietnamese "Phường", "Quận"; Indonesian "Kel.", "Kec."; Hebrew street and flat)
+_PART_WORDS = frozenset((
+    "mah", "mahalle", "mahallesi", "cad", "cadde", "caddesi", "sok", "sokak", "sokağı", "sk", "bulvarı", "blv",
+    "daire", "kat", "col", "colonia", "int", "interior", "c.p", "cp", "cep", "plz", "jr", "jirón", "brgy",
+    "barangay", "blk", "lot", "purok", "sitio", "salai", "nagar", "marg", "colony", "sector", "layout", "phường",
+    "quận", "huyện", "xã", "tp", "thành", "kel", "kec", "kelurahan", "kecamatan", "rt", "rw", "apto", "depto",
+    "dpto", "piso", "andar", "bloco", "lote", "kod", "ul", "flat", "apt", "unit", "suite", "floor",
+    "block", "building", "tower", "residency", "apartments", "רחוב", "דירה", "שדרות", "קומה", "כניסה",
+))
+#: a house, flat or block number, or a postcode ("58/9", "1187", "3B", "No:12", "#4", "04544-000")
+_PART_NUMBER = re.compile(r"(?:No[:.]?|N[º°o]\.?|#)?\d{1,7}[A-Za-z]?(?:[/-]\d{1,5}[A-Za-z]?)?[:,.]?"
+                          r"|\d{2,3}[ ]\d{2,3}|[A-Z]{1,2}\d[A-Z\d]?|\d[A-Z]{2}")
+_PART_SPLIT = re.compile(r",(?!\d)[ \t]*|[ \t]+[-–—][ \t]+|[ \t]*/[ \t]*(?=[^\W\d_])")
+_CASELESS = re.compile(r"[\u0590-\u06ff\u0750-\u077f\u0e00-\u0e7f\u0900-\u0dff]")
+#: what an address line may follow on its line: the start, a colon, or the words for an address
+_LINE_HEAD = re.compile(r"(?:^|\n|:[ \t]+|\b(?:at|to|en|em|à|a|na|ke|sa|ở|tại)[ \t]+)\Z")
+_SENTENCE_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _abbreviated(before: str, stop: str) -> bool:
+    """The word before a full stop or a colon is an abbreviation or a unit's word ("Mah.", "Jr.",
+    "No:", "D:"), not a sentence's or a label's end."""
+    word = re.search(r"(?<!\w)[^\W\d_]+\Z", before)
+    if word is None:
+        return False
+    key = word.group().lower()
+    if stop == ":":
+        return len(key) <= 2 or key in _PART_WORDS
+    return stop == "." and (len(key) <= 3 or key in _PART_WORDS or key in street_words())
+
+
+def _part_words(part: str) -> list[str]:
+    return [w for w in re.split(r"[ \t]+", part.strip()) if w]
+
+
+def _place_token(word: str) -> str | None:
+    """What a token of an address part is: "number", "street" (a street, unit or district word of
+    some locale), "name" (a capitalised or caseless-script word, or a particle), or None (a word
+    an address does not hold: a lower-case everyday word, an e-mail, a sign)."""
+    bare = word.strip(".,:;()")
+    if not bare:
+        return None
+    if _PART_NUMBER.fullmatch(word) or _PART_NUMBER.fullmatch(bare):
+        return "number"
+    key = bare.lower()
+    if key in _PART_WORDS or re.fullmatch(r"(?:No|N[º°o]|D)[.:]", word):
+        return "street"
+    # a street word of Faker's locales written as one (capitalised, abbreviated or in a script
+    # with no capitals): its lists hold everyday English words too ("of", "end", "block")
+    if key in street_words() and (bare[0].isupper() or word.endswith(".") or not bare.isascii()):
+        return "street"
+    if _SAYS_ADDRESS.search(bare) or not re.fullmatch(r"[^\W\d_][^\W\d_'’.-]*(?:['’.-][^\W\d_]+)*\.?", bare):
+        return None  # a code, an e-mail, a sign: no word of a place
+    if _CASELESS.search(bare):
+        return "name"
+    if (bare[0].isupper() and re.fullmatch(_NOT_PLACE + r"\w[\w'’.-]*", bare)) or key in _PARTICLE:
+        return "name"
+    if _LOWER_ABBREVIATION.fullmatch(word) and len(bare) <= 3:
+        return "street"
+    return None
+
+
+def _place_part(part: str) -> tuple[bool, bool, bool] | None:
+    """(holds a number, holds a street word, holds a caseless-script word) for a part whose every
+    token an address holds, of at most seven tokens; None for any other part."""
+    words = _part_words(part)
+    if not words or len(words) > 9:
+        return None
+    kinds = [_place_token(w) for w in words]
+    if None in kinds:
+        return None
+    # a number is a house's only beside a word ("4821-7730" alone is a code)
+    numbered = "number" in kinds and ("street" in kinds or "name" in kinds)
+    return numbered, "street" in kinds, any(_CASELESS.search(w) for w in words)
+
+
+def _lines(text: str) -> Iterator[tuple[int, int]]:
+    """Address lines in the form of any country: two or more comma- or dash-separated parts of at
+    most seven words each, every word capitalised, a number, a particle or a street, unit or
+    district word of some locale; one part holds a house number with a name, and the line either
+    holds a street word or a postcode part after the street, or starts a line or follows a colon.
+    ("Kızılay Mah. Atatürk Bulvarı No: 58/9, 06420 Çankaya/Ankara", "45/12 Nguyễn Đình Chiểu,
+    Phường Đa Kao, Quận 1, TP. Hồ Chí Minh", "Vinohradská 1233/48, 120 00 Praha 2")."""
+    for line in re.finditer(r"[^\n]+", text):
+        body, base = line.group(), line.start()
+        # the clauses a line holds: a sentence's full stop ends one (not an abbreviation's)
+        cuts = [0]
+        for stop in re.finditer(r"[!?;]|[.:](?=[ \t])", body):
+            if _abbreviated(body[max(0, stop.start() - 12) : stop.start()], stop.group()):
+                continue
+            cuts.append(stop.end())
+        cuts.append(len(body))
+        for lo, hi in itertools.pairwise(cuts):
+            yield from _line_parts(text, body, base, lo, hi)
+
+
+def _line_parts(text: str, body: str, base: int, lo: int, hi: int) -> Iterator[tuple[int, int]]:
+    segment = body[lo:hi]
+    bounds: list[tuple[int, int]] = []
+    pos = 0
+    for sep in _PART_SPLIT.finditer(segment):
+        bounds.append((pos, sep.start()))
+        pos = sep.end()
+    bounds.append((pos, len(segment)))
+    parts: list[tuple[int, int, tuple[bool, bool, bool] | None]] = []
+    for a, b in bounds:
+        piece = segment[a:b]
+        a += len(piece) - len(piece.lstrip())
+        info = _place_part(segment[a:b].rstrip(" .") or "x")
+        if info is None:
+            # the place may start inside a clause ("na adresu Vinohradská 1233/48"): its words
+            # after the last one no address holds, when they hold a number
+            tail = list(re.finditer(r"\S+", segment[a:b]))
+            keep = len(tail)
+            while keep and _place_token(tail[keep - 1].group()) is not None:
+                keep -= 1
+            if keep < len(tail):
+                cut = a + tail[keep].start()
+                info = _place_part(segment[cut:b].rstrip(" ."))
+                if info is not None and info[0]:
+                    parts.append((-1, 0, None))  # the clause before it ends any run
+                    a = cut
+                else:
+                    info = None
+        parts.append((a, b, info))
+    i = 0
+    while i < len(parts):
+        if parts[i][2] is None:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(parts) and parts[j + 1][2] is not None:
+            j += 1
+        run = parts[i : j + 1]
+        i = j + 1
+        # the run starts at its first part with a number or a street word (a name before it is
+        # a person's, "Yossi Ben-David, Herzl St 45")
+        infos = [p[2] for p in run if p[2] is not None]
+        while infos and not (infos[0][0] or infos[0][1]):
+            run, infos = run[1:], infos[1:]
+        if len(run) < 2:
+            continue
+        numbered = [k for k, info in enumerate(infos) if info[0]]
+        if not numbered:
+            continue
+        street = any(info[1] for info in infos)
+        caseless = any(info[2] for info in infos)
+        later_code = any(re.search(r"\d{4,7}|\d{2,3}[ ]\d{2,3}", segment[a:b]) for a, b, _ in run[1:])
+        start, end = base + lo + run[0][0], base + lo + run[-1][1]
+        head = text[max(0, start - 12) : start]
+        at_line_start = start == base + lo and (lo == 0 or bool(_LINE_HEAD.search(head)))
+        if caseless and not street:
+            continue  # a sentence in a script with no capitals reads like names: only with a street word
+        cued = bool(_SAYS_ADDRESS.search(text[max(0, start - 30) : start]))
+        if street or (later_code and (at_line_start or cued or len(run) >= 3)):
+            # a full stop closing the line is the sentence's, unless it closes an abbreviation ("Jal.")
+            if text[end - 1] == "." and not re.search(r"(?<!\w)[^\W\d_]{1,3}\.\Z", text[max(0, end - 6) : end]):
+                end -= 1
+            yield start, end
+
+
 def find(text: str) -> list[tuple[int, int]]:
     """Spans of street addresses in ``text``, merged where they overlap, in text order."""
     found: list[tuple[int, int]] = []
@@ -283,6 +459,7 @@ def find(text: str) -> list[tuple[int, int]]:
             found.append((m.start(), _tail_end(text, m.end())))
     found.extend(_introduced(text))
     found.extend(_loose(text))
+    found.extend(_lines(text))
     # "c/o Weber, Lindenweg 7": the person the post goes through is part of the address
     found = [(_head_start(text, start), end) for start, end in found]
     # a house number closing its line takes its full stop ("Kárász utca 9."): Hungarian and

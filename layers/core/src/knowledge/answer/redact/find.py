@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 
-from .. import name_lexicon
+from .. import addresses, name_lexicon
 from .contact import _emails, _ips, _streets
 from .context_names import _LOWER_CUE
 from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references
@@ -109,11 +109,12 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found = [span for span in found if span.kind != "person_name" or not any(
         t.start < span.end and span.start < t.end for t in thai)] + thai
     found.extend(_named_amounts(text, [s for s in found if s.kind == "person_name"]))
-    # a number of six digits or fewer inside a street address is its postcode, not a telephone
-    # ("Lindenallee 7, 14050 Berlin")
+    # a number of six digits or fewer, or in a postcode's shape, inside a street address is its
+    # postcode, not a telephone ("Lindenallee 7, 14050 Berlin", "CEP 04544-000")
     streets = [s for s in found if s.kind == "street_address"]
-    found = [span for span in found if span.kind != "phone" or sum(c.isdigit() for c in text[span.start:span.end]) > 6
-             or not any(s.start <= span.start and span.end <= s.end for s in streets)]
+    found = [span for span in found if span.kind != "phone" or not any(
+        s.start <= span.start and span.end <= s.end for s in streets) or not (
+        sum(c.isdigit() for c in text[span.start:span.end]) <= 6 or addresses.postcode(text[span.start:span.end]))]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
     taken: list[Span] = []
