@@ -4,6 +4,9 @@ shaped like one."""
 
 from __future__ import annotations
 
+import functools
+import importlib
+import pkgutil
 import re
 from collections.abc import Iterator
 
@@ -34,14 +37,56 @@ _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?
            r"giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|"
            r"dezembro|januari|februari|maart|mei|augustus|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|"
            r"sierpnia|września|października|listopada|grudnia)\.?")
-_DATE = (rf"(?:\d{{4}}\.[ \t]\d{{1,2}}\.[ \t]\d{{1,2}}\.?|"  # Hungarian: "1991. 03. 07."
-         rf"\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
-         rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
-         rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{_MONTHS})[\s-]+(?:(?:de|del|of)\s+)?\d{{4}}|"
-         rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
-         rf"(?i:{_MONTHS})[\s,]+(?:(?:de|of)\s+)?\d{{4}}|\d{{4}}[-/ ](?i:{_MONTHS})[-/ ]\d{{1,2}}|"
-         rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+(?i:{_MONTHS})[\s-]+'?\d{{2}}(?![\d:])|"
-         rf"(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+'?\d{{2}}(?![\d:]))")
+
+
+@functools.cache
+def _month_names() -> str:
+    """The months of every locale Faker's date lists name them in, as a pattern: the names
+    ("listopad", "Январь", "Ocak", "มีนาคม"), a name's other cases by its first letters and up
+    to four more ("listopada", "января"; a name of five letters or fewer and one more,
+    "марта"), and Thai's abbreviations ("มี.ค."); the English and the other western names
+    above stay first."""
+    import faker.providers.date_time as date_time
+
+    names: set[str] = set()
+    for module in pkgutil.iter_modules(date_time.__path__):
+        loaded = importlib.import_module(f"{date_time.__name__}.{module.name}")
+        months = getattr(loaded.Provider, "MONTH_NAMES", None)
+        if isinstance(months, dict):
+            names.update(str(v) for v in months.values())
+        for attr in ("_TH_FULL_MONTHS", "_TH_ABBR_MONTHS"):  # Thai keeps its months in the module
+            names.update(str(v) for v in getattr(loaded, attr, ()))
+    forms = set()
+    for name in names:
+        low = name.lower()
+        if " " in low or "." in low or len(low) < 4 or not re.fullmatch(r"[^\W\d_]+", low):
+            forms.add(re.escape(low))  # "Tháng Một", "มี.ค.", "一月" as written
+        elif len(low) < 6:
+            forms.add(re.escape(low) + r"[^\W\d_]?")  # a short name and one more letter ("март" -> "марта")
+        else:
+            # a case ending in place of the nominative's last letters ("styczeń" -> "stycznia")
+            forms.add(re.escape(low[:-2]) + r"[^\W\d_]{0,4}")
+    alternatives = "|".join(sorted(forms, key=len, reverse=True))
+    return rf"(?:{_MONTHS}|(?i:{alternatives})(?![^\W\d_]))"
+
+
+def _date(months: str) -> str:
+    """A date in figures or with a month's name; the year of a spaced date or of one with a
+    month's name is one a customer may be born in (19.., 20.., 25.. of Thailand's Buddhist
+    era): "Rua Augusta 1450" is a street, "4. 9. 1450" no date."""
+    year = r"(?:19|20|25)\d{2}(?!\d)"  # 25..: Thailand's Buddhist era ("12 มี.ค. 2533")
+    return (rf"(?:\d{{4}}\.[ \t]\d{{1,2}}\.[ \t]\d{{1,2}}\.?|"  # Hungarian: "1991. 03. 07."
+            rf"\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
+            # spaced: "4. 9. 1991" (Czech, Slovak, German), "12 / 03 / 1990"
+            rf"\d{{1,2}}[ \t]?[./-][ \t]?\d{{1,2}}[ \t]?[./-][ \t]?{year}|"
+            rf"(?i:{months})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{year}|"
+            rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{months})[\s-]+(?:(?:de|del|of)\s+)?{year}|"
+            rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
+            rf"(?i:{months})[\s,]+(?:(?:de|of)\s+)?{year}|{year}[-/ ](?i:{months})[-/ ]\d{{1,2}}|"
+            rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+(?i:{months})[\s-]+'?\d{{2}}(?![\d:])|"
+            rf"(?i:{months})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+'?\d{{2}}(?![\d:]))")
+
+
 #: a date said in words ("march third nineteen seventy one", "the 3rd of March, nineteen
 #: eighty-five", "July ninth two thousand two"): read only after a word for a birth
 _ORDINAL_WORD = (r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
@@ -57,22 +102,44 @@ _DAY = (rf"(?:\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINAL_WORD}|{_TENS_WORD}[ -]{_UNIT_W
         rf"twenty|thirty)")
 _SPOKEN_DATE = (rf"(?i:{_MONTHS}[ \t]+(?:the[ \t]+)?{_DAY},?[ \t]+(?:{_YEAR_WORDS}|\d{{4}})|"
                 rf"(?:the[ \t]+)?{_DAY}[ \t]+(?:of[ \t]+)?{_MONTHS},?[ \t]+(?:{_YEAR_WORDS}|\d{{4}}))(?![\w-])")
-_BIRTH = re.compile(
-    r"(?i:\b(?:born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|geburtstag|"
+#: the words for a birth, a date of birth or being born, in the languages tickets come in,
+#: written with spaces ("date of birth", "data urodzenia", "datum narození", "doğum tarihi")
+_BIRTH_WORDS = (
+    r"born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|geburtstag|geburt|"
     r"cumpleaños|anniversaire|compleanno|aniversário|verjaardag|urodziny|né|née|"
-    r"date\s+de\s+naissance|fecha\s+de\s+nacimiento|nacid[oa]|data\s+di\s+nascita|nato|nata|data\s+urodzenia|"
-    r"urodzon[ya]|data\s+de\s+nascimento|nascid[oa]|geboortedatum|geboren\s+op|fødselsdato|födelsedatum|"
-    r"syntymäaika|doğum\s+tarihi|дата\s+рождения|родил(?:ся|ась)|"
-    # Greek, Romanian, Indonesian and Malay, Vietnamese, Czech, Hungarian, Ukrainian, the Nordic languages
-    r"ημερομηνία\s+γέννησης|ημ\.?\s*γέννησης|γεννήθηκα|γενέθλια|data\s+na[șs]terii|n[ăa]scut[ăa]?|"
-    r"tanggal\s+lahir|tgl\.?\s+lahir|tarikh\s+lahir|lahir|ngày\s+sinh|sinh\s+ngày|datum\s+narozen[íi]|narozen[aá]?|"
-    r"születési\s+(?:dátum|idő)|születtem|дата\s+народження|народил(?:ся|ася)|född|født|syntynyt))"
-    r"(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({_DATE}|{_SPOKEN_DATE})"
-    r"|(?i:\bborn\s+(?:in\s+)?)((?:19|20)\d{2})\b(?![/.-]\d)"
-    r"|(?:生年月日|出生日期|生日|생년월일|تاريخ\s+الميلاد|מועד\s+לידה|תאריך\s+לידה|วันเกิด|जन्म\s+तिथि)"
-    r"\s*[はがは：:是은는]?\s*" + rf"({_DATE})"
+    r"date\s+de\s+naissance|naissance|fecha\s+de\s+nacimiento|nacimiento|nacid[oa]|data\s+di\s+nascita|nascita|"
+    r"nato|nata|data\s+urodzenia|urodzenia|urodzon[ya]|data\s+de\s+nascimento|nascimento|nascid[oa]|"
+    r"geboortedatum|geboren\s+op|fødselsdato|födelsedatum|syntymäaika|doğum\s+tarihi|doğum|dogum|"
+    r"дата\s+рождения|рождения|родил(?:ся|ась)|"
+    # Greek, Romanian, Indonesian and Malay, Vietnamese, Czech, Slovak, Hungarian, Ukrainian, the
+    # Nordic languages, the South Slavic and Baltic languages, Albanian, Swahili, Filipino
+    r"ημερομηνία\s+γέννησης|ημ\.?\s*γέννησης|γέννησης|γεννήθηκα|γενέθλια|data\s+na[șs]terii|na[șs]terii|"
+    r"n[ăa]scut[ăa]?|tanggal\s+lahir|tgl\.?\s+lahir|tarikh\s+lahir|lahir|ngày\s+sinh|sinh\s+ngày|sinh\s+năm|"
+    r"datum\s+narozen[íi]|narozen[íiaá]?|narodenia|narodil[a]?|születési\s+(?:dátum|idő)|születtem|születés|"
+    r"дата\s+народження|народження|народил(?:ся|ася)|född|født|syntynyt|rođenja|rodjenja|rojstva|рођења|"
+    r"раждане|gimimo|dzimšanas|lindjes|kuzaliwa|kapanganakan"
 )
-_DATE_ALONE = re.compile(rf"(?<![\w/.-])(?:{_DATE})(?![\w/-])")
+#: the same in the scripts that write no spaces between words or read right to left: "生年月日",
+#: "เกิด" (Thai: born), "تاريخ الميلاد", "ولدت" (Arabic: I was born), "תאריך לידה", "जन्म"
+_BIRTH_GLUED = (r"生年月日|出生日期|出生|生日|生まれ|생년월일|태어났|تاريخ\s+الميلاد|الميلاد|ولدت|مواليد|تولد|"
+                r"מועד\s+לידה|תאריך\s+לידה|לידה|נולדתי|วันเกิด|เกิด|जन्म\s+तिथि|जन्म")
+
+
+@functools.cache
+def _birth_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A date of birth after its cue (three groups: a date after a spaced cue, a year after
+    "born", a date after an unspaced cue) and a date standing alone, with the months of every
+    locale (:func:`_month_names`, read on first use)."""
+    date = _date(_month_names())
+    birth = re.compile(
+        rf"(?i:\b(?:{_BIRTH_WORDS}))"
+        r"(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({date}|{_SPOKEN_DATE})"
+        r"|(?i:\bborn\s+(?:in\s+)?)((?:19|20)\d{2})\b(?![/.-]\d)"
+        rf"|(?:{_BIRTH_GLUED})" r"\s*[はがは：:是은는]?[^.!?\n\d]{0,20}?" + rf"({date})"
+    )
+    return birth, re.compile(rf"(?<![\w/.-])(?:{date})(?![\w/-])")
+
+
 #: the last year a customer is likely born in: a later date after a birth cue is an event's
 _LAST_BIRTH_YEAR = 2012
 _SENTENCE_STOP = re.compile(r"[.!?](?!\S)|\n")
@@ -83,7 +150,8 @@ def _people(text: str) -> Iterator[Span]:
     yield from _initials_and_mailboxes(text)
     yield from _lexicon_names(text)
     yield from _context_names(text)
-    for m in _BIRTH.finditer(text):
+    birth, date_alone = _birth_patterns()
+    for m in birth.finditer(text):
         group = next(g for g in (1, 2, 3) if m.group(g))
         yield Span(m.start(group), m.end(group), "date_of_birth")
         # every date after the cue in the same sentence is one ("it says 1991-07-22 but it's 1991-07-12")
@@ -94,7 +162,7 @@ def _people(text: str) -> Iterator[Span]:
         line_end = window_end if line_end < 0 else line_end
         # ("… shows 01.03.1987. The right one is 14.03.1987": on the cue's line, a later date of a
         # year a customer may be born in is a birth date too, past the sentence's end)
-        for later in _DATE_ALONE.finditer(text, m.end(group), line_end):
+        for later in date_alone.finditer(text, m.end(group), line_end):
             year = re.search(r"(?:19|20)\d{2}", later.group())
             if (stop is None or later.end() <= stop.start()) or (
                     year and 1900 <= int(year.group()) <= _LAST_BIRTH_YEAR):
