@@ -109,6 +109,12 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found = [span for span in found if span.kind != "person_name" or not any(
         t.start < span.end and span.start < t.end for t in thai)] + thai
     found.extend(_named_amounts(text, [s for s in found if s.kind == "person_name"]))
+    # a capitalised word inside an amount is its scale or its currency ("3,5 Mio. €"), no name
+    in_amount = bytearray(len(text) + 1)
+    for span in found:
+        if span.kind == "amount":
+            in_amount[span.start : span.end] = b"\x01" * (span.end - span.start)
+    found = [span for span in found if span.kind != "person_name" or not all(in_amount[span.start : span.end])]
     # a number of six digits or fewer, or in a postcode's shape, inside a street address is its
     # postcode, not a telephone ("Lindenallee 7, 14050 Berlin", "CEP 04544-000")
     streets = [s for s in found if s.kind == "street_address"]

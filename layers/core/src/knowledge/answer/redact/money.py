@@ -5,10 +5,12 @@ no one's; amounts named with a person's name, and the money columns of a table."
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator, Sequence
 
 from .. import name_lexicon
+from . import currencies
 from .spans import Span
 from .users import _system_account
 from .words import _ordinary
@@ -16,30 +18,66 @@ from .words import _ordinary
 _CURRENCY_WORDS = (r"dollars?|euros?|pounds?|bucks|reais|real|pesos?|rupees?|yen|yuan|rmb|won|francs?|"
                    r"zlotys?|złotych|złote|kroner|kronor|kronur|lira|liras|rand|naira|shillings?|dirhams?|ringgit|"
                    r"baht|dong|rubles?|roubles?|hryvnias?|sats|satoshis?|gwei|cents?")
-#: a number as the locales write one: "1,250.00", "1.249,90", "2 340,00", "1'200.50", "0.185"
-_NUMBER = r"(?:\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+|\d+)(?:[.,]\d+)?"
+#: a number as the locales write one: "1,250.00", "1.249,90", "2 340,00", "1'200.50", "0.185",
+#: and India's lakhs and crores ("1,23,456")
+_NUMBER = r"(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+|\d+)(?:[.,]\d+)?"
 _SYMBOLS = "$€£¥₹₩₽₺₪₫₱฿₴₦"
 #: a word character of a script that writes no spaces: a number or a code may touch it ("金额是500 USDT。")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _NOT_BEFORE = rf"(?<![^\W{_CJK}])(?<![.,])"
 _NOT_AFTER = rf"(?![^\W{_CJK}])"
-_AMOUNT = re.compile(
-    # "~850 ATOM", "≈ €40": the sign of an approximate amount goes with it
-    rf"(?:[~≈][ \t]?)?"
-    rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{_SYMBOLS}]\s?\d[\d,.]*(?<=\d)(?:\s?(?:k|K|m|M)\b)?"
-    rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?)?(?:[{_SYMBOLS}]|zł|Kč|kr|Ft|lei|грн|гривень|гривні|гривня|гривен|рублей|рубля|рублів|руб|лв|тг|тенге|сом|сум|₾|₸|원|円|元|块|圓|ドル|美元|欧元)"
-    rf"{_NOT_AFTER}"
-    r"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?"
-    # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
-    # (``_money_unit`` decides which units are money)
-    # (a range before it: "5k-6k DOT", "2–3 ETH")
-    rf"|{_NOT_BEFORE}(?:{_NUMBER}[kKmM]?[ \t]?[-–][ \t]?)?-?{_NUMBER}(?:\s?[kKmM](?=[\s\u00a0]))?"
-    r"(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>[A-Za-zł]{2,8})"
-    rf"{_NOT_AFTER}"
-    # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000")
-    r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?\d(?:[\d,.'\u00a0\u202f ]*\d)?(?![\d])"
-    r")"
-)
+#: a word after a number that may name its currency: letters of any script that spaces its
+#: words, with the marks Thai, Bengali and Arabic write inside a word ("دولار", "ดอลลาร์");
+#: Chinese and Japanese may follow a code unspaced ("0.3 BTCを")
+_UNIT_WORD = (rf"[^\W\d_{_CJK}](?:[^\W\d_{_CJK}]|[\u0300-\u036f\u0981-\u09fe\u0e31-\u0e4e\u064b-\u065f])"
+              r"{1,13}")
+
+
+@functools.cache
+def _amount_pattern() -> re.Pattern[str]:
+    """The shapes of an amount, with the currency symbols and codes of Faker's lists (read on
+    first use) and the words that scale a figure ("1.2m", "5 lakh", "4 millones de")."""
+    signs, letters = currencies.symbols()
+    single = "".join(sorted({c for c in signs if len(c) == 1} | set(_SYMBOLS)))
+    several = "|".join(re.escape(c) for c in sorted((c for c in signs if len(c) > 1), key=len, reverse=True))
+    codes = sorted(name_lexicon.currency_codes())
+    iso = "|".join(c.upper() for c in codes if len(c) == 3)
+    # "14 060 $ CA", "$US": the country of a dollar, by its code's first two letters
+    dollar_lands = "|".join(sorted({c[:2].upper() for c in codes if len(c) == 3 and c.endswith("d")}))
+    letter_symbols = "|".join(re.escape(c) for c in sorted(letters, key=len, reverse=True))
+    scale = currencies.SCALE
+    sign_after = (rf"(?:[{single}](?:[ \u00a0]?(?:{dollar_lands})(?![^\W\d_]))?|{several}|zł|Kč|kr|Ft|lei|грн|"
+                  r"гривень|гривні|гривня|гривен|рублей|рубля|рублів|руб|лв|тг|тенге|сом|сум|₾|₸|원|円|元|块|圓|"
+                  r"ドル|美元|欧元)")
+    return re.compile(
+        # "~850 ATOM", "≈ €40": the sign of an approximate amount goes with it
+        rf"(?:[~≈][ \t]?)?"
+        # a sign before the number, a scale and a code after it ("₹5 lakh", "$8,450.00 MXN")
+        rf"(?:-?(?<![A-Za-z])(?:[A-Z]{{1,3}})?[{single}]\s?"
+        # (its figure grouped by spaces too: "€5 000", "S/ 7 500")
+        r"(?:\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?![\d,.]\d)(?:[.,]\d+)?|\d[\d,.]*(?<=\d))"
+        rf"(?:\s?{scale})?(?:[ \t\u00a0](?:{iso})(?![^\W\d_]))?"
+        rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?|{scale}[ \t\u00a0]?)?{sign_after}"
+        rf"{_NOT_AFTER}"
+        rf"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?(?:\s?{scale})?"
+        # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
+        # (``_money_unit`` decides which units are money), a scale between them ("4 millones de pesos",
+        # "42 ألف درهم") (a range before it: "5k-6k DOT", "2–3 ETH")
+        rf"|{_NOT_BEFORE}(?:{_NUMBER}[kKmM]?[ \t]?[-–][ \t]?)?-?{_NUMBER}"
+        rf"(?:[ \t\u00a0]?{scale}(?:[ \t]+(?:de|of|di|do|da)(?=[ \t]))?)?"
+        rf"(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>{_UNIT_WORD})"
+        rf"{_NOT_AFTER}"
+        # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000", "USD 1.2m")
+        r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?\d(?:[\d,.'\u00a0\u202f ]*\d)?(?![\d])"
+        rf"(?:[ \t\u00a0]?{scale})?"
+        # a symbol in letters before the number ("R 14 500", "S/ 7 500", "Kz 25.000,00"):
+        # ``_amount_matches`` asks a number grouped in thousands of all but "S/", "B/"
+        rf"|(?<![\w/.])(?P<letters>{letter_symbols})[ \t\u00a0]?(?P<figure>{_NUMBER})(?![\d])"
+        rf"(?:[ \t\u00a0]?{scale})?"
+        r")"
+    )
+
+
 #: capital units and words that follow a number and are no money ("16 GB", "9 AM", "404 NOT FOUND")
 _NOT_MONEY = frozenset((
     "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib", "bps", "kbps", "mbps", "gbps", "ms", "ns", "hz",
@@ -64,12 +102,13 @@ _CODE_WORDS = frozenset(("all", "top", "apt", "try", "cup", "pot", "amp", "imp",
 def _money_unit(unit: str, glued: bool) -> bool:
     """A unit after a number that names money: a currency's ISO 4217 code or a coin's ticker
     (Faker's lists), any other code of two to five capitals written apart from the number
-    ("12,400 ATOM", "420 SOL"; the tickers of new coins are on no list), a currency's word
-    ("200 dollars"), or a listed code in lower case ("0.5 btc")."""
+    ("12,400 ATOM", "420 SOL"; the tickers of new coins are on no list), a currency's word in
+    any language Faker names currencies in ("200 dollars", "180,000 دولار", "4 millones de
+    pesos"), or a listed code in lower case ("0.5 btc")."""
     low = unit.lower()
     if low in _NOT_MONEY:
         return False
-    if re.fullmatch(_CURRENCY_WORDS, low) or unit in ("TL", "zł"):
+    if _currency_word(unit):
         return True
     codes = name_lexicon.currency_codes()
     if unit.isupper():
@@ -77,19 +116,45 @@ def _money_unit(unit: str, glued: bool) -> bool:
     return unit.islower() and low in codes and len(low) >= 3 and (not _ordinary(low) or low in ("sol",))
 
 
+def _currency_word(unit: str) -> bool:
+    """A currency's word ("dollars", "zł", "dólares", "درهم"): no code, a word of its own."""
+    low = unit.lower()
+    return (re.fullmatch(_CURRENCY_WORDS, low) is not None or unit in ("TL", "zł")
+            or currencies.is_currency_word(low, ordinary=_ordinary(low)))
+
+
+#: a number grouped in thousands ("14 500", "7.500", "1,23,456"): after a symbol in letters,
+#: which a plain number after a capital ("R 2", "Le 12 mars") is not
+_GROUPED = re.compile(r"(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+)(?:[.,]\d{1,2})?")
+
+
 def _amount_matches(text: str) -> Iterator[re.Match[str]]:
-    for m in _AMOUNT.finditer(text):
+    for m in _amount_pattern().finditer(text):
         if m.group("unit") is not None and not _money_unit(m.group("unit"), glued=not m.group("gap")):
             continue
         code = m.group("code")
         if code is not None and code not in ("KSh", "Ksh", "RM", "Rp") and (
                 code.lower() not in name_lexicon.currency_codes() or code.lower() in _CODE_WORDS):
             continue
+        letters = m.group("letters")
+        if letters is not None and "/" not in letters and not _GROUPED.fullmatch(m.group("figure")):
+            continue
         yield m
 
 
 #: a threshold's words before an amount said to someone ("deposits over $250")
-_THRESHOLD = re.compile(r"(?i)\b(?:over|under|from|starting\s+at|between|and|or|to)\s*\Z")
+_COMPARED = (
+    r"\b(?:over|under|pass|passes|"
+    # the same in the languages tickets come in ("acima de 250.000 USD", "dưới 0.005 XMR", "unter 50 €")
+    r"acima\s+de|abaixo\s+de|mais\s+de|menos\s+de|más\s+de|por\s+encima\s+de|por\s+debajo\s+de|"
+    r"unter|über|oberhalb\s+von|au-dessus\s+de|en\s+dessous\s+de|plus\s+de|moins\s+de|oltre|sopra|sotto|"
+    r"boven|onder|powyżej|poniżej|ponad|üzeri|altı|dưới|trên|vượt|vượt\s+quá|di\s+atas|di\s+bawah|lebih\s+dari|"
+    r"kurang\s+dari|свыше|более|менее|больше|меньше|понад|менше)\s*\Z"
+    # and where words are not spaced or are read right to left ("أقل من", "超过", "未満")
+    r"|(?:أقل\s+من|أكثر\s+من|فوق|تحت|מעל|מתחת\s+ל|超过|低于|以上|以下|未満|초과|미만|ต่ำกว่า|เกิน)\s*\Z")
+#: a figure compared with: a threshold, no one's ("Deposits under 0.005 XMR aren't credited")
+_COMPARED_TO = re.compile(_COMPARED, re.IGNORECASE)
+_THRESHOLD = re.compile(rf"(?i)\b(?:from|starting\s+at|between|and|or|to)\s*\Z|{_COMPARED}")
 
 
 def _named_amounts(text: str, people: Sequence[Span]) -> Iterator[Span]:
@@ -180,7 +245,19 @@ _POLICY = re.compile(r"(?i)\b(?:minimum|maximum|min|max|fee|fees|limit|limits|co
                      r"more than|less than|smaller than|larger than|greater than|below|above|exceeding|exceeds)\b")
 #: "€1,000 per day", "$50 a month", "5 BTC/day": a limit or a price, said of no one
 _PER_PERIOD = re.compile(r"(?i)\s*(?:per|a|an|each|every|/)\s*(?:day|week|month|year|transaction|withdrawal|deposit|"
-                         r"request|user|seat|account)s?\b")
+                         r"request|user|seat|account)s?\b"
+                         # the same in the languages tickets come in ("2.000 USD mỗi tháng", "500 € pro Tag")
+                         r"|\s*(?:(?:pro|je)\s+(?:tag|woche|monat|jahr)|(?:por|al|cada)\s+(?:día|dia|mes|mês|semana|año|ano)|"
+                         r"par\s+(?:jour|mois|semaine|an)|al\s+(?:giorno|mese)|per\s+(?:dag|maand|giorno|mese|hari|bulan)|"
+                         r"dziennie|miesięcznie|mỗi\s+(?:ngày|tháng|tuần|năm)|một\s+(?:ngày|tháng)|в\s+(?:день|месяц|сутки)|"
+                         r"günlük|aylık|sehari|sebulan|/\s*(?:tag|día|dia|jour|mes|mois|monat|ngày|tháng))(?![^\W\d_])")
+#: "of your 10,000 USD Verified limit", "1.000 € Tageslimit": a figure that names a limit or a tier
+_LIMIT_AFTER = re.compile(r"(?i:[ \t]*(?:(?:(?-i:[A-Z][\w-]*)|daily|weekly|monthly|withdrawal|deposit|trading|"
+                          r"verification)[ \t]+){0,2}(?:limit|limits|cap|tier|threshold|allowance|límite|limite|"
+                          r"limiet|limitu|limity|лимит|лимита|hạn\s+mức|batas|sınır|sınırı|\w+limit)\b)")
+#: "3,150.00 USD of 10,000 USD": the second figure is the whole the first is part of, a limit
+_PART_OF = re.compile(r"\d[\d.,]*[ \t]?(?:[A-Z]{3,5}|[$€£¥₹])?[ \t]+(?:of|out\s+of|von|sur|de|di|z|из|trên)"
+                      r"[ \t]+(?:your[ \t]+)?\Z")
 _BALANCE_WORD = re.compile(r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand)\b")
 _BARE_MOVED = re.compile(
     r"(?i)\b(?:i|we)\s+(?:withdrew|deposited|sent|transferred|paid|lost|received|topped\s+up)\s+(\d[\d,.]*(?<=\d))"
@@ -196,7 +273,9 @@ _LABELLED_FIGURE = re.compile(
     r"số\s+tiền|jumlah|nominal|ποσό)\b|金额|金額|금액)\s*(?:was|is|of|:|=)?\s*:?\s*"
     r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))")
 #: a sentence: up to its full stop (a stop inside a number, "0.3", is none) or its line's end
-_SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=[^\s.!?]))+(?:[.!?。！？]+|$)", re.MULTILINE)
+#: (a scale's abbreviation after a figure ends none: "2 tys. zł")
+_SENTENCE = re.compile(rf"(?:(?<=\d[ \u00a0])(?:{currencies.SCALE_ABBREVIATIONS})\.|[^.!?。！？\n]|[.!?](?=[^\s.!?]))+"
+                       r"(?:[.!?。！？]+|$)", re.MULTILINE)
 
 
 def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
@@ -220,6 +299,12 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             if ((_POLICY.search(near_before) or _PER_PERIOD.match(after))
                     and not re.search(r"(?i)\b(?:my|your)\b", near_before)):
                 continue
+            # a limit, anyone's ("6,850 USD of your 10,000 USD Verified limit")
+            if _LIMIT_AFTER.match(after) or _PART_OF.search(before[-40:]):
+                continue
+            # "Deposits under 0.005 XMR aren't credited": a threshold no personal word says before
+            if _COMPARED_TO.search(near_before[-24:]) and not _PERSONAL.search(near_before):
+                continue
             i = bisect.bisect_left(personal, m.start() - 300)
             j = bisect.bisect_left(personal, m.end())
             near = (i < len(personal) and personal[i] < m.start()) or (
@@ -233,8 +318,7 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             unit = m.group("unit")
             mine = (customer and not _THRESHOLD.search(near_before[-24:])
                     and not _POLICY.search(" ".join(before[-160:].split()[-10:]))
-                    and (unit is None or unit.lower() in name_lexicon.currency_codes()
-                         or re.fullmatch(_CURRENCY_WORDS, unit.lower()) is not None or unit in ("TL", "zł")))
+                    and (unit is None or unit.lower() in name_lexicon.currency_codes() or _currency_word(unit)))
             if (near or mine or context or _THEIR_TRANSACTION.search(before[-60:])
                     or _AMOUNT_LABEL.search(before[-40:])):
                 yield Span(offset + m.start(), offset + m.end(), "amount")
