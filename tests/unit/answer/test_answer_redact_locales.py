@@ -80,6 +80,11 @@ def test_look_alikes_of_amounts_stay(text: str) -> None:
      ["12.5 LTC", "40,000 DOGE"]),
     ("You refunded only $18.50 of the $37 I paid.", "customer", ["$18.50", "$37"]),
     ("Chcę wypłacić ponad 5 000 zł z mojego konta", "customer", ["5 000 zł"]),  # a personal word before
+    # a comparison after the figure (Hindi, Japanese, "or more"), also in a sentence naming
+    # someone, which Hindi's stop "।" ends
+    ("नमस्ते, मेरा नाम राजेश वर्मा है। लेकिन मुझे 100,000 USD से ज़्यादा की दैनिक निकासी सीमा चाहिए।", "customer", []),
+    ("出金は10万円以上ですか", "customer", []),
+    ("Are withdrawals of 5,000 EUR or more reviewed?", "customer", []),
 ])
 def test_policy_figures_of_any_language_stay_and_ones_own_money_goes(text: str, speaker: str,
                                                                      values: list[str]) -> None:
@@ -98,6 +103,13 @@ def test_policy_figures_of_any_language_stay_and_ones_own_money_goes(text: str, 
     ("נולדתי ב-12.03.1990 בחיפה", ["12.03.1990"]),
     ("ولدت في 12/03/1990 في القاهرة", ["12/03/1990"]),
     ("Geburt: 4. 9. 1991, Ort Wien", ["4. 9. 1991"]),
+    # the months of locales that keep them inside ``month_name``: Indonesian, Hungarian (the
+    # year first), Croatian (in another case), Hindi
+    ("tanggal lahir saya 12 Maret 1990 ya", ["12 Maret 1990"]),
+    ("születési dátum: 1990. március 12.", ["1990. március 12"]),
+    ("datum rođenja 12. ožujka 1990, OIB", ["12. ožujka 1990"]),
+    ("जन्म तिथि 12 मार्च 1990 है", ["12 मार्च 1990"]),
+    ("sinh ngày 12 tháng 3 năm 1990 tại Huế", ["12 tháng 3 năm 1990"]),  # Vietnamese: a month by its number
 ])
 def test_dates_of_birth_with_every_locales_months_after_cues_in_many_languages(text: str, values: list[str]) -> None:
     assert _found(text, "customer", "date_of_birth") == values

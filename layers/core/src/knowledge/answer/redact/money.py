@@ -170,8 +170,9 @@ def _named_amounts(text: str, people: Sequence[Span]) -> Iterator[Span]:
         body, offset = sentence.group(), sentence.start()
         for m in _amount_matches(body):
             near_before = " ".join(body[max(0, m.start() - 80) : m.start()].split()[-5:])
+            after = body[m.end() : m.end() + 40]
             if (_POLICY.search(near_before) or _THRESHOLD.search(near_before[-24:])
-                    or _PER_PERIOD.match(body, m.end())):
+                    or _PER_PERIOD.match(after) or _COMPARED_AFTER.match(after) or _LIMIT_AFTER.match(after)):
                 continue  # "Hi Daniel, the bonus applies to deposits over $250 only"
             yield Span(offset + m.start(), offset + m.end(), "amount")
 
@@ -251,6 +252,12 @@ _PER_PERIOD = re.compile(r"(?i)\s*(?:per|a|an|each|every|/)\s*(?:day|week|month|
                          r"par\s+(?:jour|mois|semaine|an)|al\s+(?:giorno|mese)|per\s+(?:dag|maand|giorno|mese|hari|bulan)|"
                          r"dziennie|miesięcznie|mỗi\s+(?:ngày|tháng|tuần|năm)|một\s+(?:ngày|tháng)|в\s+(?:день|месяц|сутки)|"
                          r"günlük|aylık|sehari|sebulan|/\s*(?:tag|día|dia|jour|mes|mois|monat|ngày|tháng))(?![^\W\d_])")
+#: a comparison after the figure, as Hindi, Japanese, Korean and Turkish write it and "or more"
+#: ("100,000 USD से ज़्यादा", "10万円以上", "1,000 USD ve üzeri"): a threshold
+_COMPARED_AFTER = re.compile(
+    r"[ \t]*(?:(?i:or\s+(?:more|less|above|below|higher|lower)|and\s+(?:above|up|over|more|below)|und\s+mehr|"
+    r"et\s+plus|o\s+más|ou\s+mais|o\s+più|или\s+больше|ve\s+üzeri|ve\s+altı|trở\s+lên|trở\s+xuống|ke\s+atas|"
+    r"ke\s+bawah)\b|से\s+(?:ज़्यादा|ज्यादा|अधिक|कम)|以上|以下|未満|이상|이하|미만|ขึ้นไป|فأكثر|أو\s+أكثر)")
 #: "of your 10,000 USD Verified limit", "1.000 € Tageslimit": a figure that names a limit or a tier
 _LIMIT_AFTER = re.compile(r"(?i:[ \t]*(?:(?:(?-i:[A-Z][\w-]*)|daily|weekly|monthly|withdrawal|deposit|trading|"
                           r"verification)[ \t]+){0,2}(?:limit|limits|cap|tier|threshold|allowance|límite|limite|"
@@ -274,8 +281,9 @@ _LABELLED_FIGURE = re.compile(
     r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))")
 #: a sentence: up to its full stop (a stop inside a number, "0.3", is none) or its line's end
 #: (a scale's abbreviation after a figure ends none: "2 tys. zł")
-_SENTENCE = re.compile(rf"(?:(?<=\d[ \u00a0])(?:{currencies.SCALE_ABBREVIATIONS})\.|[^.!?。！？\n]|[.!?](?=[^\s.!?]))+"
-                       r"(?:[.!?。！？]+|$)", re.MULTILINE)
+#: (Hindi's and Arabic's stops end one too: "।", "؟")
+_SENTENCE = re.compile(rf"(?:(?<=\d[ \u00a0])(?:{currencies.SCALE_ABBREVIATIONS})\.|[^.!?。！？।؟\n]"
+                       r"|[.!?](?=[^\s.!?]))+(?:[.!?。！？।؟]+|$)", re.MULTILINE)
 
 
 def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
@@ -296,7 +304,7 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             before = body[max(0, m.start() - 300) : m.start()]
             after = body[m.end() : m.end() + 40]
             near_before = " ".join(before[-80:].split()[-5:])
-            if ((_POLICY.search(near_before) or _PER_PERIOD.match(after))
+            if ((_POLICY.search(near_before) or _PER_PERIOD.match(after) or _COMPARED_AFTER.match(after))
                     and not re.search(r"(?i)\b(?:my|your)\b", near_before)):
                 continue
             # a limit, anyone's ("6,850 USD of your 10,000 USD Verified limit")

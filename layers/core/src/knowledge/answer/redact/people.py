@@ -8,7 +8,8 @@ import functools
 import importlib
 import pkgutil
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from .context_names import _context_names
 from .lexicon_names import _lexicon_names
@@ -54,6 +55,10 @@ def _month_names() -> str:
         months = getattr(loaded.Provider, "MONTH_NAMES", None)
         if isinstance(months, dict):
             names.update(str(v) for v in months.values())
+        elif "month_name" in vars(loaded.Provider):
+            # a locale that keeps its months inside ``month_name`` (Indonesian "Maret",
+            # Hungarian "március", Croatian "Ožujak", Hindi "मार्च"): asked for each month
+            names.update(_named_months(vars(loaded.Provider)["month_name"]))
         for attr in ("_TH_FULL_MONTHS", "_TH_ABBR_MONTHS"):  # Thai keeps its months in the module
             names.update(str(v) for v in getattr(loaded, attr, ()))
     forms = set()
@@ -70,6 +75,26 @@ def _month_names() -> str:
     return rf"(?:{_MONTHS}|(?i:{alternatives})(?![^\W\d_]))"
 
 
+class _OneMonth:
+    """What a locale's ``month_name`` asks of its provider: the month, as "01" to "12"."""
+
+    def __init__(self, month: int) -> None:
+        self._month = f"{month:02d}"
+
+    def month(self) -> str:
+        return self._month
+
+
+def _named_months(month_name: Callable[[Any], object]) -> list[str]:
+    names = []
+    for month in range(1, 13):
+        try:
+            names.append(str(month_name(_OneMonth(month))))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            return []  # a provider that asks for more than its month: its names are read elsewhere or not at all
+    return names
+
+
 def _date(months: str) -> str:
     """A date in figures or with a month's name; the year of a spaced date or of one with a
     month's name is one a customer may be born in (19.., 20.., 25.. of Thailand's Buddhist
@@ -82,7 +107,10 @@ def _date(months: str) -> str:
             rf"(?i:{months})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{year}|"
             rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{months})[\s-]+(?:(?:de|del|of)\s+)?{year}|"
             rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
-            rf"(?i:{months})[\s,]+(?:(?:de|of)\s+)?{year}|{year}[-/ ](?i:{months})[-/ ]\d{{1,2}}|"
+            # Vietnamese names a month by its number: "12 tháng 3 năm 1990", "12 tháng 3, 1990"
+            rf"\d{{1,2}}\s+(?i:tháng)\s+\d{{1,2}},?\s+(?:(?i:năm)\s+)?{year}|"
+            # (the year first: "1990. március 12." in Hungarian)
+            rf"(?i:{months})[\s,]+(?:(?:de|of)\s+)?{year}|{year}\.?[-/ ]+(?i:{months})[-/ ]+\d{{1,2}}|"
             rf"\d{{1,2}}(?:st|nd|rd|th)?[\s-]+(?i:{months})[\s-]+'?\d{{2}}(?![\d:])|"
             rf"(?i:{months})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+'?\d{{2}}(?![\d:]))")
 
