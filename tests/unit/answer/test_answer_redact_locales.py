@@ -49,6 +49,10 @@ def test_the_currency_words_are_read_from_fakers_locales() -> None:
     ("I was charged $8,450.00 MXN for the plan", "$8,450.00 MXN"),  # a sign and a code after it
     ("j'ai payé 14 060 $ CA pour le plan", "14 060 $ CA"),  # a dollar and its country
     ("โอนไป 5,000 บาท แล้วครับ", "5,000 บาท"),
+    # Thai and Korean space no words: a figure touching its currency and scale
+    ("ผมฝาก62,400บาทแล้วครับ", "62,400บาท"),
+    ("โอนเงิน 5 ล้านบาท แล้ว", "5 ล้านบาท"),
+    ("50만원 입금했는데 안 들어왔어요", "50만원"),
 ])
 def test_amounts_of_other_locales_are_found_whole(text: str, value: str) -> None:
     assert _found(text, "customer", "amount") == [value]
@@ -60,6 +64,7 @@ def test_amounts_of_other_locales_are_found_whole(text: str, value: str) -> None
     "I invited 5 random people",  # a dictionary word that starts with a currency's word
     "There are 3 new tickets and 2 gold badges",
     "The cluster runs 1.29 EKS across 3 AZ",
+    "ต้องการใบสรุปรายได้ staking ปี 2566 ครับ",  # a Thai year before Thai words
 ])
 def test_look_alikes_of_amounts_stay(text: str) -> None:
     assert _found(text, "customer", "amount") == []

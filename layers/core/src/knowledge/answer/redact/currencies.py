@@ -14,13 +14,15 @@ import re
 #: languages tickets come in ("USD 1.2m", "₹5 lakh", "4 millones", "3,5 Mio.", "2 тыс.", "5 juta")
 #: the scales written short, with a full stop that ends no sentence ("3,5 Mio. €", "2 тыс. руб")
 SCALE_ABBREVIATIONS = r"bn|Bn|mn|mln|mld|tys|tyś|Mio|Mrd|mio|mrd|тыс|тис|млн|млрд|rb|jt"
-SCALE = (rf"(?:(?:k|K|m|M|{SCALE_ABBREVIATIONS})\.?"
+SCALE = (rf"(?:(?:(?:k|K|m|M|{SCALE_ABBREVIATIONS})\.?"
          r"|(?i:thousand|million|billion|millones|millón|millon|mil|milhões|milhão|milhares|millions|"
          r"milioni|milione|miliardi|miliony|milionów|milion|miliard|millionen|milliarden|milliards?|"
          r"lakhs?|lacs?|crores?|juta|ribu|miliar|triệu|nghìn|ngàn|tỷ|bin|milyon|milyar|"
          r"тысяч[аи]?|миллион(?:а|ов)?|тисяч[аі]?|мільйон(?:а|ів)?)"
-         r"|ألف|آلاف|الف|مليون|ملايين|مليار|ล้าน|พัน|หมื่น|แสน|हज़ार|हजार|लाख|करोड़|אלף|מיליון)"
-         r"(?![^\W\d_])")
+         r"|ألف|آلاف|الف|مليون|ملايين|مليار|हज़ार|हजार|लाख|करोड़|אלף|מיליון)"
+         r"(?![^\W\d_])"
+         # Thai spaces no words: its scales touch the currency after them ("5 ล้านบาท")
+         r"|ล้าน|พัน|หมื่น|แสน)")
 
 #: the words for currencies in languages Faker's currency lists do not name them in (Arabic,
 #: Persian, Hebrew, Hindi, Indonesian and Malay, Vietnamese, Turkish, Polish, Czech, Hungarian)

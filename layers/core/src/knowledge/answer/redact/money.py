@@ -23,7 +23,8 @@ _CURRENCY_WORDS = (r"dollars?|euros?|pounds?|bucks|reais|real|pesos?|rupees?|yen
 _NUMBER = r"(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[.,'\u00a0\u202f ]\d{3})+|\d+)(?:[.,]\d+)?"
 _SYMBOLS = "$€£¥₹₩₽₺₪₫₱฿₴₦"
 #: a word character of a script that writes no spaces: a number or a code may touch it ("金额是500 USDT。")
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+#: (and of Thai, whose words are not spaced either: "ฝาก62,400บาท")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f"
 _NOT_BEFORE = rf"(?<![^\W{_CJK}])(?<![.,])"
 _NOT_AFTER = rf"(?![^\W{_CJK}])"
 #: a word after a number that may name its currency: letters of any script that spaces its
@@ -46,8 +47,11 @@ def _amount_pattern() -> re.Pattern[str]:
     dollar_lands = "|".join(sorted({c[:2].upper() for c in codes if len(c) == 3 and c.endswith("d")}))
     letter_symbols = "|".join(re.escape(c) for c in sorted(letters, key=len, reverse=True))
     scale = currencies.SCALE
-    sign_after = (rf"(?:[{single}](?:[ \u00a0]?(?:{dollar_lands})(?![^\W\d_]))?|{several}|zł|Kč|kr|Ft|lei|грн|"
-                  r"гривень|гривні|гривня|гривен|рублей|рубля|рублів|руб|лв|тг|тенге|сом|сум|₾|₸|원|円|元|块|圓|"
+    # the currency words of scripts that write no spaces, which no word's end closes ("บาท")
+    unspaced = "|".join(re.escape(w) for w in sorted(currencies.currency_words(), key=len, reverse=True)
+                        if re.match(r"[\u0e00-\u0e7f]", w))
+    sign_after = (rf"(?:[{single}](?:[ \u00a0]?(?:{dollar_lands})(?![^\W\d_]))?|{several}|{unspaced}|zł|Kč|kr|Ft|"
+                  r"lei|грн|гривень|гривні|гривня|гривен|рублей|рубля|рублів|руб|лв|тг|тенге|сом|сум|₾|₸|원|円|元|块|圓|"
                   r"ドル|美元|欧元)")
     return re.compile(
         # "~850 ATOM", "≈ €40": the sign of an approximate amount goes with it
@@ -57,7 +61,7 @@ def _amount_pattern() -> re.Pattern[str]:
         # (its figure grouped by spaces too: "€5 000", "S/ 7 500")
         r"(?:\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?![\d,.]\d)(?:[.,]\d+)?|\d[\d,.]*(?<=\d))"
         rf"(?:\s?{scale})?(?:[ \t\u00a0](?:{iso})(?![^\W\d_]))?"
-        rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千]\s?|{scale}[ \t\u00a0]?)?{sign_after}"
+        rf"|{_NOT_BEFORE}-?{_NUMBER}\s?(?:[万萬億亿千만억천]\s?|{scale}[ \t\u00a0]?)?{sign_after}"
         rf"{_NOT_AFTER}"
         rf"|\b(?:Rs\.?|INR)\s?\d[\d,]*(?:\.\d+)?(?:\s?{scale})?"
         # a number and a unit after it: a currency's code, a coin's ticker or a currency's word
