@@ -65,6 +65,7 @@ def test_amounts_of_other_locales_are_found_whole(text: str, value: str) -> None
     "There are 3 new tickets and 2 gold badges",
     "The cluster runs 1.29 EKS across 3 AZ",
     "ต้องการใบสรุปรายได้ staking ปี 2566 ครับ",  # a Thai year before Thai words
+    "Le 1 200 premiers clients ont reçu le mail",  # French's article, not the leone's symbol
 ])
 def test_look_alikes_of_amounts_stay(text: str) -> None:
     assert _found(text, "customer", "amount") == []
@@ -125,6 +126,12 @@ def test_dates_of_birth_with_every_locales_months_after_cues_in_many_languages(t
     ("Nascido em 07.05.1985, moro na Rua Augusta 1450, apto 82", ["07.05.1985"]),
     ("version 4. 9. 2024 released today", []),  # a spaced date with no cue
     ("I was born 1990-01-01 and the market 2020 crash hurt", ["1990-01-01"]),
+    # words for a birth that say something else too: Thai "occurred", Arabic "Christmas",
+    # Hebrew "maternity leave"
+    ("เกิดข้อผิดพลาดเมื่อ 12/03/2024 ครับ", []),
+    ("عيد الميلاد 25/12/2024 كان", []),
+    ("חופשת לידה מ-12.03.2024", []),
+    ("ผมเกิดวันที่ 12 มีนาคม 2533 ครับ", ["12 มีนาคม 2533"]),  # Thai "born on the date"
 ])
 def test_look_alikes_of_dates_of_birth_stay(text: str, values: list[str]) -> None:
     assert _found(text, "customer", "date_of_birth") == values

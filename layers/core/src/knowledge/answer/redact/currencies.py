@@ -112,4 +112,5 @@ def symbols() -> tuple[frozenset[str], frozenset[str]]:
             letters.add(symbol)
         elif symbol:
             signs.add(symbol)
-    return frozenset(signs), frozenset(letters - {"x", "m", "SDR"})
+    # ("Le" is French's article before a figure, "Le 1 200 premiers", more often than a leone)
+    return frozenset(signs), frozenset(letters - {"x", "m", "SDR", "Le"})

@@ -152,7 +152,7 @@ _COMPARED = (
     # the same in the languages tickets come in ("acima de 250.000 USD", "dưới 0.005 XMR", "unter 50 €")
     r"acima\s+de|abaixo\s+de|mais\s+de|menos\s+de|más\s+de|por\s+encima\s+de|por\s+debajo\s+de|"
     r"unter|über|oberhalb\s+von|au-dessus\s+de|en\s+dessous\s+de|plus\s+de|moins\s+de|oltre|sopra|sotto|"
-    r"boven|onder|powyżej|poniżej|ponad|üzeri|altı|dưới|trên|vượt|vượt\s+quá|di\s+atas|di\s+bawah|lebih\s+dari|"
+    r"boven|onder|powyżej|poniżej|ponad|dưới|trên|vượt|vượt\s+quá|di\s+atas|di\s+bawah|lebih\s+dari|"
     r"kurang\s+dari|свыше|более|менее|больше|меньше|понад|менше)\s*\Z"
     # and where words are not spaced or are read right to left ("أقل من", "超过", "未満")
     r"|(?:أقل\s+من|أكثر\s+من|فوق|تحت|מעל|מתחת\s+ל|超过|低于|以上|以下|未満|초과|미만|ต่ำกว่า|เกิน)\s*\Z")

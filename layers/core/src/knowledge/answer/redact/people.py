@@ -148,9 +148,13 @@ _BIRTH_WORDS = (
     r"раждане|gimimo|dzimšanas|lindjes|kuzaliwa|kapanganakan"
 )
 #: the same in the scripts that write no spaces between words or read right to left: "生年月日",
-#: "เกิด" (Thai: born), "تاريخ الميلاد", "ولدت" (Arabic: I was born), "תאריך לידה", "जन्म"
-_BIRTH_GLUED = (r"生年月日|出生日期|出生|生日|生まれ|생년월일|태어났|تاريخ\s+الميلاد|الميلاد|ولدت|مواليد|تولد|"
-                r"מועד\s+לידה|תאריך\s+לידה|לידה|נולדתי|วันเกิด|เกิด|जन्म\s+तिथि|जन्म")
+#: "تاريخ الميلاد", "ولدت" (Arabic: I was born), "תאריך לידה", "जन्म" (alone, "الميلاد" is
+#: Christmas too, "לידה" a maternity leave)
+_BIRTH_GLUED = (r"生年月日|出生日期|出生|生日|생년월일|태어났|تاريخ\s+الميلاد|ولدت|مواليد|تولد|"
+                r"מועד\s+לידה|תאריך\s+לידה|נולדתי|วันเกิด|जन्म\s+तिथि|जन्म")
+#: Thai's "born", which also says something happened ("เกิดข้อผิดพลาดเมื่อ 12/03/2024": an error
+#: occurred): a birth only with its date right after it ("เกิด 12 มี.ค. 2533", "เกิดวันที่ ...")
+_THAI_BORN = r"เกิด\s*(?:วันที่\s*)?"
 
 
 @functools.cache
@@ -163,7 +167,7 @@ def _birth_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
         rf"(?i:\b(?:{_BIRTH_WORDS}))"
         r"(?:\b|(?<=\.))[^.!?\n\d]{0,60}?" + rf"({date}|{_SPOKEN_DATE})"
         r"|(?i:\bborn\s+(?:in\s+)?)((?:19|20)\d{2})\b(?![/.-]\d)"
-        rf"|(?:{_BIRTH_GLUED})" r"\s*[はがは：:是은는]?[^.!?\n\d]{0,20}?" + rf"({date})"
+        rf"|(?:(?:{_BIRTH_GLUED})" r"\s*[はがは：:是은는]?[^.!?\n\d]{0,20}?" + rf"|{_THAI_BORN})({date})"
     )
     return birth, re.compile(rf"(?<![\w/.-])(?:{date})(?![\w/-])")
 
