@@ -16,12 +16,14 @@ def _found(text: str, speaker: str | None, kind: str) -> list[str]:
 
 
 @pytest.mark.parametrize("word", ["dollar", "dólares", "долларов", "рублей", "złotych", "ดอลลาร์", "pesos", "درهم",
-                                  "دولار", "lira", "forint"])
+                                  "دولار", "lira", "forint", "dolarów", "dolarů", "rupias", "đô"])
 def test_a_currencys_word_of_any_locale_and_its_inflected_forms(word: str) -> None:
     assert is_currency_word(word)
 
 
-@pytest.mark.parametrize("word", ["random", "de", "gold", "new", "islands", "south", "sold", "dolphin"])
+@pytest.mark.parametrize("word", ["random", "de", "gold", "new", "islands", "south", "sold", "dolphin",
+                                  # a longer word that begins with a currency's name: books, French women
+                                  "libros", "francesa"])
 def test_the_other_words_of_currency_names_and_dictionary_words_are_no_currency(word: str) -> None:
     assert not is_currency_word(word, ordinary=word in ("random", "sold", "dolphin"))
 

@@ -31,8 +31,8 @@ _MORE_WORDS = frozenset((
     "روبل", "تومان", "ریال", "دلار", "שקל", "שקלים", "ש״ח", "ש\"ח", "דולר", "דולרים", "יורו", "रुपये", "रुपए",
     "रुपया", "डॉलर", "rupiah", "ringgit", "đồng", "đô", "lira", "lirası", "złotych", "złote", "złoty", "korun",
     "koruny", "koruna", "forint", "forintot", "hryvnia", "гривень", "рублей", "рубля", "долларов", "доларів",
-    "евро", "євро", "tenge", "som", "sum", "lari", "manat", "leva", "лева", "лв", "dinara", "динара", "denari",
-    "kuna", "kune", "soles", "sol", "nuevos",
+    "евро", "євро", "tenge", "som", "lari", "manat", "leva", "лева", "лв", "dinara", "динара", "denari",
+    "kuna", "kune", "soles", "sol", "nuevos", "rupia", "rupias", "rupii", "dolar", "funt", "rubel", "rubli", "rubla",
 ))
 #: words of Faker's currency names that name no currency, or that are ordinary words after a
 #: figure ("3 new", "5 gold", "2 mark"), however often the lists repeat them
@@ -78,13 +78,16 @@ def currency_words() -> frozenset[str]:
             # "Südkoreanischer Won")
             if len(heads) >= 3 and max(heads.count(h) for h in set(heads)) >= 0.8 * len(heads):
                 words.add(w)
-    return frozenset(w for w in words | _MORE_WORDS if len(w) >= 3 and w not in _NOT_CURRENCY)
+    # (a word of two letters only from the list above: "500 đô")
+    return frozenset(w for w in words | _MORE_WORDS if (len(w) >= 3 or w in _MORE_WORDS) and w not in _NOT_CURRENCY)
 
 
 def is_currency_word(word: str, ordinary: bool = False) -> bool:
     """``word`` names a currency: one of :func:`currency_words` or an inflected form of one (up
-    to three more letters: "pesos", "dólares", "долларов", "złotych"); ``ordinary``: the word is
-    one of the dictionary's, which an inflected form may not be ("random" is no form of "rand")."""
+    to two more letters, "pesos", "dólares", "долларов"; up to three in place of a soft or
+    "y" ending, "złoty" -> "złotych", "рубль" -> "рублей"); ``ordinary``: the word is one of
+    the dictionary's, which an inflected form may not be ("random" is no form of "rand"), nor
+    a longer word that begins with a currency's name ("francesa", "libros")."""
     low = word.lower()
     words = currency_words()
     if low in words:
@@ -93,8 +96,9 @@ def is_currency_word(word: str, ordinary: bool = False) -> bool:
         return False
     for cut in range(1, 4):
         stem = low[:-cut]
-        # the stem of a word that drops its last vowel or soft sign when inflected ("рубль" -> "рублей")
-        if len(stem) >= 4 and (stem in words or any(stem + end in words for end in "aeoyьйы")):
+        if len(stem) < 4:
+            break
+        if (cut <= 2 and stem in words) or any(stem + end in words for end in "yьйы"):
             return True
     return False
 
