@@ -55,6 +55,8 @@ def test_the_currency_words_are_read_from_fakers_locales() -> None:
     ("ผมฝาก62,400บาทแล้วครับ", "62,400บาท"),
     ("โอนเงิน 5 ล้านบาท แล้ว", "5 ล้านบาท"),
     ("50만원 입금했는데 안 들어왔어요", "50만원"),
+    # a code before the figure and again after it: the first names the asset
+    ("saya mau unstake ETH 2,4 ETH tapi statusnya masih Unbonding", "2,4 ETH"),
 ])
 def test_amounts_of_other_locales_are_found_whole(text: str, value: str) -> None:
     assert _found(text, "customer", "amount") == [value]

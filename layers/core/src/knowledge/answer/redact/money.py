@@ -71,9 +71,10 @@ def _amount_pattern() -> re.Pattern[str]:
         rf"(?:[ \t\u00a0]?{scale}(?:[ \t]+(?:de|of|di|do|da)(?=[ \t]))?)?"
         rf"(?P<gap>[ \t\u00a0\u202f]?)(?P<unit>{_UNIT_WORD})"
         rf"{_NOT_AFTER}"
-        # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000", "USD 1.2m")
-        r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?\d(?:[\d,.'\u00a0\u202f ]*\d)?(?![\d])"
-        rf"(?:[ \t\u00a0]?{scale})?"
+        # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000", "USD 1.2m"), unless the
+        # same code follows it too: then the code before is the asset named ("unstake ETH 2,4 ETH")
+        r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?(?>\d(?:[\d,.'\u00a0\u202f ]*\d)?)(?![\d])"
+        rf"(?:[ \t\u00a0]?{scale})?(?![ \t\u00a0]+(?P=code)(?![^\W\d_]))"
         # a symbol in letters before the number ("R 14 500", "S/ 7 500", "Kz 25.000,00"):
         # ``_amount_matches`` asks a number grouped in thousands of all but "S/", "B/"
         rf"|(?<![\w/.])(?P<letters>{letter_symbols})[ \t\u00a0]?(?P<figure>{_NUMBER})(?![\d])"
