@@ -46,6 +46,7 @@ def test_the_currency_words_are_read_from_fakers_locales() -> None:
     ("solo como 4 millones de pesos ayer por la tarde", "4 millones de pesos"),  # a scale's word and "de"
     ("I earned approx ₹5 lakh in rewards last FY", "₹5 lakh"),
     ("the transfer of Rs 1,23,456 is missing", "Rs 1,23,456"),  # India's grouping
+    ("I paid Rs. 2,50,000 today", "Rs. 2,50,000"),  # a currency's full stop ends no sentence
     ("Ich habe 3,5 Mio. € überwiesen", "3,5 Mio. €"),  # a scale's capital is no name
     ("zapłaciłem 2 tys. zł wczoraj", "2 tys. zł"),  # a scale's full stop ends no sentence
     ("I was charged $8,450.00 MXN for the plan", "$8,450.00 MXN"),  # a sign and a code after it
@@ -120,6 +121,7 @@ def test_policy_figures_of_any_language_stay_and_ones_own_money_goes(text: str, 
     ("datum rođenja 12. ožujka 1990, OIB", ["12. ožujka 1990"]),
     ("जन्म तिथि 12 मार्च 1990 है", ["12 मार्च 1990"]),
     ("sinh ngày 12 tháng 3 năm 1990 tại Huế", ["12 tháng 3 năm 1990"]),  # Vietnamese: a month by its number
+    ("fecha de nacimiento 12 03 1990 gracias", ["12 03 1990"]),  # spaces alone, as a transcript writes it
 ])
 def test_dates_of_birth_with_every_locales_months_after_cues_in_many_languages(text: str, values: list[str]) -> None:
     assert _found(text, "customer", "date_of_birth") == values

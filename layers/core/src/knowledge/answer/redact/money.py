@@ -285,10 +285,11 @@ _LABELLED_FIGURE = re.compile(
     r"số\s+tiền|jumlah|nominal|ποσό)\b|金额|金額|금액)\s*(?:was|is|of|:|=)?\s*:?\s*"
     r"(\d[\d,.]*(?<=\d))(?![\d%]|[.,]\d|\s*(?:%|days?|hours?|minutes?|times?|items?|percent|am|pm|h\b))")
 #: a sentence: up to its full stop (a stop inside a number, "0.3", is none) or its line's end
-#: (a scale's abbreviation after a figure ends none: "2 tys. zł")
-#: (Hindi's and Arabic's stops end one too: "।", "؟")
-_SENTENCE = re.compile(rf"(?:(?<=\d[ \u00a0])(?:{currencies.SCALE_ABBREVIATIONS})\.|[^.!?。！？।؟\n]"
-                       r"|[.!?](?=[^\s.!?]))+(?:[.!?。！？।؟]+|$)", re.MULTILINE)
+#: (a scale's abbreviation after a figure ends none: "2 tys. zł", nor a currency's before one:
+#: "Rs. 2,50,000"; Hindi's and Arabic's stops end one too: "।", "؟")
+_SENTENCE = re.compile(rf"(?:(?<=\d[ \u00a0])(?:{currencies.SCALE_ABBREVIATIONS})\."
+                       r"|\b(?:Rs|Fr|Bs|Dhs|Sh)\.(?=[ \u00a0]?\d)"
+                       r"|[^.!?。！？।؟\n]|[.!?](?=[^\s.!?]))+(?:[.!?。！？।؟]+|$)", re.MULTILINE)
 
 
 def _amounts(text: str, customer: bool = False) -> Iterator[Span]:

@@ -104,6 +104,8 @@ def _date(months: str) -> str:
             rf"\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-](?:\d{{4}}|\d{{2}})|"
             # spaced: "4. 9. 1991" (Czech, Slovak, German), "12 / 03 / 1990"
             rf"\d{{1,2}}[ \t]?[./-][ \t]?\d{{1,2}}[ \t]?[./-][ \t]?{year}|"
+            # spaces alone, as a voice note's transcript writes one ("12 03 1990")
+            rf"\d{{1,2}} \d{{1,2}} {year}|"
             rf"(?i:{months})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{year}|"
             rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{months})[\s-]+(?:(?:de|del|of)\s+)?{year}|"
             rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
