@@ -1587,3 +1587,47 @@ def test_look_alikes_of_names_after_a_name_cue_stay() -> None:
     text = "my name is george and i need help with the app"  # the sentence goes on after the name
     assert [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "person_name"] == [
         "george"]
+
+
+def _found(text: str, speaker: str | None = "customer") -> list[tuple[str, str]]:
+    return [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker=speaker)]
+
+
+# a name read after the words of many languages and scripts that introduce one: the name in the
+# script that follows, whole (a given name that is also a small word between two names; a
+# lower-case name of four words; a sign-off and a lower-case name closing a message; a vocative
+# after a greeting; a name after "name:", "in the name of" or a title in Arabic, Persian and Hebrew;
+# a Thai "I" after a greeting)
+@pytest.mark.parametrize(("text", "spans"), [
+    ("Üzerinde adım Mehmet Can Yıldırım, IBAN yazıyor", [("Mehmet Can Yıldırım", "person_name")]),
+    ("my name is John Can You help me", [("John", "person_name")]),  # the sentence goes on in capitals
+    ("mi nombre es jhon fredy ramírez ospina mi número es el tres",
+     [("jhon fredy ramírez ospina", "person_name")]),
+    ("w profilu jest zle pozdrawiam ryszard kamiński", [("ryszard kamiński", "person_name")]),
+    ("Доброго дня, Ірино! Ім'я в акаунті має збігатися", [("Ірино", "person_name")]),
+    ("Вітаю, Олександре Петровичу!", [("Олександре Петровичу", "person_name")]),
+    ("سأحول إلى حسابي.\nالاسم: خالد عبد الله المنصوري\nالجوال:", [("خالد عبد الله المنصوري", "person_name")]),
+    ("وعليكم السلام أستاذ خالد، شكراً لتواصلك.", [("خالد", "person_name")]),
+    ("آقای رضایی گفت", [("رضایی", "person_name")]),
+    ("שלחתי חשבון חשמל על שם יוסי בן-דוד, תודה", [("יוסי בן-דוד", "person_name")]),
+    ("สวัสดีครับ ผม ธนากร วงศ์สวัสดิ์ เกิดปี 2533", [("ธนากร วงศ์สวัสดิ์", "person_name")]),
+    # after "คุณ", a word with the small words of a sentence in it goes on the sentence
+    ("สวัสดีครับ คุณธนากร ดาวน์โหลดได้ที่ Profile", [("ธนากร", "person_name")]),
+])
+def test_names_after_the_cues_of_many_languages_and_scripts(text: str, spans: list[tuple[str, str]]) -> None:
+    assert _found(text) == spans
+
+
+@pytest.mark.parametrize("text", [
+    "titulaire SARL Les Ateliers du Rhin.",  # a company, no given name before "Les"
+    "thanks for the help, pozdrawiam serdecznie",  # a sign-off and an adverb
+    "Доброго дня, Ваш запит отримано.",  # a greeting and "your request"
+    "عزيزي العميل، شكراً لتواصلك",  # "dear customer": the article opens a thing
+    "السيد الرئيس قال ذلك",  # "Mr President"
+    "החשבון על שם החברה שלי",  # "in the name of my company"
+    "به نام خدا\nسلام",  # "in the name of God"
+    "สวัสดีครับ ผม ต้องการ ถอนเงิน",  # "I want to withdraw"
+])
+def test_words_after_name_cues_that_name_no_person_stay(text: str) -> None:
+    assert [s for s in _found(text) if s[1] == "person_name"] == []
+

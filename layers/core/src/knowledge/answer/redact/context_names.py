@@ -44,17 +44,25 @@ _LOWER_CUE = re.compile(
     r"account\s+holder|card\s*holder|titulaire|titular|intestatario|rekeninghouder|beneficiary)|this\s+is|i\s+am|"
     r"i'?m|it'?s|"
     r"signed|soy|ich\s+bin|je\s+suis)"
-    r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)((?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)"
+    r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)((?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+){0,2})"
 )
 _POSSESSIVE_NAME = re.compile(rf"(?<![\w'’-])([{_UPPER}][^\W\d_]+)['’]s\b()")
 
 _LOWER_PAIR = re.compile(r"(?<![\w'’-])([a-zà-ÿ][a-zà-ÿ'’-]{2,})[ \t]+([a-zà-ÿ][a-zà-ÿ'’-]{2,})(?![\w'’-])")
 #: a listed given name in lower case before "here" ("hey, dmitri here")
 _LOWER_HERE = re.compile(r"(?:^|[,.!]\s*|\b(?i:hi|hey|hello|yo)[,!]?\s+)([a-zà-ÿ][a-zà-ÿ'’-]+)[ \t]+here\b")
-#: a sign-off and a listed given name in lower case closing the message ("thanks, liam")
+#: the words a message is signed off with, in the languages tickets come in
+_SIGN_OFF_WORDS = (
+    r"thanks|thank\s+you|thx|ty|cheers|regards|best|br|gracias|merci|danke|grazie|obrigad[oa]|"
+    r"pozdrawiam|pozdrowienia|z\s+poważaniem|s\s+pozdravem|díky|děkuji|saludos|atentamente|un\s+saludo|abraços|"
+    r"cumprimentos|atenciosamente|cordialement|grüße|lg|mfg|groeten|groetjes|saygılarımla|teşekkürler|"
+    r"hälsningar|hilsen|terveisin|üdvözlettel|köszönöm|salamat|terima\s+kasih|cảm\s+ơn|asante|shukran|"
+    r"mulțumesc|multumesc|cu\s+stimă|с\s+уважением|спасибо|дякую|з\s+повагою")
+#: a sign-off and a name closing the message, in lower case as a lower-case writer signs ("thanks,
+#: liam", "pozdrawiam ryszard kamiński"): a listed given name and up to two words more
 _LOWER_SIGN_OFF = re.compile(
-    r"(?i:\b(?:thanks|thank\s+you|thx|ty|cheers|regards|best|br|gracias|merci|danke|grazie|obrigad[oa]))"
-    r"[,!.]?[ \t]+([a-zà-ÿ][a-zà-ÿ'’-]+)[ \t]*[.!]*[ \t]*\Z")
+    rf"(?i:\b(?:{_SIGN_OFF_WORDS}))"
+    r"[,!.]?[ \t]+([^\W\d_][^\W\d_'’-]+)((?:[ \t]+[^\W\d_][^\W\d_'’-]+){0,2})[ \t]*[.!]*[ \t]*\Z")
 #: a line that is only a sign-off ("regards", "Best regards,"): the next line is a name
 _SIGN_OFF_LINE = re.compile(
     r"(?im)^[ \t]*(?:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|thanks\s+again|"
@@ -139,6 +147,87 @@ _SCRIPT_SIGNATURE = re.compile(
     rf"[ \t,.!।]*\n[ \t]*({_SIGNED_WORD}(?:[ \t]+{_SIGNED_WORD}){{0,2}})[ \t]*$)")
 
 
+_ARABIC_LETTERS = r"[\u0620-\u065f\u066e-\u06d3\u06fa-\u06ff]+"
+_HEBREW_LETTERS = r"[\u05d0-\u05ea](?:[\u05d0-\u05ea\u05f3'-]*[\u05d0-\u05ea'])?"
+#: the words that say a name follows in the scripts without capitals, by language: "name:", "in
+#: the name of", "account holder" (``strong``: whatever words follow are the name) or a title of
+#: address, "Mr", "Ustadh" (``title``: the next word is the name, the words after it only when they
+#: read as a family name)
+_SCRIPT_CUES: tuple[tuple[str, str, str], ...] = (
+    # Arabic
+    (_ARABIC_LETTERS, "strong", r"الاسم(?:\s+الكامل)?[ \t]*[:：]|اسم\s+العميل[ \t]*[:：]?|صاحب\s+الحساب[ \t]*[:：]?|"
+                                r"باسم"),
+    (_ARABIC_LETTERS, "title", r"أستاذ(?:ة)?|الأستاذ(?:ة)?|السيد(?:ة)?|الأخ(?:ت)?|الدكتور(?:ة)?|دكتور(?:ة)?|"
+                               r"عزيزي|عزيزتي"),
+    # Persian
+    (_ARABIC_LETTERS, "strong", r"نام(?:\s+و\s+نام\s+خانوادگی)?[ \t]*[:：]|به\s+نام"),
+    (_ARABIC_LETTERS, "title", r"آقای|خانم|جناب"),
+    # Hebrew
+    (_HEBREW_LETTERS, "strong", r"שם(?:\s+מלא)?[ \t]*[:：]|השם\s+שלי(?:\s+הוא)?|על\s+שם|בשם"),
+    (_HEBREW_LETTERS, "title", r"מר|גב'|גברת|ד\"ר"),
+)
+_SCRIPT_CUE_PATTERNS = tuple(
+    (re.compile(rf"(?<![\w'\"])(?:{cue})[ \t]+({letters}(?:[ \t]+{letters}){{0,3}})"), strength)
+    for letters, strength, cue in _SCRIPT_CUES)
+#: the words of those languages that go on a sentence after a name: "and", "in", "from", "on", "with",
+#: "I", "number", "phone", the courtesy after a name ("respected", "dear"), "street", "of"
+_SCRIPT_STOP = frozenset(("و", "في", "من", "على", "مع", "أنا", "انا", "رقم", "الجوال", "الهاتف", "المحترم",
+                          "المحترمة", "الكريم", "الكريمة", "العزيز", "العزيزة", "شكرا", "شكراً", "هو", "هي", "عن",
+                          "را", "از", "به", "با", "هستم", "است", "محترم", "الله", "خدا", "شرکت",
+                          "של", "עם", "את", "אני", "רחוב", "טלפון", "מספר", "ו", "על", "זה", "הוא", "היא"))
+#: what opens an Arabic family name ("المنصوري", "بن علي", "عبد الله", "أبو بكر")
+_ARABIC_FAMILY = ("ال", "بن", "ابن", "أبو", "ابو", "بنت", "عبد")
+
+
+def _cued_script_names(text: str) -> Iterator[Span]:
+    """Names in Arabic, Persian and Hebrew script after the words of ``_SCRIPT_CUES``: after a
+    strong cue the words up to a stop, a small word or the fourth ("الاسم: خالد عبد الله
+    المنصوري", "על שם יוסי בן-דוד"); after a title the next word and the family name after it
+    ("أستاذ خالد"). A first word with the article ("السيد الرئيس", "בשם החברה") names a thing
+    unless it is a listed given name."""
+    for pattern, strength in _SCRIPT_CUE_PATTERNS:
+        for m in pattern.finditer(text):
+            words = list(re.finditer(r"\S+", m.group(1)))
+            first = words[0].group()
+            if first in _SCRIPT_STOP or (first.startswith(("ال", "ה")) and not _given(first)):
+                continue
+            kept = [words[0]]
+            for w in words[1:]:
+                word = w.group()
+                # "عبد" ("servant of") and the word after it are one name ("عبد الله")
+                compound = kept[-1].group() == "عبد"
+                if not compound and (word in _SCRIPT_STOP or (strength == "title" and not (
+                        word.startswith(_ARABIC_FAMILY) or _given(word) or _surname(word)))):
+                    break
+                kept.append(w)
+            yield Span(m.start(1), m.start(1) + kept[-1].end(), "person_name")
+    for m in _CYRILLIC_GREETING.finditer(text):
+        given, family = m.group(1), m.group(2)
+        if not _vocative_given(given):
+            continue
+        # a family name or a patronymic after it ("Ірино Петрівно", "Андрію Шевченку")
+        end = m.end(2) if family and (_surname(family) or re.search(r"(?:ович|евич|івн|овн|евн|ичу)\w*$", family)) \
+            else m.end(1)
+        yield Span(m.start(1), end, "person_name")
+
+
+#: a greeting in Ukrainian or Russian and the name it addresses ("Доброго дня, Ірино!")
+_CYRILLIC_GREETING = re.compile(
+    r"(?:^|(?<=[.!?\n])[ \t]*)(?i:доброго\s+(?:дня|ранку|вечора)|добрий\s+(?:день|вечір)|вітаю|привіт|"
+    r"добрый\s+(?:день|вечер)|доброе\s+утро|здравствуйте|привет|шановн(?:ий|а)|уважаем(?:ый|ая)|"
+    r"дорог(?:ой|ая|ий|а))[ \t]*,?[ \t]+([А-ЯЁІЇЄҐ][а-яёіїєґ'’ʼ]+)(?:[ \t]+([А-ЯЁІЇЄҐ][а-яёіїєґ'’ʼ]+))?")
+#: the vocative endings of Ukrainian (and Russian of old) and the nominative each comes from:
+#: "Ірино" of "Ірина", "Олександре" of "Олександр", "Петре" of "Петро", "Андрію" of "Андрій",
+#: "Маріє" of "Марія"
+_VOCATIVE_ENDINGS = (("о", "а"), ("е", ""), ("е", "о"), ("ю", "й"), ("є", "я"), ("у", ""), ("ю", "я"))
+
+
+def _vocative_given(word: str) -> bool:
+    """A listed given name, or its vocative (Ukrainian addresses one so in a greeting)."""
+    return _given(word) or any(word.endswith(end) and _given(word[: -len(end)] + base)
+                               for end, base in _VOCATIVE_ENDINGS)
+
+
 def _script_names(text: str) -> Iterator[Span]:
     """Names in the scripts of South Asia, Cyrillic, Greek, Arabic and Hebrew after a name cue
     or alone on the line after a closing: words up to the first that is no part of a name."""
@@ -186,14 +275,16 @@ def _context_names(text: str) -> Iterator[Span]:
                                        and first.lower() not in _NOT_NAMES and len(first) >= 3))):
             continue
         # after words that say outright a name follows ("my name is george papadopoulos",
-        # "mi nombre es andrés felipe gómez"), a lower-case writer's second and third words are
-        # the name's too unless they are ordinary words ("my name is george and i …")
+        # "mi nombre es andrés felipe gómez", "mi nombre es jhon fredy ramírez ospina"), a
+        # lower-case writer's second to fourth words are the name's too up to the first ordinary
+        # word ("my name is george and i …")
         end = m.end(2) if surname else m.start(2) + len(first)
         if m.group(1) and second and (surname or _lower_name_part(second)):
             end = m.end(2)
-            third = m.group(3).strip()
-            if third and _lower_name_part(third):
-                end = m.end(3)
+            for more in re.finditer(r"\S+", m.group(3)):
+                if not _lower_name_part(more.group()):
+                    break
+                end = m.start(3) + more.end()
         yield Span(m.start(2), end, "person_name")
     for m in _SIGN_OFF_LINE.finditer(text):
         words = list(re.finditer(r"\S+", m.group(1)))
@@ -235,8 +326,15 @@ def _context_names(text: str) -> Iterator[Span]:
         if _given(m.group(1)) and not _ordinary(m.group(1)):
             yield Span(m.start(1), m.end(1), "person_name")
     for m in _LOWER_SIGN_OFF.finditer(text):
-        if _given(m.group(1)) and not _ordinary(m.group(1)):
-            yield Span(m.start(1), m.end(1), "person_name")
+        signed, after = m.group(1), list(re.finditer(r"\S+", m.group(2)))
+        if not (signed.islower() and _given(signed) and not _ordinary(signed)):
+            continue
+        # the words after it are the family name unless one is a word ("thanks liam see you")
+        end = m.end(1)
+        if after and all(w.group().islower() and not _ordinary_form(w.group()) and w.group() not in _NOT_NAMES
+                         and w.group() not in _CHAT_WORDS for w in after):
+            end = m.start(2) + after[-1].end()
+        yield Span(m.start(1), end, "person_name")
     for m in _LOWER_LAST_LINE.finditer(text):
         # a given name and a family name no dictionary has, in lower case, on a message's last
         # line under a line of text ("… all my savings\nolena kovalenko")
@@ -273,6 +371,7 @@ def _context_names(text: str) -> Iterator[Span]:
         yield Span(m.start(group), m.end(group), "person_name")
     yield from _cjk_names_alone(text)
     yield from _script_names(text)
+    yield from _cued_script_names(text)
 
 
 _HANGUL_WORD = re.compile(r"(?<![가-힣])[가-힣]{3,}")

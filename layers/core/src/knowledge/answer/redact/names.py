@@ -93,6 +93,13 @@ def _is_name_word(word: str) -> bool:
     return word.lower().strip("'’") not in _NOT_NAMES
 
 
+def _next_is_name(word: str) -> bool:
+    """A capitalised word that goes on a name: a listed name or no word of the dictionary."""
+    word = word.rstrip(".,")
+    return (_is_name_word(word) and word.lower() not in _ENGLISH_GLUE
+            and (_given(word) or _surname(word) or not _ordinary(word)))
+
+
 def _cue_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
     """Every match, the next one searched from where this one's name starts: a cue may sit
     inside the words another cue took ("Gentile Sig.ra Bellini")."""
@@ -126,6 +133,11 @@ def _names(text: str) -> Iterator[Span]:
                 inside = inside or ((i > 0 or titled) and word[:1].isupper() and len(word.rstrip(".,")) >= 3
                                     and _surname(word.rstrip(".,")) and word.lower() not in _ENGLISH_GLUE
                                     and word.rstrip(".,").lower() not in (*_TITLES, *_AFTER_TITLES))
+                # a listed given name that is also a small word, between a given name and a name
+                # ("Mehmet Can Yıldırım"), where a sentence would go on in lower case ("John Can
+                # you …") and a company's name opens on no given name ("SARL Les Ateliers")
+                inside = inside or (i > 0 and i + 1 < len(words) and word[:1].isupper() and _given(word)
+                                    and _given(words[i - 1].group()) and _next_is_name(words[i + 1].group()))
                 if (not _is_name_word(word) and not inside) or (i == 0 and word.isupper() and len(word) <= 3):
                     break  # a stop word, or an acronym ("building name UK")
                 kept.append(w)
@@ -203,8 +215,17 @@ _GREETING_WORD = re.compile(r"(?i:hi|hello|hey|dear|thanks|thank|regards|cheers|
                             r"üdv|udv|pozdrav|sawasdee|selamat|terima|kasih|po|ya|yes|no|ok|okay)")
 #: a name in Thai script after the words that say one follows ("ชื่อลูกค้าคือ สมชาย วงศ์ไพบูลย์", "คุณสมชาย"):
 #: a given name and a surname, the two words Thai writes a person's name in
-_THAI_NAME = re.compile(r"(?<![\u0E00-\u0E7F])(?:ชื่อ[\u0E00-\u0E7F]{0,16}?(?:คือ|:|ว่า)|คุณ|นางสาว|นาย|นาง)[ \t]*"
-                        r"([\u0E01-\u0E4E]{2,20}(?:[ \t][\u0E01-\u0E4E]{2,24})?)")
+_THAI_NAME = re.compile(r"(?<![\u0E00-\u0E7F])(?:ชื่อ[\u0E00-\u0E7F]{0,16}?(?:คือ|:|ว่า)|คุณ|นางสาว|นาย|นาง|"
+                        # "I" after a greeting, a space and the name ("สวัสดีครับ ผม ธนากร วงศ์สวัสดิ์")
+                        r"สวัสดี(?:ครับ|ค่ะ|คะ|จ้า)?[ \t]+(?:ผม|ดิฉัน|ฉัน|หนู|กระผม)[ \t](?=[ \t]*[\u0E01-\u0E4E]+[ \t]))"
+                        r"[ \t]*([\u0E01-\u0E4E]{2,20}(?:[ \t][\u0E01-\u0E4E]{2,24})?)")
+#: the small words of a Thai sentence ("can", "at", "already", "not", "of", "and", "or", "give"), which no
+#: family name holds: the word after a given name that has one goes on the sentence ("คุณธนากร ดาวน์โหลดได้ที่")
+_THAI_SENTENCE_WORDS = ("ได้", "ที่", "แล้ว", "ครับ", "ค่ะ", "ไม่", "ของ", "และ", "หรือ", "ให้", "ว่า", "ด้วย",
+                        "เลย", "กำลัง", "อยู่", "ต้องการ", "อยาก", "โหลด")
+#: the words that open what a writer does after "I" ("want", "forgot", "have", "will", "can't"): no name
+_THAI_VERBS = ("ต้องการ", "อยาก", "ลืม", "มี", "ไม่", "ได้", "จะ", "ทำ", "เป็น", "สมัคร", "ส่ง", "โอน", "ถอน",
+               "ฝาก", "ซื้อ", "ขาย", "เปิด", "ใช้", "ยืนยัน", "ติด", "เข้า", "รอ", "ขอ", "สงสัย", "พบ", "เจอ")
 
 
 #: a capitalised word that does what a person does ("Takeshi is on holiday and says it wasn't
@@ -229,7 +250,13 @@ def _pronoun_subjects(text: str, known: Collection[str] | None) -> Iterator[Span
 
 def _thai_names(text: str) -> Iterator[Span]:
     for m in _THAI_NAME.finditer(text):
-        yield Span(m.start(1), m.end(1), "person_name")
+        given, _, family = m.group(1).partition(" ")
+        if given.startswith(_THAI_VERBS):
+            continue  # "สวัสดีครับ ผม ต้องการ …": what the writer wants, no name
+        end = m.end(1)
+        if family and any(w in family for w in _THAI_SENTENCE_WORDS):
+            end = m.start(1) + len(given)
+        yield Span(m.start(1), end, "person_name")
 
 
 _JOINED_BEFORE = re.compile(rf"(?<![\w'’-])({_NAME_WORD})[ \t]*(?:,[ \t]*|[ \t]+(?:and|or|&|und|et|y|e|i)[ \t]+)\Z")

@@ -60,6 +60,7 @@ _NOT_NAMES = frozenset((
     "le", "la", "les", "un", "une", "una", "uno", "unos", "unas", "um", "uma", "el", "los", "las", "su", "sus",
     "usted", "ustedes", "le", "il", "lo", "gli",
     "je", "tu", "ons", "uw", "jij", "wij", "het", "een", "o", "os", "seu", "sua", "você", "vocês", "nosso",
+    "meu", "minha", "meus", "minhas", "kata",
     "twoje", "twój", "nasz", "wasz", "pan", "pani", "panie", "panu", "pana", "ваш", "ваша", "мы", "вы", "я",
     # nationalities and languages, which the name lists hold as surnames ("French", "English")
     "english", "french", "spanish", "italian", "dutch", "polish", "swedish", "danish", "norwegian", "finnish",
