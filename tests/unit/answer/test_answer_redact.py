@@ -1631,3 +1631,37 @@ def test_names_after_the_cues_of_many_languages_and_scripts(text: str, spans: li
 def test_words_after_name_cues_that_name_no_person_stay(text: str) -> None:
     assert [s for s in _found(text) if s[1] == "person_name"] == []
 
+
+# a handle where a person is the actor or says their own user name; a password after a word for one
+# in many languages (and a year between words is a password's, no product's name); a printed backup
+# code after the words for such codes in many languages; a bank account number after the account's
+# kind or the words of more languages
+@pytest.mark.parametrize(("text", "spans"), [
+    ("Username saya dimas.pratama_sol", [("dimas.pratama_sol", "username")]),
+    ("Pushed from 203.142.67.19 by rizky.hidayat.", [("203.142.67.19", "ip_address"), ("rizky.hidayat", "username")]),
+    ("caro_mty_88. tengo como MXN 48,300 ahí", [("caro_mty_88", "username"), ("MXN 48,300", "amount")]),
+    ("My password expired. Temporary one I set: Gecici2024Pass", [("Gecici2024Pass", "secret")]),
+    ("Parola mea nouă este Xk8mPq2w.", [("Xk8mPq2w", "secret")]),
+    ("heslo: Mk7pLq2xZ", [("Mk7pLq2xZ", "secret")]),
+    ("Am găsit codurile de rezervă, unul e 7741-0936, dar nu merge.", [("7741-0936", "secret")]),
+    ("yedek kodlarım: 4821 9930", [("4821 9930", "secret")]),
+    ("Preciso sacar para minha conta corrente 48213-7 hoje", [("48213-7", "account_number")]),
+    ("nomor rekening 1234567890 ya", [("1234567890", "account_number")]),
+])
+def test_handles_passwords_codes_and_accounts_after_the_words_of_many_languages(
+        text: str, spans: list[tuple[str, str]]) -> None:
+    assert _found(text) == spans
+
+
+@pytest.mark.parametrize("text", [
+    "It was deleted by mistake.",  # "by" and no handle
+    "worker_2 keeps crashing since the upgrade",  # a thing's name opening a sentence that goes on
+    "config.yaml is wrong",  # a file
+    "v2.4.1.",  # a version
+    "max_job_workers.",  # a setting: no digit
+    "the password field says HelpDesk2Go is taken",  # a product's name of words
+    "yedek kodlar sayfası 2019-2024 arası",  # a range of years after the words for backup codes
+    "conta corrente 2 vezes",  # no account's number
+])
+def test_look_alikes_of_handles_passwords_codes_and_accounts_stay(text: str) -> None:
+    assert _found(text) == []

@@ -21,8 +21,16 @@ from .phones import _INTERNATIONAL
 from .spans import Span
 
 _ACCOUNT = re.compile(
-    r"(?i)\b(?:account|acct|a/c|acc|konto|compte|cuenta|conta|conto|rekening|konta)\.?\s*(?:number|no\.?|num|#)?\s*"
-    r"(?:is|ist|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
+    r"(?i)\b(?:account|acct|a/c|acc|konto|compte|cuenta|conta|conto|rekening|konta|"
+    # a bank account in more languages (Turkish, Indonesian and Malay, Romanian, Czech and Slovak,
+    # Polish, Vietnamese, Russian, Ukrainian)
+    r"hesap|hesab[ıi]m?|akaun|cont(?:ul)?|[úu][čc]et|[úu][čc]tu|rachun(?:ek|ku)|tài\s+khoản|сч[её]т|рахун(?:ок|ку))"
+    # the account's kind after it ("conta corrente 48213-7", "cuenta de ahorros", "checking account")
+    r"(?:\s+(?:corrente|corriente|courant|poupan[çc]a|de\s+ahorros?|de\s+poupan[çc]a|bancari[ao]|banc[áa]ria|"
+    r"pessoal|personal|principal|salário|salario|vadesiz|vadeli|tabungan|giro|curent|bankowy|bankovní|"
+    r"ngân\s+hàng|текущий|поточний))?"
+    r"\.?\s*(?:number|no\.?|num|nr\.?|nomor|numarası|numărul|číslo|numer|số|#)?\s*"
+    r"(?:is|ist|es|é|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
     # a number with a letter prefix and dashes too ("depuis mon compte CV-7730-2291-04")
     r"|\b(?:account|acct|konto|compte(?:\s+client)?|cuenta|conta|conto|rekening)"
     # the account's kind after it, as the Romance languages place it ("Conta principal SH-88412203")

@@ -75,7 +75,15 @@ _IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a
 _CODE_CUE = re.compile(r"(?i)\b(?:(?:backup|recovery|2fa|mfa|one[- ]time|emergency|scratch)\s+codes?|"
                        r"zugangscodes?|sicherungscodes?|backup-codes?|wiederherstellungscodes?|"
                        r"codes?\s+de\s+(?:secours|récupération|sauvegarde)|c[óo]digos?\s+de\s+(?:respaldo|recuperaci[óo]n|"
-                       r"seguran[çc]a|backup)|codic[ei]\s+di\s+(?:backup|recupero)|herstelcodes?|back-?upcodes?)\b")
+                       r"seguran[çc]a|backup)|codic[ei]\s+di\s+(?:backup|recupero)|herstelcodes?|back-?upcodes?|"
+                       # the same words in more of the languages tickets come in: Romanian, Turkish,
+                       # Indonesian, Polish, Czech, Vietnamese, Russian, Ukrainian, Hungarian, Hebrew,
+                       # Arabic, Thai
+                       r"coduri(?:le)?\s+de\s+(?:rezerv[ăa]|recuperare|backup)|(?:yedek|kurtarma)\s+kod\w*|"
+                       r"kode\s+(?:cadangan|pemulihan)|kod\w*\s+(?:zapasow\w*|odzyskiwania)|záložní\s+kód\w*|"
+                       r"mã\s+(?:dự\s+phòng|khôi\s+phục)|резервн\w+\s+код\w*|код\w*\s+(?:восстановления|відновлення)|"
+                       r"tartalék\s?kód\w*|קודי\s+(?:גיבוי|שחזור)|(?:رموز|أكواد)\s+(?:الاحتياط|الاسترداد|الاحتياطية)|"
+                       r"รหัสสำรอง)\b")
 _PRINTED_CODE = re.compile(r"(?<![\w.,/:-])(?=[a-zA-Z0-9]{0,4}\d)[a-zA-Z0-9]{4,5}[- ](?=[a-zA-Z0-9]{0,4}\d)"
                            r"[a-zA-Z0-9]{4,5}(?![\w/:-]|[.,]\d)")
 

@@ -61,7 +61,12 @@ _PASSWORD_CUE = re.compile(
     r"login\s+details|log-?in|sign-?in|"
     r"secret\s+key|api\s+key|passwort|kennwort|contraseña|clave|mot\s+de\s+passe|senha|hasło|haslo|"
     r"wachtwoord|parola\s+d[i']\s*ordine|parola|lösenord|adgangskode|salasana|şifre|sifre|пароль|密码|密碼|"
-    r"パスワード|비밀번호)(?![a-z])")
+    r"パスワード|비밀번호|"
+    # a password set for someone, and the same word in more languages (Romanian, Czech, Slovak,
+    # Hungarian, Indonesian, Vietnamese, Greek, Hebrew, Arabic, Persian, Thai)
+    r"temporary\s+(?:one|pass\w*|pw|pwd)|temp\s+(?:pass\w*|pw|pwd)|geçici|ge[cç]ici\s+[şs]ifre|parol[ăa]|heslo|"
+    r"jelsz[óo]|kata\s+sandi|sandi|mật\s+khẩu|κωδικ[όο]ς?|סיסמ[הא]|كلمة\s+(?:المرور|السر)|رمز\s+عبور|รหัสผ่าน)"
+    r"(?![a-z])")
 #: a password's shape: eight or more characters of lower and upper case letters and digits, no
 #: word, path, address or URL ("Welcome2Harbor!", "Hn8v2Lq0pZ!rT5")
 _PW_CHAR = "A-Za-z0-9!#$%&*+?^~@_.-"
@@ -71,11 +76,14 @@ _PASSWORD_SHAPE = re.compile(rf"(?<![\w/@.:-])(?=[{_PW_CHAR}]*[a-z])(?=[{_PW_CHA
 
 def _identifier(value: str) -> bool:
     """A product's or a setting's name: letters and digits only, two or more of its parts words
-    of three letters or more ("HelpDesk2Go", "ApiKeyV2", "adminRequire2fa"), where a password's
-    parts are random ("Kp9xTq2wLm", "Hn8v2Lq0pZ")."""
+    of three letters or more ("HelpDesk2Go", "ApiKeyV2", "adminRequire2fa") and no run of three
+    digits or more, where a password's parts are random ("Kp9xTq2wLm", "Hn8v2Lq0pZ") or words
+    around a year ("Gecici2024Pass")."""
     if not value.isalnum():
         return False
     parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", value)
+    if any(p.isdigit() and len(p) >= 3 for p in parts):
+        return False  # a year or a PIN between words is a password's ("Gecici2024Pass", "Summer2023Fun")
     return sum(len(p) >= 3 and p[1:].islower() for p in parts) >= 2
 
 

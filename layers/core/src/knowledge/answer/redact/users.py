@@ -45,7 +45,12 @@ _USERNAME = re.compile(
     r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
     r"vendor|merchant|streamer|creator|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"
     r"gebruikersnaam|kullanıcı\s+adı|brugernavn|användarnamn|"
+    r"kullanıcı\s+ad[ıi]m|nama\s+pengguna|pengguna|tên\s+đăng\s+nhập|nume\s+de\s+utilizator|utilizator|"
+    r"uživatelské\s+jméno|имя\s+пользователя|логин|לוגין|שם\s+משתמש|اسم\s+المستخدم|ชื่อผู้ใช้|"
     rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))"
+    # the owner's word after it ("Username saya", "mi usuario", "user ku", "benim kullanıcı adım")
+    r"(?:[ \t]+(?i:saya|aku|ku|ko|mu|anda|mine|mio|mia|meu|minha|mon|ma|mein|meine|mój|moje|můj|moje|của\s+tôi|"
+    r"мой|мій|meu|sendiri)(?![\w]))?"
     # a JSON or YAML key closes its quote before the colon ('"username":"svc-k8s-puller"')
     r"(?:[\"'](?=[ \t]*[:=]))?\s*(is\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?"
     r"[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
@@ -64,6 +69,11 @@ _ACCOUNT_NAME_CUE = re.compile(
     r"bot\s+account|technical\s+user|service\s+user|"
     r"who\s+(?:set|created|added|configured|changed|made|installed|owns)\s+(?:it|this|that|them)|"
     r"(?:set\s+up|created|added|configured|changed|owned|installed|made)\s+by|assigned\s+to|assignee|owner|"
+    # what a person did to a system, and where from, before "by" ("Pushed from 203.0.113.9 by
+    # rizky.hidayat", "deleted on Monday by j_smith")
+    r"(?:pushed|pulled|deleted|removed|uploaded|downloaded|triggered|started|stopped|approved|rejected|modified|"
+    r"updated|edited|merged|committed|deployed|signed|logged|requested|initiated|submitted|disabled|enabled|"
+    r"revoked|rotated|reset|accessed)(?:[ \t]+(?:in|from|to|at|on|via|into)[ \t]+[^\s]{1,60}){0,2}[ \t]+by|"
     r"(?:ran|runs|run|running|executed|executes|authenticated|impersonating|acting)\s+as)\b)"
     r"(?:[ \t]*(?:is|was|named|called|:|=|-))*[ \t]*[\"'`“‘]?([A-Za-z0-9_$][\w.@$-]{1,39})(?<![.-])")
 #: the user of a URL's user-info ("postgres://tdadmin:…@db", "https://hookuser:…@ci.example")
@@ -145,7 +155,8 @@ def _own_accounts(text: str, known: Collection[str] | None) -> Iterator[Span]:
     """In a customer's message, the code after a word for their account: a number or a code of
     letters and digits ("CV-30571842", "8830 1921") is the account's number; a user name's
     shape (a digit, a dot, a dash or an underscore between letters: "satoshi_fan_1984") is the
-    user name; an ordinary word ("my account settings"), a file or a host is neither."""
+    user name; an ordinary word ("my account settings"), a file or a host is neither; and a
+    handle the message opens with, alone (``_opening_handles``)."""
     for m in _OWN_ACCOUNT_CUE.finditer(text):
         value = m.group(1)
         digits = sum(c.isdigit() for c in value)
@@ -161,6 +172,32 @@ def _own_accounts(text: str, known: Collection[str] | None) -> Iterator[Span]:
                 or (known is not None and name_lexicon.key(value) in known)):
             continue
         yield Span(m.start(1), m.end(1), "username")
+    yield from _opening_handles(text, known)
+
+
+#: a handle alone opening a customer's message, the answer to "what is your user name?"
+#: ("caro_mty_88. tengo como …"): parts of letters and digits joined by "_" or ".", then a stop
+#: or the line's end (a sentence about a thing goes on: "worker_2 keeps crashing")
+_OPENING_HANDLE = re.compile(r"\A[ \t]*[\"'“‘]?([A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)+)[\"'”’]?"
+                             r"(?=[.,;!)]?[ \t]*(?:\n|\Z)|[.,;!)](?:\s|\Z))")
+
+
+def _opening_handles(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """The handle a customer's message opens with, alone before a stop or the line's end: a
+    digit in it, no file, host, version, system account or identifier the bot's corpus knows
+    ("config.yaml", "v2.4.1", "max_job_workers" have no digit or are known)."""
+    m = _OPENING_HANDLE.match(text)
+    if m is None:
+        return
+    value = m.group(1)
+    tail = value.rsplit(".", 1)[-1].lower()
+    parts = re.split(r"[._]", value)
+    if (not re.search(r"\d", value) or sum(c.isalpha() for c in value) < 3 or tail in _FILE_OR_HOST
+            or _HOST_NAME.fullmatch(value) or _system_account(value)
+            or (known is not None and (name_lexicon.key(value) in known
+                                       or all(name_lexicon.key(p) in known or p.isdigit() for p in parts)))):
+        return
+    yield Span(m.start(1), m.end(1), "username")
 
 
 def _initial_surname(word: str) -> bool:
