@@ -1665,3 +1665,28 @@ def test_handles_passwords_codes_and_accounts_after_the_words_of_many_languages(
 ])
 def test_look_alikes_of_handles_passwords_codes_and_accounts_stay(text: str) -> None:
     assert _found(text) == []
+
+
+# the name's labels, "in the name of" and "dear" of more languages introduce a name, capitalised or
+# in lower case; a label or a greeting before a name is no part of it; the other languages' small
+# words end a lower-case name; a handle after the words for "by" of more languages
+@pytest.mark.parametrize(("text", "spans"), [
+    ("Použila jsem povolení. Jméno Lenka Dvořáková, datum", [("Lenka Dvořáková", "person_name")]),
+    ("rekening atas nama Budi Santoso ya", [("Budi Santoso", "person_name")]),
+    ("transferir a nombre de maría josé pérez por favor", [("maría josé pérez", "person_name")]),
+    ("Sayın Ayşe Demir, talebiniz alındı.", [("Ayşe Demir", "person_name")]),
+    ("nazywam się łukasz wiśniewski i mam problem", [("łukasz wiśniewski", "person_name")]),
+    ("la imagen fue subida por juan_88 ayer", [("juan_88", "username")]),
+    ("file dihapus oleh budi.s kemarin", [("budi.s", "username")]),
+])
+def test_name_labels_greetings_and_actors_of_more_languages(text: str, spans: list[tuple[str, str]]) -> None:
+    assert _found(text) == spans
+
+
+@pytest.mark.parametrize("text", [
+    "Kedves Ügyfelünk! A fiókban szereplő névnek egyeznie kell.",  # "Dear Customer"
+    "Halo kak, reward belum ada yang masuk sama sekali",  # Indonesian small words the lists hold as names
+    "fue borrado por error",  # "by" and a word, no handle
+])
+def test_small_words_and_customer_words_of_more_languages_stay(text: str) -> None:
+    assert _found(text) == []

@@ -15,6 +15,7 @@ from .words import (
     _COMMON_VERBS,
     _COMPANY_WORDS,
     _ENGLISH_GLUE,
+    _FOREIGN_GLUE,
     _NAME_VERBS,
     _NAME_WORD,
     _NOT_NAMES,
@@ -41,10 +42,16 @@ _LOWER_CUE = re.compile(
     r"(?i:\b(?:(my\s+name\s+is|name\s+is|me\s+llamo|je\s+m'appelle|ich\s+heiße|kontoinhaber(?:in)?|"
     r"mi\s+nombre\s+es|me\s+chamo|meu\s+nome\s+é|mon\s+nom\s+est|mi\s+chiamo|il\s+mio\s+nome\s+è|"
     r"mein\s+name\s+ist|"
-    r"account\s+holder|card\s*holder|titulaire|titular|intestatario|rekeninghouder|beneficiary)|this\s+is|i\s+am|"
-    r"i'?m|it'?s|"
+    r"account\s+holder|card\s*holder|titulaire|titular|intestatario|rekeninghouder|beneficiary|"
+    # in more languages (Indonesian, Spanish, Portuguese, French, Turkish, Polish, Czech, Romanian,
+    # Vietnamese, Tagalog, Swahili)
+    r"nama\s+saya|nama\s+lengkap|atas\s+nama|a\s+nombre\s+de|em\s+nome\s+de|au\s+nom\s+de|benim\s+adım|adım|"
+    r"ismim|ad\s+soyad|nazywam\s+się|mam\s+na\s+imię|imię\s+i\s+nazwisko|jmenuji\s+se|jméno|mă\s+numesc|"
+    r"numele\s+meu\s+(?:e|este)|tên\s+tôi\s+là|họ\s+tên|ang\s+pangalan\s+ko\s+ay|ako\s+si|jina\s+langu\s+ni|"
+    r"naitwa)|this\s+is|i\s+am|i'?m|it'?s|"
     r"signed|soy|ich\s+bin|je\s+suis)"
-    r"\s*[:,-]?[ \t]+)([a-zà-ÿ][a-zà-ÿ'’-]+(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+)?)((?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]+){0,2})"
+    r"\s*[:,-]?[ \t]+)([a-zà-ÿā-ž][a-zà-ÿā-ž'’-]+(?:[ \t]+[a-zà-ÿā-ž][a-zà-ÿā-ž'’-]+)?)"
+    r"((?:[ \t]+[a-zà-ÿā-ž][a-zà-ÿā-ž'’-]+){0,2})"
 )
 _POSSESSIVE_NAME = re.compile(rf"(?<![\w'’-])([{_UPPER}][^\W\d_]+)['’]s\b()")
 
@@ -115,6 +122,7 @@ _RTL_NAMES = re.compile(
 
 def _lower_name_part(word: str) -> bool:
     return (word.lower() not in _NOT_NAMES and word.lower() not in _ENGLISH_GLUE and len(word) >= 2
+            and word.lower() not in _FOREIGN_GLUE
             and (not _ordinary(word) or _surname(word) or _given(word)))
 
 
@@ -320,7 +328,7 @@ def _context_names(text: str) -> Iterator[Span]:
         first, second = m.group(1), m.group(2)
         if (_given(first) and not _ordinary(first) and first not in _NOT_NAMES and _surname(second)
                 and second not in _NOT_NAMES and second not in _ENGLISH_GLUE and second not in _CHAT_WORDS
-                and second not in _COMMON_VERBS):
+                and second not in _COMMON_VERBS and first not in _FOREIGN_GLUE and second not in _FOREIGN_GLUE):
             yield Span(m.start(), m.end(), "person_name")
     for m in _LOWER_HERE.finditer(text):
         if _given(m.group(1)) and not _ordinary(m.group(1)):
@@ -332,7 +340,7 @@ def _context_names(text: str) -> Iterator[Span]:
         # the words after it are the family name unless one is a word ("thanks liam see you")
         end = m.end(1)
         if after and all(w.group().islower() and not _ordinary_form(w.group()) and w.group() not in _NOT_NAMES
-                         and w.group() not in _CHAT_WORDS for w in after):
+                         and w.group() not in _CHAT_WORDS and w.group() not in _FOREIGN_GLUE for w in after):
             end = m.start(2) + after[-1].end()
         yield Span(m.start(1), end, "person_name")
     for m in _LOWER_LAST_LINE.finditer(text):

@@ -51,7 +51,14 @@ _NAME_CUES = re.compile(
     r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати|я|είμαι(?:\s+[οη])?|με\s+λένε|"
     r"tôi\s+là|tên\s+tôi\s+là|tôi\s+tên\s+là|mình\s+là|em\s+là|saya|ako\s+si|ang\s+pangalan\s+ko\s+ay|"
     r"jeg\s+hedder|jeg\s+er|mitt\s+navn\s+er|nimeni\s+on|olen|"
-    r"ονομάζομαι|λέγομαι|ismi|esmi|ismee)"
+    r"ονομάζομαι|λέγομαι|ismi|esmi|ismee|"
+    # the name's labels and "in the name of" in more languages (Indonesian, Spanish, Portuguese,
+    # French, Turkish, Polish, Czech, Romanian, Vietnamese, Tagalog, Swahili)
+    r"atas\s+nama|nama\s+lengkap|pemilik\s+rekening|a\s+nombre\s+de|nombre\s+completo|em\s+nome\s+de|"
+    r"nome\s+completo|titular\s+da\s+conta|au\s+nom\s+de|nom\s+complet|ismim|ad\s+soyad[ıi]?|hesap\s+sahibi|"
+    r"imi[eę]\s+i\s+nazwisko|na\s+nazwisko|jméno\s+a\s+příjmení|jméno|příjmení|na\s+jméno|mă\s+numesc|"
+    r"numele\s+meu\s+(?:e|este)|nume(?:\s+complet)?|họ\s+(?:và\s+)?tên|buong\s+pangalan|pangalan|"
+    r"jina\s+langu\s+ni|naitwa)"
     r"(?:\s+(?:is|was|used\s+to\s+be))?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
     # "ana" (Arabic in Latin letters: "I am") in lower case only: "Ana" is a name
     r"|\bana[ \t]+"
@@ -69,6 +76,10 @@ _NAME_CUES = re.compile(
     r"sehr\s+geehrte[rs]?|liebe[rs]?|grüezi|servus|moin|ciao|buongiorno|buonasera|gentile|caro|cara|olá|ola|"
     r"oi|querid[oa]|estimad[oa]|prezad[oa]|beste|geachte|hej|hei|moi|szia|ahoj|dzień\s+dobry|witam|"
     r"merhaba|привет|здравствуйте|добрый\s+день|уважаем(?:ый|ая)|"
+    # the greetings and "dear" of more languages (Turkish, Czech, Slovak, Polish, Romanian, Hungarian,
+    # Croatian and Serbian, Indonesian, Tagalog, Swahili)
+    r"sayın|vážen[ýá]|dobrý\s+de[nň]|szanown[ya]|stimat[eă]|bună\s+ziua|kedves|poštovan[ia]|"
+    r"selamat\s+(?:pagi|siang|sore|malam)|magandang\s+(?:umaga|hapon|gabi)|habari|"
     r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо|"
     r"thx|thnx|thanx|tks|ty|tnx)[ \t]*,?[ \t]+"
     r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
@@ -200,7 +211,8 @@ def _with_title(text: str, span: Span, known: Collection[str] | None = None) -> 
         word = m.group(1)
         key = name_lexicon.key(word)
         if (_given(word) or not (_ordinary_form(word) or key in _BRANDS or (known is not None and key in known))) and (
-                word.lower() not in (*_NAME_TITLES, *_TITLES) and not _GREETING_WORD.fullmatch(word)):
+                word.lower() not in (*_NAME_TITLES, *_TITLES) and not _GREETING_WORD.fullmatch(word)
+                and word.lower() not in _NOT_NAMES):
             start = m.start(1)
     for _ in range(3):
         m = _TITLE_BEFORE.search(text, max(0, start - 14), start)

@@ -74,6 +74,10 @@ _ACCOUNT_NAME_CUE = re.compile(
     r"(?:pushed|pulled|deleted|removed|uploaded|downloaded|triggered|started|stopped|approved|rejected|modified|"
     r"updated|edited|merged|committed|deployed|signed|logged|requested|initiated|submitted|disabled|enabled|"
     r"revoked|rotated|reset|accessed)(?:[ \t]+(?:in|from|to|at|on|via|into)[ \t]+[^\s]{1,60}){0,2}[ \t]+by|"
+    # the same in Spanish and Portuguese, Indonesian, German, French
+    r"(?:subid[oa]|borrad[oa]|cread[oa]|criad[oa]|eliminad[oa]|modificad[oa]|enviad[oa]|apagad[oa]|"
+    r"alterad[oa])[ \t]+por|(?:dibuat|dihapus|diubah|diunggah|dikirim)[ \t]+oleh|"
+    r"(?:erstellt|gelöscht|geändert|hochgeladen)[ \t]+von|(?:créée?|supprimée?|modifiée?|envoyée?)[ \t]+par|"
     r"(?:ran|runs|run|running|executed|executes|authenticated|impersonating|acting)\s+as)\b)"
     r"(?:[ \t]*(?:is|was|named|called|:|=|-))*[ \t]*[\"'`“‘]?([A-Za-z0-9_$][\w.@$-]{1,39})(?<![.-])")
 #: the user of a URL's user-info ("postgres://tdadmin:…@db", "https://hookuser:…@ci.example")
@@ -232,8 +236,8 @@ def _account_names(text: str) -> Iterator[Span]:
         # after "by" or a kind of account, a word is a person's name (found by the name rules)
         # or the sentence going on ("a robot account under Projects"): a handle has a digit, a
         # sign or is a given name's initial and a family name
-        if re.search(r"\bby\b|\bas\b|account|user\b|assign|owner", cue) and not (re.search(r"[\d_.$@-]", value)
-                                                              or _initial_surname(value)):
+        if re.search(r"\b(?:by|por|oleh|von|par)\b|\bas\b|account|user\b|assign|owner", cue) and not (
+                re.search(r"[\d_.$@-]", value) or _initial_surname(value)):
             continue
         if value[:1].isupper() and not re.search(r"[\d_.$@-]", value):
             continue

@@ -61,6 +61,14 @@ _NOT_NAMES = frozenset((
     "usted", "ustedes", "le", "il", "lo", "gli",
     "je", "tu", "ons", "uw", "jij", "wij", "het", "een", "o", "os", "seu", "sua", "você", "vocês", "nosso",
     "meu", "minha", "meus", "minhas", "kata",
+    # the labels of a name and the "dear" and greetings of more languages, which open a line before
+    # a name ("Jméno Lenka Dvořáková", "Sayın Ayşe Demir")
+    "jméno", "příjmení", "imię", "nazwisko", "nume", "prenume", "soyad", "soyadı", "ismim", "pangalan", "jina",
+    "sayın", "vážený", "vážená", "szanowny", "szanowna", "stimate", "stimată", "kedves", "poštovani",
+    "poštovana", "habari", "magandang", "selamat", "dobrý", "ziua",
+    # "customer" and "user" after "dear" in those languages ("Kedves Ügyfelünk!", "Estimado Cliente")
+    "ügyfelünk", "ügyfél", "müşterimiz", "müşteri", "kliencie", "klient", "zákazníku", "zákazník", "pelanggan",
+    "nasabah", "client", "clientul", "cliente", "clientes", "usuario", "usuário", "utilizator", "kullanıcı",
     "twoje", "twój", "nasz", "wasz", "pan", "pani", "panie", "panu", "pana", "ваш", "ваша", "мы", "вы", "я",
     # nationalities and languages, which the name lists hold as surnames ("French", "English")
     "english", "french", "spanish", "italian", "dutch", "polish", "swedish", "danish", "norwegian", "finnish",
@@ -298,6 +306,17 @@ def _plain_word(word: str, *, glued: bool = False) -> bool:
 _ENGLISH_GLUE = frozenset(("the", "a", "an", "and", "to", "of", "is", "are", "was", "my", "your", "you", "it",
                            "for", "with", "on", "this", "that", "not", "can", "have", "has", "please", "what",
                            "how", "we", "our", "me", "he", "she", "his", "her", "they", "from", "at", "but"))
+#: the small words of the other languages tickets come in (Spanish, Portuguese, Polish, Czech,
+#: Romanian, Turkish, Indonesian, Tagalog), which the name lists hold as names ("por", "ada", "yang")
+#: and which end a name written in lower case ("a nombre de maría josé pérez por favor")
+_FOREIGN_GLUE = frozenset((
+    "por", "para", "con", "sin", "que", "pero", "porque", "mi", "tu", "su", "en", "ya", "si", "favor", "pra",
+    "pro", "com", "sem", "mas", "em", "no", "na", "nos", "nas", "eu", "ele", "ela", "não", "nao", "sim",
+    "i", "w", "z", "do", "nie", "jest", "mam", "się", "sie", "że", "ze", "jsem", "je", "se", "ale",
+    "și", "sunt", "cu", "pe", "ve", "ile", "için", "icin", "ama", "bir", "bu", "çok",
+    "dan", "di", "ke", "dari", "yang", "untuk", "ada", "mau", "aja", "saja", "juga", "sudah", "belum", "sama",
+    "sekali", "tidak", "bisa", "ini", "itu", "ng", "ang", "sa", "mga", "ko", "po", "ako", "lang",
+))
 
 
 #: (each part bounded: a long run of one character class stays linear)
