@@ -1690,3 +1690,24 @@ def test_name_labels_greetings_and_actors_of_more_languages(text: str, spans: li
 ])
 def test_small_words_and_customer_words_of_more_languages_stay(text: str) -> None:
     assert _found(text) == []
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("مرحباً خالد، شكراً لتواصلك", [("خالد", "person_name")]),  # Arabic greeting and one word before a comma
+    ("שלום דנה, תודה על הפנייה", [("דנה", "person_name")]),
+    ("Перевод на имя Иван Петров не прошёл", [("Иван Петров", "person_name")]),  # "in the name of"
+    ("ФИО: Коваленко Олена Петрівна", [("Коваленко Олена Петрівна", "person_name")]),
+    ("mi CLABE 002180700123456789 por favor", [("002180700123456789", "account_number")]),
+])
+def test_greetings_of_right_to_left_scripts_cyrillic_labels_and_interbank_accounts(
+        text: str, spans: list[tuple[str, str]]) -> None:
+    assert _found(text) == spans
+
+
+@pytest.mark.parametrize("text", [
+    "مرحبا بك، كيف يمكننا المساعدة",  # "welcome to you"
+    "שלום רב, ניסיתי שוב",  # "greetings" (literally "much peace")
+    "שלום, ניסיתי שוב",  # no word between the greeting and the comma
+])
+def test_what_follows_a_greeting_in_right_to_left_scripts_and_is_no_name_stays(text: str) -> None:
+    assert _found(text) == []

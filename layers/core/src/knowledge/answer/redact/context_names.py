@@ -144,7 +144,7 @@ _SCRIPT_NAME_CUE = re.compile(
     r"(?:(?:मेरा|हमारा)\s+नाम|আমার\s+নাম|ਮੇਰਾ\s+ਨਾਮ|મારું\s+નામ|என்\s+பெயர்|నా\s+పేరు|ನನ್ನ\s+ಹೆಸರು|എന്റെ\s+പേര്|"
     r"(?:नाम|নাম|ਨਾਮ|નામ|பெயர்|పేరు|ಹೆಸರು|പേര്|имя|ім'я|όνομα)[ \t]*:|"
     r"(?i:меня\s+зовут|мене\s+звати|моё\s+имя|мое\s+имя|мо[её]\s+им'я|με\s+λένε|ονομάζομαι|"
-    r"το\s+όνομά\s+μου\s+είναι)|"
+    r"το\s+όνομά\s+μου\s+είναι|на\s+имя|на\s+ім['’ʼ]я|(?:фио|піб|фамилия|прізвище)[ \t]*:)|"
     r"(?i:my\s+name\s+is|name\s*:|signed))"
     rf"\s*[:,-]?[ \t]+({_SCRIPT_NAME_WORD}(?:[ \t]+{_SCRIPT_NAME_WORD}){{0,3}})")
 _SIGNED_WORD = rf"(?:{_INDIC}+|[А-ЯЁІЇЄ][\u0400-\u04ff]+|[Α-ΩΆ-Ώ][\u0370-\u03ff\u1f00-\u1fff]+)"
@@ -173,16 +173,24 @@ _SCRIPT_CUES: tuple[tuple[str, str, str], ...] = (
     # Hebrew
     (_HEBREW_LETTERS, "strong", r"שם(?:\s+מלא)?[ \t]*[:：]|השם\s+שלי(?:\s+הוא)?|על\s+שם|בשם"),
     (_HEBREW_LETTERS, "title", r"מר|גב'|גברת|ד\"ר"),
+    # a greeting and one word before a comma or "!" ("مرحباً خالد،", "שלום דנה,"): the one greeted
+    (_ARABIC_LETTERS, "greeting", r"مرحب[اًا]+|مرحبا|أهلاً|أهلا|اهلا|سلام|صباح\s+الخير|مساء\s+الخير|درود"),
+    (_HEBREW_LETTERS, "greeting", r"שלום|היי|בוקר\s+טוב|ערב\s+טוב|תודה"),
 )
 _SCRIPT_CUE_PATTERNS = tuple(
-    (re.compile(rf"(?<![\w'\"])(?:{cue})[ \t]+({letters}(?:[ \t]+{letters}){{0,3}})"), strength)
+    (re.compile(rf"(?<![\w'\"])(?:{cue})[ \t]+({letters}(?:[ \t]+{letters}){{0,3}})"
+                if strength != "greeting" else rf"(?<![\w'\"])(?:{cue})[ \t]*,?[ \t]+({letters})(?=[ \t]*[,،!])"),
+     strength)
     for letters, strength, cue in _SCRIPT_CUES)
 #: the words of those languages that go on a sentence after a name: "and", "in", "from", "on", "with",
 #: "I", "number", "phone", the courtesy after a name ("respected", "dear"), "street", "of"
 _SCRIPT_STOP = frozenset(("و", "في", "من", "على", "مع", "أنا", "انا", "رقم", "الجوال", "الهاتف", "المحترم",
                           "المحترمة", "الكريم", "الكريمة", "العزيز", "العزيزة", "شكرا", "شكراً", "هو", "هي", "عن",
                           "را", "از", "به", "با", "هستم", "است", "محترم", "الله", "خدا", "شرکت",
-                          "של", "עם", "את", "אני", "רחוב", "טלפון", "מספר", "ו", "על", "זה", "הוא", "היא"))
+                          "של", "עם", "את", "אני", "רחוב", "טלפון", "מספר", "ו", "על", "זה", "הוא", "היא",
+                          # what follows a greeting and is no one's name ("welcome", "to you", "to all")
+                          "بك", "بكم", "بكِ", "وسهلا", "وسهلاً", "عليكم", "جميعا", "جميعاً", "دوست", "دوستان",
+                          "רב", "לכולם", "לך", "לכם", "רבה", "חברים"))
 #: what opens an Arabic family name ("المنصوري", "بن علي", "عبد الله", "أبو بكر")
 _ARABIC_FAMILY = ("ال", "بن", "ابن", "أبو", "ابو", "بنت", "عبد")
 

@@ -24,7 +24,9 @@ _ACCOUNT = re.compile(
     r"(?i)\b(?:account|acct|a/c|acc|konto|compte|cuenta|conta|conto|rekening|konta|"
     # a bank account in more languages (Turkish, Indonesian and Malay, Romanian, Czech and Slovak,
     # Polish, Vietnamese, Russian, Ukrainian)
-    r"hesap|hesab[ıi]m?|akaun|cont(?:ul)?|[úu][čc]et|[úu][čc]tu|rachun(?:ek|ku)|tài\s+khoản|сч[её]т|рахун(?:ок|ку))"
+    r"hesap|hesab[ıi]m?|akaun|cont(?:ul)?|[úu][čc]et|[úu][čc]tu|rachun(?:ek|ku)|tài\s+khoản|сч[её]т|рахун(?:ок|ку)|"
+    # the interbank account numbers of Mexico and Argentina
+    r"clabe|cbu|cvu)"
     # the account's kind after it ("conta corrente 48213-7", "cuenta de ahorros", "checking account")
     r"(?:\s+(?:corrente|corriente|courant|poupan[çc]a|de\s+ahorros?|de\s+poupan[çc]a|bancari[ao]|banc[áa]ria|"
     r"pessoal|personal|principal|salário|salario|vadesiz|vadeli|tabungan|giro|curent|bankowy|bankovní|"
