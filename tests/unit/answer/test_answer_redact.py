@@ -1711,3 +1711,34 @@ def test_greetings_of_right_to_left_scripts_cyrillic_labels_and_interbank_accoun
 ])
 def test_what_follows_a_greeting_in_right_to_left_scripts_and_is_no_name_stays(text: str) -> None:
     assert _found(text) == []
+
+
+# a handle alone as a sentence or a signature, after "was" or the owner's word or a word of another
+# script; an initial and a family name joined by a dot; an account's number after ", number"; names
+# after the cues of Persian and Hindi in Latin letters, Afrikaans and Yoruba (with its tones written
+# apart), and an Arabic signature under a message
+@pytest.mark.parametrize(("text", "spans"), [
+    ("reset my 2fa. kwame_o. call later", [("kwame_o", "username")]),
+    ("de frais sur un ordre. — mcgagnon_qc", [("mcgagnon_qc", "username")]),
+    ("für unseren Entwickler s.mueller in Harbor", [("s.mueller", "username")]),
+    ("Akun saya dewi.ans, tolong", [("dewi.ans", "username")]),
+    ("My username was crypto_kev_92, original", [("crypto_kev_92", "username")]),
+    ("আমার ইউজারনেম tanzila_r92, ফোন", [("tanzila_r92", "username")]),
+    ("our treasury account, number 60071294, verified", [("60071294", "account_number")]),
+    ("Salam, man Mehrdad Ghorbani hastam. Diruz", [("Mehrdad Ghorbani", "person_name")]),
+    ("Goeiemiddag. My naam is Annelie van der Merwe, dankie", [("Annelie van der Merwe", "person_name")]),
+    ("Ẹ kú ọjọ́ o. Orúkọ mi ni Adébáyọ̀ Ọlálékan. Mo fi", [("Adébáyọ̀ Ọlálékan", "person_name")]),
+    ("أريد تحويل رصيدي.\nعبدالله القحطاني", [("عبدالله القحطاني", "person_name")]),
+])
+def test_handles_alone_name_handles_and_names_of_more_locales(text: str, spans: list[tuple[str, str]]) -> None:
+    assert _found(text) == spans
+
+
+@pytest.mark.parametrize("text", [
+    "Changed max_job_workers. Restarted.",  # a setting inside a sentence
+    "I edited it. v2.4.1.",  # a version alone
+    "see e.mail and a.out",  # an initial and a word
+    "أريد تحويل رصيدي.\nشكرا جزيلا لكم",  # a thanks on the last line
+])
+def test_look_alikes_of_handles_alone_and_signatures_stay(text: str) -> None:
+    assert _found(text) == []

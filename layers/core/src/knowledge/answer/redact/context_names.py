@@ -227,6 +227,21 @@ def _cued_script_names(text: str) -> Iterator[Span]:
         yield Span(m.start(1), end, "person_name")
 
 
+#: a message's last line of two to four words of Arabic, Persian or Hebrew script under a line of
+#: text: a signature when it opens on a listed given name or "عبد" ("…\nعبدالله القحطاني")
+_RTL_LAST_LINE = re.compile(rf"\S[ \t]*\n[ \t]*((?:{_ARABIC_LETTERS}|{_HEBREW_LETTERS})"
+                            rf"(?:[ \t]+(?:{_ARABIC_LETTERS}|{_HEBREW_LETTERS})){{1,3}})[ \t]*\Z")
+
+
+def _rtl_signatures(text: str) -> Iterator[Span]:
+    m = _RTL_LAST_LINE.search(text)
+    if m is None:
+        return
+    words = m.group(1).split()
+    if (_given(words[0]) or words[0].startswith("عبد")) and not any(w in _SCRIPT_STOP for w in words):
+        yield Span(m.start(1), m.end(1), "person_name")
+
+
 #: a greeting in Ukrainian or Russian and the name it addresses ("Доброго дня, Ірино!")
 _CYRILLIC_GREETING = re.compile(
     r"(?:^|(?<=[.!?\n])[ \t]*)(?i:доброго\s+(?:дня|ранку|вечора)|добрий\s+(?:день|вечір)|вітаю|привіт|"
@@ -388,6 +403,7 @@ def _context_names(text: str) -> Iterator[Span]:
     yield from _cjk_names_alone(text)
     yield from _script_names(text)
     yield from _cued_script_names(text)
+    yield from _rtl_signatures(text)
 
 
 _HANGUL_WORD = re.compile(r"(?<![가-힣])[가-힣]{3,}")

@@ -31,7 +31,7 @@ _ACCOUNT = re.compile(
     r"(?:\s+(?:corrente|corriente|courant|poupan[çc]a|de\s+ahorros?|de\s+poupan[çc]a|bancari[ao]|banc[áa]ria|"
     r"pessoal|personal|principal|salário|salario|vadesiz|vadeli|tabungan|giro|curent|bankowy|bankovní|"
     r"ngân\s+hàng|текущий|поточний))?"
-    r"\.?\s*(?:number|no\.?|num|nr\.?|nomor|numarası|numărul|číslo|numer|số|#)?\s*"
+    r"\.?(?:,?\s*(?:number|no\.?|num|nr\.?|nomor|numarası|numărul|číslo|numer|số|#))?\s*"
     r"(?:is|ist|es|é|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
     # a number with a letter prefix and dashes too ("depuis mon compte CV-7730-2291-04")
     r"|\b(?:account|acct|konto|compte(?:\s+client)?|cuenta|conta|conto|rekening)"

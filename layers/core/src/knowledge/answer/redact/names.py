@@ -58,10 +58,15 @@ _NAME_CUES = re.compile(
     r"nome\s+completo|titular\s+da\s+conta|au\s+nom\s+de|nom\s+complet|ismim|ad\s+soyad[ıi]?|hesap\s+sahibi|"
     r"imi[eę]\s+i\s+nazwisko|na\s+nazwisko|jméno\s+a\s+příjmení|jméno|příjmení|na\s+jméno|mă\s+numesc|"
     r"numele\s+meu\s+(?:e|este)|nume(?:\s+complet)?|họ\s+(?:và\s+)?tên|buong\s+pangalan|pangalan|"
-    r"jina\s+langu\s+ni|naitwa)"
+    r"jina\s+langu\s+ni|naitwa|"
+    # Afrikaans, Yoruba, Hausa, Igbo, Zulu, romanised Hindi and Urdu
+    r"my\s+naam\s+is|ek\s+is|or[úu]k[ọo]\s+mi\s+ni|sunana|aha\s+m\s+bụ|igama\s+lami\s+ngu|"
+    r"mera\s+naam(?:\s+hai)?|mera\s+name(?:\s+hai)?)"
     r"(?:\s+(?:is|was|used\s+to\s+be))?(?:\s+(?:spelled|spelt|written|actually))?)\s*[:,-]?\s+"
     # "ana" (Arabic in Latin letters: "I am") in lower case only: "Ana" is a name
     r"|\bana[ \t]+"
+    # Persian in Latin letters: "man … hastam" ("I am …")
+    rf"|\b(?i:man)[ \t]+(?=(?:{_NAME_WORD}[ \t]+){{1,3}}(?i:hastam|hastim)\b)"
     r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
     r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
     r"cordialement|bien\s+à\s+vous|saludos\s+cordiales|un\s+saludo|saludos|atentamente|cordiali\s+saluti|"

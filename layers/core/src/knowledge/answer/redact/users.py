@@ -46,13 +46,14 @@ _USERNAME = re.compile(
     r"vendor|merchant|streamer|creator|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"
     r"gebruikersnaam|kullanıcı\s+adı|brugernavn|användarnamn|"
     r"kullanıcı\s+ad[ıi]m|nama\s+pengguna|pengguna|tên\s+đăng\s+nhập|nume\s+de\s+utilizator|utilizator|"
-    r"uživatelské\s+jméno|имя\s+пользователя|логин|לוגין|שם\s+משתמש|اسم\s+المستخدم|ชื่อผู้ใช้|"
+    r"uživatelské\s+jméno|имя\s+пользователя|логин|לוגין|שם\s+משתמש|اسم\s+المستخدم|ชื่อผู้ใช้|ইউজারনেম|"
+    r"ইউজার\s+নেম|यूज़रनेम|यूजरनेम|यूज़र\s+नेम|"
     rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))"
     # the owner's word after it ("Username saya", "mi usuario", "user ku", "benim kullanıcı adım")
     r"(?:[ \t]+(?i:saya|aku|ku|ko|mu|anda|mine|mio|mia|meu|minha|mon|ma|mein|meine|mój|moje|můj|moje|của\s+tôi|"
     r"мой|мій|meu|sendiri)(?![\w]))?"
     # a JSON or YAML key closes its quote before the colon ('"username":"svc-k8s-puller"')
-    r"(?:[\"'](?=[ \t]*[:=]))?\s*(is\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?"
+    r"(?:[\"'](?=[ \t]*[:=]))?\s*(is\s+|was\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?"
     r"[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
 
@@ -151,7 +152,9 @@ _OWN_ACCOUNT_CUE = re.compile(
     r"учётн\w+\s+запис\w*|учетн\w+\s+запис\w*|счёт\w*|счет\w*|профил\w*|λογαριασμ\w*|χρήστη|"
     r"hesabi|konta|użytkownik\w*|účet\w*|fiók\w*|tili\w*|kontot?)\b|账户|账号|帳戶|帳號|用户名|계정|아이디|アカウント|"
     r"ユーザー名|حساب\w*)"
-    r"(?:[ \t]*(?:(?i:id|name|number|no\.?|nr\.?|#|is|ist|est|es|è|é|là|adalah|:|=|是|は|：)))*[ \t]*[\"'`“‘«]?"
+    r"(?:[ \t]*(?:(?i:id|name|number|no\.?|nr\.?|#|is|ist|est|es|è|é|là|adalah|:|=|是|は|：|"
+    # the owner's word after it ("Akun saya dewi.ans", "cuenta mía", "hesabım")
+    r"saya|aku|ku|mía|mia|mio|meu|minha|mon|ma|mein|meine|của\s+tôi)(?![\w])))*[ \t]*[\"'`“‘«]?"
     r"([A-Za-z0-9][\w.$+-]{2,40})(?<![.+-])(?![\w@])")
 
 
@@ -182,26 +185,31 @@ def _own_accounts(text: str, known: Collection[str] | None) -> Iterator[Span]:
 #: a handle alone opening a customer's message, the answer to "what is your user name?"
 #: ("caro_mty_88. tengo como …"): parts of letters and digits joined by "_" or ".", then a stop
 #: or the line's end (a sentence about a thing goes on: "worker_2 keeps crashing")
-_OPENING_HANDLE = re.compile(r"\A[ \t]*[\"'“‘]?([A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)+)[\"'”’]?"
+_OPENING_HANDLE = re.compile(r"(?:\A|(?<=[.!?])[ \t]+|(?<=\n)|[—–-][ \t]*)[ \t]*[\"'“‘]?"
+                             r"([A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)+)[\"'”’]?"
                              r"(?=[.,;!)]?[ \t]*(?:\n|\Z)|[.,;!)](?:\s|\Z))")
 
 
 def _opening_handles(text: str, known: Collection[str] | None) -> Iterator[Span]:
-    """The handle a customer's message opens with, alone before a stop or the line's end: a
-    digit in it, no file, host, version, system account or identifier the bot's corpus knows
-    ("config.yaml", "v2.4.1", "max_job_workers" have no digit or are known)."""
-    m = _OPENING_HANDLE.match(text)
-    if m is None:
-        return
-    value = m.group(1)
-    tail = value.rsplit(".", 1)[-1].lower()
-    parts = re.split(r"[._]", value)
-    if (not re.search(r"\d", value) or sum(c.isalpha() for c in value) < 3 or tail in _FILE_OR_HOST
-            or _HOST_NAME.fullmatch(value) or _system_account(value)
-            or (known is not None and (name_lexicon.key(value) in known
-                                       or all(name_lexicon.key(p) in known or p.isdigit() for p in parts)))):
-        return
-    yield Span(m.start(1), m.end(1), "username")
+    """A handle alone in a customer's message, before a stop or the line's end: the message's
+    opening (with a digit or an underscore), a sentence of its own or a signature after a dash
+    (with an underscore); no file, host, version, system account or identifier the bot's corpus
+    knows ("config.yaml", "v2.4.1", "max_job_workers" where the corpus knows its words)."""
+    for m in _OPENING_HANDLE.finditer(text):
+        value = m.group(1)
+        tail = value.rsplit(".", 1)[-1].lower()
+        parts = re.split(r"[._]", value)
+        # at the message's start a digit; anywhere an underscore between parts no dictionary has (a
+        # setting's parts are words: "max_job_workers") ("… reset my 2fa. kwame_o. call …",
+        # "— mcgagnon_qc")
+        coined = "_" in value and not any(len(p) >= 3 and _ordinary_form(p) for p in parts)
+        shaped = coined or (m.start() == 0 and re.search(r"\d", value))
+        if (not shaped or sum(c.isalpha() for c in value) < 3 or tail in _FILE_OR_HOST
+                or _HOST_NAME.fullmatch(value) or _system_account(value) or re.fullmatch(r"v?\d+(?:\.\d+)+", value)
+                or (known is not None and (name_lexicon.key(value) in known
+                                           or all(name_lexicon.key(p) in known or p.isdigit() for p in parts)))):
+            continue
+        yield Span(m.start(1), m.end(1), "username")
 
 
 def _initial_surname(word: str) -> bool:
@@ -247,7 +255,7 @@ def _account_names(text: str) -> Iterator[Span]:
 _HANDLE_TOKEN = re.compile(r"(?<![\w@.+-])[A-Za-z][A-Za-z0-9._-]{3,40}(?<![._-])(?![\w@]|[.-]\w)")
 
 
-_NAME_HANDLE = re.compile(r"(?<![\w@./-])([a-z]{3,20})[._-]([a-z]{3,20})\d{0,4}(?![\w@/-]|\.\w)")
+_NAME_HANDLE = re.compile(r"(?<![\w@./-])([a-z]{3,20}|[a-z](?=\.))[._-]([a-z]{3,20})\d{0,4}(?![\w@/-]|\.\w)")
 _FILE_OR_HOST = frozenset(("com", "net", "org", "io", "dev", "app", "example", "local", "internal", "yaml", "yml",
                            "json", "txt", "log", "csv", "pdf", "png", "jpg", "jpeg", "gif", "exe", "zip", "html",
                            "htm", "xml", "conf", "cfg", "ini", "env", "py", "js", "ts", "md", "sql", "tar", "gz"))
@@ -275,11 +283,13 @@ def _derived_handles(text: str, names: Collection[str]) -> Iterator[Span]:
 
 
 def _name_handles(text: str) -> Iterator[Span]:
-    """A user name of a listed given name and a listed family name joined by a dot, an underscore
-    or a dash ("ines.garcia", "tom_okafor"), one of them no dictionary word; never a file or a
-    host ("notes.txt", "mail.example")."""
+    """A user name of a listed given name (or its initial and a dot) and a listed family name
+    joined by a dot, an underscore or a dash ("ines.garcia", "tom_okafor", "s.mueller"), one of
+    them no dictionary word; never a file or a host ("notes.txt", "mail.example")."""
     for m in _NAME_HANDLE.finditer(text):
         first, second = m.group(1), m.group(2)
-        if (_given(first) and _surname(second) and not (_ordinary(first) and _ordinary(second))
-                and second.lower() not in _FILE_OR_HOST and first.lower() not in _NOT_NAMES):
+        # (or a given name's initial and a dot: "s.mueller", never a word: "e.mail")
+        if (((_given(first) and not (_ordinary(first) and _ordinary(second)))
+             or (len(first) == 1 and not _ordinary(second)))
+                and _surname(second) and second.lower() not in _FILE_OR_HOST and first.lower() not in _NOT_NAMES):
             yield Span(m.start(), m.end(), "username")

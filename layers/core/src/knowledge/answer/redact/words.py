@@ -12,8 +12,12 @@ from collections.abc import Collection, Iterator
 
 from .. import name_lexicon
 
-_UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽА-ЯЁІЇЄΑ-Ω"
-_NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[^\W\d_]+(?:[-'’][{_UPPER}]?[^\W\d_]+)?"
+_UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽА-ЯЁІЇЄΑ-Ω" + "".join(
+    # and the capitals of Latin Extended-B and Additional (Yoruba "Ọ", Vietnamese "Ấ", "Ư")
+    c for c in map(chr, [*range(0x0180, 0x0250), *range(0x1E00, 0x1F00)]) if c.isupper())
+#: a letter and the accents a text may write apart from it (Yoruba tones: "Adébáyọ̀")
+_LETTER = r"(?:[^\W\d_]|[\u0300-\u036f])"
+_NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?{_LETTER}+(?:[-'’][{_UPPER}]?{_LETTER}+)?"
 _PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y|ter|ten|zu|af|dei|dal)"
 
 _NOT_NAMES = frozenset((
