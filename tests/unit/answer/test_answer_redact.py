@@ -8,7 +8,7 @@ from typing import Any, cast
 import pytest
 
 from knowledge.answer import name_lexicon
-from knowledge.answer.redact import find_spans, redact
+from knowledge.answer.redact import find_spans, names_in, redact
 from knowledge.answer.tickets import draft_from_ticket, index_vocabulary, redact_ticket
 from knowledge.errors import BackendError, InvalidInput
 from knowledge.lifecycle.validation import parse_create
@@ -1742,3 +1742,29 @@ def test_handles_alone_name_handles_and_names_of_more_locales(text: str, spans: 
 ])
 def test_look_alikes_of_handles_alone_and_signatures_stay(text: str) -> None:
     assert _found(text) == []
+
+
+@pytest.mark.parametrize(("text", "speaker", "names"), [
+    # an agent's own first name on the line of their sign-off, or alone after their last sentence: staff
+    ("Recuerda que el comprobante no debe tener más de tres meses. Saludos, Rodrigo", "agent", []),
+    ("Kontrola obvykle trvá do deseti minut. Petra", "agent", []),
+    ("The figures update overnight. Kind regards, Thandi", "agent", []),
+    # the customer addressed after a comma or a thanks, and a customer's own sign-off, are names
+    ("We will call you this evening, Wanjiru.", "agent", ["Wanjiru"]),
+    ("Glad it works now, Jonas.", "agent", ["Jonas"]),
+    ("The card still fails. Regards, Rodrigo", "customer", ["Rodrigo"]),
+    # a small word of the sentence after a lower-case cue is no name ("the holder with her own code")
+    ("el retiro solo lo puede hacer la titular con su propio código", "agent", []),
+])
+def test_an_agents_own_sign_off_stays_and_the_customer_addressed_goes(
+        text: str, speaker: str, names: list[str]) -> None:
+    assert [text[s.start : s.end] for s in find_spans(text, speaker=speaker) if s.kind == "person_name"] == names
+
+
+def test_an_agents_signature_is_no_name_removed_from_the_rest_of_the_ticket() -> None:
+    texts = ["Withdrawal stuck", "Hi, my withdrawal is stuck since Monday.",
+             "It is on its way now. Kind regards, Thandi", "ok, Thandi confirmed it"]
+    speakers = [None, "customer", "agent", "customer"]
+    assert "Thandi" in names_in(texts)  # read without who wrote it, the signature is a name
+    assert "Thandi" not in names_in(texts, speakers=speakers)
+    assert "Thandi" in redact_ticket(texts, speakers=speakers)[2].text

@@ -110,7 +110,7 @@ def redact_ticket(texts: Sequence[str], *, vocabulary: Vocabulary | None = None,
     ``"agent"``, None for the title or when unknown), as many as ``texts``."""
     who = list(speakers) if speakers is not None else [None] * len(texts)
     words = None if vocabulary is None else set(vocabulary(vocabulary_candidates(texts)))
-    known = names_in(texts, known_words=words)
+    known = names_in(texts, known_words=words, speakers=who)
     return [redact(text, known_names=known, known_words=words, speaker=speaker)
             for text, speaker in zip(texts, who, strict=True)]
 

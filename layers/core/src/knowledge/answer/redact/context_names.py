@@ -297,6 +297,8 @@ def _context_names(text: str) -> Iterator[Span]:
     for m in _LOWER_CUE.finditer(text):
         first, _, second = m.group(2).partition(" ")
         second = second.strip()
+        if first.lower() in _FOREIGN_GLUE:
+            continue  # "la titular con su propio código": a small word of the sentence
         surname = bool(second) and (_surname(second) or _given(second)) and not _ordinary(second)
         # "this is mark": a given name that is also a word needs a surname after it, unless
         # the cue says outright that a name follows ("my name is mark")

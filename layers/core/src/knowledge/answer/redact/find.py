@@ -26,7 +26,7 @@ from .lexicon_names import (
     _unknown_names,
 )
 from .money import _amounts, _named_amounts, _table_amounts
-from .names import _joined_names, _names_a_thing, _pronoun_subjects, _thai_names, _with_title
+from .names import _agent_signature, _joined_names, _names_a_thing, _pronoun_subjects, _thai_names, _with_title
 from .payment import _card_codes, _cards, _ibans, _wallets
 from .people import _people
 from .phones import _phones, _spoken_phones
@@ -62,13 +62,16 @@ def vocabulary_candidates(texts: Iterable[str]) -> set[str]:
 _CJK_WORD = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf가-힣]{2}")
 
 
-def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None) -> set[str]:
+def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None,
+             speakers: Sequence[str | None] | None = None) -> set[str]:
     """The words of every name found in ``texts`` (at least three letters, particles left
     out; a shorter given name too when it closes a longer name, "Nguyễn Văn An"): a name
-    introduced in one message of a ticket is removed from all of them."""
+    introduced in one message of a ticket is removed from all of them; ``speakers``: who wrote
+    each text, as :func:`find_spans` reads it (an agent's own signature is no name to remove)."""
     out: set[str] = set()
-    for text in texts:
-        for span in find_spans(text, known_words=known_words):
+    texts = list(texts)
+    for text, speaker in zip(texts, speakers if speakers is not None else [None] * len(texts), strict=True):
+        for span in find_spans(text, known_words=known_words, speaker=speaker):
             if span.kind == "person_name":
                 words = [w.strip(".,") for w in text[span.start : span.end].split()]
                 out.update(w for w in words if (len(w) >= 3 or _CJK_WORD.search(w)) and not re.fullmatch(_PARTICLE, w))
@@ -103,6 +106,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     ]
     found.extend(_pronoun_subjects(text, known_words))
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
+    if speaker == "agent":
+        found = [span for span in found if span.kind != "person_name" or not _agent_signature(text, span)]
     found = [_with_title(text, span, known_words) if span.kind == "person_name" else span for span in found]
     # a Thai name after its cue is read whole: the cue's own words are no part of it
     thai = list(_thai_names(text))

@@ -169,6 +169,24 @@ def _names(text: str) -> Iterator[Span]:
             yield Span(start, end, "person_name")
 
 
+#: an agent's own first name closing their message on the line of a sign-off ("… tres meses.
+#: Saludos, Rodrigo", "… pracovní dny. Petra"): the support desk's staff, no customer's data; a
+#: name after a comma ("We will call you, Derek.") or "thanks" ("thanks Rita") is the customer's
+_AGENT_SIGN_OFF = re.compile(
+    r"(?:(?<=[.!?])|(?<=[.!?][ \t]))(?:(?i:kind\s+regards|best\s+regards|warm\s+regards|regards|best|cheers|br|"
+    r"saludos|un\s+saludo|atentamente|pozdrawiam|pozdrowienia|s\s+pozdravem|cu\s+stimă|abraços?|atenciosamente|"
+    r"cordialement|grüße|groeten|mvh|hälsningar|iyi\s+günler|saygılarımla|salam|salamat|terima\s+kasih)"
+    rf",?[ \t]+)?({_NAME_WORD})[ \t]*[.!]?[ \t]*\Z")
+
+
+def _agent_signature(text: str, span: Span) -> bool:
+    """The span is an agent's own listed first name signing off their message (``_AGENT_SIGN_OFF``)."""
+    m = _AGENT_SIGN_OFF.search(text)
+    # after a sign-off word any capitalised word; alone after a sentence a listed given name
+    return m is not None and (m.start(1), m.end(1)) == (span.start, span.end) and (
+        (m.start(1) > 0 and text[: m.start(1)].rstrip(" \t,")[-1:] not in ".!?") or _given(m.group(1)))
+
+
 #: a given name's initial and a family name ("J. Okafor", "t.n.v. S. Bakker")
 _INITIAL_SURNAME = re.compile(rf"(?<![\w.@/-])[{_UPPER}]\.[ \t]?({_NAME_WORD})(?![\w@]|[.-]\w)")
 #: the name a mailbox is shown under, before its address ("Annelies van der Berg <a.vdberg@…>",
