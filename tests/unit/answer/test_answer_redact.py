@@ -8,7 +8,7 @@ from typing import Any, cast
 import pytest
 
 from knowledge.answer import name_lexicon
-from knowledge.answer.redact import find_spans, names_in, redact
+from knowledge.answer.redact import find_spans, names_in, redact, vocabulary_candidates
 from knowledge.answer.tickets import draft_from_ticket, index_vocabulary, redact_ticket
 from knowledge.errors import BackendError, InvalidInput
 from knowledge.lifecycle.validation import parse_create
@@ -1768,3 +1768,19 @@ def test_an_agents_signature_is_no_name_removed_from_the_rest_of_the_ticket() ->
     assert "Thandi" in names_in(texts)  # read without who wrote it, the signature is a name
     assert "Thandi" not in names_in(texts, speakers=speakers)
     assert "Thandi" in redact_ticket(texts, speakers=speakers)[2].text
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("chào shop, tên tôi là nguyễn văn an, tôi cần", "nguyễn văn an"),  # family name first, Vietnamese letters
+    ("nama saya dimas pratama mau tanya", "dimas pratama"),
+    ("benim adım ahmet yılmaz, hesabım kilitlendi", "ahmet yılmaz"),  # Turkish dotless i
+])
+def test_lower_case_names_with_the_letters_and_order_of_more_languages(text: str, name: str) -> None:
+    assert [text[s.start : s.end] for s in find_spans(text, speaker="customer") if s.kind == "person_name"] == [name]
+
+
+def test_lower_case_words_after_i_in_indonesian_are_no_candidate_names() -> None:
+    # "saya" ("I") opens most Indonesian sentences: it says no name follows, so the lower-case
+    # words after it are not asked of the bot's vocabulary as names
+    words = vocabulary_candidates(["saya tidak bisa masuk, lalu saldo hilang"])
+    assert not {"tidak", "masuk", "lalu"} & words

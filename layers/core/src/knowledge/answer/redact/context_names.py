@@ -37,6 +37,9 @@ _RELATION = re.compile(
     r"(?:called|named))\s*,?[ \t]+"
     r"([^\W\d_][^\W\d_'’-]*(?:[ \t]+[^\W\d_][^\W\d_'’-]*){0,2})"
 )
+#: a word in lower case: the letters of Latin, Latin Extended-A and Additional, and accents written
+#: apart ("nguyễn văn an")
+_LOWER_NAME_WORD = r"[a-zà-ÿā-žạ-ỹ][a-zà-ÿā-žạ-ỹ\u0300-\u036f'’-]+"
 #: a name written in lower case after the words that introduce one ("this is jake thompson")
 _LOWER_CUE = re.compile(
     r"(?i:\b(?:(my\s+name\s+is|name\s+is|me\s+llamo|je\s+m'appelle|ich\s+heiße|kontoinhaber(?:in)?|"
@@ -50,8 +53,7 @@ _LOWER_CUE = re.compile(
     r"numele\s+meu\s+(?:e|este)|tên\s+tôi\s+là|họ\s+tên|ang\s+pangalan\s+ko\s+ay|ako\s+si|jina\s+langu\s+ni|"
     r"naitwa)|this\s+is|i\s+am|i'?m|it'?s|"
     r"signed|soy|ich\s+bin|je\s+suis)"
-    r"\s*[:,-]?[ \t]+)([a-zà-ÿā-ž][a-zà-ÿā-ž'’-]+(?:[ \t]+[a-zà-ÿā-ž][a-zà-ÿā-ž'’-]+)?)"
-    r"((?:[ \t]+[a-zà-ÿā-ž][a-zà-ÿā-ž'’-]+){0,2})"
+    rf"\s*[:,-]?[ \t]+)({_LOWER_NAME_WORD}(?:[ \t]+{_LOWER_NAME_WORD})?)((?:[ \t]+{_LOWER_NAME_WORD}){{0,2}})"
 )
 _POSSESSIVE_NAME = re.compile(rf"(?<![\w'’-])([{_UPPER}][^\W\d_]+)['’]s\b()")
 
@@ -303,10 +305,16 @@ def _context_names(text: str) -> Iterator[Span]:
         # "this is mark": a given name that is also a word needs a surname after it, unless
         # the cue says outright that a name follows ("my name is mark")
         # (or the writer writes in lower case: "hi, it's marco again. i talked to ...")
-        if len(first) < 3 or not (_given(first) and (m.group(1) or surname or not _ordinary(first)
+        # (a family name first, as Vietnamese and Chinese write it, after words that say outright
+        # a name follows: "tên tôi là nguyễn văn an")
+        family_first = (bool(m.group(1)) and bool(second) and _surname(first) and not _ordinary(first)
+                        and _lower_name_part(second))
+        if len(first) < 2 or (not family_first and (len(first) < 3 or not (
+                _given(first) and (m.group(1) or surname or not _ordinary(first)
                                    or (_lower_case_writer(text) and first.lower() not in _NAME_VERBS
-                                       and first.lower() not in _NOT_NAMES and len(first) >= 3))):
+                                       and first.lower() not in _NOT_NAMES and len(first) >= 3))))):
             continue
+        surname = surname or family_first
         # after words that say outright a name follows ("my name is george papadopoulos",
         # "mi nombre es andrés felipe gómez", "mi nombre es jhon fredy ramírez ospina"), a
         # lower-case writer's second to fourth words are the name's too up to the first ordinary
@@ -315,7 +323,9 @@ def _context_names(text: str) -> Iterator[Span]:
         if m.group(1) and second and (surname or _lower_name_part(second)):
             end = m.end(2)
             for more in re.finditer(r"\S+", m.group(3)):
-                if not _lower_name_part(more.group()):
+                # (after a family name first, a short listed given name closes it: "nguyễn văn an")
+                if not _lower_name_part(more.group()) and not (family_first and _given(more.group())
+                                                               and more.group() not in _FOREIGN_GLUE):
                     break
                 end = m.start(3) + more.end()
         yield Span(m.start(2), end, "person_name")
