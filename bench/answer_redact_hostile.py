@@ -49,6 +49,13 @@ SHAPES = {
     # a cue, Spanish seed words, names after a Hindi cue
     "digit words": "uno dos ", "said e-mails": "a arroba b punto ", "birth in words": "born march third ",
     "grouped ids after a cue": "NAS 145 333 ", "spanish seed words": "ábaco ", "hindi name cue": "मेरा नाम राजेश ",
+    # round 12: name cues of Arabic and Hebrew script, their greetings, Cyrillic greetings, Thai
+    # self-introductions, lower-case sign-offs and names, handles alone or after an actor, blank
+    # runs after a stop, signatures closing a message
+    "arabic name cue": "الاسم: خالد عبد ", "hebrew greeting": "שלום דנה ", "cyrillic greeting": "Доброго дня, Ірино ",
+    "thai self intro": "สวัสดีครับ ผม ก ข ", "lower sign-offs": "pozdrawiam ryszard ",
+    "lower name cue": "mi nombre es jhon fredy ", "handles alone": "a_b. ", "actor handles": "pushed from 1.2 by ",
+    "blank after a stop": ".      ", "dashes and handles": "— a_b ", "account kinds": "conta corrente ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")

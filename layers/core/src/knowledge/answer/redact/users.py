@@ -185,7 +185,7 @@ def _own_accounts(text: str, known: Collection[str] | None) -> Iterator[Span]:
 #: a handle alone opening a customer's message, the answer to "what is your user name?"
 #: ("caro_mty_88. tengo como …"): parts of letters and digits joined by "_" or ".", then a stop
 #: or the line's end (a sentence about a thing goes on: "worker_2 keeps crashing")
-_OPENING_HANDLE = re.compile(r"(?:\A|(?<=[.!?])[ \t]+|(?<=\n)|[—–-][ \t]*)[ \t]*[\"'“‘]?"
+_OPENING_HANDLE = re.compile(r"(?:\A[ \t]*|(?<=[.!?])[ \t]+|(?<=\n)[ \t]*|[—–-][ \t]*)[\"'“‘]?"
                              r"([A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)+)[\"'”’]?"
                              r"(?=[.,;!)]?[ \t]*(?:\n|\Z)|[.,;!)](?:\s|\Z))")
 
