@@ -1784,3 +1784,14 @@ def test_lower_case_words_after_i_in_indonesian_are_no_candidate_names() -> None
     # words after it are not asked of the bot's vocabulary as names
     words = vocabulary_candidates(["saya tidak bisa masuk, lalu saldo hilang"])
     assert not {"tidak", "masuk", "lalu"} & words
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("Halo Kak Dimas! Di Solana", [("Dimas", "person_name")]),  # a courtesy title opens no listed name
+    ("Ibu Sari Wulandari sudah transfer", [("Sari Wulandari", "person_name")]),
+    ("şifrem Kx8mLq2wP oldu", [("Kx8mLq2wP", "secret")]),  # a password word with a Turkish ending
+    ("jelszavam Rt5pLm9Qz", [("Rt5pLm9Qz", "secret")]),  # and a Hungarian one
+    ("ok na po, salamat po, juan dela cruz", [("juan dela cruz", "person_name")]),  # a courtesy word after thanks
+])
+def test_titles_password_endings_and_courtesy_words_after_a_sign_off(text: str, spans: list[tuple[str, str]]) -> None:
+    assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer", known_words=set())] == spans

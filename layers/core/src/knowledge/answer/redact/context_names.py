@@ -71,6 +71,8 @@ _SIGN_OFF_WORDS = (
 #: liam", "pozdrawiam ryszard kamiński"): a listed given name and up to two words more
 _LOWER_SIGN_OFF = re.compile(
     rf"(?i:\b(?:{_SIGN_OFF_WORDS}))"
+    # (and the courtesy word after it: "salamat po, juan", "terima kasih kak, dewi")
+    r"(?:[ \t]+(?i:po|kak|pak|bu|mas|mbak|ya))?"
     r"[,!.]?[ \t]+([^\W\d_][^\W\d_'’-]+)((?:[ \t]+[^\W\d_][^\W\d_'’-]+){0,2})[ \t]*[.!]*[ \t]*\Z")
 #: a line that is only a sign-off ("regards", "Best regards,"): the next line is a name
 _SIGN_OFF_LINE = re.compile(

@@ -28,6 +28,7 @@ from .words import (
     _PARTICLE,
     _PLACE_NAMES,
     _POSSESSIVE,
+    _TITLES,
     _capitalised_runs,
     _company_after,
     _english,
@@ -72,7 +73,8 @@ def _lexicon_names(text: str) -> Iterator[Span]:
             # as the romanised Chinese lists hold them in one ("meiling", "chiahao")
             joined = (bool(nxt) and not re.fullmatch(_PARTICLE, w) and w.lower() not in _NOT_NAMES
                       and nxt.lower() not in _NOT_NAMES and _given(w + nxt) and not _ordinary(w + nxt))
-            starts = not re.fullmatch(_PARTICLE, w) and (
+            # (a courtesy title is how one is addressed, no part of the name: "Halo Kak Dimas")
+            starts = not re.fullmatch(_PARTICLE, w) and w.lower() not in _TITLES and (
                 joined
                 or (plain[i] and _given(w))  # "Kevin", "Svetlana"
                 or (_given(w) and next_plain and _surname(nxt) and w.lower() not in _NOT_NAMES)  # "Grace O'Malley"

@@ -60,12 +60,13 @@ _PASSWORD_CUE = re.compile(
     r"(?i)(?<![a-z])(?:password|passwd|passphrase|pass\s+phrase|pwd|pw|secret|credentials?|creds|access\s+key|"
     r"login\s+details|log-?in|sign-?in|"
     r"secret\s+key|api\s+key|passwort|kennwort|contraseña|clave|mot\s+de\s+passe|senha|hasło|haslo|"
-    r"wachtwoord|parola\s+d[i']\s*ordine|parola|lösenord|adgangskode|salasana|şifre|sifre|пароль|密码|密碼|"
+    r"wachtwoord|parola\s+d[i']\s*ordine|parola|lösenord|adgangskode|salasana|şifre\w*|sifre\w*|пароль\w*|密码|密碼|"
     r"パスワード|비밀번호|"
     # a password set for someone, and the same word in more languages (Romanian, Czech, Slovak,
     # Hungarian, Indonesian, Vietnamese, Greek, Hebrew, Arabic, Persian, Thai)
-    r"temporary\s+(?:one|pass\w*|pw|pwd)|temp\s+(?:pass\w*|pw|pwd)|geçici|ge[cç]ici\s+[şs]ifre|parol[ăa]|heslo|"
-    r"jelsz[óo]|kata\s+sandi|sandi|mật\s+khẩu|κωδικ[όο]ς?|סיסמ[הא]|كلمة\s+(?:المرور|السر)|رمز\s+عبور|รหัสผ่าน)"
+    # (with the endings Turkish, Polish, Czech and Hungarian add: "şifrem", "hasłem", "hesla", "jelszavam")
+    r"temporary\s+(?:one|pass\w*|pw|pwd)|temp\s+(?:pass\w*|pw|pwd)|geçici|ge[cç]ici\s+[şs]ifre|parol[ăa]|hesl\w*|"
+    r"hasł\w*|jelsz\w*|kata\s+sandi|sandi|mật\s+khẩu|κωδικ[όο]ς?|סיסמ[הא]|كلمة\s+(?:المرور|السر)|رمز\s+عبور|รหัสผ่าน)"
     r"(?![a-z])")
 #: a password's shape: eight or more characters of lower and upper case letters and digits, no
 #: word, path, address or URL ("Welcome2Harbor!", "Hn8v2Lq0pZ!rT5")
