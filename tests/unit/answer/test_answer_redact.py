@@ -1795,3 +1795,12 @@ def test_lower_case_words_after_i_in_indonesian_are_no_candidate_names() -> None
 ])
 def test_titles_password_endings_and_courtesy_words_after_a_sign_off(text: str, spans: list[tuple[str, str]]) -> None:
     assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer", known_words=set())] == spans
+
+
+@pytest.mark.parametrize("text", [
+    "Não pode ser cancelado. Durante esse período as moedas não rendem.",  # "during"
+    "Esa persona no es de CoinVault.",  # "that"
+    "Cảm ơn chị. Sau khi giao dịch mới có đủ xác nhận.",  # a Vietnamese title closing a sentence; "after"
+])
+def test_words_opening_a_sentence_in_other_languages_are_no_names(text: str) -> None:
+    assert [s for s in find_spans(text, speaker="agent", known_words=set()) if s.kind == "person_name"] == []

@@ -43,6 +43,13 @@ from .words import (
     _surname,
 )
 
+#: words that open sentences in the other languages tickets come in ("during", "that", "after",
+#: "when", "then", "if") and that the name lists hold as names: alone they are no one's name
+_SENTENCE_OPENERS = frozenset(("durante", "esa", "ese", "este", "esta", "cuando", "donde", "entonces", "luego",
+                               "depois", "então", "quando", "onde", "sau", "khi", "nếu", "sekarang", "kemudian",
+                               "lalu", "jadi", "kalau", "setelah", "potem", "kiedy", "pokud", "când", "după",
+                               "sonra", "şimdi", "eğer"))
+
 
 def _lexicon_names(text: str) -> Iterator[Span]:
     """A capitalised given name (``name_lexicon``) that is no ordinary word ("Kevin", "Svetlana"), with the
@@ -56,6 +63,8 @@ def _lexicon_names(text: str) -> Iterator[Span]:
                                                     text[place_until : run[0].start()]) is not None
         if before in _POSSESSIVE:
             continue  # "our Wells Fargo account", "my Revolut card": a thing someone owns
+        if len(run) == 1 and run[0].group().lower() in _SENTENCE_OPENERS:
+            continue  # "Durante esse período", "Sau khi kích hoạt": a word opening a sentence
         if before in _LOCATIVE or listed or (before in ("from", "to", "of") and len(run) == 1
                                              and run[0].group().lower() in _PLACE_NAMES):
             place_until = run[-1].end()

@@ -89,9 +89,12 @@ _NAME_CUES = re.compile(
     r"thx|thnx|thanx|tks|ty|tnx)[ \t]*,?[ \t]+"
     r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
     r"Señor|Señora|Señorita|Srta|Sr|Sra|Signor|Signora|Sig|Sig\.ra|Dott|Pan|Pani|Panie|Panu|Pana|Meneer|Mevrouw|"
-    r"Dhr|Mevr|chị|anh|ông|bà|chú|Chị|Anh|Ông|Bà|Chú|"
+    r"Dhr|Mevr|"
     r"Senhor|Senhora|Г-н|Г-жа|господин|госпожа|Κύριε|Κύριος|Κυρία|κύριε|κύριος|κυρία|κ)"
-    r"\.?\s+)"
+    r"\.?\s+"
+    # Vietnamese titles are words, never abbreviated: a stop after one ends the sentence ("Cảm ơn
+    # chị. Sau khi …")
+    r"|\b(?:chị|anh|ông|bà|chú|Chị|Anh|Ông|Bà|Chú)[ \t]+)"
     rf"({_NAME_SEQ})"
     # a title and a surname that opens on its particle ("mevrouw de Jong", "Herr von Trapp")
     r"|\b(?i:herr|frau|monsieur|madame|señor|señora|signor|signora|senhor|senhora|meneer|mevrouw|mr|mrs|ms|dr)\.?"
