@@ -1804,3 +1804,13 @@ def test_titles_password_endings_and_courtesy_words_after_a_sign_off(text: str, 
 ])
 def test_words_opening_a_sentence_in_other_languages_are_no_names(text: str) -> None:
     assert [s for s in find_spans(text, speaker="agent", known_words=set()) if s.kind == "person_name"] == []
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    # Arabic in Latin letters writes a digit for a letter ("3ala", "on"): after "account" no handle
+    ("el account 3ala el email w el user m0stafa_cv.", [("m0stafa_cv", "username")]),
+    ("> Date: Mon, 3 Jun 2024 08:47", []),  # a month between a day and a year is no given name
+    ("I met Kevin 3 times", [("Kevin", "person_name")]),
+])
+def test_arabizi_words_and_months_in_dates_are_no_handles_or_names(text: str, spans: list[tuple[str, str]]) -> None:
+    assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer", known_words=set())] == spans

@@ -65,6 +65,9 @@ def _lexicon_names(text: str) -> Iterator[Span]:
             continue  # "our Wells Fargo account", "my Revolut card": a thing someone owns
         if len(run) == 1 and run[0].group().lower() in _SENTENCE_OPENERS:
             continue  # "Durante esse período", "Sau khi kích hoạt": a word opening a sentence
+        if len(run) == 1 and re.search(r"\d[ \t]\Z", text[max(0, run[0].start() - 2) : run[0].start()]) \
+                and re.match(r"[ \t,]+\d", text[run[0].end() :]):
+            continue  # "Mon, 3 Jun 2024": a month between a day and a year
         if before in _LOCATIVE or listed or (before in ("from", "to", "of") and len(run) == 1
                                              and run[0].group().lower() in _PLACE_NAMES):
             place_until = run[-1].end()

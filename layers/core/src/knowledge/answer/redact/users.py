@@ -54,7 +54,8 @@ _USERNAME = re.compile(
     r"мой|мій|meu|sendiri)(?![\w]))?"
     # a JSON or YAML key closes its quote before the colon ('"username":"svc-k8s-puller"')
     r"(?:[\"'](?=[ \t]*[:=]))?\s*(is\s+|was\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?"
-    r"[\"'“‘]?([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
+    # (never a word of Arabic written in Latin letters, a digit for a letter: "el account 3ala el email")
+    r"[\"'“‘]?(?![2-9][a-z]{2,5}(?![\w.@-]))([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
 
 
