@@ -1814,3 +1814,18 @@ def test_words_opening_a_sentence_in_other_languages_are_no_names(text: str) -> 
 ])
 def test_arabizi_words_and_months_in_dates_are_no_handles_or_names(text: str, spans: list[tuple[str, str]]) -> None:
     assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer", known_words=set())] == spans
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("Olá, sou a Fernanda Oliveira e não consigo sacar.", [("Fernanda Oliveira", "person_name")]),  # article first
+    ("مرحبا، اسمي أحمد محمود، حسابي مقفل.", [("أحمد محمود", "person_name")]),  # the Arabic comma ends the name
+    ("Transfer ke rekening BCA 1234567890 atas nama Siti Aminah.",
+     [("1234567890", "account_number"), ("Siti Aminah", "person_name")]),  # a bank's initials between
+])
+def test_an_article_before_a_name_arabic_commas_and_a_banks_initials(text: str, spans: list[tuple[str, str]]) -> None:
+    assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer", known_words=set())] == spans
+
+
+def test_a_word_between_an_article_and_a_lower_case_word_is_still_a_thing() -> None:
+    text = "the Munich queue is slow"
+    assert find_spans(text, speaker="customer", known_words=set()) == []

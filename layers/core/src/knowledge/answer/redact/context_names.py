@@ -120,7 +120,9 @@ _CJK_NAMES = re.compile(
 #: when it is a family name (العلي, بن …) or a listed name; after "I am" (أنا) only a listed name
 _RTL_NAMES = re.compile(
     r"(?:(اسمي|اسمى|إسمي|اسم\s+من|نام\s+من|שמי|קוראים\s+לי)|(?:أنا|انا|معك|من|אני))\s+"
-    r"([\u0600-\u06ff\u0590-\u05ff]+)(?:\s+([\u0600-\u06ff\u0590-\u05ff]+))?"
+    # (letters only: the Arabic comma "،" and question mark close the name)
+    r"([\u0620-\u065f\u066e-\u06d3\u06fa-\u06ff\u05d0-\u05ea\u05f3'-]+)"
+    r"(?:\s+([\u0620-\u065f\u066e-\u06d3\u06fa-\u06ff\u05d0-\u05ea\u05f3'-]+))?"
 )
 
 

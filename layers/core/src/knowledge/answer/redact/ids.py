@@ -31,6 +31,8 @@ _ACCOUNT = re.compile(
     r"(?:\s+(?:corrente|corriente|courant|poupan[çc]a|de\s+ahorros?|de\s+poupan[çc]a|bancari[ao]|banc[áa]ria|"
     r"pessoal|personal|principal|salário|salario|vadesiz|vadeli|tabungan|giro|curent|bankowy|bankovní|"
     r"ngân\s+hàng|текущий|поточний))?"
+    # (and the bank's initials: "rekening BCA 1234567890", "conta NU 12345-6")
+    r"(?:\s+(?-i:[A-Z]{2,6}))?"
     r"\.?(?:,?\s*(?:number|no\.?|num|nr\.?|nomor|numarası|numărul|číslo|numer|số|#))?\s*"
     r"(?:is|ist|es|é|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
     # a number with a letter prefix and dashes too ("depuis mon compte CV-7730-2291-04")

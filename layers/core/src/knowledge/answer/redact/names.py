@@ -45,7 +45,7 @@ _NAME_CUES = re.compile(
     r"calls?\s+me|called\s+me|known\s+as|go(?:es)?\s+by|nickname\s+is|prefers?\s+to\s+be\s+called|"
     r"name\s+on\s+(?:the\s+|my\s+)?(?:card|account|passport|id|licen[cs]e)(?:\s+is)?|"
     r"hier\s+ist|ich\s+bin|ich\s+heiße|ich\s+heisse|mein\s+name\s+ist|kontoinhaber(?:in)?|je\s+suis|je\s+m'appelle|"
-    r"mon\s+nom\s+est|titulaire|me\s+llamo|mi\s+nombre\s+es|soy|el\s+titular\s+es|titular\s+es|titular|sono|"
+    r"mon\s+nom\s+est|titulaire|me\s+llamo|mi\s+nombre\s+es|soy|sou(?:\s+[ao](?=\s))?|el\s+titular\s+es|titular\s+es|titular|sono|"
     r"mi\s+chiamo|il\s+mio\s+nome\s+è|intestatario|meu\s+nome\s+é|me\s+chamo|mijn\s+naam\s+is|ik\s+ben|ik\s+heet|"
     r"nazywam\s+si[eę]|mam\s+na\s+imi[eę]|jmenuji\s+se|jag\s+heter|mitt\s+namn\s+är|jeg\s+heter|mit\s+navn\s+er|"
     r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати|я|είμαι(?:\s+[οη])?|με\s+λένε|"
@@ -365,7 +365,10 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
     if all(unlisted) and all((known is not None and k in known) or _INNER_CAPITAL.match(w)
                              for w, k in zip(words, keys, strict=True)):
         return True
-    if _DETERMINER.search(text, max(0, span.start - 8), span.start) and re.match(r"[ \t]+[a-z]", text[span.end :]):
+    # (a listed given name and a family name after the article are a person: Portuguese and
+    # Catalan write one before names, "sou a Fernanda Oliveira e …")
+    if _DETERMINER.search(text, max(0, span.start - 8), span.start) and re.match(r"[ \t]+[a-z]", text[span.end :]) \
+            and not (len(words) >= 2 and _given(words[0]) and _surname(words[-1])):
         return True
     if (len(words) == 1 and not (_given(words[0]) or _surname(words[0]))
             and (m := _ACRONYM_AFTER.match(text, span.end)) and m.group(1).lower() not in _NAME_SUFFIXES):
