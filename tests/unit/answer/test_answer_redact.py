@@ -1685,6 +1685,8 @@ def test_name_labels_greetings_and_actors_of_more_languages(text: str, spans: li
 
 @pytest.mark.parametrize("text", [
     "Kedves Ügyfelünk! A fiókban szereplő névnek egyeznie kell.",  # "Dear Customer"
+    "Kedves Felhasználó! A fiókja zárolva van.",  # "Dear User"
+    "Bună ziua, Vă rog să mă ajutați.",  # "Good day, please help me": a pronoun of courtesy
     "Halo kak, reward belum ada yang masuk sama sekali",  # Indonesian small words the lists hold as names
     "fue borrado por error",  # "by" and a word, no handle
 ])

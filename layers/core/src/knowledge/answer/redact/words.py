@@ -73,6 +73,7 @@ _NOT_NAMES = frozenset((
     # "customer" and "user" after "dear" in those languages ("Kedves Ügyfelünk!", "Estimado Cliente")
     "ügyfelünk", "ügyfél", "müşterimiz", "müşteri", "kliencie", "klient", "zákazníku", "zákazník", "pelanggan",
     "nasabah", "client", "clientul", "cliente", "clientes", "usuario", "usuário", "utilizator", "kullanıcı",
+    "felhasználó", "felhasználónk", "uživateli", "użytkowniku", "kullanıcımız", "vă", "dumneavoastră",
     "twoje", "twój", "nasz", "wasz", "pan", "pani", "panie", "panu", "pana", "ваш", "ваша", "мы", "вы", "я",
     # nationalities and languages, which the name lists hold as surnames ("French", "English")
     "english", "french", "spanish", "italian", "dutch", "polish", "swedish", "danish", "norwegian", "finnish",
