@@ -1831,3 +1831,13 @@ def test_an_article_before_a_name_arabic_commas_and_a_banks_initials(text: str, 
 def test_a_word_between_an_article_and_a_lower_case_word_is_still_a_thing() -> None:
     text = "the Munich queue is slow"
     assert find_spans(text, speaker="customer", known_words=set()) == []
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("hi po, ako po si mark anthony dela cruz", [("mark anthony dela cruz", "person_name")]),  # Tagalog "po"
+    ("otp saya 482193", [("482193", "secret")]),  # the owner's word between "OTP" and the code
+    ("สวัสดีค่ะ ดิฉัน สมศรี ใจงาม ต้องการถอนเงิน", [("สมศรี ใจงาม", "person_name")]),  # Thai "I" of a woman
+    ("Nazwa użytkownika: kasia_w88", [("kasia_w88", "username")]),
+])
+def test_courtesy_and_owner_words_inside_cues(text: str, spans: list[tuple[str, str]]) -> None:
+    assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer", known_words=set())] == spans

@@ -50,7 +50,8 @@ _LOWER_CUE = re.compile(
     # Vietnamese, Tagalog, Swahili)
     r"nama\s+saya|nama\s+lengkap|atas\s+nama|a\s+nombre\s+de|em\s+nome\s+de|au\s+nom\s+de|benim\s+adım|adım|"
     r"ismim|ad\s+soyad|nazywam\s+się|mam\s+na\s+imię|imię\s+i\s+nazwisko|jmenuji\s+se|jméno|mă\s+numesc|"
-    r"numele\s+meu\s+(?:e|este)|tên\s+tôi\s+là|họ\s+tên|ang\s+pangalan\s+ko\s+ay|ako\s+si|jina\s+langu\s+ni|"
+    r"numele\s+meu\s+(?:e|este)|tên\s+tôi\s+là|họ\s+tên|ang\s+pangalan\s+ko\s+(?:po\s+)?ay|ako\s+(?:po\s+)?si|"
+    r"jina\s+langu\s+ni|"
     r"naitwa)|this\s+is|i\s+am|i'?m|it'?s|"
     r"signed|soy|ich\s+bin|je\s+suis)"
     rf"\s*[:,-]?[ \t]+)({_LOWER_NAME_WORD}(?:[ \t]+{_LOWER_NAME_WORD})?)((?:[ \t]+{_LOWER_NAME_WORD}){{0,2}})"

@@ -49,7 +49,8 @@ _NAME_CUES = re.compile(
     r"mi\s+chiamo|il\s+mio\s+nome\s+è|intestatario|meu\s+nome\s+é|me\s+chamo|mijn\s+naam\s+is|ik\s+ben|ik\s+heet|"
     r"nazywam\s+si[eę]|mam\s+na\s+imi[eę]|jmenuji\s+se|jag\s+heter|mitt\s+namn\s+är|jeg\s+heter|mit\s+navn\s+er|"
     r"nama\s+saya|benim\s+adım|ben|ad[ıi]m|меня\s+зовут|мене\s+звати|я|είμαι(?:\s+[οη])?|με\s+λένε|"
-    r"tôi\s+là|tên\s+tôi\s+là|tôi\s+tên\s+là|mình\s+là|em\s+là|saya|ako\s+si|ang\s+pangalan\s+ko\s+ay|"
+    r"tôi\s+là|tên\s+tôi\s+là|tôi\s+tên\s+là|mình\s+là|em\s+là|saya|ako\s+(?:po\s+)?si|"
+    r"ang\s+pangalan\s+ko\s+(?:po\s+)?ay|"
     r"jeg\s+hedder|jeg\s+er|mitt\s+navn\s+er|nimeni\s+on|olen|"
     r"ονομάζομαι|λέγομαι|ismi|esmi|ismee|"
     # the name's labels and "in the name of" in more languages (Indonesian, Spanish, Portuguese,

@@ -18,7 +18,7 @@ from .spans import _DATE_SHAPE, _YEAR_RANGE, Span, _entropy
 #: 8241-9930", "OTP: 552 019")
 _ACCESS_CODE = re.compile(
     r"(?i:\b(?:backup|recovery|2fa|mfa|otp|one[- ]time|verification|login|auth(?:entication)?|sms)\s+"
-    r"(?:codes?|pins?|keys?)\b|\botp\b)\s*(?:is|are|was|:|=)?\s*"
+    r"(?:codes?|pins?|keys?)\b|\botp\b)(?:[ \t]+(?:saya|aku|ku|mi|meu|minha|ko|mo)\b)?\s*(?:is|are|was|:|=)?\s*"
     r"((?=[A-Za-z0-9]{0,9}\d)[A-Za-z0-9]{3,10}(?:[ -](?=[A-Za-z0-9]{0,9}\d)[A-Za-z0-9]{3,10}){0,3})(?![\w-])")
 #: the security code and expiry printed on a card ("CVV 381", "exp 09/27")
 _CARD_CODE = re.compile(
