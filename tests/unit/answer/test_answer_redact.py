@@ -1803,6 +1803,7 @@ def test_titles_password_endings_and_courtesy_words_after_a_sign_off(text: str, 
     "Não pode ser cancelado. Durante esse período as moedas não rendem.",  # "during"
     "Esa persona no es de CoinVault.",  # "that"
     "Cảm ơn chị. Sau khi giao dịch mới có đủ xác nhận.",  # a Vietnamese title closing a sentence; "after"
+    "Bună ziua, doamnă. Contul este în analiză.",  # a Romanian title closing a sentence; "the account"
 ])
 def test_words_opening_a_sentence_in_other_languages_are_no_names(text: str) -> None:
     assert [s for s in find_spans(text, speaker="agent", known_words=set()) if s.kind == "person_name"] == []
@@ -1841,3 +1842,16 @@ def test_a_word_between_an_article_and_a_lower_case_word_is_still_a_thing() -> N
 ])
 def test_courtesy_and_owner_words_inside_cues(text: str, spans: list[tuple[str, str]]) -> None:
     assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer", known_words=set())] == spans
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Dobrý den pane Nováku, děkujeme.", "Nováku"),  # a Czech title and a surname's vocative
+    ("Bună ziua domnule Popescu, vă mulțumim.", "Popescu"),
+    ("Добрий день, пане Тарасе!", "Тарасе"),
+    ("Kumusta Jose, salamat sa mensahe.", "Jose"),  # a Tagalog greeting is no part of the name
+    ("Sawubona Thabo, siyabonga.", "Thabo"),
+    ("مرحباً يا فاطمة، شكراً لك.", "فاطمة"),  # the vocative particle after an Arabic greeting
+])
+def test_an_agent_addresses_the_customer_by_the_titles_and_greetings_of_more_languages(text: str, name: str) -> None:
+    assert [text[s.start : s.end] for s in find_spans(text, speaker="agent", known_words=set())
+            if s.kind == "person_name"] == [name]

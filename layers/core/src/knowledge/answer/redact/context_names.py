@@ -186,7 +186,9 @@ _SCRIPT_CUES: tuple[tuple[str, str, str], ...] = (
 )
 _SCRIPT_CUE_PATTERNS = tuple(
     (re.compile(rf"(?<![\w'\"])(?:{cue})[ \t]+({letters}(?:[ \t]+{letters}){{0,3}})"
-                if strength != "greeting" else rf"(?<![\w'\"])(?:{cue})[ \t]*,?[ \t]+({letters})(?=[ \t]*[,،!])"),
+                # (and the vocative particle after an Arabic greeting: "مرحباً يا فاطمة،")
+                if strength != "greeting" else rf"(?<![\w'\"])(?:{cue})(?:[ \t]*,?[ \t]+يا)?[ \t]*,?[ \t]+({letters})"
+                                               r"(?=[ \t]*[,،!])"),
      strength)
     for letters, strength, cue in _SCRIPT_CUES)
 #: the words of those languages that go on a sentence after a name: "and", "in", "from", "on", "with",

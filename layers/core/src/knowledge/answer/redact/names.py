@@ -85,7 +85,8 @@ _NAME_CUES = re.compile(
     # the greetings and "dear" of more languages (Turkish, Czech, Slovak, Polish, Romanian, Hungarian,
     # Croatian and Serbian, Indonesian, Tagalog, Swahili)
     r"sayın|vážen[ýá]|dobrý\s+de[nň]|szanown[ya]|stimat[eă]|bună\s+ziua|kedves|poštovan[ia]|"
-    r"selamat\s+(?:pagi|siang|sore|malam)|magandang\s+(?:umaga|hapon|gabi)|habari|"
+    r"selamat\s+(?:pagi|siang|sore|malam)|magandang\s+(?:umaga|hapon|gabi)|habari|kumusta|kamusta|"
+    r"sawubona|sanibonani|dumela|molo|jambo|namaste|namaskar|vanakkam|"
     r"danke|merci|gracias|grazie|obrigad[oa]|bedankt|tack|takk|dzięki|dziękuję|spasibo|спасибо|"
     r"thx|thnx|thanx|tks|ty|tnx)[ \t]*,?[ \t]+"
     r"|\b(?:Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Dra|Doctor|Prof|Professor|Sir|Herr|Hr|Frau|Fr|Monsieur|Madame|Mme|Mlle|M\.|"
@@ -94,8 +95,10 @@ _NAME_CUES = re.compile(
     r"Senhor|Senhora|Г-н|Г-жа|господин|госпожа|Κύριε|Κύριος|Κυρία|κύριε|κύριος|κυρία|κ)"
     r"\.?\s+"
     # Vietnamese titles are words, never abbreviated: a stop after one ends the sentence ("Cảm ơn
-    # chị. Sau khi …")
-    r"|\b(?:chị|anh|ông|bà|chú|Chị|Anh|Ông|Bà|Chú)[ \t]+)"
+    # chị. Sau khi …"); so are the titles of Czech, Slovak, Romanian and Ukrainian, which take the
+    # vocative after them ("pane Nováku", "domnule Popescu", "пане Тарасе"; "doamnă. Contul …")
+    r"|\b(?:chị|anh|ông|bà|chú|Chị|Anh|Ông|Bà|Chú|[Pp]ane|[Pp]aní|[Ss]lečno|[Dd]omnule|[Dd]omnul|[Dd]oamnă|"
+    r"[Dd]oamna|[Dd]omnișoară|[Пп]ане|[Пп]ані)[ \t]+)"
     rf"({_NAME_SEQ})"
     # a title and a surname that opens on its particle ("mevrouw de Jong", "Herr von Trapp")
     r"|\b(?i:herr|frau|monsieur|madame|señor|señora|signor|signora|senhor|senhora|meneer|mevrouw|mr|mrs|ms|dr)\.?"

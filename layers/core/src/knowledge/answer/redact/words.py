@@ -74,6 +74,7 @@ _NOT_NAMES = frozenset((
     "ügyfelünk", "ügyfél", "müşterimiz", "müşteri", "kliencie", "klient", "zákazníku", "zákazník", "pelanggan",
     "nasabah", "client", "clientul", "cliente", "clientes", "usuario", "usuário", "utilizator", "kullanıcı",
     "felhasználó", "felhasználónk", "uživateli", "użytkowniku", "kullanıcımız", "vă", "dumneavoastră",
+    "kumusta", "kamusta", "sanibonani", "dumela", "molo", "vanakkam",
     "twoje", "twój", "nasz", "wasz", "pan", "pani", "panie", "panu", "pana", "ваш", "ваша", "мы", "вы", "я",
     # nationalities and languages, which the name lists hold as surnames ("French", "English")
     "english", "french", "spanish", "italian", "dutch", "polish", "swedish", "danish", "norwegian", "finnish",
@@ -95,7 +96,8 @@ _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "fra
                      "professor", "sir", "hr", "fr", "mlle", "dra", "señorita", "srta", "sig", "sig.ra", "dott",
                      "meneer", "mevrouw", "dhr", "mevr", "senhor", "senhora", "г-н", "г-жа", "господин",
                      "госпожа", "κύριε", "κύριος", "κυρία", "κ", "panie", "panu", "pana", "chị", "anh", "ông", "bà",
-                     "chú", "bapak", "pak", "ibu", "bu", "kak", "mas", "mbak"))
+                     "chú", "bapak", "pak", "ibu", "bu", "kak", "mas", "mbak", "pane", "paní", "slečno", "domnule",
+                     "domnul", "doamnă", "doamna", "domnișoară", "пане", "пані"))
 
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
