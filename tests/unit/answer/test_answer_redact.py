@@ -1740,6 +1740,9 @@ def test_handles_alone_name_handles_and_names_of_more_locales(text: str, spans: 
     "Changed max_job_workers. Restarted.",  # a setting inside a sentence
     "I edited it. v2.4.1.",  # a version alone
     "see e.mail and a.out",  # an initial and a word
+    "db_host_01.\nIt fails",  # a setting's name of dictionary words opening a message
+    "Updated by user_2 yesterday",  # a system's account named in words after "by"
+    "Pushed by ci_bot_01 at night",
     "أريد تحويل رصيدي.\nشكرا جزيلا لكم",  # a thanks on the last line
 ])
 def test_look_alikes_of_handles_alone_and_signatures_stay(text: str) -> None:
@@ -1855,3 +1858,8 @@ def test_courtesy_and_owner_words_inside_cues(text: str, spans: list[tuple[str, 
 def test_an_agent_addresses_the_customer_by_the_titles_and_greetings_of_more_languages(text: str, name: str) -> None:
     assert [text[s.start : s.end] for s in find_spans(text, speaker="agent", known_words=set())
             if s.kind == "person_name"] == [name]
+
+
+def test_a_handle_with_a_family_name_in_it_after_by_is_a_user_name() -> None:
+    text = "created by j_smith"  # "smith" is a word too, and a family name
+    assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")] == [("j_smith", "username")]

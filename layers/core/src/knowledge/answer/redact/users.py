@@ -204,13 +204,21 @@ def _opening_handles(text: str, known: Collection[str] | None) -> Iterator[Span]
         # setting's parts are words: "max_job_workers") ("… reset my 2fa. kwame_o. call …",
         # "— mcgagnon_qc")
         coined = "_" in value and not any(len(p) >= 3 and _ordinary_form(p) for p in parts)
-        shaped = coined or (m.start() == 0 and re.search(r"\d", value))
+        shaped = coined or (m.start() == 0 and re.search(r"\d", value) and not _worded(value))
         if (not shaped or sum(c.isalpha() for c in value) < 3 or tail in _FILE_OR_HOST
                 or _HOST_NAME.fullmatch(value) or _system_account(value) or re.fullmatch(r"v?\d+(?:\.\d+)+", value)
                 or (known is not None and (name_lexicon.key(value) in known
                                            or all(name_lexicon.key(p) in known or p.isdigit() for p in parts)))):
             continue
         yield Span(m.start(1), m.end(1), "username")
+
+
+def _worded(value: str) -> bool:
+    """A handle whose parts of three letters or more are all dictionary words and no family name
+    ("user_2", "ci_bot_01", "db_host_01"): a system's or a setting's name, where a person's handle
+    holds a name or a coined part ("rizky.hidayat", "caro_mty_88", "j_smith")."""
+    parts = [p for p in re.split(r"[^A-Za-z]+", value) if len(p) >= 3]
+    return bool(parts) and all(_ordinary_form(p) and not _surname(p) for p in parts)
 
 
 def _initial_surname(word: str) -> bool:
@@ -248,6 +256,8 @@ def _account_names(text: str) -> Iterator[Span]:
         if re.search(r"\b(?:by|por|oleh|von|par)\b|\bas\b|account|user\b|assign|owner", cue) and not (
                 re.search(r"[\d_.$@-]", value) or _initial_surname(value)):
             continue
+        if re.search(r"\b(?:by|por|oleh|von|par)\b", cue) and _worded(value):
+            continue  # "updated by user_2", "pushed by ci_bot_01": a system's account named in words
         if value[:1].isupper() and not re.search(r"[\d_.$@-]", value):
             continue
         yield Span(m.start(1), m.end(1), "username")
