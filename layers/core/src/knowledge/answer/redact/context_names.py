@@ -184,6 +184,9 @@ _SCRIPT_CUES: tuple[tuple[str, str, str], ...] = (
     (_ARABIC_LETTERS, "greeting", r"مرحب[اًا]+|مرحبا|أهلاً|أهلا|اهلا|سلام|صباح\s+الخير|مساء\s+الخير|درود"),
     (_HEBREW_LETTERS, "greeting", r"שלום|היי|בוקר\s+טוב|ערב\s+טוב|תודה"),
 )
+#: a letter of Arabic or Hebrew script, and of Cyrillic: a text without one skips their patterns
+_RTL_LETTER = re.compile(r"[\u05d0-\u05ea\u0620-\u06ff]")
+_CYRILLIC_LETTER = re.compile(r"[\u0400-\u04ff]")
 _SCRIPT_CUE_PATTERNS = tuple(
     (re.compile(rf"(?<![\w'\"])(?:{cue})[ \t]+({letters}(?:[ \t]+{letters}){{0,3}})"
                 # (and the vocative particle after an Arabic greeting: "مرحباً يا فاطمة،")
@@ -210,7 +213,8 @@ def _cued_script_names(text: str) -> Iterator[Span]:
     المنصوري", "על שם יוסי בן-דוד"); after a title the next word and the family name after it
     ("أستاذ خالد"). A first word with the article ("السيد الرئيس", "בשם החברה") names a thing
     unless it is a listed given name."""
-    for pattern, strength in _SCRIPT_CUE_PATTERNS:
+    rtl = _RTL_LETTER.search(text) is not None
+    for pattern, strength in _SCRIPT_CUE_PATTERNS if rtl else ():
         for m in pattern.finditer(text):
             words = list(re.finditer(r"\S+", m.group(1)))
             first = words[0].group()
@@ -226,7 +230,7 @@ def _cued_script_names(text: str) -> Iterator[Span]:
                     break
                 kept.append(w)
             yield Span(m.start(1), m.start(1) + kept[-1].end(), "person_name")
-    for m in _CYRILLIC_GREETING.finditer(text):
+    for m in _CYRILLIC_GREETING.finditer(text) if _CYRILLIC_LETTER.search(text) else ():
         given, family = m.group(1), m.group(2)
         if not _vocative_given(given):
             continue
@@ -243,7 +247,7 @@ _RTL_LAST_LINE = re.compile(rf"\S[ \t]*\n[ \t]*((?:{_ARABIC_LETTERS}|{_HEBREW_LE
 
 
 def _rtl_signatures(text: str) -> Iterator[Span]:
-    m = _RTL_LAST_LINE.search(text)
+    m = _RTL_LAST_LINE.search(text) if _RTL_LETTER.search(text) else None
     if m is None:
         return
     words = m.group(1).split()

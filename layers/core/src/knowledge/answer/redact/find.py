@@ -106,8 +106,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     ]
     found.extend(_pronoun_subjects(text, known_words))
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
-    if speaker == "agent":
-        found = [span for span in found if span.kind != "person_name" or not _agent_signature(text, span)]
+    if speaker == "agent" and (signed := _agent_signature(text)) is not None:
+        found = [span for span in found if span != signed]
     found = [_with_title(text, span, known_words) if span.kind == "person_name" else span for span in found]
     # a Thai name after its cue is read whole: the cue's own words are no part of it
     thai = list(_thai_names(text))

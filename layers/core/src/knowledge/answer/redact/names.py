@@ -186,12 +186,14 @@ _AGENT_SIGN_OFF = re.compile(
     rf",?[ \t]+)?({_NAME_WORD})[ \t]*[.!]?[ \t]*\Z")
 
 
-def _agent_signature(text: str, span: Span) -> bool:
-    """The span is an agent's own listed first name signing off their message (``_AGENT_SIGN_OFF``)."""
+def _agent_signature(text: str) -> Span | None:
+    """An agent's own first name signing off their message (``_AGENT_SIGN_OFF``): after a
+    sign-off word any capitalised word, alone after the last sentence a listed given name."""
     m = _AGENT_SIGN_OFF.search(text)
-    # after a sign-off word any capitalised word; alone after a sentence a listed given name
-    return m is not None and (m.start(1), m.end(1)) == (span.start, span.end) and (
-        (m.start(1) > 0 and text[: m.start(1)].rstrip(" \t,")[-1:] not in ".!?") or _given(m.group(1)))
+    if m is None or not ((m.start(1) > 0 and text[: m.start(1)].rstrip(" \t,")[-1:] not in ".!?")
+                         or _given(m.group(1))):
+        return None
+    return Span(m.start(1), m.end(1), "person_name")
 
 
 #: a given name's initial and a family name ("J. Okafor", "t.n.v. S. Bakker")
