@@ -1863,3 +1863,13 @@ def test_an_agent_addresses_the_customer_by_the_titles_and_greetings_of_more_lan
 def test_a_handle_with_a_family_name_in_it_after_by_is_a_user_name() -> None:
     text = "created by j_smith"  # "smith" is a word too, and a family name
     assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")] == [("j_smith", "username")]
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("gracias, maria lópez", ["maria lópez"]),  # a given name that is a word too, with a family name
+    ("thanks will see you", []),  # a word and the sentence going on
+    ("thanks mark", []),  # a given name that is a word, alone
+])
+def test_a_lower_case_name_after_a_sign_off_with_a_family_name(text: str, names: list[str]) -> None:
+    assert [text[s.start : s.end] for s in find_spans(text, speaker="customer", known_words=set())
+            if s.kind == "person_name"] == names

@@ -381,13 +381,16 @@ def _context_names(text: str) -> Iterator[Span]:
             yield Span(m.start(1), m.end(1), "person_name")
     for m in _LOWER_SIGN_OFF.finditer(text):
         signed, after = m.group(1), list(re.finditer(r"\S+", m.group(2)))
-        if not (signed.islower() and _given(signed) and not _ordinary(signed)):
-            continue
         # the words after it are the family name unless one is a word ("thanks liam see you")
-        end = m.end(1)
-        if after and all(w.group().islower() and not _ordinary_form(w.group()) and w.group() not in _NOT_NAMES
-                         and w.group() not in _CHAT_WORDS and w.group() not in _FOREIGN_GLUE for w in after):
-            end = m.start(2) + after[-1].end()
+        family = bool(after) and all(
+            w.group().islower() and not _ordinary_form(w.group()) and w.group() not in _NOT_NAMES
+            and w.group() not in _CHAT_WORDS and w.group() not in _FOREIGN_GLUE for w in after)
+        # (a given name that is a word too signs with a listed family name after it: "gracias, maria
+        # lópez")
+        if not (signed.islower() and _given(signed) and signed not in _FOREIGN_GLUE and (
+                not _ordinary(signed) or (family and any(_surname(w.group()) for w in after)))):
+            continue
+        end = m.start(2) + after[-1].end() if family else m.end(1)
         yield Span(m.start(1), end, "person_name")
     for m in _LOWER_LAST_LINE.finditer(text):
         # a given name and a family name no dictionary has, in lower case, on a message's last
