@@ -1873,3 +1873,14 @@ def test_a_handle_with_a_family_name_in_it_after_by_is_a_user_name() -> None:
 def test_a_lower_case_name_after_a_sign_off_with_a_family_name(text: str, names: list[str]) -> None:
     assert [text[s.start : s.end] for s in find_spans(text, speaker="customer", known_words=set())
             if s.kind == "person_name"] == names
+
+
+@pytest.mark.parametrize("text", [
+    "lozinka mi je Qx7mLp2wZ",  # Croatian, Serbian, Bosnian
+    "nenosiri yangu ni Qx7mLp2wZ",  # Swahili
+    "סיסמה: Qx7mLp2wZ",
+    "كلمة المرور: Qx7mLp2wZ",
+    "รหัสผ่าน: Qx7mLp2wZ",
+])
+def test_a_password_after_the_word_for_one_in_more_languages(text: str) -> None:
+    assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")] == [("Qx7mLp2wZ", "secret")]

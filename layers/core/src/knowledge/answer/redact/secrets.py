@@ -66,7 +66,7 @@ _PASSWORD_CUE = re.compile(
     # Hungarian, Indonesian, Vietnamese, Greek, Hebrew, Arabic, Persian, Thai)
     # (with the endings Turkish, Polish, Czech and Hungarian add: "şifrem", "hasłem", "hesla", "jelszavam")
     r"temporary\s+(?:one|pass\w*|pw|pwd)|temp\s+(?:pass\w*|pw|pwd)|geçici|ge[cç]ici\s+[şs]ifre|parol[ăa]|hesl\w*|"
-    r"hasł\w*|jelsz\w*|kata\s+sandi|sandi|mật\s+khẩu|κωδικ[όο]ς?|סיסמ[הא]|كلمة\s+(?:المرور|السر)|رمز\s+عبور|รหัสผ่าน)"
+    r"hasł\w*|jelsz\w*|kata\s+sandi|sandi|lozink\w*|geslo|parool|slaptažod\w*|nenosiri|mật\s+khẩu|κωδικ[όο]ς?|סיסמ[הא]|كلمة\s+(?:المرور|السر)|رمز\s+عبور|รหัสผ่าน)"
     r"(?![a-z])")
 #: a password's shape: eight or more characters of lower and upper case letters and digits, no
 #: word, path, address or URL ("Welcome2Harbor!", "Hn8v2Lq0pZ!rT5")
