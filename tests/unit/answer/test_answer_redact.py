@@ -1884,3 +1884,16 @@ def test_a_lower_case_name_after_a_sign_off_with_a_family_name(text: str, names:
 ])
 def test_a_password_after_the_word_for_one_in_more_languages(text: str) -> None:
     assert [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer")] == [("Qx7mLp2wZ", "secret")]
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("नमस्ते राहुल जी, आपका खाता सक्रिय है।", ["राहुल"]),  # a greeting, a name and its honorific
+    ("নমস্কার রফিক, ধন্যবাদ।", ["রফিক"]),
+    ("வணக்கம் ராஜேஷ், நன்றி.", ["ராஜேஷ்"]),
+    ("नमस्ते, धन्यवाद। Verified Plus खाते", []),  # a greeting and "thank you"
+    ("नमस्ते सर, धन्यवाद", []),  # "sir"
+    ("नमस्ते दोस्तों!", []),  # "friends"
+])
+def test_greetings_of_indic_scripts_and_the_one_greeted(text: str, names: list[str]) -> None:
+    assert [text[s.start : s.end] for s in find_spans(text, speaker="agent", known_words=set())
+            if s.kind == "person_name"] == names

@@ -183,15 +183,20 @@ _SCRIPT_CUES: tuple[tuple[str, str, str], ...] = (
     # a greeting and one word before a comma or "!" ("مرحباً خالد،", "שלום דנה,"): the one greeted
     (_ARABIC_LETTERS, "greeting", r"مرحب[اًا]+|مرحبا|أهلاً|أهلا|اهلا|سلام|صباح\s+الخير|مساء\s+الخير|درود"),
     (_HEBREW_LETTERS, "greeting", r"שלום|היי|בוקר\s+טוב|ערב\s+טוב|תודה"),
+    # the greetings of Hindi, Bengali, Tamil, Telugu, Kannada, Malayalam, Punjabi, Gujarati
+    (rf"{_INDIC}+", "greeting", r"नमस्ते|नमस्कार|प्रणाम|নমস্কার|হ্যালো|வணக்கம்|నమస్కారం|ನಮಸ್ಕಾರ|നമസ്കാരം|"
+                                r"ਸਤ\s+ਸ੍ਰੀ\s+ਅਕਾਲ|નમસ્તે"),
 )
-#: a letter of Arabic or Hebrew script, and of Cyrillic: a text without one skips their patterns
-_RTL_LETTER = re.compile(r"[\u05d0-\u05ea\u0620-\u06ff]")
+#: the honorifics said after a name greeted ("राहुल जी", "রফিক ভাই")
+_AFTER_NAME = r"(?:[ \t]+(?:जी|साहब|सर|জি|ভাই|দিদি|সাহেব|அவர்களே))?"
+#: a letter of Arabic, Hebrew or an Indic script, and of Cyrillic: a text without one skips their patterns
+_RTL_LETTER = re.compile(rf"[\u05d0-\u05ea\u0620-\u06ff]|{_INDIC}")
 _CYRILLIC_LETTER = re.compile(r"[\u0400-\u04ff]")
 _SCRIPT_CUE_PATTERNS = tuple(
     (re.compile(rf"(?<![\w'\"])(?:{cue})[ \t]+({letters}(?:[ \t]+{letters}){{0,3}})"
                 # (and the vocative particle after an Arabic greeting: "مرحباً يا فاطمة،")
                 if strength != "greeting" else rf"(?<![\w'\"])(?:{cue})(?:[ \t]*,?[ \t]+يا)?[ \t]*,?[ \t]+({letters})"
-                                               r"(?=[ \t]*[,،!])"),
+                                               rf"{_AFTER_NAME}(?=[ \t]*[,،!।])"),
      strength)
     for letters, strength, cue in _SCRIPT_CUES)
 #: the words of those languages that go on a sentence after a name: "and", "in", "from", "on", "with",
@@ -202,7 +207,14 @@ _SCRIPT_STOP = frozenset(("و", "في", "من", "على", "مع", "أنا", "ا�
                           "של", "עם", "את", "אני", "רחוב", "טלפון", "מספר", "ו", "על", "זה", "הוא", "היא",
                           # what follows a greeting and is no one's name ("welcome", "to you", "to all")
                           "بك", "بكم", "بكِ", "وسهلا", "وسهلاً", "عليكم", "جميعا", "جميعاً", "دوست", "دوستان",
-                          "רב", "לכולם", "לך", "לכם", "רבה", "חברים"))
+                          "רב", "לכולם", "לך", "לכם", "רבה", "חברים",
+                          # "sir", "madam", "friends", "all", "you", "brother", "sister" in Hindi, Bengali, Tamil
+                          "सर", "मैडम", "दोस्तों", "दोस्त", "सभी", "आप", "जी", "भाई", "दीदी", "सबको", "स्यार",
+                          "স্যার", "ম্যাডাম", "সবাই", "আপনি", "ভাই", "দিদি", "বন্ধুরা", "சார்", "மேடம்",
+                          "அனைவருக்கும்", "நண்பர்களே",
+                          # "thank you", after a greeting and a comma ("नमस्ते, धन्यवाद।")
+                          "धन्यवाद", "शुक्रिया", "ধন্যবাদ", "நன்றி", "ధన్యవాదాలు", "ಧನ್ಯವಾದ", "നന്ദി", "ਧੰਨਵਾਦ",
+                          "આભાર", "شكرا", "شكراً", "ممنون", "مرسی", "תודה"))
 #: what opens an Arabic family name ("المنصوري", "بن علي", "عبد الله", "أبو بكر")
 _ARABIC_FAMILY = ("ال", "بن", "ابن", "أبو", "ابو", "بنت", "عبد")
 
