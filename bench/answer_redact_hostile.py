@@ -56,6 +56,7 @@ SHAPES = {
     "thai self intro": "สวัสดีครับ ผม ก ข ", "lower sign-offs": "pozdrawiam ryszard ",
     "lower name cue": "mi nombre es jhon fredy ", "handles alone": "a_b. ", "actor handles": "pushed from 1.2 by ",
     "blank after a stop": ".      ", "dashes and handles": "— a_b ", "account kinds": "conta corrente ",
+    "indic greeting": "नमस्ते राहुल जी ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")
