@@ -4,7 +4,7 @@ per-question dump to read where kb loses.
     python bench/support_margins.py [--embedder none|local] [--out FILE.jsonl] [--patch FILE.py]
 
 The answerable questions of ``bench/support_questions.jsonl`` (its tune / heldout / tune2 /
-tune3 splits), ``_fresh``, ``_fresh2``, ``_hard``, ``_blind3``, ``_blind4``, ``_blind5``, ``_blind6``, the vocabulary-mismatch set
+tune3 splits), ``_fresh``, ``_fresh2``, ``_hard``, ``_blind3`` to ``_blind6``, the vocabulary-mismatch set
 (``vocab``) and the packs' example questions (``examples``), each set in its own row, over the
 corpora ``bench/support_quality.py`` builds (the same passages, the same bm25s, the same
 scoring: ``knowledge.evaluation.score_case`` by page). kb is lexical only with ``--embedder
