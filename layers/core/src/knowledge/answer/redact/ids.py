@@ -17,6 +17,7 @@ from stdnum.exceptions import ValidationError
 from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
+from .documents import documents
 from .phones import _INTERNATIONAL
 from .spans import Span
 
@@ -79,7 +80,8 @@ _ID_DOCUMENT = re.compile(
     r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paszport|personalausweis|ausweis|"
     r"national\s+(?:id|identity|insurance)|id\s+card|identity\s+card|id|ssn|social\s+security|tax\s+(?:id|code)|"
     r"tin|nino?|ni(?=[ \t]+(?:number|no\b))|"
-    r"driver'?s\s+licen[cs]e|driving\s+licen[cs]e|licen[cs]e|steuer-?id|steuernummer|dni|nie|nif|cpf|"
+    r"driver'?s\s+licen[cs]e|driving\s+licen[cs]e|licen[cs]e|(?-i:DL)(?=[ \t]*(?:#|:|no\b|number))|"
+    r"steuer-?id|steuernummer|dni|nie|nif|cpf|"
     r"rg|aadhaar|aadhar|pan|pesel|bsn|codice\s+fiscale|personnummer|cpr|nric|sin|carte\s+d'identit[ée]|"
     r"documento|c[ée]dula|curp|rfc|s[ée]curit[ée]\s+sociale|num[ée]ro\s+insee|nir|sozialversicherungs(?:nummer)?|"
     r"seguridad\s+social|segurança\s+social|burgerservicenummer|codice\s+identificativo))"
@@ -87,6 +89,10 @@ _ID_DOCUMENT = re.compile(
     r"(?:[ \t]*(?i:is|ist|es|est|è|é|är|er|on|jest|je|to|:|=|#|-))*[ \t]*"
     r"((?-i:[A-Z]{0,5}[ -]?\d[\dA-Z]*(?:[ .-][\dA-Z]*\d[\dA-Z]*)*(?:[ .-]?[A-Z](?![\w]))?))(?![\w-])"
 )
+#: a Colombian citizenship card's number, written with dots as a figure is ("CC 1.020.745.318",
+#: "C.C. 79.456.123"): after its initials or its name only
+_COLOMBIAN_CC = re.compile(r"(?:(?<![\w.])(?-i:C\.\s?C\.|CC)|(?i:\bc[ée]dula(?:\s+de\s+ciudadan[íi]a)?))"
+                           r"(?:[ \t]*(?i:no\.?|n[°º]|#|:))?[ \t]*(\d{1,3}(?:\.\d{3}){2,3})(?![\w.,]|[.,]\d)")
 _SSN_SHAPE = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
 #: a Spanish DNI or NIE and an Italian codice fiscale: their check letter decides (``python-stdnum``)
 _DNI_SHAPE = re.compile(r"(?<![\w-])\d{8}-?[A-Z](?![\w-])")
@@ -106,16 +112,19 @@ _CODICE_CUE = re.compile(r"(?i:\b(?:codice\s+fiscale|cod\.?\s+fisc\.?|c\.\s?f\.|
 _STRONG_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
     "ro.cnp", "cn.ric", "id.nik", "se.personnummer", "pl.pesel", "tr.tckimlik", "mx.curp", "gr.amka", "fr.nir",
     "be.nn", "bg.egn", "fi.hetu", "no.fodselsnummer", "ee.ik", "lt.asmens", "si.emso", "ch.ssn", "za.idnr",
-    "br.cpf", "de.idnr", "is_.kennitala", "es.dni"))
+    "br.cpf", "de.idnr", "is_.kennitala", "es.dni", "kr.rrn"))
 #: numbers with one check digit or a date only, which one random number in five to ten passes:
 #: read after a word for an identity document in the 40 characters before
 _CHECKED_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
-    "hr.oib", "in_.aadhaar", "jp.in_", "th.pin", "my.nric", "cz.rc", "at.vnr", "pt.cc", "dk.cpr"))
+    "hr.oib", "in_.aadhaar", "jp.in_", "th.pin", "my.nric", "cz.rc", "at.vnr", "pt.cc", "dk.cpr",
+    # (an Irish PPS number's check letter, an Indian PAN's and voter card's letters, a Belgian
+    # foreigner's BIS number, a Cuban and a Mauritian number: a shape and a check or a date)
+    "ie.pps", "in_.pan", "in_.epic", "be.bis", "cu.ni", "mu.nid"))
 #: numbers of nine digits or fewer whose single check digit one number in ten passes: read only
 #: right after a word for an identity document
 _WEAK_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
     "nl.bsn", "ca.sin", "il.idnr", "us.ssn", "au.tfn", "cl.rut", "ec.ci", "ie.pps", "dk.cpr", "pt.nif", "es.nie",
-    "ar.dni"))
+    "ar.dni", "bg.pnf", "us.itin", "pe.cui"))
 #: a run of digits (and the capitals some numbers hold: a Chinese number's final "X", a CURP) in
 #: up to five groups joined by a space, a dot, a dash or a slash; each group is bounded, so a
 #: long run of digits stays linear
@@ -131,15 +140,18 @@ _GROUPED_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name i
 #: the words for an identity document or a personal number in the languages tickets come in
 _ID_WORDS = (
     r"(?i:\b(?:id|identity|identification|national|citizen(?:ship)?|personal|passport|ssn|sin|tin|nin|nino|pesel|"
-    r"bsn|nik|ktp|cnp|rrn|egn|oib|emšo|emso|amka|afm|nir|insee|cpr|hetu|henkilötunnus|personnummer|personnr|"
+    r"bsn|nik|ktp|cnp|rrn|egn|oib|emšo|emso|amka|afm|nir|insee|cpr|hetu|henkilötunnu\w*|personnummer|personnr|"
     r"fødselsnummer|fodselsnummer|isikukood|asmens|kimlik|tc|aadhaar|aadhar|curp|rut|dni|nie|nif|cpf|c[ée]dula|"
     r"documento|ahv|avs|svnr|steuer-?id|nric|mykad|mykid|mykas|kad\s+pengenalan|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
     r"identité|identidad|identidade|identità|identiteit|tożsamości|dowodu|dowód|paspor|pasaport|passeport|"
     r"pasaporte|passaporto|passaporte|reisepass|paspoort|sozialversicherung\w*|social\s+security|"
     r"s[ée]curit[ée]\s+sociale|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh|"
-    r"cuit|cuil|nhs|cnic|ird|assurance\s+sociale|(?-i:NAS)|(?:code|kod)-?e?\s+mel+i|shenasname)\b|"
+    r"cuit|cuil|nhs|cnic|ird|assurance\s+sociale|(?-i:NAS)|(?:code|kod)-?e?\s+mel+i|shenasname|"
+    # Nigeria's bank verification number, Malaysia's "IC", Japan's "My Number", Morocco's CIN,
+    # Hong Kong's HKID
+    r"bvn|(?-i:IC|I/C|CIN|CNIE|My\s+Number)|individual\s+number|hkid)\b|"
     r"आधार|पहचान|পরিচয়|জাতীয়|এনআইডি|کد\s*ملی|شناسنامه|"
-    r"주민|외국인\s*등록|身份证|身份證|身分證|证件|證件|居民身份|マイナンバー|個人番号|هوي[ةه]|الهوي[ةه]|إقامة|اقامة|رقم\s+وطني|"
+    r"주민|외국인\s*등록|身份证|身份證|身分證|证件|證件|居民身份|公民身份|الرقم\s+(?:القومي|القومى|الوطني)|マイナンバー|個人番号|هوي[ةه]|الهوي[ةه]|إقامة|اقامة|رقم\s+وطني|"
     r"ταυτότητ\w*|ΑΜΚΑ|ΑΦΜ|ΑΔΤ|паспорт\w*|ИНН|СНИЛС|ЕГН|посвідчен\w*|เลขประจำตัว|บัตรประชาชน)")
 #: such a word in the 40 characters before a number
 _ID_CUE = re.compile(_ID_WORDS + r"[^\n]{0,30}\Z")
@@ -147,29 +159,47 @@ _ID_CUE = re.compile(_ID_WORDS + r"[^\n]{0,30}\Z")
 #: "raqam al-hawiya 1087423356", "身份证号 …")
 _ID_CUE_NEAR = re.compile(
     _ID_WORDS + r"(?:-[^\W\d_]{1,3})?(?:[ \t]*(?:नंबर|संख्या|নম্বর|(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|"
-    r"number|is|ist|est|es|är|er|jest|là|adalah|号|號|번호|番号|：|[:#=.-])))*[ \t]*\Z")
+    r"number|is|ist|est|es|är|er|jest|là|adalah|号码|號碼|号|號|번호|番号|：|[:#=.-])))*[ \t]*\Z")
 #: a South Korean resident registration number: a date of birth, a dash and seven digits the
 #: first of which gives the century and sex (numbers issued since October 2020 carry no check digit)
-_KOREAN_RRN = re.compile(r"(?<![\w-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-8]\d{6}(?![\w-])")
+_KOREAN_RRN = re.compile(r"(?<![\w-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[ \t]{0,2}-[ \t]{0,2}[1-8]\d{6}"
+                         r"(?![\w-])")
 #: a passport's or an identity card's number after the words that name one, in many languages:
 #: letters and digits ("RX 482913", "X1234567", "C01X00T47")
 _PASSPORT = re.compile(
     r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paspoort|paszport\w*|pasaport\w*|"
     r"paspor|passi|pass|seria|série|serie|id\s+card|identity\s+card|carte\s+d'identit[ée]|cartea\s+de\s+identitate|"
-    r"buletin\w*|personalausweis|ausweis|dowód\s+osobisty|documento\s+de\s+identidad)\b|паспорт\w*|護照|护照|여권|"
+    r"buletin\w*|personalausweis|ausweis|dowód\s+osobisty|documento\s+de\s+identidad|(?-i:CIN|CNIE))\b|паспорт\w*|護照|护照|여권|"
     r"パスポート|جواز(?:\s+السفر)?|διαβατήριο\w*)"
     r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|:|=|is|ist|est|es))*[ \t]*"
     r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}(?-i:[A-Z]{2})\d{5}|(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9})"
     r"(?![\w-])")
 
 
+#: a space between two letters of the scripts written without spaces, as a card's OCR leaves
+#: them ("個 人 番 号", "公 民 身 份 号 码", "주 민 등 록 번 호")
+_CJK_SPACED = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff가-힣])[ \t]+(?=[\u3040-\u30ff\u3400-\u9fff가-힣])")
+
+
+def _cue_before(cue: re.Pattern[str], text: str, start: int) -> bool:
+    """Whether ``cue`` (a pattern closing on ``\\Z``) ends right before ``start`` within the 40
+    characters before it, also with the spaces an OCR puts between CJK letters taken out."""
+    if cue.search(text, max(0, start - 40), start) is not None:
+        return True
+    window = text[max(0, start - 80) : start]
+    joined = _CJK_SPACED.sub("", window)
+    return joined != window and cue.search(joined, max(0, len(joined) - 40)) is not None
+
+
 def _groups(value: str) -> list[int]:
     return [len(g) for g in re.split(r"[ ./-]", value) if g]
 
 
-def _accepts(module: ModuleType, compact: str) -> bool:
+def _accepts(module: ModuleType, compact: str, written: str = "") -> bool:
+    """Whether ``module`` accepts the number, its separators removed or (``written``) as written:
+    a Finnish number's "-" or "A" tells the century ("230791-482H")."""
     try:
-        return bool(module.is_valid(compact))
+        return bool(module.is_valid(compact)) or bool(written and written != compact and module.is_valid(written))
     except (ValidationError, ValueError, TypeError, IndexError, KeyError):
         return False  # a module's own table lacks an entry ("cn.ric" for some counties)
 
@@ -199,7 +229,7 @@ def _personal_id(compact: str, cued: bool, near: bool, value: str = "") -> bool:
     document in the 40 characters before) or ``near`` (right before), or when cued and ``value``
     is written in the number's own grouping."""
     modules = (*_STRONG_ID_MODULES, *(_CHECKED_ID_MODULES if cued else ()), *(_WEAK_ID_MODULES if near else ()))
-    if any(_accepts(module, compact) for module in modules):
+    if any(_accepts(module, compact, value) for module in modules):
         return True
     return cued and _written_as_its_own(compact, value)
 
@@ -222,13 +252,13 @@ def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
         digits = sum(c.isdigit() for c in compact)
         if digits < 6 or len(compact) > 20:
             continue
-        cued = _ID_CUE.search(text, max(0, m.start() - 40), m.start()) is not None
+        cued = _cue_before(_ID_CUE, text, m.start())
         if re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", value) or (
                 re.fullmatch(r"\d{1,3}(?:[., ]\d{3})+", value) and not (cued and _written_as_its_own(compact, value))):
             continue  # "15.000.000", "10.0.0.14" (but "NAS 145 333 142", a SIN in its own grouping)
         if not (cued or (customer and digits >= 9)):
             continue
-        near = _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) is not None
+        near = _cue_before(_ID_CUE_NEAR, text, m.start())
         if _personal_id(compact, cued, near, value):
             yield Span(m.start(), m.end(), "national_id")
     for m in _KOREAN_RRN.finditer(text):
@@ -247,8 +277,7 @@ def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
             # a number of nine digits or more in three dashed groups or more, an identity number's shape
             grouped = (m.group().count("-") >= 2 and sum(c.isdigit() for c in m.group()) >= 9
                        and not re.match(r"(?:19|20)\d{2}-[01]\d-", m.group()))  # "2024-11-0042" is a reference
-            if _ID_CUE_NEAR.search(text, max(0, m.start() - 40), m.start()) or (
-                    grouped and _ID_CUE.search(text, max(0, m.start() - 40), m.start())):
+            if _cue_before(_ID_CUE_NEAR, text, m.start()) or (grouped and _cue_before(_ID_CUE, text, m.start())):
                 yield Span(m.start(), m.end(), "national_id")
 
 
@@ -296,6 +325,9 @@ def _references(text: str, known: Collection[str] | None = None) -> Iterator[Spa
 
 
 def _id_documents(text: str) -> Iterator[Span]:
+    yield from documents(text, lambda start: _cue_before(_ID_CUE, text, start))
+    for m in _COLOMBIAN_CC.finditer(text):
+        yield Span(m.start(1), m.end(1), "national_id")
     for m in _ID_DOCUMENT.finditer(text):
         value = m.group(1)
         if len(re.sub(r"\D", "", value)) >= 4:

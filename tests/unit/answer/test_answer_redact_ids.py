@@ -1,0 +1,131 @@
+"""Identity documents, account numbers, cards, IBANs, e-mail and IP addresses in the ways OCR'd
+documents, call notes and pasted logs write them: a passport's machine-readable zone read whole
+(ICAO 9303 check digits), numbers whose check ``python-stdnum`` lacks (Hong Kong, Taiwan, the
+driving licences that hold a date of birth), the local names of identity numbers as cues (also
+spaced out by an OCR), a number checked as written ("230791-482H"); and the codes, versions and
+figures that look alike and stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.answer.redact import find_spans
+from knowledge.answer.redact.documents import hkid_valid, taiwan_id_valid
+
+
+def _found(text: str, speaker: str | None = "customer") -> list[tuple[str, str]]:
+    return [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker=speaker)]
+
+
+def _of(text: str, kind: str, speaker: str | None = "customer") -> list[str]:
+    return [value for value, k in _found(text, speaker) if k == kind]
+
+
+# -- a passport's and an identity card's machine-readable zone --------------------------------
+
+_TD3 = ("P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\n"
+        "L898902C36UTO7408122F1204159ZE184226B<<<<<10")
+_TD1 = ("I<UTOD231458907<<<<<<<<<<<<<<<\n"
+        "7408122F1204159UTO<<<<<<<<<<<6\n"
+        "ERIKSSON<<ANNA<MARIA<<<<<<<<<<")
+
+
+def test_a_passports_zone_gives_its_number_birth_date_personal_number_and_name() -> None:
+    found = _found("OCR of my passport:\n" + _TD3 + "\nthanks")
+    assert ("L898902C3", "national_id") in found
+    assert ("740812", "date_of_birth") in found
+    assert ("ZE184226B", "national_id") in found
+    assert ("ERIKSSON<<ANNA<MARIA", "person_name") in found
+
+
+def test_an_identity_cards_three_line_zone_is_read_whole() -> None:
+    found = _found("scan:\n" + _TD1 + "\n")
+    assert ("D23145890", "national_id") in found
+    assert ("740812", "date_of_birth") in found
+    assert ("ERIKSSON<<ANNA<MARIA", "person_name") in found
+
+
+def test_a_zone_whose_check_digits_fail_is_no_document() -> None:
+    text = ("P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\n"
+            "L898902C35UTO7408125F1204159ZE184226B<<<<<10")
+    assert not any(kind == "date_of_birth" for _, kind in _found(text))
+    assert "ERIKSSON<<ANNA<MARIA" not in [v for v, _ in _found(text)]
+
+
+# -- numbers with checks python-stdnum has no module for -------------------------------------
+
+def test_the_hong_kong_and_taiwan_check_digits() -> None:
+    assert hkid_valid("C", "482915", "6") and not hkid_valid("C", "482915", "7")
+    assert hkid_valid("AB", "174230", "0")
+    assert taiwan_id_valid("B215038743") and not taiwan_id_valid("B215038744")
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("my HKID C482915(6) please check", "C482915(6)"),
+    ("Hong Kong ID card: AB1742300", "AB1742300"),
+    ("身分證 B215038743 如果需要", "B215038743"),
+])
+def test_hong_kong_and_taiwanese_identity_numbers(text: str, value: str) -> None:
+    assert _of(text, "national_id") == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "the part C482915(7) was replaced",  # the check fails
+    "serial B215038743 on the router",  # a Taiwanese number's shape with no word for an identity card
+])
+def test_codes_of_those_shapes_that_fail_or_stand_alone_stay(text: str) -> None:
+    assert _of(text, "national_id") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Old licence is MORGA753116SM9IJ, I married since", "MORGA753116SM9IJ"),  # DVLA, woman born 1977
+    ("mon permis du Québec (L2345-210690-03) a été refusé", "L2345-210690-03"),
+])
+def test_driving_licences_that_hold_a_date_of_birth(text: str, value: str) -> None:
+    assert _of(text, "national_id") == [value]
+
+
+def test_a_licences_shape_with_no_date_in_it_stays() -> None:
+    assert _of("code L2345-219990-03 in the log", "national_id") == []
+
+
+# -- the local names of identity numbers, as cues -------------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("My BVN is 22418736509 and my account", "22418736509"),  # Nigeria, no public check: the cue decides
+    ("my name Siti, IC no 750412-14-5521. I deposited", "750412-14-5521"),  # Malaysia
+    ("> الرقم القومي: 28807120104455", "28807120104455"),  # Egypt
+    ("CIN: AB123456", "AB123456"),  # Morocco
+    ("CC 1.020.745.318", "1.020.745.318"),  # Colombia, dotted as a figure
+    ("> DL# 5501234, exp 2027", "5501234"),
+    ("My Number 5281 3740 9210 in my profile?", "5281 3740 9210"),  # Japan
+    ("公民身份号码 110105 19491231 0022", "110105 19491231 0022"),  # China, spaced by the OCR
+    ("PPS number for anything, it's 2916483W but", "2916483W"),  # Ireland, a few words after its name
+])
+def test_an_identity_number_after_its_local_name(text: str, value: str) -> None:
+    assert _of(text, "national_id") == [value]
+
+
+def test_a_cue_spaced_letter_by_letter_by_an_ocr() -> None:
+    assert _of("個 人 番 号   5281 3740 9210", "national_id") == ["5281 3740 9210"]
+
+
+def test_a_finnish_number_is_checked_as_written_and_its_name_inflected() -> None:
+    # the "-" says the century: without it the check fails
+    assert _of("Verohallinto kysyy henkilötunnustani (150884-237E). Tarvitsetteko", "national_id") == [
+        "150884-237E"]
+
+
+def test_a_korean_number_with_spaces_around_its_dash() -> None:
+    assert _of("주 민 등 록 증\n900101 - 1234567\n", "national_id") == ["900101 - 1234567"]
+
+
+@pytest.mark.parametrize("text", [
+    "CC: finance team, please check ticket 4412983",  # a copy line, no card number
+    "Ticket #20481733 was merged; see build 1.20.745",
+    "Download DL 2.4.1 from the site",
+    "Error 0x80070005 after update 5.3.2 on IC chip model 74",
+    "The fee is 1.020.745 pesos for the year",
+])
+def test_codes_versions_and_figures_stay(text: str) -> None:
+    assert _of(text, "national_id") == []
