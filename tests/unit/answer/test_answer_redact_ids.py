@@ -129,3 +129,80 @@ def test_a_korean_number_with_spaces_around_its_dash() -> None:
 ])
 def test_codes_versions_and_figures_stay(text: str) -> None:
     assert _of(text, "national_id") == []
+
+
+# -- IBANs, cards and accounts ----------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    # a Swiss IBAN a digit short, a Greek one a digit short: the check fails, the word says what it is
+    ("bitte auf mein Postfinance-Konto CH93 0076 2011 6238 5295 auszahlen", "CH93 0076 2011 6238 5295"),
+    ("the payout IBAN on my side is GR160110125000000012300695 if needed", "GR160110125000000012300695"),
+])
+def test_an_iban_whose_check_fails_after_a_word_for_one(text: str, value: str) -> None:
+    assert _of(text, "iban") == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "the build CH93 0076 2011 6238 5295 failed",  # no word for an account before it
+    "my account page shows QQ12 3456 7890 1234 5678",  # no country's IBAN begins "QQ"
+])
+def test_an_iban_shape_that_fails_its_check_with_nothing_to_vouch_for_it_stays(text: str) -> None:
+    assert _of(text, "iban") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Verified w/ last4 of card on file •••• 8834", "•••• 8834"),
+    ("charged to **** **** **** 4471 yesterday", "**** **** **** 4471"),
+    ("card ending in XXXX-0417 was declined", "XXXX-0417"),
+    ("last 4 of the card: ...2290", "...2290"),
+])
+def test_a_masked_card_number_with_its_last_digits(text: str, value: str) -> None:
+    assert _of(text, "card") == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "The card ending 4821 was charged twice on Friday.",  # four digits alone say too little
+    "Last four are 1117 and I was born in May",
+    "**bold** 2024 release notes",
+])
+def test_the_last_four_digits_alone_stay(text: str) -> None:
+    assert _of(text, "card") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Checking  acct  ending  ...6021", "...6021"),
+    ("RIB: 007 780 0001234567890123 45", "007 780 0001234567890123 45"),
+])
+def test_an_accounts_masked_digits_and_a_rib(text: str, value: str) -> None:
+    assert _of(text, "account_number") == [value]
+
+
+def test_an_accounts_four_digits_alone_stay() -> None:
+    assert _of("a wire from our Wells Fargo account ending 3391 on Tuesday", "account_number") == []
+
+
+# -- e-mail and IP addresses ------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Grüße, f.hinterleitner@stadtwerke-mödling.at", "f.hinterleitner@stadtwerke-mödling.at"),
+    ("https://app.example.org/verify?code=VER-500&email=tyler.m%40icloud.com&ref=mobile", "tyler.m%40icloud.com"),
+])
+def test_an_address_with_letters_beyond_ascii_or_its_at_sign_encoded(text: str, value: str) -> None:
+    assert _of(text, "email") == [value]
+
+
+def test_a_documentation_address_in_a_deployments_settings_is_someones() -> None:
+    text = ('"supportEmail": "help@keystone.example",\n"adminIpAllowlist": ["203.0.113.57/32"],')
+    assert _of(text, "ip_address") == ["203.0.113.57"]
+
+
+@pytest.mark.parametrize("text", [
+    "The registry is registry.example.com (203.0.113.40), Harbor v2.10.1.",
+    "for example 198.51.100.7 would be blocked",
+])
+def test_a_documentation_address_an_example_names_stays(text: str) -> None:
+    assert _of(text, "ip_address") == []
+
+
+def test_an_iban_with_check_digits_never_issued_stays() -> None:
+    assert _of("IBAN DE00 3704 0044 0532 0130 0 is the form's sample", "iban") == []

@@ -12,7 +12,10 @@ from .. import addresses
 from .spans import Span
 from .words import _NOT_NAMES, _ordinary
 
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+#: (a domain of letters beyond ASCII too, "stadtwerke-mödling.at"; and an address a URL's query
+#: carries with its "@" encoded, "email=anna.k%40icloud.com")
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9À-ɏ-]+(?:\.[A-Za-z0-9À-ɏ-]+)*\.[A-Za-z]{2,}"
+                    r"|(?<![\w.%+-])[A-Za-z0-9._+-]+%40[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 
 #: an email address written out so that a machine would not read it: "anna dot meyer at gmail
 #: dot com", "r.okonkwo[at]gmail[dot]com", "kim (at) mail (dot) de"
@@ -77,8 +80,11 @@ _DOCUMENTATION_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
     "192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32"))
 
 
-_EXAMPLE_WORD = re.compile(r"(?i)\b(?:documentation|example|examples|placeholder|diagram|dummy|fictional|"
-                           r"for\s+instance|such\s+as)\b|\be\.g\.")
+#: (a host name's last label ".example", "support@keystonevault.example", is no such word: a
+#: deployment's settings name its own hosts under that top-level domain, where "example.com" in
+#: prose points at an illustration)
+_EXAMPLE_WORD = re.compile(r"(?i)\b(?<!\.)(?:documentation|examples|placeholder|diagram|dummy|fictional|"
+                           r"for\s+instance|such\s+as)\b|\bexample\b(?:(?<!\.example)|(?=\.\w))|\be\.g\.")
 
 
 def _ips(text: str) -> Iterator[Span]:

@@ -26,8 +26,8 @@ _ACCOUNT = re.compile(
     # a bank account in more languages (Turkish, Indonesian and Malay, Romanian, Czech and Slovak,
     # Polish, Vietnamese, Russian, Ukrainian)
     r"hesap|hesab[ıi]m?|akaun|cont(?:ul)?|[úu][čc]et|[úu][čc]tu|rachun(?:ek|ku)|tài\s+khoản|сч[её]т|рахун(?:ок|ку)|"
-    # the interbank account numbers of Mexico and Argentina
-    r"clabe|cbu|cvu)"
+    # the interbank account numbers of Mexico and Argentina, a French or Maghrebi bank's RIB
+    r"clabe|cbu|cvu|rib)"
     # the account's kind after it ("conta corrente 48213-7", "cuenta de ahorros", "checking account")
     r"(?:\s+(?:corrente|corriente|courant|poupan[çc]a|de\s+ahorros?|de\s+poupan[çc]a|bancari[ao]|banc[áa]ria|"
     r"pessoal|personal|principal|salário|salario|vadesiz|vadeli|tabungan|giro|curent|bankowy|bankovní|"
@@ -43,6 +43,10 @@ _ACCOUNT = re.compile(
     r"empresarial|professionnel|aziendale))?\s*(?:number|no\.?|#)?\s*"
     r"(?:is|ist|est|es|è|é|:|=|#)?\s*((?-i:[A-Z]{1,5})-(?:\d{2,12}(?:-\d{2,12}){1,4}|\d{6,16}))\b"
     r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
+    # an account's last digits masked, as a statement prints them ("acct ending ...6021"; four
+    # digits alone, "account ending 3391", stay)
+    r"|\b(?:account|acct|a/c|checking|savings|chequing)\s+(?:ending|ends)(?:\s+(?:in|with))?[ \t]*:?[ \t]*"
+    r"((?:[.•*xX]{2,4}[ -]?)\d{4})(?!\d)"
     r"|\b(?:destination\s+tag|dest(?:ination)?\.?\s+tag|tag|memo)\s*(?:id|number|no\.?|#)?\s*(?:is|:|=)?\s*(\d{4,12})\b"
 )
 #: numbers that name a customer or their account (an order or invoice number names a purchase,
