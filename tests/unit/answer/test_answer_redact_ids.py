@@ -206,3 +206,70 @@ def test_a_documentation_address_an_example_names_stays(text: str) -> None:
 
 def test_an_iban_with_check_digits_never_issued_stays() -> None:
     assert _of("IBAN DE00 3704 0044 0532 0130 0 is the form's sample", "iban") == []
+
+
+# -- written spaced out, split across lines, defanged -----------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("الرقم القومي: 2 8 8 0 7 1 2 0 1 0 4 4 5 5", "2 8 8 0 7 1 2 0 1 0 4 4 5 5"),
+    ("My Number 5 2 8 1 3 7 4 0 9 2 1 0", "5 2 8 1 3 7 4 0 9 2 1 0"),
+    ("henkilötunnus 1 5 0 8 8 4 - 2 3 7 E.", "1 5 0 8 8 4 - 2 3 7 E"),  # the dash and the letter kept
+])
+def test_an_identity_number_spaced_digit_by_digit(text: str, value: str) -> None:
+    assert _of(text, "national_id") == [value]
+
+
+def test_digits_spaced_out_with_no_word_and_no_check_stay() -> None:
+    assert _of("press 1 2 3 4 5 6 7 8 9 then hash", "national_id") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("my NRIC is S1234567D ok", "S1234567D"),
+    ("FIN G1234567X", "G1234567X"),
+    ("my NRIC photo shows S1234567D", "S1234567D"),
+    ("Emirates ID 784-1985-1234567-3 thanks", "784-1985-1234567-3"),  # Luhn-checked, no card's shape
+])
+def test_singaporean_and_emirati_identity_numbers(text: str, value: str) -> None:
+    assert _of(text, "national_id") == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "part S1234567D in stock",  # no word for an identity card
+    "my NRIC photo shows S1234567E",  # the check letter fails (a few words after the cue)
+])
+def test_a_singaporean_numbers_shape_alone_stays(text: str) -> None:
+    assert _of(text, "national_id") == []
+
+
+def test_an_amex_card_keeps_its_kind() -> None:
+    assert _of("card 378282246310005 amex", "card") == ["378282246310005"]
+
+
+def test_an_iban_split_across_a_line() -> None:
+    assert _of("IBAN: DE89 3704 0044\n0532 0130 00\nThanks", "iban") == ["DE89 3704 0044\n0532 0130 00"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("メール：hanako.yamada＠example.co.jp まで", "hanako.yamada＠example.co.jp"),
+    ("escríbeme a josé.garcía@correo.es gracias", "josé.garcía@correo.es"),
+    ("пишите иван@почта.рф спасибо", "иван@почта.рф"),
+])
+def test_e_mails_with_a_full_width_at_sign_or_letters_beyond_ascii(text: str, value: str) -> None:
+    assert _of(text, "email") == [value]
+
+
+def test_an_e_mail_runs_not_into_the_cjk_text_after_it() -> None:
+    assert _of("请发到 foo@bar.com请联系", "email") == ["foo@bar.com"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("blocked 185.220.101[.]47 after the alert", "185.220.101[.]47"),
+    ("login from 10(.)0(.)0(.)14", "10(.)0(.)0(.)14"),
+    ("src 192[dot]168[dot]1[dot]20", "192[dot]168[dot]1[dot]20"),
+])
+def test_a_defanged_ip_address(text: str, value: str) -> None:
+    assert _of(text, "ip_address") == [value]
+
+
+def test_a_defanged_address_out_of_range_stays() -> None:
+    assert _of("section 999[.]1[.]1[.]1 of the spec", "ip_address") == []

@@ -14,7 +14,10 @@ from .words import _NOT_NAMES, _ordinary
 
 #: (a domain of letters beyond ASCII too, "stadtwerke-mödling.at"; and an address a URL's query
 #: carries with its "@" encoded, "email=anna.k%40icloud.com")
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9À-ɏ-]+(?:\.[A-Za-z0-9À-ɏ-]+)*\.[A-Za-z]{2,}"
+#: (the full-width "＠" of a Japanese or Chinese keyboard; a local part and a domain in Latin
+#: letters with accents or in Cyrillic or Greek, "josé@correo.es", "иван@почта.рф")
+_EMAIL = re.compile(r"[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-]+[@＠][A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+(?:\.[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+)*"
+                    r"\.(?:[A-Za-z]{2,}|[Ѐ-ӿ]{2,})(?![A-Za-zЀ-ӿ])"
                     r"|(?<![\w.%+-])[A-Za-z0-9._+-]+%40[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 
 #: an email address written out so that a machine would not read it: "anna dot meyer at gmail
@@ -40,6 +43,9 @@ _AT_SIGN = re.compile(r"@|(?i:[\[({<][ \t]*at[ \t]*[\])}>])|[ \t]" + _AT_WORD + 
 
 
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
+#: an address "defanged" as security reports and pasted alerts write it ("185.220.101[.]47",
+#: "10(.)0(.)0(.)14", "192[dot]168[dot]1[dot]20")
+_DEFANGED_IPV4 = re.compile(r"(?<![\d.])\d{1,3}(?:(?:\.|\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\))\d{1,3}){3}(?!\d)")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}(?![\w:])")
 
 
@@ -88,6 +94,15 @@ _EXAMPLE_WORD = re.compile(r"(?i)\b(?<!\.)(?:documentation|examples|placeholder|
 
 
 def _ips(text: str) -> Iterator[Span]:
+    if re.search(r"[\[({]\.|\[dot\]|\(dot\)", text):
+        for m in _DEFANGED_IPV4.finditer(text):
+            plain = re.sub(r"[\[\](){}]|dot", lambda d: "." if d.group() == "dot" else "", m.group())
+            if plain != m.group():
+                try:
+                    ipaddress.ip_address(plain)
+                except ValueError:
+                    continue
+                yield Span(m.start(), m.end(), "ip_address")
     for pattern in (_IPV4, _IPV6):
         for m in pattern.finditer(text):
             value = m.group()

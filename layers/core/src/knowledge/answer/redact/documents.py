@@ -1,14 +1,16 @@
 """Identity documents recognised whole, by checks ``python-stdnum`` has no module for: a
 passport's or an identity card's machine-readable zone (ICAO 9303: its check digits decide, and
 the document number, the date of birth, the personal number and the holder's name in it are
-removed), a Hong Kong identity card number and a Taiwanese national identification number (their
-check digits), and the driving licences whose number holds the holder's date of birth (Great
+removed), a Hong Kong, Taiwanese, Singaporean and Emirati identity number (their check digits),
+and the driving licences whose number holds the holder's date of birth (Great
 Britain's DVLA, Québec)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+
+from stdnum import luhn
 
 from .spans import Span
 
@@ -114,6 +116,23 @@ def taiwan_id_valid(value: str) -> bool:
     return sum(d * w for d, w in zip(digits, (1, 9, 8, 7, 6, 5, 4, 3, 2, 1, 1), strict=True)) % 10 == 0
 
 
+#: a Singaporean identity card (NRIC) or foreigner's (FIN) number: S, T, F or G, seven digits
+#: and a check letter ("S1234567D")
+_SINGAPORE_ID = re.compile(r"(?<![\w-])([STFG])(\d{7})([A-Z])(?![\w-])")
+
+
+def singapore_id_valid(prefix: str, digits: str, check: str) -> bool:
+    """Weights 2, 7, 6, 5, 4, 3, 2 over the digits, 4 more for the numbers of this century (T, G),
+    modulo 11, read from the citizens' (S, T) or the foreigners' (F, G) table of letters."""
+    total = sum(int(d) * w for d, w in zip(digits, (2, 7, 6, 5, 4, 3, 2), strict=True)) + (4 if prefix in "TG" else 0)
+    return check == ("JZIHGFEDCBA" if prefix in "ST" else "XWUTRQPNMLK")[total % 11]
+
+
+#: an Emirates ID number: 784 (the country), the year of birth, seven digits and a Luhn check
+#: digit ("784-1985-1234567-1"; no card's number has that shape)
+_EMIRATES_ID = re.compile(r"(?<![\w-])784(-?)(?:19|20)\d{2}\1\d{7}\1\d(?![\w-])")
+
+
 #: a British (DVLA) driving licence number: the surname's first five letters (padded with 9),
 #: the date of birth as decade, month (plus 50 for a woman), day and year, two initials, a digit
 #: and two check letters ("MORGA753116SM9IJ")
@@ -135,6 +154,12 @@ def documents(text: str, cued: Callable[[int], bool]) -> Iterator[Span]:
             yield Span(m.start(), m.end(), "national_id")
     for m in _TAIWAN_ID.finditer(text):
         if taiwan_id_valid(m.group()) and cued(m.start()):
+            yield Span(m.start(), m.end(), "national_id")
+    for m in _SINGAPORE_ID.finditer(text):
+        if singapore_id_valid(m.group(1), m.group(2), m.group(3)) and cued(m.start()):
+            yield Span(m.start(), m.end(), "national_id")
+    for m in _EMIRATES_ID.finditer(text):
+        if luhn.is_valid(m.group().replace("-", "")):
             yield Span(m.start(), m.end(), "national_id")
     for pattern in (_DVLA, _QUEBEC_LICENCE):
         for m in pattern.finditer(text):

@@ -153,7 +153,11 @@ _ID_WORDS = (
     r"cuit|cuil|nhs|cnic|ird|assurance\s+sociale|(?-i:NAS)|(?:code|kod)-?e?\s+mel+i|shenasname|"
     # Nigeria's bank verification number, Malaysia's "IC", Japan's "My Number", Morocco's CIN,
     # Hong Kong's HKID
-    r"bvn|(?-i:IC|I/C|CIN|CNIE|My\s+Number)|individual\s+number|hkid)\b|"
+    r"bvn|(?-i:IC|I/C|CIN|CNIE|My\s+Number)|individual\s+number|hkid|"
+    # Singapore's foreigner number, Australia's tax file and Medicare numbers, the Philippines'
+    # SSS, UMID and PhilSys numbers, Bangladesh's NID, the Emirates ID, Botswana's Omang, Kenya's
+    # Huduma number, Ghana's card
+    r"(?-i:FIN)|tfn|tax\s+file|medicare|sss|umid|philsys|psn|nid|emirates\s+id|omang|huduma|ghana\s+card)\b|"
     r"आधार|पहचान|পরিচয়|জাতীয়|এনআইডি|کد\s*ملی|شناسنامه|"
     r"주민|외국인\s*등록|身份证|身份證|身分證|证件|證件|居民身份|公民身份|الرقم\s+(?:القومي|القومى|الوطني)|マイナンバー|個人番号|هوي[ةه]|الهوي[ةه]|إقامة|اقامة|رقم\s+وطني|"
     r"ταυτότητ\w*|ΑΜΚΑ|ΑΦΜ|ΑΔΤ|паспорт\w*|ИНН|СНИЛС|ЕГН|посвідчен\w*|เลขประจำตัว|บัตรประชาชน)")
@@ -183,6 +187,11 @@ _PASSPORT = re.compile(
 #: a space between two letters of the scripts written without spaces, as a card's OCR leaves
 #: them ("個 人 番 号", "公 民 身 份 号 码", "주 민 등 록 번 호")
 _CJK_SPACED = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff가-힣])[ \t]+(?=[\u3040-\u30ff\u3400-\u9fff가-힣])")
+
+
+#: digits one space apart, eight or more (a dash between two of them too)
+#: (and a check letter: "1 5 0 8 8 4 - 2 3 7 E")
+_SPACED_DIGITS = re.compile(r"(?<![\w.,/+-])\d(?:[ ](?:-[ ])?\d){7,19}(?:[ ][A-Z])?(?![\w]|[ ]\d|[.,]\d)")
 
 
 def _cue_before(cue: re.Pattern[str], text: str, start: int) -> bool:
@@ -264,6 +273,19 @@ def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
             continue
         near = _cue_before(_ID_CUE_NEAR, text, m.start())
         if _personal_id(compact, cued, near, value):
+            yield Span(m.start(), m.end(), "national_id")
+    # a number an OCR or a careful writer spaced digit by digit ("2 9 0 0 3 1 5 0 1 0 1 8 7 3"):
+    # read with the spaces taken out (a dash stays: it may be part of the number)
+    for m in _SPACED_DIGITS.finditer(text):
+        if in_phone(m.start(), m.end()):
+            continue
+        written = m.group().replace(" ", "")
+        compact = written.replace("-", "")
+        cued = _cue_before(_ID_CUE, text, m.start())
+        if not (cued or (customer and len(compact) >= 9)):
+            continue
+        if _personal_id(compact, cued, _cue_before(_ID_CUE_NEAR, text, m.start()), written) or (
+                _KOREAN_RRN.fullmatch(written) and cued):
             yield Span(m.start(), m.end(), "national_id")
     for m in _KOREAN_RRN.finditer(text):
         yield Span(m.start(), m.end(), "national_id")

@@ -67,8 +67,10 @@ def _ss58_valid(value: str) -> bool:
 
 
 _CARD = re.compile(r"(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d-])|(?<![\d.])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\d.])")
-_IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}|[a-z]{2}\d{2}(?:[ -]?[a-z0-9]){11,30})"
-                   r"(?![A-Za-z0-9])")
+#: (its groups may run onto the next line, as a narrow form or an OCR leaves them: the check
+#: digits decide)
+_IBAN = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:(?:[ -]|[ \t]*\n)?[A-Z0-9]){11,30}|"
+                   r"[a-z]{2}\d{2}(?:[ -]?[a-z0-9]){11,30})(?![A-Za-z0-9])")
 
 
 #: a code of the shape backup codes are printed in ("4827-1937", "a7f3-9k2m"), read up to 200
@@ -131,7 +133,8 @@ def _wallets(text: str) -> Iterator[Span]:
 def _cards(text: str) -> Iterator[Span]:
     for m in _CARD.finditer(text):
         digits = re.sub(r"\D", "", m.group())
-        if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
+        # (fifteen digits from 784 and a year: an Emirates ID, Luhn-checked too, ``documents``)
+        if 13 <= len(digits) <= 19 and luhn.is_valid(digits) and not re.fullmatch(r"784(?:19|20)\d{10}", digits):
             yield Span(m.start(), m.end(), "card")
     yield from _masked_cards(text)
 
@@ -168,19 +171,20 @@ def _ibans(text: str) -> Iterator[Span]:
         value = m.group()
         # the pattern may run into the next word: the longest valid prefix wins
         for end in range(len(value), 14, -1):
-            if value[end - 1] not in " -" and _iban_valid(value[:end]):
+            if value[end - 1] not in " -\t\n" and _iban_valid(re.sub(r"\s", "", value[:end])):
                 yield Span(m.start(), m.start() + end, "iban")
                 break
         else:
             # an IBAN whose check fails (a digit dropped, two swapped) after a word for one: a
             # registered country's code, within two characters of that country's length
+            value = value.split("\n")[0].rstrip(" \t-")
             compact = re.sub(r"[ -]", "", value).upper()
             expected = _iban_lengths().get(compact[:2])
             # (check digits "00", "01" and "99" are never issued: an IBAN made up to show one)
             if (expected is not None and abs(len(compact) - expected) <= 2 and value[:2].isupper()
                     and 2 <= int(compact[2:4]) <= 98
                     and _IBAN_CUE.search(text, max(0, m.start() - 40), m.start())):
-                yield Span(m.start(), m.end(), "iban")
+                yield Span(m.start(), m.start() + len(value), "iban")
 
 
 #: a card's number masked but its last four digits ("•••• 8834", "**** **** **** 4471",
