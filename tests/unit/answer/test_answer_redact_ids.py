@@ -273,3 +273,25 @@ def test_a_defanged_ip_address(text: str, value: str) -> None:
 
 def test_a_defanged_address_out_of_range_stays() -> None:
     assert _of("section 999[.]1[.]1[.]1 of the spec", "ip_address") == []
+
+
+@pytest.mark.parametrize("text", [
+    "[ok]   redis    redis://127.0.0.1:6379/0",  # the machine's own loopback
+    "server listens on 0.0.0.0:8080",
+    "netmask 255.255.255.0 on eth0",  # a subnet mask, neither an address nor a telephone
+    "join group 239.1.2.3 for the feed",  # multicast
+])
+def test_addresses_that_name_no_one_stay(text: str) -> None:
+    assert [kind for _, kind in _found(text)] == []
+
+
+def test_a_private_address_is_still_someones() -> None:
+    assert _of("netmask 255.255.255.0 gw 192.168.1.1", "ip_address") == ["192.168.1.1"]
+
+
+@pytest.mark.parametrize("text", [
+    "Fatura n.º FT 2024/118822",  # an invoice's year and number
+    "Statement period 04/01 - 04/30",  # a period of two dates
+])
+def test_a_year_and_number_or_a_period_is_no_telephone(text: str) -> None:
+    assert _of(text, "phone", speaker=None) == []

@@ -93,6 +93,14 @@ _EXAMPLE_WORD = re.compile(r"(?i)\b(?<!\.)(?:documentation|examples|placeholder|
                            r"for\s+instance|such\s+as)\b|\bexample\b(?:(?<!\.example)|(?=\.\w))|\be\.g\.")
 
 
+def _netmask(value: str) -> bool:
+    """Whether ``value`` is an IPv4 subnet mask: ones then zeros ("255.255.240.0")."""
+    if ":" in value or not value.startswith("255."):
+        return False
+    bits = "".join(f"{int(part):08b}" for part in value.split("."))
+    return "01" not in bits
+
+
 def _ips(text: str) -> Iterator[Span]:
     if re.search(r"[\[({]\.|\[dot\]|\(dot\)", text):
         for m in _DEFANGED_IPV4.finditer(text):
@@ -111,6 +119,10 @@ def _ips(text: str) -> Iterator[Span]:
             try:
                 address = ipaddress.ip_address(value)
             except ValueError:
+                continue
+            # a machine's own loopback, "any address", a multicast group or a subnet mask name no
+            # one ("redis://127.0.0.1:6379", "listen 0.0.0.0", "netmask 255.255.255.0")
+            if address.is_loopback or address.is_unspecified or address.is_multicast or _netmask(value):
                 continue
             # RFC 5737 and 3849 keep ranges for examples: one the text calls an example is nobody's
             # (customers do write them as their own, so the range alone says nothing)

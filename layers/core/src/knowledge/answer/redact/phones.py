@@ -43,6 +43,10 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:
                 continue
             if re.fullmatch(r"\d{5}-\d{4}", match.raw_string) and re.search(r"\b[A-Z]{2}\s+$", text[: match.start]):
                 continue  # "CA 95131-2021" is a ZIP+4 code
+            if re.fullmatch(r"(?:19|20)\d{2}/\d{3,8}|\d{1,2}/\d{1,2}[ \t]*[-–][ \t]*\d{1,2}/\d{1,2}|"
+                            r"\d{1,3}(?:\.\d{1,3}){3}", match.raw_string):
+                continue  # "FT 2024/118822" an invoice's year and number, "04/01 - 04/30" a period,
+                # "255.255.255.0" a subnet mask (an IP address is ``contact``'s)
             yield Span(match.start, match.end, "phone")
     # after a word that says a telephone number follows, every other region's national format
     # is read too ("我的手机号是138 0013 8000", "mobile 0412 345 678")
