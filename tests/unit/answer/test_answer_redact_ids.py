@@ -295,3 +295,22 @@ def test_a_private_address_is_still_someones() -> None:
 ])
 def test_a_year_and_number_or_a_period_is_no_telephone(text: str) -> None:
     assert _of(text, "phone", speaker=None) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("carta d'identità CA12345AB", "CA12345AB"),  # Italy's electronic card
+    ("BI n.º 12345678", "12345678"),  # Portugal's old identity card
+    ("rodné číslo 736028/5163", "736028/5163"),  # a Czech birth number, not a telephone
+    ("numer dowodu ABC123456", "ABC123456"),  # a Polish identity card, its name inflected
+    ("серия 4510 номер 123456", "4510 номер 123456"),  # a Russian passport's series and number
+])
+def test_identity_documents_named_in_more_languages(text: str, value: str) -> None:
+    assert (value, "national_id") in _found(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Power BI 2.0 dashboard 123456 rows",
+    "module CA12345AB loaded",  # an Italian card's shape with no word for one
+])
+def test_their_shapes_alone_stay(text: str) -> None:
+    assert _of(text, "national_id") == []

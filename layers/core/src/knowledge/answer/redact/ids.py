@@ -157,7 +157,11 @@ _ID_WORDS = (
     # Singapore's foreigner number, Australia's tax file and Medicare numbers, the Philippines'
     # SSS, UMID and PhilSys numbers, Bangladesh's NID, the Emirates ID, Botswana's Omang, Kenya's
     # Huduma number, Ghana's card
-    r"(?-i:FIN)|tfn|tax\s+file|medicare|sss|umid|philsys|psn|nid|emirates\s+id|omang|huduma|ghana\s+card)\b|"
+    r"(?-i:FIN)|tfn|tax\s+file|medicare|sss|umid|philsys|psn|nid|emirates\s+id|omang|huduma|ghana\s+card|"
+    # a Czech or Slovak birth number, a Portuguese citizen card or identity card ("BI n.º"), an
+    # Italian identity card
+    r"rodn[éeá]\s+[čc][íi]sl\w*|cart[ãa]o\s+de\s+cidad[ãa]o|(?-i:BI)(?=[ \t]+n\.?[ \t]?[º°o])|"
+    r"carta\s+d'identit[àa]|(?-i:CIE))\b|"
     r"आधार|पहचान|পরিচয়|জাতীয়|এনআইডি|کد\s*ملی|شناسنامه|"
     r"주민|외국인\s*등록|身份证|身份證|身分證|证件|證件|居民身份|公民身份|الرقم\s+(?:القومي|القومى|الوطني)|マイナンバー|個人番号|هوي[ةه]|الهوي[ةه]|إقامة|اقامة|رقم\s+وطني|"
     r"ταυτότητ\w*|ΑΜΚΑ|ΑΦΜ|ΑΔΤ|паспорт\w*|ИНН|СНИЛС|ЕГН|посвідчен\w*|เลขประจำตัว|บัตรประชาชน)")
@@ -167,7 +171,7 @@ _ID_CUE = re.compile(_ID_WORDS + r"[^\n]{0,30}\Z")
 #: "raqam al-hawiya 1087423356", "身份证号 …")
 _ID_CUE_NEAR = re.compile(
     _ID_WORDS + r"(?:-[^\W\d_]{1,3})?(?:[ \t]*(?:नंबर|संख्या|নম্বর|(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|"
-    r"number|is|ist|est|es|är|er|jest|là|adalah|号码|號碼|号|號|번호|番号|：|[:#=.-])))*[ \t]*\Z")
+    r"number|is|ist|est|es|är|er|jest|là|adalah|n\.?[ \t]?[º°]|号码|號碼|号|號|번호|番号|：|[:#=.-])))*[ \t]*\Z")
 #: a South Korean resident registration number: a date of birth, a dash and seven digits the
 #: first of which gives the century and sex (numbers issued since October 2020 carry no check digit)
 _KOREAN_RRN = re.compile(r"(?<![\w-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[ \t]{0,2}-[ \t]{0,2}[1-8]\d{6}"
@@ -177,10 +181,13 @@ _KOREAN_RRN = re.compile(r"(?<![\w-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01
 _PASSPORT = re.compile(
     r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paspoort|paszport\w*|pasaport\w*|"
     r"paspor|passi|pass|seria|série|serie|id\s+card|identity\s+card|carte\s+d'identit[ée]|cartea\s+de\s+identitate|"
-    r"buletin\w*|personalausweis|ausweis|dowód\s+osobisty|documento\s+de\s+identidad|(?-i:CIN|CNIE))\b|паспорт\w*|護照|护照|여권|"
+    r"buletin\w*|personalausweis|ausweis|dowód\s+osobisty|documento\s+de\s+identidad|(?-i:CIN|CNIE|CIE)|"
+    r"dow[óo]d\w*|carta\s+d'identit[àa])\b|паспорт\w*|護照|护照|여권|"
     r"パスポート|جواز(?:\s+السفر)?|διαβατήριο\w*)"
     r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|:|=|is|ist|est|es))*[ \t]*"
-    r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}(?-i:[A-Z]{2})\d{5}|(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9})"
+    r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}(?-i:[A-Z]{2})\d{5}|(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9}|"
+    # an Italian electronic identity card's number ("CA12345AB")
+    r"(?-i:[A-Z]{2})\d{5}(?-i:[A-Z]{2}))"
     r"(?![\w-])")
 
 
@@ -202,6 +209,11 @@ def _cue_before(cue: re.Pattern[str], text: str, start: int) -> bool:
     window = text[max(0, start - 80) : start]
     joined = _CJK_SPACED.sub("", window)
     return joined != window and cue.search(joined, max(0, len(joined) - 40)) is not None
+
+
+#: a Russian passport's series and number ("серия 4510 номер 123456", "паспорт 45 10 № 123456")
+_RU_PASSPORT = re.compile(r"(?i:\b(?:серия|серии|паспорт\w*)[ \t]*)(\d{2}[ \t]?\d{2})[ \t,]*(?i:номер|№|no\.?)[ \t]*"
+                          r"(\d{6})\b")
 
 
 def _groups(value: str) -> list[int]:
@@ -354,6 +366,8 @@ def _id_documents(text: str) -> Iterator[Span]:
     yield from documents(text, lambda start: _cue_before(_ID_CUE, text, start))
     for m in _COLOMBIAN_CC.finditer(text):
         yield Span(m.start(1), m.end(1), "national_id")
+    for m in _RU_PASSPORT.finditer(text):
+        yield Span(m.start(1), m.end(2), "national_id")
     for m in _ID_DOCUMENT.finditer(text):
         value = m.group(1)
         if len(re.sub(r"\D", "", value)) >= 4:
