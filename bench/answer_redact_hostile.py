@@ -57,6 +57,12 @@ SHAPES = {
     "lower name cue": "mi nombre es jhon fredy ", "handles alone": "a_b. ", "actor handles": "pushed from 1.2 by ",
     "blank after a stop": ".      ", "dashes and handles": "— a_b ", "account kinds": "conta corrente ",
     "indic greeting": "नमस्ते राहुल जी ",
+    # round 13 (identity documents and payment data): machine-readable zones, OCR-spaced cues,
+    # check-digit shapes in brackets, masked cards, defanged addresses, full-width at signs,
+    # IBAN groups over lines
+    "mrz lines": "P<UTOAB<<CD<<<<\nL898902C36UTO7408122F<<\n", "spaced cjk cue": "個 人 番 号 1 ",
+    "hkid shapes": "A123456(7) ", "masked cards": "•••• ", "defanged ips": "1[.]", "full-width at": "a＠b.",
+    "iban over lines": "DE89 3704\n",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")

@@ -314,3 +314,11 @@ def test_identity_documents_named_in_more_languages(text: str, value: str) -> No
 ])
 def test_their_shapes_alone_stay(text: str) -> None:
     assert _of(text, "national_id") == []
+
+
+def test_an_australian_bsb_is_an_account_number() -> None:
+    assert _of("BSB 062-000 acc 12345678", "account_number") == ["062-000", "12345678"]
+
+
+def test_an_iban_whose_check_fails_ends_before_the_word_of_capitals_after_it() -> None:
+    assert _of("IBAN CH93 0076 2011 6238 5295 AHV-Nummer folgt", "iban") == ["CH93 0076 2011 6238 5295"]

@@ -16,7 +16,9 @@ from .words import _NOT_NAMES, _ordinary
 #: carries with its "@" encoded, "email=anna.k%40icloud.com")
 #: (the full-width "＠" of a Japanese or Chinese keyboard; a local part and a domain in Latin
 #: letters with accents or in Cyrillic or Greek, "josé@correo.es", "иван@почта.рф")
-_EMAIL = re.compile(r"[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-]+[@＠][A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+(?:\.[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+)*"
+#: (a local part starts where its run of characters does: a run with no "@" after it is read once)
+_EMAIL = re.compile(r"(?<![A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-])[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-]+[@＠]"
+                    r"[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+(?:\.[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+)*"
                     r"\.(?:[A-Za-z]{2,}|[Ѐ-ӿ]{2,})(?![A-Za-zЀ-ӿ])"
                     r"|(?<![\w.%+-])[A-Za-z0-9._+-]+%40[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 

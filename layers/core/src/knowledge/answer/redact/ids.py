@@ -42,7 +42,8 @@ _ACCOUNT = re.compile(
     r"(?:\s+(?:principal|principale|pessoal|personnel|personal|personale|corrente|courant|corriente|"
     r"empresarial|professionnel|aziendale))?\s*(?:number|no\.?|#)?\s*"
     r"(?:is|ist|est|es|è|é|:|=|#)?\s*((?-i:[A-Z]{1,5})-(?:\d{2,12}(?:-\d{2,12}){1,4}|\d{6,16}))\b"
-    r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*(\d{2}[ -]?\d{2}[ -]?\d{2,5})\b"
+    r"|\b(?:routing|aba|bsb|transit|sort)\s*(?:code|number|no\.?|#)?\s*(?:is|:)?\s*"
+    r"(\d{2}[ -]?\d{2}[ -]?\d{2,5}|\d{3}-\d{3})\b"
     # an account's last digits masked, as a statement prints them ("acct ending ...6021"; four
     # digits alone, "account ending 3391", stay)
     r"|\b(?:account|acct|a/c|checking|savings|chequing)\s+(?:ending|ends)(?:\s+(?:in|with))?[ \t]*:?[ \t]*"
@@ -220,13 +221,28 @@ def _groups(value: str) -> list[int]:
     return [len(g) for g in re.split(r"[ ./-]", value) if g]
 
 
-def _accepts(module: ModuleType, compact: str, written: str = "") -> bool:
-    """Whether ``module`` accepts the number, its separators removed or (``written``) as written:
-    a Finnish number's "-" or "A" tells the century ("230791-482H")."""
+def _keeps_separators(module: ModuleType) -> bool:
+    """Whether ``module`` reads a separator as part of the number (a Finnish number's "-" or "A"
+    tells the century, "230791-482H"): only those are asked about a number as written too."""
     try:
-        return bool(module.is_valid(compact)) or bool(written and written != compact and module.is_valid(written))
+        return "-" in module.compact("123456-789A")
+    except (ValidationError, ValueError, TypeError, IndexError, KeyError, AttributeError):
+        return False
+
+
+def _accepts(module: ModuleType, compact: str, written: str = "") -> bool:
+    """Whether ``module`` accepts the number, its separators removed or (``written``) as written
+    where the module keeps a separator (``_keeps_separators``)."""
+    try:
+        return bool(module.is_valid(compact)) or bool(
+            written and written != compact and module in _SEPARATED and module.is_valid(written))
     except (ValidationError, ValueError, TypeError, IndexError, KeyError):
         return False  # a module's own table lacks an entry ("cn.ric" for some counties)
+
+
+#: the modules that read a separator as part of the number
+_SEPARATED = frozenset(m for m in (*_STRONG_ID_MODULES, *_CHECKED_ID_MODULES, *_WEAK_ID_MODULES)
+                       if _keeps_separators(m))
 
 
 def _written_as_its_own(compact: str, value: str) -> bool:
