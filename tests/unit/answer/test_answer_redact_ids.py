@@ -322,3 +322,15 @@ def test_an_australian_bsb_is_an_account_number() -> None:
 
 def test_an_iban_whose_check_fails_ends_before_the_word_of_capitals_after_it() -> None:
     assert _of("IBAN CH93 0076 2011 6238 5295 AHV-Nummer folgt", "iban") == ["CH93 0076 2011 6238 5295"]
+
+
+@pytest.mark.parametrize("zone", [
+    # an OCR's spaces inside the lines, and its "«" for two fillers
+    "P<UTO ERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C3 6 UTO 7408122 F 1204159 ZE184226B<<<<<10",
+    "P<UTOERIKSSON«ANNA<MARIA««««««««««\nL898902C36UTO7408122F1204159ZE184226B«««10",
+])
+def test_a_zone_as_an_ocr_reads_it(zone: str) -> None:
+    found = _found("scan:\n" + zone + "\nok")
+    assert ("L898902C3", "national_id") in found
+    assert ("740812", "date_of_birth") in found
+    assert ("ZE184226B", "national_id") in found

@@ -35,7 +35,7 @@ def _mrz_check(field: str, digit: str) -> bool:
 #: the second line of a passport's zone (TD3, 44 characters) or of a TD2 card's (36): document
 #: number, its check, nationality, date of birth, its check, sex, expiry, its check, then the
 #: optional or personal number
-_MRZ_TD3_2 = re.compile(r"(?m)^([A-Z0-9<]{9})(\d)([A-Z<]{3})(\d{6})(\d)([MFX<])(\d{6})(\d)([A-Z0-9<]{0,16})[ \t]*$")
+_MRZ_TD3_2 = re.compile(r"(?m)^([A-Z0-9<]{9})(\d)([A-Z<]{3})(\d{6})(\d)([MFX<])(\d{6})(\d)([A-Z0-9<]{0,18})[ \t]*$")
 #: the first line of a TD1 identity card's zone (30 characters): kind, issuing state, document
 #: number, its check, optional data (a national identity number on many cards)
 _MRZ_TD1_1 = re.compile(r"(?m)^([ACI][A-Z<])([A-Z<]{3})([A-Z0-9<]{9})(\d)([A-Z0-9<]{0,15})[ \t]*$")
@@ -61,9 +61,44 @@ def _line_before(text: str, start: int) -> tuple[int, str] | None:
     return begin, text[begin : start - 1]
 
 
+#: a line of a zone as an OCR reads it: fillers, capitals and digits with spaces between, and
+#: "«" for two fillers
+_MRZ_OCR_LINE = re.compile(r"(?m)^[ \t]*(?=[A-Z0-9<« \t]*[<«])[A-Z0-9<«][A-Z0-9<« \t]{19,60}$")
+
+
 def _mrz(text: str) -> Iterator[Span]:
-    if "<" not in text:
+    """The zone's fields, read from the text as written and, where an OCR put spaces in its lines
+    or "«" for two fillers, from the lines put right (the spans land on the text as written)."""
+    if "<" not in text and "«" not in text:
         return
+    yield from _mrz_fields(text)
+    chars: list[str] = []
+    origin: list[int] = []
+    last = 0
+    for m in _MRZ_OCR_LINE.finditer(text):
+        if not re.search(r"[ \t«]", m.group().strip()):
+            continue
+        for i in range(last, m.start()):
+            chars.append(text[i])
+            origin.append(i)
+        for i in range(m.start(), m.end()):
+            if text[i] in " \t":
+                continue
+            for c in ("<<" if text[i] == "«" else text[i]):
+                chars.append(c)
+                origin.append(i)
+        last = m.end()
+    if not origin:
+        return
+    for i in range(last, len(text)):
+        chars.append(text[i])
+        origin.append(i)
+    fixed = "".join(chars)
+    for span in _mrz_fields(fixed):
+        yield Span(origin[span.start], origin[span.end - 1] + 1, span.kind)
+
+
+def _mrz_fields(text: str) -> Iterator[Span]:
     for m in _MRZ_TD3_2.finditer(text):
         if not (_mrz_check(m.group(1), m.group(2)) and _mrz_check(m.group(4), m.group(5))):
             continue
