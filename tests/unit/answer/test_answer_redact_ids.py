@@ -334,3 +334,19 @@ def test_a_zone_as_an_ocr_reads_it(zone: str) -> None:
     assert ("L898902C3", "national_id") in found
     assert ("740812", "date_of_birth") in found
     assert ("ZE184226B", "national_id") in found
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("JMBG broj 0101990710006", "0101990710006"),  # Serbia, "number" in Serbian
+    ("adóazonosító jel 8123456789", "8123456789"),  # Hungary's tax sign, not a telephone
+    ("TAJ szám 123 456 788", "123 456 788"),
+    ("מספר זהות: 123456782", "123456782"),  # Israel, in Hebrew
+    ("ІПН 3184710691", "3184710691"),  # Ukraine
+    ("شناختی کارڈ نمبر 35202-1234567-1", "35202-1234567-1"),  # Pakistan, in Urdu
+])
+def test_identity_numbers_named_in_still_more_languages(text: str, value: str) -> None:
+    assert _of(text, "national_id") == [value]
+
+
+def test_a_hungarian_word_alone_with_a_figure_stays() -> None:
+    assert _of("a számla összege 125000 forint", "national_id") == []

@@ -129,7 +129,7 @@ _CHECKED_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name i
 #: right after a word for an identity document
 _WEAK_ID_MODULES = tuple(importlib.import_module(f"stdnum.{name}") for name in (
     "nl.bsn", "ca.sin", "il.idnr", "us.ssn", "au.tfn", "cl.rut", "ec.ci", "ie.pps", "dk.cpr", "pt.nif", "es.nie",
-    "ar.dni", "bg.pnf", "us.itin", "pe.cui"))
+    "ar.dni", "bg.pnf", "us.itin", "pe.cui", "ua.rntrc"))
 #: a run of digits (and the capitals some numbers hold: a Chinese number's final "X", a CURP) in
 #: up to five groups joined by a space, a dot, a dash or a slash; each group is bounded, so a
 #: long run of digits stays linear
@@ -162,7 +162,13 @@ _ID_WORDS = (
     # a Czech or Slovak birth number, a Portuguese citizen card or identity card ("BI n.º"), an
     # Italian identity card
     r"rodn[éeá]\s+[čc][íi]sl\w*|cart[ãa]o\s+de\s+cidad[ãa]o|(?-i:BI)(?=[ \t]+n\.?[ \t]?[º°o])|"
-    r"carta\s+d'identit[àa]|(?-i:CIE))\b|"
+    r"carta\s+d'identit[àa]|(?-i:CIE)|"
+    # Serbia's and its neighbours' JMBG, Latvia's personal code, Hungary's personal, tax and
+    # health numbers and identity card, a Czech or Slovak identity card, Ukraine's tax number,
+    # Swahili's word for an identity card
+    r"jmbg|personas\s+kods|szem[ée]lyi\s+(?:sz[áa]m|igazolv[áa]ny)\w*|ad[óo]azonos[íi]t[óo]\w*|(?-i:TAJ)|"
+    r"ob[čc]ansk\w+\s+pr[ůu]kaz\w*|kitambulisho)\b|"
+    r"ЈМБГ|ІПН|РНОКПП|ідентифікаційн\w+\s+код\w*|תעודת\s+זהות|ת\.ז\.?|מספר\s+זהות|شناختی\s+کارڈ|"
     r"आधार|पहचान|পরিচয়|জাতীয়|এনআইডি|کد\s*ملی|شناسنامه|"
     r"주민|외국인\s*등록|身份证|身份證|身分證|证件|證件|居民身份|公民身份|الرقم\s+(?:القومي|القومى|الوطني)|マイナンバー|個人番号|هوي[ةه]|الهوي[ةه]|إقامة|اقامة|رقم\s+وطني|"
     r"ταυτότητ\w*|ΑΜΚΑ|ΑΦΜ|ΑΔΤ|паспорт\w*|ИНН|СНИЛС|ЕГН|посвідчен\w*|เลขประจำตัว|บัตรประชาชน)")
@@ -172,7 +178,10 @@ _ID_CUE = re.compile(_ID_WORDS + r"[^\n]{0,30}\Z")
 #: "raqam al-hawiya 1087423356", "身份证号 …")
 _ID_CUE_NEAR = re.compile(
     _ID_WORDS + r"(?:-[^\W\d_]{1,3})?(?:[ \t]*(?:नंबर|संख्या|নম্বর|(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|"
-    r"number|is|ist|est|es|är|er|jest|là|adalah|n\.?[ \t]?[º°]|号码|號碼|号|號|번호|番号|：|[:#=.-])))*[ \t]*\Z")
+    r"number|is|ist|est|es|är|er|jest|là|adalah|n\.?[ \t]?[º°]|号码|號碼|号|號|번호|番号|：|[:#=.-]|"
+    # "number" in more languages: Polish, Czech, the South Slavic languages, Romanian, Turkish,
+    # Indonesian, Hungarian (and its "sign"), Russian and Ukrainian
+    r"numer|[čc][íi]slo|broj|num[ăa]rul|numaras[ıi]|nomor|sz[áa]m\w*|jel|номер)))*[ \t]*\Z")
 #: a South Korean resident registration number: a date of birth, a dash and seven digits the
 #: first of which gives the century and sex (numbers issued since October 2020 carry no check digit)
 _KOREAN_RRN = re.compile(r"(?<![\w-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[ \t]{0,2}-[ \t]{0,2}[1-8]\d{6}"
