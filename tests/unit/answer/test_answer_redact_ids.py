@@ -350,3 +350,22 @@ def test_identity_numbers_named_in_still_more_languages(text: str, value: str) -
 
 def test_a_hungarian_word_alone_with_a_figure_stays() -> None:
     assert _of("a számla összege 125000 forint", "national_id") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("mail john.smith＠gmail．com pls", "john.smith＠gmail．com"),  # full-width dot too
+    ("mail john.smith -at- gmail -dot- com pls", "john.smith -at- gmail -dot- com"),
+    ("mail john_at_gmail_dot_com", "john_at_gmail_dot_com"),
+    ("mail: john.smith@gmail .com", "john.smith@gmail .com"),  # a space before the dot only
+])
+def test_more_ways_of_writing_an_e_mail_so_a_machine_would_not_read_it(text: str, value: str) -> None:
+    assert _of(text, "email") == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "run config_at_boot.sh and mylog_at_start.py",  # file names
+    "see the at-a-glance page, rate-at-a-time",
+    "email is foo@bar. Then we",  # a sentence's end, no domain
+])
+def test_file_names_and_phrases_with_at_stay(text: str) -> None:
+    assert _of(text, "email") == []

@@ -18,8 +18,8 @@ from .words import _NOT_NAMES, _ordinary
 #: letters with accents or in Cyrillic or Greek, "josé@correo.es", "иван@почта.рф")
 #: (a local part starts where its run of characters does: a run with no "@" after it is read once)
 _EMAIL = re.compile(r"(?<![A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-])[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-]+[@＠]"
-                    r"[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+(?:\.[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+)*"
-                    r"\.(?:[A-Za-z]{2,}|[Ѐ-ӿ]{2,})(?![A-Za-zЀ-ӿ])"
+                    r"[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+(?:[.．][A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+)*"
+                    r"[.．](?:[A-Za-z]{2,}|[Ѐ-ӿ]{2,})(?![A-Za-zЀ-ӿ])"
                     r"|(?<![\w.%+-])[A-Za-z0-9._+-]+%40[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 
 #: an email address written out so that a machine would not read it: "anna dot meyer at gmail
@@ -28,10 +28,12 @@ _EMAIL = re.compile(r"(?<![A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-])[A-Za-z0-9À-ɏЀ-ӿͰ
 #: German ("andres arroba hotmail punto com", "jean point dupont arobase orange point fr")
 _AT_WORD = r"(?:at|AT|(?i:arroba|arobase|chiocciola|klammeraffe))"
 _DOT_WORD = r"(?:dot|DOT|(?i:punto|ponto|point|punkt))"
+#: (also between dashes or underscores, "john -at- gmail -dot- com", and a dot after a space only,
+#: "john@gmail .com")
 _OBF_AT = (r"(?:[ \t]*[\[({<][ \t]*(?:" + _AT_WORD + r"|@)[ \t]*[\])}>][ \t]*|[ \t]+" + _AT_WORD + r"[ \t]+|"
-           r"[ \t]*@[ \t]*)")
+           r"[ \t]*-(?:" + _AT_WORD + r"|@)-[ \t]*|[ \t]*_(?:" + _AT_WORD + r"|@)_[ \t]*|[ \t]*@[ \t]*)")
 _OBF_DOT = (r"(?:[ \t]*[\[({<][ \t]*(?:" + _DOT_WORD + r"|\.)[ \t]*[\])}>][ \t]*|[ \t]+" + _DOT_WORD + r"[ \t]+|"
-            r"[ \t]+\.[ \t]+|\.)")
+            r"[ \t]*-" + _DOT_WORD + r"-[ \t]*|[ \t]*_" + _DOT_WORD + r"_[ \t]*|[ \t]+\.[ \t]*|\.)")
 _OBF_EMAIL = re.compile(
     r"(?<![\w.@])([A-Za-z0-9][A-Za-z0-9_%+-]{0,63}(?:" + _OBF_DOT + r"[A-Za-z0-9_%+-]{1,63}){0,4})"
     r"(" + _OBF_AT + r")([A-Za-z0-9-]{1,63}(?:" + _OBF_DOT + r"[A-Za-z0-9-]{1,63}){0,4}" + _OBF_DOT + r"[A-Za-z]{2,6})"
@@ -41,7 +43,7 @@ _OBF_EMAIL = re.compile(
 _SAID_TLDS = frozenset(("com", "net", "org", "edu", "gov", "info", "io", "biz", "de", "fr", "es", "it", "pt", "br",
                         "mx", "co", "ar", "cl", "pe", "uy", "ve", "ec", "bo", "py", "ca", "ch", "at", "be", "lu",
                         "nl", "uk", "eu", "pl", "ru", "in", "za", "ng", "ke", "au", "nz", "us", "cat", "gal"))
-_AT_SIGN = re.compile(r"@|(?i:[\[({<][ \t]*at[ \t]*[\])}>])|[ \t]" + _AT_WORD + r"[ \t]")
+_AT_SIGN = re.compile(r"@|(?i:[\[({<][ \t]*at[ \t]*[\])}>]|-at-|_at_)|[ \t]" + _AT_WORD + r"[ \t]")
 
 
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
@@ -77,6 +79,9 @@ def _emails(text: str) -> Iterator[Span]:
         if not written_out and not re.search(r"[._\d]", local) and _ordinary(local):
             continue
         said = re.search(r"(?i)\b(?:arroba|arobase|chiocciola|klammeraffe|punto|ponto|point|punkt)\b", at + domain)
+        # "john -at- gmail -dot- com" says its dots too: "mylog_at_start.py" is a file
+        if re.search(r"[-_]", at) and not re.search(r"[-_]" + _DOT_WORD + r"[-_]", domain):
+            continue
         # "at home point of sale": a word said for "." other than "dot" closes on a real top-level domain
         if said and re.split(r"[^A-Za-z]+", domain)[-1].lower() not in _SAID_TLDS:
             continue
