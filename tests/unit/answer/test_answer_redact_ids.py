@@ -369,3 +369,21 @@ def test_more_ways_of_writing_an_e_mail_so_a_machine_would_not_read_it(text: str
 ])
 def test_file_names_and_phrases_with_at_stay(text: str) -> None:
     assert _of(text, "email") == []
+
+
+@pytest.mark.parametrize("text", [
+    "upgraded to v2.10.1.0 yesterday",
+    "firmware version 4.2.0.1 on the router",
+    "build 1.0.0.12 crashed",
+])
+def test_a_version_of_four_numbers_is_no_address(text: str) -> None:
+    assert [kind for _, kind in _found(text)] == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("open http://192.168.1.10:8080/admin now", "192.168.1.10"),  # in a URL, before its port
+    ("ssh root@172.16.4.20", "172.16.4.20"),
+    ("IPv4 81.2.69.160 blocked", "81.2.69.160"),
+])
+def test_addresses_in_urls_and_logs(text: str, value: str) -> None:
+    assert _of(text, "ip_address") == [value]

@@ -100,6 +100,12 @@ _EXAMPLE_WORD = re.compile(r"(?i)\b(?<!\.)(?:documentation|examples|placeholder|
                            r"for\s+instance|such\s+as)\b|\bexample\b(?:(?<!\.example)|(?=\.\w))|\be\.g\.")
 
 
+#: a version's words right before four numbers ("v2.10.1.0", "firmware version 4.2.0.1", "build
+#: 1.0.0.12"): a release, not an address
+_VERSION_BEFORE = re.compile(r"(?i:(?<![\w])v|\b(?:version|ver|build|release|firmware|fw|rev|revision|patch|sdk|"
+                             r"kernel|versi[oó]n|vers[ãa]o|versione|wersj[ai])\.?[ \t:]*)\Z")
+
+
 def _netmask(value: str) -> bool:
     """Whether ``value`` is an IPv4 subnet mask: ones then zeros ("255.255.240.0")."""
     if ":" in value or not value.startswith("255."):
@@ -130,6 +136,8 @@ def _ips(text: str) -> Iterator[Span]:
             # a machine's own loopback, "any address", a multicast group or a subnet mask name no
             # one ("redis://127.0.0.1:6379", "listen 0.0.0.0", "netmask 255.255.255.0")
             if address.is_loopback or address.is_unspecified or address.is_multicast or _netmask(value):
+                continue
+            if pattern is _IPV4 and _VERSION_BEFORE.search(text, max(0, m.start() - 20), m.start()):
                 continue
             # RFC 5737 and 3849 keep ranges for examples: one the text calls an example is nobody's
             # (customers do write them as their own, so the range alone says nothing)
