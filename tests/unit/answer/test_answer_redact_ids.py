@@ -387,3 +387,7 @@ def test_a_version_of_four_numbers_is_no_address(text: str) -> None:
 ])
 def test_addresses_in_urls_and_logs(text: str, value: str) -> None:
     assert _of(text, "ip_address") == [value]
+
+
+def test_a_french_passport_number_written_in_its_groups() -> None:
+    assert _of("N° de passeport : 18 AB 12345 merci", "national_id") == ["18 AB 12345"]

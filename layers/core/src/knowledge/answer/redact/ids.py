@@ -195,7 +195,8 @@ _PASSPORT = re.compile(
     r"dow[óo]d\w*|carta\s+d'identit[àa])\b|паспорт\w*|護照|护照|여권|"
     r"パスポート|جواز(?:\s+السفر)?|διαβατήριο\w*)"
     r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|:|=|is|ist|est|es))*[ \t]*"
-    r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}(?-i:[A-Z]{2})\d{5}|(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9}|"
+    r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}[ \t]?(?-i:[A-Z]{2})[ \t]?\d{5}|"
+    r"(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9}|"
     # an Italian electronic identity card's number ("CA12345AB")
     r"(?-i:[A-Z]{2})\d{5}(?-i:[A-Z]{2}))"
     r"(?![\w-])")
