@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge.answer.redact import find_spans
-from knowledge.answer.redact.documents import hkid_valid, taiwan_id_valid
+from knowledge.answer.redact.id_documents import hkid_valid, taiwan_id_valid
 
 
 def _found(text: str, speaker: str | None = "customer") -> list[tuple[str, str]]:

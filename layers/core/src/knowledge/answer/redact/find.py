@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Sequence
 from .. import addresses, name_lexicon
 from .contact import _emails, _ips, _streets
 from .context_names import _LOWER_CUE
-from .documents import mrz_names
+from .id_documents import mrz_names
 from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references
 from .lexicon_names import (
     _LOWER_WORD,

@@ -17,7 +17,7 @@ from stdnum.exceptions import ValidationError
 from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
-from .documents import documents
+from .id_documents import documents
 from .phones import _INTERNATIONAL
 from .spans import Span
 
