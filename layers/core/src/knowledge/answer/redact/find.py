@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Sequence
 from .. import addresses, name_lexicon
 from .contact import _emails, _ips, _streets
 from .context_names import _LOWER_CUE
+from .documents import _document_names, _script_aliases
 from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references
 from .lexicon_names import (
     _LOWER_WORD,
@@ -106,6 +107,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     ]
     found.extend(_pronoun_subjects(text, known_words))
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
+    # (a document's fields, an MRZ, a file's name: read by their place, after the filter of things)
+    found.extend(_document_names(text, known_names))
     if speaker == "agent" and (signed := _agent_signature(text)) is not None:
         found = [span for span in found if span != signed]
     found = [_with_title(text, span, known_words) if span.kind == "person_name" else span for span in found]
@@ -141,6 +144,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
                 covered[part.start : part.end] = b"\x01" * (part.end - part.start)
     taken.extend(_joined_names(text, taken, known_words))
     taken.extend(_users_before_secrets(text, taken, known_words))
+    taken = _script_aliases(text, taken)
     return sorted(taken, key=lambda s: s.start)
 
 

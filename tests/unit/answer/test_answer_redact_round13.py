@@ -1,0 +1,113 @@
+"""Redaction round 13: personal data in documents pasted into tickets (OCR'd fields, letter-spaced
+OCR, a passport's machine-readable zone, a CSV export's name column, file names, query
+strings), a name written again in another script, and lower-case names an address spells;
+the things that only look like them stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.answer.redact import find_spans
+from knowledge.answer.redact.documents import _collapsed
+
+
+def _spans(text: str, *, speaker: str | None = "customer", known: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    return [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker=speaker, known_names=known,
+                                                                 known_words=set())]
+
+
+def test_letter_spaced_ocr_is_closed_up_with_a_map_back() -> None:
+    closed = _collapsed("N A M E :  D E S H A W N   T .   C O O P E R")
+    assert closed is not None
+    view, where = closed
+    assert view == "NAME: DESHAWN T. COOPER"
+    assert len(where) == len(view) and where[view.index("COOPER")] == 33
+    assert _collapsed("a b is not spaced text") is None
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("N A M E :  D E S H A W N   T .   C O O P E R\nS E R V I C E   A D D R E S S :",
+     "D E S H A W N   T .   C O O P E R"),
+    ("Cliente: I N E S   M A R I A   C A R V A L H O\nNIF: 234 567 899", "I N E S   M A R I A   C A R V A L H O"),
+    ("Név / Name: S Z A B Ó   A N N A   R É K A\nLakóhely: Budapest", "S Z A B Ó   A N N A   R É K A"),
+    ("Apellidos / Surname:  ORTEGA RUIZ\nSexo: M", "ORTEGA RUIZ"),
+    ("Nom : Lefèvre\nPrénom : Camille", "Lefèvre"),
+])
+def test_a_documents_name_field_is_read_to_its_end_spaced_or_not(text: str, name: str) -> None:
+    assert (name, "person_name") in _spans(text)
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("姓名 王 丽 娟\n性别 女   民族 汉", "王 丽 娟"),
+    ("账户名 张伟，邮箱 zhangwei.sz92@163.com。", "张伟"),
+    ("氏名：山田 花子\n新住所：大阪", "山田 花子"),
+    ("주 민 등 록 증\n이 서 연\n870223 - 2345674", "이 서 연"),
+])
+def test_a_name_field_in_chinese_japanese_korean(text: str, name: str) -> None:
+    assert (name, "person_name") in _spans(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Name: nightly-export v2",
+    "Name:  BILLING EXPORT",
+    "name: robot$ci",
+    "Name: ticket.created",
+    "Nombre del plan: Pro",
+    "姓名：必填",
+])
+def test_a_field_whose_value_is_no_name_stays(text: str) -> None:
+    assert not any(kind == "person_name" for _, kind in _spans(text, speaker="agent"))
+
+
+def test_the_holders_name_in_a_passports_machine_readable_zone() -> None:
+    text = "P<MEXGARCIA<VAZQUEZ<<JUAN<<<<<<<<<<<<<<<<<<<<<<<<<\nG318472654MEX9503021M3109155<<<<<<<<<<<<<<06"
+    assert ("GARCIA<VAZQUEZ<<JUAN", "person_name") in _spans(text)
+    # a line of filler with a word in it is no zone
+    assert _spans("ERROR<<TIMEOUT") == []
+
+
+def test_the_name_column_of_a_csv_export_by_its_header() -> None:
+    text = ("name,email,phone,plan\nLucía Fernández,lucia@correo.example,+34 612 488 903,Enterprise\n"
+            "ADEBAYO OGUNLEYE,a.ogunleye@yahoo.example,,Pro")
+    spans = _spans(text)
+    assert ("ADEBAYO OGUNLEYE", "person_name") in spans and ("Lucía Fernández", "person_name") in spans
+    # the plan column and a header of other columns stay
+    assert not any(v in ("Pro", "Enterprise") for v, _ in spans)
+    assert _spans("queue,status,plan\nBilling,open,Enterprise", speaker="agent") == []
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("File: passport_scan_juan_garcia_vazquez.jpg", "juan_garcia_vazquez"),
+    ("> Attached: dana_kowalski_dl_front_back.pdf", "dana_kowalski"),
+])
+def test_a_name_inside_a_file_name(text: str, name: str) -> None:
+    assert (name, "person_name") in _spans(text)
+
+
+@pytest.mark.parametrize("text", ["see fatura_edp_maio.pdf", "upload statement_apr.pdf", "attach front_back_scan.jpg",
+                                  "logs in error_report_final.txt"])
+def test_a_file_name_of_document_words_stays(text: str) -> None:
+    assert not any(kind == "person_name" for _, kind in _spans(text, speaker="agent"))
+
+
+def test_a_name_and_a_user_name_in_a_query_string() -> None:
+    spans = _spans("open https://x.example/verify?name=Ana+Lima&user=alima7&lang=pt")
+    assert ("Ana+Lima", "person_name") in spans and ("alima7", "username") in spans
+    assert _spans("https://x.example/search?name=export&user=admin", speaker="agent") == []
+
+
+def test_a_name_written_again_in_another_script_in_brackets() -> None:
+    text = "Bonjour, je m'appelle Youssef El Amrani (يوسف العمراني). Ma facture"
+    assert _spans(text) == [("Youssef El Amrani", "person_name"), ("يوسف العمراني", "person_name")]
+    # brackets after no name stay
+    assert _spans("Le fichier (مرفق) est joint.") == []
+
+
+def test_lower_case_names_an_address_spells_or_beside_a_found_surname() -> None:
+    text = "surveys at tom.harwood@btinternet.example even tho i unsubscribed. signed tom harwood"
+    assert ("tom harwood", "person_name") in _spans(text)
+    sv = "På körkortet står Karl-Johan Lindström men kontot heter kalle lindström."
+    assert ("kalle lindström", "person_name") in _spans(sv, known=("Karl-Johan", "Lindström"))
+    # a role's mailbox spells no one
+    assert _spans("write to support.team@acme.example, the support team answers", speaker="agent") == [
+        ("support.team@acme.example", "email")]
