@@ -111,3 +111,30 @@ def test_lower_case_names_an_address_spells_or_beside_a_found_surname() -> None:
     # a role's mailbox spells no one
     assert _spans("write to support.team@acme.example, the support team answers", speaker="agent") == [
         ("support.team@acme.example", "email")]
+
+
+def test_a_urls_password_with_a_mark_in_it_is_read_whole_and_the_host_stays() -> None:
+    text = ('"password authentication failed". I used:\n'
+            'export TD_DATABASE_URL="postgres://td_app:S7u!ppR2mKq9@10.20.4.15:5432/ticketdesk"')
+    spans = _spans(text)
+    assert ("S7u!ppR2mKq9", "secret") in spans and ("10.20.4.15", "ip_address") in spans
+
+
+def test_an_amount_after_a_quoted_message_about_a_limit_is_the_customers() -> None:
+    text = ('CoinVault says "You have reached your daily limit." I already took out R 95,000 this morning.')
+    assert ("R 95,000", "amount") in _spans(text)
+    # the limit itself, said by the agent, stays
+    assert _spans('It says "Limit reached." The daily limit is R 50,000 per day.', speaker="agent") == []
+
+
+def test_pay_by_its_period_is_one_amount_and_a_time_after_one_is_none() -> None:
+    assert ("£84,000 a year", "amount") in _spans("My salary is £84,000 a year, I can send payslips.")
+    assert ("1.2 ETH", "amount") in _spans("Deposit still missing, sent 1.2 ETH an hour ago.")
+    assert ("250 quid", "amount") in _spans("And the 250 quid I'll sort via another exchange then.")
+
+
+def test_an_agents_call_notes_carry_the_callers_amounts() -> None:
+    notes = 'Call notes 10:20 CT - inbound\nPosition: 32 ETH in pool "Harbor Lights 1"'
+    assert ("32 ETH", "amount") in _spans(notes, speaker="agent")
+    # an agent's own answer quoting a figure stays
+    assert _spans("A pool opens at a minimum of 32 ETH staked.", speaker="agent") == []

@@ -285,6 +285,19 @@ def _document_names(text: str, known_names: Collection[str]) -> Iterator[Span]:
     yield from _lower_spelled_names(text, known_names)
 
 
+# -- an agent's notes of a call --------------------------------------------------------------
+
+_CALL_NOTES = re.compile(r"(?i)\A[ \t]*(?:call[ \t]+(?:notes?|log)|phone[ \t]+notes?|notes?[ \t]+(?:of|from)[ \t]+"
+                         r"(?:the[ \t]+)?call|inbound[ \t]+call|caller[ \t]*:)")
+
+
+def _call_notes(text: str) -> bool:
+    """Whether an agent's text is their notes of a call ("Call notes 10:20 CT - inbound",
+    "CALL LOG 16:20 | caller says …"): the caller's words written down, so the amounts and
+    codes in it are the caller's as in a customer's own message."""
+    return _CALL_NOTES.match(text) is not None
+
+
 # -- a name's other script ------------------------------------------------------------------
 
 _OTHER_SCRIPT_ALIAS = re.compile(r"[ \t]*[(（][ \t]*((?:[\u0600-\u06ff]+|[\u05d0-\u05ea]+|[\u0370-\u03ff]+|"

@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Sequence
 from .. import addresses, name_lexicon
 from .contact import _emails, _ips, _streets
 from .context_names import _LOWER_CUE
-from .documents import _document_names, _script_aliases
+from .documents import _call_notes, _document_names, _script_aliases
 from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references
 from .lexicon_names import (
     _LOWER_WORD,
@@ -90,7 +90,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     to ask, and the rule of :func:`_unknown_names` is off); ``speaker``: who wrote the text
     (``"customer"``, ``"agent"`` or None when unknown, as for a title): in a customer's own
     message amounts and the codes after a word for an account are the customer's."""
-    customer = speaker == "customer"
+    # (an agent's notes of a call write down the caller's own words)
+    customer = speaker == "customer" or (speaker == "agent" and _call_notes(text))
     found = [
         *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
         *_cards(text),
