@@ -138,3 +138,37 @@ def test_an_agents_call_notes_carry_the_callers_amounts() -> None:
     assert ("32 ETH", "amount") in _spans(notes, speaker="agent")
     # an agent's own answer quoting a figure stays
     assert _spans("A pool opens at a minimum of 32 ETH staked.", speaker="agent") == []
+
+
+def test_a_chat_logs_staff_named_in_their_speaker_labels_stay() -> None:
+    text = ("[14:03] Customer: my withdrawal is stuck\n"
+            "[14:06] Agent Priya: Hi, I'm Priya. I can see the request.")
+    assert not any(v == "Priya" for v, _ in _spans(text))
+    # a customer speaking under their own name is still redacted
+    assert ("Kemal", "person_name") in _spans("[09:03:05] Kemal: my name is Kemal Aydın", known=("Kemal",))
+
+
+def test_a_malay_patronymic_is_read_inside_the_name() -> None:
+    text = "Hi, my name Nurul Aisyah binti Rahman, IC no 880215-10-5342."
+    assert ("Nurul Aisyah binti Rahman", "person_name") in _spans(text)
+
+
+def test_an_acronym_after_a_name_ends_it_and_a_name_split_in_two_is_one() -> None:
+    assert ("Wong Ka Yan", "person_name") in _spans("how to upgrade?? my name Wong Ka Yan HKID Y903114(4)")
+    # "Ka" of a three-word name is known to the ticket, and "Ka" and "Yan" a space apart are one name
+    assert ("Ka Yan", "person_name") in _spans("Hi Ka Yan, please don't post your HKID in chat.",
+                                               speaker="agent", known=("Wong", "Ka", "Yan"))
+    # a surname in capitals stays in the name
+    assert ("Jean DUPONT", "person_name") in _spans("my name is Jean DUPONT and I")
+
+
+def test_a_user_name_built_from_a_found_name_with_its_role_after_it() -> None:
+    text = "please reset the password for our dev akhan-dev (Aisha Khan)."
+    assert ("akhan-dev", "username") in _spans(text, known=("Aisha", "Khan"))
+    assert not any(k == "username" for _, k in _spans("deploy to harbor-dev now", known=("Aisha", "Khan")))
+
+
+def test_a_japanese_era_date_after_a_spaced_cue_is_a_date_of_birth() -> None:
+    text = "個 人 番 号   7082 0091 3240\n生 年 月 日   平成2年 8月 19日"
+    assert ("平成2年 8月 19日", "date_of_birth") in _spans(text)
+    assert ("昭和63年1月5日", "date_of_birth") in _spans("生年月日：昭和63年1月5日")

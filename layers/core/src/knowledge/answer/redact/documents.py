@@ -12,6 +12,7 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 
 from .contact import _EMAIL
+from .people import _birth_patterns
 from .spans import Span
 from .words import _NOT_NAMES, _given, _ordinary_form, _surname
 
@@ -29,8 +30,9 @@ def _collapsed(text: str) -> tuple[str, list[int]] | None:
     every = list(_SPACED_RUN.finditer(text))
     long = [m for m in every
             if len(m.group()) >= 5 and sum(c.isalpha() for c in m.group()[::2]) * 2 > len(m.group()[::2])]
-    # a run of two ("T .", an initial) counts between two longer ones, a column's gap away
-    runs = [m for m in every if m in long or (m.group()[0].isalpha() and any(
+    # a run of two ("T .", an initial) or one of figures ("0 3 / 0 4 / 1 9 8 8") counts a
+    # column's gap from a spaced word
+    runs = [m for m in every if m in long or ((m.group()[0].isalpha() or len(m.group()) >= 5) and any(
         0 < m.start() - n.end() <= 5 or 0 < n.start() - m.end() <= 5 for n in long))]
     if not runs:
         return None
@@ -161,6 +163,11 @@ def _document_fields(text: str) -> Iterator[Span]:
         start, end = where[span.start], where[span.end - 1] + 1
         if " " in text[start:end] and re.search(r"\S \S \S", text[start:end]):
             yield Span(start, end, span.kind)
+    # and a date of birth after a spaced cue ("生 年 月 日   平成2年 8月 19日", "D A T E  O F  B I R T H")
+    birth, _ = _birth_patterns()
+    for m in birth.finditer(closed):
+        group = next(g for g in (1, 2, 3) if m.group(g))
+        yield Span(where[m.start(group)], where[m.end(group) - 1] + 1, "date_of_birth")
 
 
 # -- machine readable zone, CSV, file names, query strings ----------------------------------
@@ -283,6 +290,20 @@ def _document_names(text: str, known_names: Collection[str]) -> Iterator[Span]:
     yield from _file_names(text, known_names)
     yield from _query_values(text)
     yield from _lower_spelled_names(text, known_names)
+
+
+# -- a chat log's staff -----------------------------------------------------------------------
+
+#: a chat log's line spoken by the staff: "[14:06] Agent Priya:", "[09:15] Support - Dóra:"
+_STAFF_SPEAKER = re.compile(
+    r"(?im)^[ \t]*\[\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[ap]m)?\][ \t]*(?:agent|support|advisor|adviser|operator|"
+    r"rep|specialist|moderator|staff|csr)[ \t]*[-–:]?[ \t]*([^\W\d_][\w'’-]*)[ \t]*:")
+
+
+def _staff_names(text: str) -> set[str]:
+    """The names a chat log gives its staff in their speaker labels ("[14:06] Agent Priya:"):
+    the support's own people, whom a ticket keeps as it keeps an agent's sign-off."""
+    return {m.group(1) for m in _STAFF_SPEAKER.finditer(text)}
 
 
 # -- an agent's notes of a call --------------------------------------------------------------

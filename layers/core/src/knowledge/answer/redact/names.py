@@ -143,7 +143,7 @@ def _names(text: str) -> Iterator[Span]:
             g = _group(m)
             words = list(re.finditer(r"\S+", m.group(g)))
             # keep the leading run of words that are not stop words
-            kept = []
+            kept: list[re.Match[str]] = []
             while words and words[0].group().lower().rstrip(".") in _TITLES:
                 words.pop(0)
             titled = text[m.start() : m.start(g)].strip().rstrip(".").lower() in _TITLES
@@ -163,6 +163,9 @@ def _names(text: str) -> Iterator[Span]:
                                     and _given(words[i - 1].group()) and _next_is_name(words[i + 1].group()))
                 if (not _is_name_word(word) and not inside) or (i == 0 and word.isupper() and len(word) <= 3):
                     break  # a stop word, or an acronym ("building name UK")
+                if (kept and word.isupper() and 2 <= len(word) <= 5 and not any(k.group().isupper() for k in kept)
+                        and not _surname(word) and not _given(word)):
+                    break  # an acronym after a name written in small letters ("Wong Ka Yan HKID Y903114")
                 kept.append(w)
             while kept and re.fullmatch(_PARTICLE, kept[-1].group()) and len(kept) > 1:
                 kept.pop()
@@ -388,3 +391,17 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
     last = (text[span.start : tail.end() if tail else span.end].split() or [""])[-1]
     return (known is not None and not _given(words[0]) and len(last) > 2 and name_lexicon.key(last) in known
             and _plain_word(last, glued=True) and not _given(last) and not _surname(last))
+
+
+def _adjacent_names(taken: Sequence[Span], text: str) -> list[Span]:
+    """``taken`` with the names that stand a space apart read as one ("Hi Ka Yan": the two
+    words of "Wong Ka Yan" found on their own): one name, not two with a word of it between."""
+    out: list[Span] = []
+    for span in sorted(taken, key=lambda s: s.start):
+        last = out[-1] if out else None
+        if (last is not None and last.kind == span.kind == "person_name" and span.start > last.end
+                and text[last.end : span.start] in (" ", "\u00a0")):
+            out[-1] = Span(last.start, span.end, "person_name")
+        else:
+            out.append(span)
+    return out
