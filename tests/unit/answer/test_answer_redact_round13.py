@@ -172,3 +172,10 @@ def test_a_japanese_era_date_after_a_spaced_cue_is_a_date_of_birth() -> None:
     text = "個 人 番 号   7082 0091 3240\n生 年 月 日   平成2年 8月 19日"
     assert ("平成2年 8月 19日", "date_of_birth") in _spans(text)
     assert ("昭和63年1月5日", "date_of_birth") in _spans("生年月日：昭和63年1月5日")
+
+
+def test_an_agents_dash_sign_off_on_the_last_line_of_their_answer_stays() -> None:
+    text = "The bill is fine; please upload a full, flat photo. - Rae"
+    assert _spans(text, speaker="agent") == []
+    # the same words from a customer sign their own name
+    assert ("Rae", "person_name") in _spans("I will upload a new photo tonight. - Rae", known=("Rae",))

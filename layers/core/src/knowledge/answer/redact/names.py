@@ -183,7 +183,9 @@ def _names(text: str) -> Iterator[Span]:
 #: Saludos, Rodrigo", "… pracovní dny. Petra"): the support desk's staff, no customer's data; a
 #: name after a comma ("We will call you, Derek.") or "thanks" ("thanks Rita") is the customer's
 _AGENT_SIGN_OFF = re.compile(
-    r"(?:(?<=[.!?])|(?<=[.!?][ \t]))(?:(?i:kind\s+regards|best\s+regards|warm\s+regards|regards|best|cheers|br|"
+    # (or a dash: "… a full, flat photo. - Rae")
+    r"(?:(?<=[.!?])|(?<=[.!?][ \t]))(?:[-–—~]+[ \t]*)?"
+    r"(?:(?i:kind\s+regards|best\s+regards|warm\s+regards|regards|best|cheers|br|"
     r"saludos|un\s+saludo|atentamente|pozdrawiam|pozdrowienia|s\s+pozdravem|cu\s+stimă|abraços?|atenciosamente|"
     r"cordialement|grüße|groeten|mvh|hälsningar|iyi\s+günler|saygılarımla|salam|salamat|terima\s+kasih)"
     rf",?[ \t]+)?({_NAME_WORD})[ \t]*[.!]?[ \t]*\Z")
