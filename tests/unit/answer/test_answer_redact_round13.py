@@ -179,3 +179,17 @@ def test_an_agents_dash_sign_off_on_the_last_line_of_their_answer_stays() -> Non
     assert _spans(text, speaker="agent") == []
     # the same words from a customer sign their own name
     assert ("Rae", "person_name") in _spans("I will upload a new photo tonight. - Rae", known=("Rae",))
+
+
+def test_the_actor_and_the_user_of_an_exported_audit_log() -> None:
+    text = ("Audit log export:\n2024-10-21T14:02:11Z,jdoherty,delete,repository,billing/invoice-api\n"
+            "2024-10-21T13:55:03Z,admin,create,user,jdoherty\n2024-10-21T13:50:00Z,system,update,project,billing")
+    assert _spans(text) == [("jdoherty", "username"), ("jdoherty", "username")]
+    # a timestamped row with no action's verb after its second field is no audit row
+    assert _spans("2024-10-21T14:02:11Z,billing,queue,42", speaker="agent") == []
+
+
+def test_a_line_that_is_only_a_name_in_capitals() -> None:
+    text = "WELLS  FARGO     Statement period\nINGRID  M  LARSEN\n1587 GRAND AVE\nJUNE SALES\nAEP   OHIO"
+    names = [v for v, k in _spans(text) if k == "person_name"]
+    assert names == ["INGRID  M  LARSEN"]

@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterator, Sequence
 from .contact import _EMAIL
 from .people import _birth_patterns
 from .spans import Span
+from .users import _system_account
 from .words import _NOT_NAMES, _given, _ordinary_form, _surname
 
 # -- letter-spaced OCR ---------------------------------------------------------------------
@@ -282,8 +283,56 @@ def _lower_spelled_names(text: str, known_names: Collection[str]) -> Iterator[Sp
             yield Span(m.start(1), m.end(2), "person_name")
 
 
+#: a row of an exported audit log: a timestamp, then who acted and what they did
+_AUDIT_ROW = re.compile(r"(?m)^[ \t]*\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+                        r"[ \t]*[,;|\t][ \t]*([A-Za-z][\w.@-]{1,40})[ \t]*[,;|\t][ \t]*([a-z_]{3,20})\b([^\n]*)")
+_AUDIT_VERBS = frozenset(("create", "created", "delete", "deleted", "update", "updated", "login", "logout", "push",
+                          "pull", "read", "write", "invite", "invited", "remove", "removed", "add", "added", "grant",
+                          "revoke", "revoked", "reset", "disable", "disabled", "enable", "enabled", "upload",
+                          "download", "export", "import", "modify", "modified", "assign", "assigned", "approve",
+                          "approved"))
+#: "…,create,user,jdoherty": the user an action was done to, named after the word for one
+_AUDIT_USER = re.compile(r"[,;|\t][ \t]*(?:user|member|account)[ \t]*[,;|\t][ \t]*([A-Za-z][\w.-]{1,40})"
+                         r"(?=[ \t]*(?:[,;|\t]|$))")
+
+
+def _audit_users(text: str) -> Iterator[Span]:
+    """The user names in an exported audit log: the actor after a row's timestamp when an
+    action's verb follows ("2024-10-21T14:02:11Z,jdoherty,delete,repository,…"), and the user an
+    action names ("…,create,user,jdoherty"); a system's own account ("admin", "robot$ci",
+    "system") is no one's."""
+    for m in _AUDIT_ROW.finditer(text):
+        if m.group(2) not in _AUDIT_VERBS:
+            continue
+        actor = m.group(1)
+        if "@" not in actor and not _system_account(actor):
+            yield Span(m.start(1), m.end(1), "username")
+        for u in _AUDIT_USER.finditer(text, m.end(2), m.end(3)):
+            if not _system_account(u.group(1)):
+                yield Span(u.start(1), u.end(1), "username")
+
+
+#: a line of a pasted statement or letter that is only a name in capitals, as a bank or a
+#: utility prints its customer's ("INGRID  M  LARSEN")
+_CAPITALS_LINE = re.compile(r"(?m)^[ \t]*([A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]+"
+                            r"(?:[ \t]+(?:[A-Z]\.?|[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]+)){1,3})[ \t]*$")
+
+
+def _capitals_lines(text: str) -> Iterator[Span]:
+    """A line that is only a listed given name, an initial or another name, and a listed
+    family name, in capitals; one of them no dictionary word ("WELLS FARGO", "JUNE SALES" stay)."""
+    for m in _CAPITALS_LINE.finditer(text):
+        words = [w.title() for w in m.group(1).split()]
+        long = [w for w in words if len(w.rstrip(".")) > 1]
+        if (len(long) >= 2 and _given(long[0]) and _surname(long[-1])
+                and not all(_ordinary_form(w) for w in long) and not any(w.lower() in _NOT_NAMES for w in long)):
+            yield Span(m.start(1), m.end(1), "person_name")
+
+
 def _document_names(text: str, known_names: Collection[str]) -> Iterator[Span]:
     """Every detector of this module on one text."""
+    yield from _capitals_lines(text)
+    yield from _audit_users(text)
     yield from _document_fields(text)
     yield from _mrz_names(text)
     yield from _csv_names(text)
