@@ -193,3 +193,13 @@ def test_a_line_that_is_only_a_name_in_capitals() -> None:
     text = "WELLS  FARGO     Statement period\nINGRID  M  LARSEN\n1587 GRAND AVE\nJUNE SALES\nAEP   OHIO"
     names = [v for v, k in _spans(text) if k == "person_name"]
     assert names == ["INGRID  M  LARSEN"]
+
+
+@pytest.mark.parametrize("text", ["Schön, dann schließe ich das Ticket. Viele Grüße, Jonas",
+                                  "Le retrait a été libéré à 15 h 40. Bonne journée, Camille"])
+def test_an_agents_sign_off_after_a_closing_of_two_words_stays(text: str) -> None:
+    assert _spans(text, speaker="agent") == []
+
+
+def test_a_name_after_thanks_in_an_agents_answer_is_still_the_customers() -> None:
+    assert ("Derek", "person_name") in _spans("Please check the link. Thanks, Derek", speaker="agent")

@@ -187,7 +187,12 @@ _AGENT_SIGN_OFF = re.compile(
     r"(?:(?<=[.!?])|(?<=[.!?][ \t]))(?:[-–—~]+[ \t]*)?"
     r"(?:(?i:kind\s+regards|best\s+regards|warm\s+regards|regards|best|cheers|br|"
     r"saludos|un\s+saludo|atentamente|pozdrawiam|pozdrowienia|s\s+pozdravem|cu\s+stimă|abraços?|atenciosamente|"
-    r"cordialement|grüße|groeten|mvh|hälsningar|iyi\s+günler|saygılarımla|salam|salamat|terima\s+kasih)"
+    r"cordialement|grüße|groeten|mvh|hälsningar|iyi\s+günler|saygılarımla|salam|salamat|terima\s+kasih|"
+    # the closings of two words or more ("Viele Grüße, Jonas", "Bonne journée, Camille")
+    r"(?:viele|liebe|beste|freundliche)\s+grüße|mit\s+freundlichen\s+grüßen|bonne\s+(?:journée|soirée)|"
+    r"belle\s+journée|bien\s+à\s+vous|saludos\s+cordiales|cordiali\s+saluti|distinti\s+saluti|"
+    r"(?:met\s+)?vriendelijke\s+groet(?:en)?|med\s+vänlig\s+hälsning|venlig\s+hilsen|"
+    r"med\s+vennlig\s+hilsen|(?:ystävällisin\s+)?terveisin)"
     rf",?[ \t]+)?({_NAME_WORD})[ \t]*[.!]?[ \t]*\Z")
 
 
