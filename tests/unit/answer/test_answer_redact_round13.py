@@ -203,3 +203,10 @@ def test_an_agents_sign_off_after_a_closing_of_two_words_stays(text: str) -> Non
 
 def test_a_name_after_thanks_in_an_agents_answer_is_still_the_customers() -> None:
     assert ("Derek", "person_name") in _spans("Please check the link. Thanks, Derek", speaker="agent")
+
+
+def test_a_place_where_a_place_is_written_is_no_name() -> None:
+    assert _spans("Live chat: withdrawal stuck under review (Texas)", speaker=None) == []
+    assert not any(v == "Gallup" for v, _ in _spans("Account: brent@proton.example (Gallup, NM)"))
+    # a given name in brackets is still one
+    assert ("Maria", "person_name") in _spans("my sister (Maria) sent it", known=("Maria",))

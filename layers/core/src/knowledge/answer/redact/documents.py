@@ -8,9 +8,11 @@ lower case that an e-mail address of the same text spells ("signed tom harwood" 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Iterator, Sequence
 
+from .. import name_lexicon
 from .contact import _EMAIL
 from .people import _birth_patterns
 from .spans import Span
@@ -349,10 +351,36 @@ _STAFF_SPEAKER = re.compile(
     r"rep|specialist|moderator|staff|csr)[ \t]*[-–:]?[ \t]*([^\W\d_][\w'’-]*)[ \t]*:")
 
 
-def _staff_names(text: str) -> set[str]:
+@functools.lru_cache(maxsize=16)
+def _staff_names(text: str) -> frozenset[str]:
     """The names a chat log gives its staff in their speaker labels ("[14:06] Agent Priya:"):
     the support's own people, whom a ticket keeps as it keeps an agent's sign-off."""
-    return {m.group(1) for m in _STAFF_SPEAKER.finditer(text)}
+    return frozenset(m.group(1) for m in _STAFF_SPEAKER.finditer(text))
+
+
+#: the codes of the states of the United States, written after a town ("Gallup, NM", "Lafayette LA")
+_US_STATES = frozenset((
+    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA",
+    "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR",
+    "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY"))
+_STATE_AFTER = re.compile(r",?[ \t]+([A-Z]{2})(?![\w-])")
+
+
+def _no_person(text: str, span: Span) -> bool:
+    """Whether a word read as a name is none: a chat log's staff named in their speaker labels
+    (:func:`_staff_names`); a town before a US state's code ("Gallup, NM", "Lafayette LA");
+    a listed place alone in brackets closing a line ("… under review (Texas)")."""
+    value = text[span.start : span.end]
+    if value in _staff_names(text):
+        return True
+    if " " in value:
+        return False
+    state = _STATE_AFTER.match(text, span.end)
+    if state is not None and state.group(1) in _US_STATES and not _given(value):
+        return True
+    # (closing its line, as a title's region does: "my sister (Maria) sent it" is a person)
+    return (text[span.start - 1 : span.start] == "(" and re.match(r"\)[ \t]*(?:\n|\Z)", text[span.end :]) is not None
+            and name_lexicon.key(value) in name_lexicon.place_names())
 
 
 # -- an agent's notes of a call --------------------------------------------------------------

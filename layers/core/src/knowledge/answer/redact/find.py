@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Sequence
 from .. import addresses, name_lexicon
 from .contact import _emails, _ips, _streets
 from .context_names import _LOWER_CUE
-from .documents import _call_notes, _document_names, _script_aliases, _staff_names
+from .documents import _call_notes, _document_names, _no_person, _script_aliases
 from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references
 from .lexicon_names import (
     _LOWER_WORD,
@@ -121,9 +121,9 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
     # (a document's fields, an MRZ, a file's name: read by their place, after the filter of things)
     found.extend(_document_names(text, known_names))
-    # a chat log's staff, named in their speaker labels, stay as an agent's sign-off does
-    if staff := _staff_names(text):
-        found = [span for span in found if span.kind != "person_name" or text[span.start : span.end] not in staff]
+    # a chat log's staff, named in their speaker labels, stay as an agent's sign-off does; so
+    # does a place where a place is written ("(Texas)", "Gallup, NM")
+    found = [span for span in found if span.kind != "person_name" or not _no_person(text, span)]
     if speaker == "agent" and (signed := _agent_signature(text)) is not None:
         found = [span for span in found if span != signed]
     found = [_with_title(text, span, known_words) if span.kind == "person_name" else span for span in found]
