@@ -210,3 +210,9 @@ def test_a_place_where_a_place_is_written_is_no_name() -> None:
     assert not any(v == "Gallup" for v, _ in _spans("Account: brent@proton.example (Gallup, NM)"))
     # a given name in brackets is still one
     assert ("Maria", "person_name") in _spans("my sister (Maria) sent it", known=("Maria",))
+
+
+def test_the_caller_in_an_agents_notes_read_to_a_comma_or_family_name_first() -> None:
+    assert ("Beau Thibodeaux", "person_name") in _spans("Caller: Beau Thibodeaux, Evanston IL.", speaker="agent")
+    assert ("Smith, John", "person_name") in _spans("Name: Smith, John", speaker="agent")
+    assert _spans("Caller: unknown number", speaker="agent") == []

@@ -77,6 +77,8 @@ _LATIN_LABELS = (
     "efternavn", "nimi", "sukunimi", "etunimi", "ad", "soyad", "soyadı", "ad soyad", "adı soyadı", "nama",
     "nama lengkap", "ho ten", "họ tên", "họ và tên", "pangalan", "όνομα", "επώνυμο", "ονοματεπώνυμο", "имя",
     "фамилия", "фио", "ім'я", "прізвище",
+    # an agent's notes name the one who called or asked ("Caller: Beau Thibodeaux, Lafayette LA")
+    "caller", "contact person", "requester", "requested by", "reported by", "submitted by",
 )
 _OTHER_LABELS = ("姓名", "氏名", "名前", "お名前", "성명", "이름", "账户名", "賬戶名", "户名", "戶名", "持卡人",
                  "申请人", "الاسم", "الاسم الكامل", "שם מלא")
@@ -137,7 +139,12 @@ def _field_values(text: str) -> Iterator[Span]:
             end = cut.start()
         value = text[start:end]
         stripped = value.rstrip(" \t.,;:")
-        if _latin_name(stripped):
+        # the name up to a comma ("Beau Thibodeaux, Lafayette LA"), or one written family name
+        # first ("Smith, John")
+        head = stripped.split(",", 1)[0].rstrip()
+        if "," in stripped and len(head.split()) >= 2 and _latin_name(head):
+            yield Span(start, start + len(head), "person_name")
+        elif _latin_name(stripped.replace(",", " ")):
             yield Span(start, start + len(stripped), "person_name")
     for m in _OTHER_FIELD.finditer(text):
         if m.group().startswith(_CARD_TITLE) and "\n" not in m.group():
