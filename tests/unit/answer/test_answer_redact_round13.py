@@ -216,3 +216,17 @@ def test_the_caller_in_an_agents_notes_read_to_a_comma_or_family_name_first() ->
     assert ("Beau Thibodeaux", "person_name") in _spans("Caller: Beau Thibodeaux, Evanston IL.", speaker="agent")
     assert ("Smith, John", "person_name") in _spans("Name: Smith, John", speaker="agent")
     assert _spans("Caller: unknown number", speaker="agent") == []
+
+
+@pytest.mark.parametrize(("text", "speaker"), [
+    ("Καλησπέρα. My accountant asks for my staking income statement.", "customer"),
+    ("Kia ora. Please never send backup codes to anyone.", "agent"),
+    ("Merci. Dann warte ich die Unbonding-Zeit ab.", "customer"),
+])
+def test_greetings_and_sentence_openers_of_more_languages_are_no_names(text: str, speaker: str) -> None:
+    assert not any(k == "person_name" for _, k in find_spans_with_vocabulary(text, speaker))
+
+
+def find_spans_with_vocabulary(text: str, speaker: str) -> list[tuple[str, str]]:
+    # (an empty vocabulary: every capitalised word no corpus knows is asked about, the strictest case)
+    return _spans(text, speaker=speaker)

@@ -90,6 +90,10 @@ _NOT_NAMES = frozenset((
     "kontoinhaber", "kontoinhaberin", "inhaber", "inhaberin", "intestatario", "intestataria", "titular",
     "titulaire", "rekeninghouder", "begünstigter", "empfänger", "beneficiario", "beneficiaria", "bénéficiaire",
     "destinatario", "destinataria", "destinataire", "ontvanger", "odbiorca", "właściciel",
+    # Greek and Māori greetings, the German adverbs that open a sentence ("Dann warte ich …") and
+    # the headings of an agent's notes in Spanish ("Nota de llamada", "Consulta:", "Explicado:")
+    "γεια", "γειά", "καλησπέρα", "καλημέρα", "χαίρετε", "ευχαριστώ", "kia", "ora", "dann", "jetzt", "aber",
+    "leider", "bitte", "nota", "consulta", "explicado", "resuelto", "pendiente",
 ))
 #: titles that may come between a greeting and a name ("Danke Herr Meier")
 _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "frau", "monsieur", "madame", "mme",
