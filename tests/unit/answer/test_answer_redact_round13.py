@@ -230,3 +230,8 @@ def test_greetings_and_sentence_openers_of_more_languages_are_no_names(text: str
 def find_spans_with_vocabulary(text: str, speaker: str) -> list[tuple[str, str]]:
     # (an empty vocabulary: every capitalised word no corpus knows is asked about, the strictest case)
     return _spans(text, speaker=speaker)
+
+
+def test_an_agent_opening_with_their_own_name_keeps_it_and_a_customer_does_not() -> None:
+    assert not any(v == "Aoife" for v, _ in _spans("Aoife here picking up: your check passed.", speaker="agent"))
+    assert ("Aoife", "person_name") in _spans("Aoife here, my withdrawal is stuck", speaker="customer")

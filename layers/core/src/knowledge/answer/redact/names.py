@@ -196,10 +196,17 @@ _AGENT_SIGN_OFF = re.compile(
     rf",?[ \t]+)?({_NAME_WORD})[ \t]*[.!]?[ \t]*\Z")
 
 
+#: an agent introducing themself as their message opens ("Aoife here, picking up from …")
+_AGENT_HERE = re.compile(rf"\A[ \t]*(?:(?i:hi|hello|hey)[,!]?[ \t]+)?({_NAME_WORD})[ \t]+here\b")
+
+
 def _agent_signature(text: str) -> Span | None:
     """An agent's own first name signing off their message (``_AGENT_SIGN_OFF``): after a
-    sign-off word any capitalised word, alone after the last sentence a listed given name."""
+    sign-off word any capitalised word, alone after the last sentence a listed given name; or,
+    with no sign-off, the name they open their message with ("Aoife here picking up …")."""
     m = _AGENT_SIGN_OFF.search(text)
+    if m is None and (here := _AGENT_HERE.match(text)) is not None:
+        return Span(here.start(1), here.end(1), "person_name")
     if m is None or not ((m.start(1) > 0 and text[: m.start(1)].rstrip(" \t,")[-1:] not in ".!?")
                          or _given(m.group(1))):
         return None
