@@ -31,13 +31,14 @@ def _collapsed(text: str) -> tuple[str, list[int]] | None:
     "DESHAWN T. COOPER") and, for each character of the result, its offset in ``text``; None
     when no run is spaced. A run counts when most of its characters are letters."""
     every = list(_SPACED_RUN.finditer(text))
-    long = [m for m in every
-            if len(m.group()) >= 5 and sum(c.isalpha() for c in m.group()[::2]) * 2 > len(m.group()[::2])]
+    long = [len(m.group()) >= 5 and sum(c.isalpha() for c in m.group()[::2]) * 2 > len(m.group()[::2])
+            for m in every]
     # a run of two ("T .", an initial) or one of figures ("0 3 / 0 4 / 1 9 8 8") counts a
-    # column's gap from a spaced word
-    runs = [m for m in every if m in long or ((m.group()[0].isalpha() or len(m.group()) >= 5) and any(
-        0 < m.start() - n.end() <= 5 or 0 < n.start() - m.end() <= 5 for n in long))]
-    if not runs:
+    # column's gap from a spaced word (the run before it or after it)
+    runs = [m for i, m in enumerate(every) if long[i] or ((m.group()[0].isalpha() or len(m.group()) >= 5) and (
+        (i > 0 and long[i - 1] and 0 < m.start() - every[i - 1].end() <= 5)
+        or (i + 1 < len(every) and long[i + 1] and 0 < every[i + 1].start() - m.end() <= 5)))]
+    if not any(long):
         return None
     out: list[str] = []
     where: list[int] = []
@@ -267,6 +268,7 @@ def _query_values(text: str) -> Iterator[Span]:
 
 # -- lower-case names an address spells, or beside a found surname --------------------------
 
+_LOCAL_PART = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}\Z")
 _LOWER_PAIR = re.compile(r"(?<![\w@.'’-])(?=([a-zà-ÿ]{2,})[ \t]+([a-zà-ÿ][a-zà-ÿ'’-]{1,})(?![\w@'’-]|\.\w))")
 
 
@@ -276,8 +278,13 @@ def _lower_spelled_names(text: str, known_names: Collection[str]) -> Iterator[Sp
     elsewhere in the ticket ("kontot heter kalle lindström" after "Karl-Johan Lindström"); a
     pair of ordinary words ("support team") never."""
     pairs: set[tuple[str, str]] = set()
-    for e in _EMAIL.finditer(text):
-        parts = [p for p in re.split(r"[._+-]+|\d+", e.group().split("@", 1)[0].lower()) if p]
+    # (an address's local part read back from each "@": a long run of letters with none is
+    # read once, not from every letter of it)
+    for at in re.finditer("@", text):
+        local = _LOCAL_PART.search(text, max(0, at.start() - 64), at.start())
+        if local is None or not _EMAIL.match(text, local.start()):
+            continue
+        parts = [p for p in re.split(r"[._+-]+|\d+", local.group().lower()) if p]
         if len(parts) == 2 and all(len(p) >= 2 for p in parts):
             pairs.add((parts[0], parts[1]))
     known = {n.lower() for n in known_names if len(n) >= 4}
