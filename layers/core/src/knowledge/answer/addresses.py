@@ -27,6 +27,8 @@ import pkgutil
 import re
 from collections.abc import Iterator
 
+from . import name_lexicon
+
 _STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive|Dr|Court|Ct|Way|Place|Pl|"
                   r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Cres|Row|Gardens|Grove|Mews|Walk|"
                   r"Hill|Gate|Rise|Green|Circle|Cir|Trail|Alley|Wharf|Quay|Vale|Heights|Parade|Esplanade|"
@@ -243,7 +245,7 @@ _LOOSE_CODE = r"(?:\d{3}[ ]\d{2}|\d{4,5}|[A-Z]{2}[- ]?\d{3,5})[ \t]+" + _PLACE
 _STREET_THEN_CODE = re.compile(r"(?<![\w.,-])(?P<street>" + _LOOSE_STREET + r"),[ \t]*" + _LOOSE_CODE)
 _CODE_THEN_STREET = re.compile(r"(?<![\w.,-])" + _LOOSE_CODE + r",[ \t]*(?P<street>" + _LOOSE_STREET + r")")
 _PARTICLE = frozenset(("de", "del", "della", "di", "da", "do", "dos", "das", "du", "des", "la", "le", "les", "von",
-                       "van", "der", "den", "am", "an", "el", "al"))
+                       "van", "der", "den", "am", "an", "el", "al", "na"))
 _LOWER_ABBREVIATION = re.compile(r"[^\W\d_A-Z]{1,4}\.")
 
 
@@ -297,15 +299,32 @@ _PART_WORDS = frozenset((
     "quận", "huyện", "xã", "tp", "thành", "kel", "kec", "kelurahan", "kecamatan", "rt", "rw", "apto", "depto",
     "dpto", "piso", "andar", "bloco", "lote", "kod", "ul", "flat", "apt", "unit", "suite", "floor",
     "block", "building", "tower", "residency", "apartments", "רחוב", "דירה", "שדרות", "קומה", "כניסה",
+    # flats, doors and floors of Belgium, Scandinavia, Hungary, Portugal, France and Morocco ("bte 14",
+    # "lgh 1203", "2. tv.", "3. em.", "2.º Dto", "app. 6", "Imm. 4"); a named residence
+    "bte", "boîte", "lgh", "tv", "th", "mf", "st", "em", "emelet", "ajtó", "dto", "esq", "app", "appt", "imm",
+    "immeuble", "résidence", "residencia", "bd", "co", "county", "bóthar", "sráid",
 ))
 #: a house, flat or block number, or a postcode ("58/9", "1187", "3B", "No:12", "#4", "04544-000")
 _PART_NUMBER = re.compile(r"(?:No[:.]?|N[º°o]\.?|#)?\d{1,7}[A-Za-z]?(?:[/-]\d{1,5}[A-Za-z]?)?[:,.]?"
-                          r"|\d{2,3}[ ]\d{2,3}|[A-Z]{1,2}\d[A-Z\d]?|\d[A-Z]{2}")
+                          r"|\d{2,3}[ ]\d{2,3}|[A-Z]{1,2}\d[A-Z\d]?|\d[A-Z]{2}|\d{1,3}\.?[º°ª]"
+                          # an alphanumeric postcode's part (Irish "X2P7", Argentine "C1425BGH")
+                          r"|(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{3,8}"
+                          # a Korean, Japanese or Chinese building, flat or floor number ("1204동", "803호")
+                          r"|\d{1,5}(?:동|호|층|번지|号|室|楼|階)")
 _PART_SPLIT = re.compile(r",(?!\d)[ \t]*|[ \t]+[-–—][ \t]+|[ \t]*/[ \t]*(?=[^\W\d_])")
-_CASELESS = re.compile(r"[\u0590-\u06ff\u0750-\u077f\u0e00-\u0e7f\u0900-\u0dff]")
+_CASELESS = re.compile(r"[\u0590-\u06ff\u0750-\u077f\u0e00-\u0e7f\u0900-\u0dff가-힣]")
+#: a Korean address's units: province or city, district, road or street, neighbourhood
+_HANGUL_PLACE = re.compile(r"[가-힣]+(?:특별시|광역시|시|도|구|군|로|길|동|읍|면|리)")
+#: a postcode of the shapes a later part of an address holds
+_LATER_CODE = re.compile(r"\d{4,7}|\d{2,3}[ ]\d{2,3}|\b[A-Z]\d{2} ?[A-Z\d]{4}\b|\b[A-Z]\d[A-Z] ?\d[A-Z]\d\b"
+                         r"|\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b|\b[A-Z]\d{4}[A-Z]{3}\b")
 #: what an address line may follow on its line: the start, a colon, or the words for an address
 _LINE_HEAD = re.compile(r"(?:^|\n|:[ \t]+|\b(?:at|to|en|em|à|a|na|ke|sa|ở|tại)[ \t]+)\Z")
 _SENTENCE_WORD = re.compile(r"[^\W\d_]+")
+#: the street words written in lower case before a street's name in Romance languages
+_LOWER_STREET = frozenset(("rue", "avenue", "boulevard", "chemin", "allée", "impasse", "quai", "route", "calle",
+                           "avenida", "via", "viale", "piazza", "corso", "strada", "rua", "travessa", "largo",
+                           "carrer"))
 
 
 def _abbreviated(before: str, stop: str) -> bool:
@@ -317,7 +336,12 @@ def _abbreviated(before: str, stop: str) -> bool:
     key = word.group().lower()
     if stop == ":":
         return len(key) <= 2 or key in _PART_WORDS
-    return stop == "." and (len(key) <= 3 or key in _PART_WORDS or key in street_words())
+    if key in _PART_WORDS or key in street_words():
+        return stop == "."
+    # a region's or a district's capitals close a sentence ("20121 Milano MI. Il mio…", "København N.
+    # Mit…"); initials with stops ("C.P.", "N.L.") and short words ("Dr.", "Jal.", "tv.") do not
+    capitals = word.group().isupper() and not before[: word.start()].endswith(".")
+    return stop == "." and len(key) <= 3 and not capitals
 
 
 def _part_words(part: str) -> list[str]:
@@ -328,11 +352,15 @@ def _place_token(word: str) -> str | None:
     """What a token of an address part is: "number", "street" (a street, unit or district word of
     some locale), "name" (a capitalised or caseless-script word, or a particle), or None (a word
     an address does not hold: a lower-case everyday word, an e-mail, a sign)."""
-    bare = word.strip(".,:;()")
+    bare = word.strip(".,:;!?()\"“”«»")
     if not bare:
         return None
+    if _HANGUL_PLACE.fullmatch(bare):
+        return "street"
     if _PART_NUMBER.fullmatch(word) or _PART_NUMBER.fullmatch(bare):
-        return "number"
+        # a code of letters and digits may be a postcode's part, never a house's number
+        return "code" if re.fullmatch(r"[A-Z]{2,}\d[A-Z\d]*|[A-Z\d]*\d[A-Z]{2,}[A-Z\d]*|[A-Z]\d[A-Z]\d[A-Z\d]*", bare) \
+            else "number"
     key = bare.lower()
     if key in _PART_WORDS or re.fullmatch(r"(?:No|N[º°o]|D)[.:]", word):
         return "street"
@@ -340,6 +368,8 @@ def _place_token(word: str) -> str | None:
     # with no capitals): its lists hold everyday English words too ("of", "end", "block")
     if key in street_words() and (bare[0].isupper() or word.endswith(".") or not bare.isascii()):
         return "street"
+    if bare[0].isupper() and _street_word(bare) and key not in street_words():
+        return "street"  # a street word glued on: "Hämeenkatu", "Nørrebrogade", "Vasagatan"
     if _SAYS_ADDRESS.search(bare) or not re.fullmatch(r"[^\W\d_][^\W\d_'’.-]*(?:['’.-][^\W\d_]+)*\.?", bare):
         return None  # a code, an e-mail, a sign: no word of a place
     if _CASELESS.search(bare):
@@ -358,6 +388,11 @@ def _place_part(part: str) -> tuple[bool, bool, bool] | None:
     if not words or len(words) > 9:
         return None
     kinds = [_place_token(w) for w in words]
+    # a street word in lower case before the street's name ("rue de la Canardière", "via Roma")
+    # or after it, before the house number ("Váci utca 12"), when it is no English word ("block 6")
+    kinds = ["street" if k is None and ((w in _LOWER_STREET and nxt in ("name", "street")) or (
+        nxt == "number" and w.isalpha() and w in street_words() and w not in name_lexicon.ordinary_words()))
+             else k for w, k, nxt in zip(words, kinds, [*kinds[1:], None], strict=True)]
     if None in kinds:
         return None
     # a number is a house's only beside a word ("4821-7730" alone is a code)
@@ -378,6 +413,11 @@ def _lines(text: str) -> Iterator[tuple[int, int]]:
         cuts = [0]
         for stop in re.finditer(r"[!?;]|[.:](?=[ \t])", body):
             if _abbreviated(body[max(0, stop.start() - 12) : stop.start()], stop.group()):
+                continue
+            # a floor or flat number's full stop inside an address ("Teréz körút 24. 3. em. 12.",
+            # "Nørrebrogade 88, 2. tv.")
+            floor = re.search(r"(?<![\d.,])\d{1,3}\Z", body[max(0, stop.start() - 4) : stop.start()])
+            if stop.group() == "." and floor and re.match(r"[ \t]+(?:\d{1,3}\.|[^\W\d_]{1,5}\.)", body[stop.end() :]):
                 continue
             cuts.append(stop.end())
         cuts.append(len(body))
@@ -405,6 +445,8 @@ def _line_parts(text: str, body: str, base: int, lo: int, hi: int) -> Iterator[t
             keep = len(tail)
             while keep and _place_token(tail[keep - 1].group()) is not None:
                 keep -= 1
+            while keep < len(tail) - 1 and tail[keep].group().lower() in _PARTICLE:
+                keep += 1  # "moro na Rua Augusta 15": the particle is the sentence's
             if keep < len(tail):
                 cut = a + tail[keep].start()
                 info = _place_part(segment[cut:b].rstrip(" ."))
@@ -412,6 +454,27 @@ def _line_parts(text: str, body: str, base: int, lo: int, hi: int) -> Iterator[t
                     parts.append((-1, 0, None))  # the clause before it ends any run
                     a = cut
                 else:
+                    info = None
+            if info is None and parts and parts[-1][2] is not None:
+                # the place may end inside a clause ("…, Galway H91 X2P7 which matches"): its
+                # words up to the first one no address holds close the run
+                head = list(re.finditer(r"\S+", segment[a:b]))
+                keep = 0
+                while keep < len(head) and _place_token(head[keep].group()) is not None:
+                    keep += 1
+                    word = head[keep - 1].group()
+                    if word.endswith(".") and word.rstrip(".").lower() not in _PART_WORDS and keep < len(head) \
+                            and head[keep].group()[:1].isupper():
+                        break  # "…, 2200 København N. Mit CPR-nr. er …": a sentence ends there
+                if keep:
+                    end = a + head[keep - 1].end()
+                    info = _place_part(segment[a:end].rstrip(" .?!"))
+                    # (only a town with its postcode: "Galway H91 X2P7", not "Kundennummer DE-4471",
+                    # nor "2024 Berlin edition")
+                    code = _LATER_CODE.search(segment[a:end])
+                    if info is not None and code and not re.fullmatch(r"(?:19|20)\d\d", code.group()):
+                        parts.extend(((a, end, info), (-1, 0, None)))
+                        continue
                     info = None
         parts.append((a, b, info))
     i = 0
@@ -427,7 +490,9 @@ def _line_parts(text: str, body: str, base: int, lo: int, hi: int) -> Iterator[t
         # the run starts at its first part with a number or a street word (a name before it is
         # a person's, "Yossi Ben-David, Herzl St 45")
         infos = [p[2] for p in run if p[2] is not None]
-        while infos and not (infos[0][0] or infos[0][1]):
+        # (a house number alone before the comma starts one too: "2145, rue de la Canardière")
+        while infos and not (infos[0][0] or infos[0][1]) and not (
+                len(infos) > 1 and re.fullmatch(r"\d{1,5}[A-Za-z]?", segment[run[0][0] : run[0][1]].strip())):
             run, infos = run[1:], infos[1:]
         if len(run) < 2:
             continue
@@ -436,16 +501,16 @@ def _line_parts(text: str, body: str, base: int, lo: int, hi: int) -> Iterator[t
             continue
         street = any(info[1] for info in infos)
         caseless = any(info[2] for info in infos)
-        later_code = any(re.search(r"\d{4,7}|\d{2,3}[ ]\d{2,3}", segment[a:b]) for a, b, _ in run[1:])
+        later_code = any(_LATER_CODE.search(segment[a:b]) for a, b, _ in run[1:])
         start, end = base + lo + run[0][0], base + lo + run[-1][1]
-        head = text[max(0, start - 12) : start]
-        at_line_start = start == base + lo and (lo == 0 or bool(_LINE_HEAD.search(head)))
+        before = text[max(0, start - 12) : start]
+        at_line_start = start == base + lo and (lo == 0 or bool(_LINE_HEAD.search(before)))
         if caseless and not street:
             continue  # a sentence in a script with no capitals reads like names: only with a street word
         cued = bool(_SAYS_ADDRESS.search(text[max(0, start - 30) : start]))
         if street or (later_code and (at_line_start or cued or len(run) >= 3)):
             # a full stop closing the line is the sentence's, unless it closes an abbreviation ("Jal.")
-            if text[end - 1] == "." and not re.search(r"(?<!\w)[^\W\d_]{1,3}\.\Z", text[max(0, end - 6) : end]):
+            if text[end - 1] == "." and not _abbreviated(text[max(0, end - 13) : end - 1], "."):
                 end -= 1
             yield start, end
 

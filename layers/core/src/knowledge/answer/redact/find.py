@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Sequence
 from .. import addresses, name_lexicon
 from .contact import _emails, _ips, _streets
 from .context_names import _LOWER_CUE
+from .documents import _call_notes, _document_names, _no_person, _script_aliases
 from .id_documents import mrz_names
 from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references
 from .lexicon_names import (
@@ -27,7 +28,15 @@ from .lexicon_names import (
     _unknown_names,
 )
 from .money import _amounts, _named_amounts, _table_amounts
-from .names import _agent_signature, _joined_names, _names_a_thing, _pronoun_subjects, _thai_names, _with_title
+from .names import (
+    _adjacent_names,
+    _agent_signature,
+    _joined_names,
+    _names_a_thing,
+    _pronoun_subjects,
+    _thai_names,
+    _with_title,
+)
 from .payment import _card_codes, _cards, _ibans, _wallets
 from .people import _people
 from .phones import _phones, _spoken_phones
@@ -78,6 +87,9 @@ def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None
                 out.update(w for w in words if (len(w) >= 3 or _CJK_WORD.search(w)) and not re.fullmatch(_PARTICLE, w))
                 if len(words) >= 2 and len(words[-1]) == 2 and words[-1][0].isupper() and words[-1][1].islower():
                     out.add(words[-1])
+                # and one inside a name of three words ("Wong Ka Yan": "Hi Ka Yan")
+                out.update(w for w in words[1:-1] if len(words) >= 3 and len(w) == 2 and w[0].isupper()
+                           and w[1].islower() and not re.fullmatch(_PARTICLE, w.lower()))
     return out
 
 
@@ -90,7 +102,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     to ask, and the rule of :func:`_unknown_names` is off); ``speaker``: who wrote the text
     (``"customer"``, ``"agent"`` or None when unknown, as for a title): in a customer's own
     message amounts and the codes after a word for an account are the customer's."""
-    customer = speaker == "customer"
+    # (an agent's notes of a call write down the caller's own words)
+    customer = speaker == "customer" or (speaker == "agent" and _call_notes(text))
     found = [
         *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
         *_cards(text),
@@ -108,6 +121,11 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found.extend(_pronoun_subjects(text, known_words))
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
     found.extend(mrz_names(text))  # the holder's name in a passport's machine-readable zone, all capitals
+    # (a document's fields, an MRZ, a file's name: read by their place, after the filter of things)
+    found.extend(_document_names(text, known_names))
+    # a chat log's staff, named in their speaker labels, stay as an agent's sign-off does; so
+    # does a place where a place is written ("(Texas)", "Gallup, NM")
+    found = [span for span in found if span.kind != "person_name" or not _no_person(text, span)]
     if speaker == "agent" and (signed := _agent_signature(text)) is not None:
         found = [span for span in found if span != signed]
     found = [_with_title(text, span, known_words) if span.kind == "person_name" else span for span in found]
@@ -143,6 +161,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
                 covered[part.start : part.end] = b"\x01" * (part.end - part.start)
     taken.extend(_joined_names(text, taken, known_words))
     taken.extend(_users_before_secrets(text, taken, known_words))
+    taken = _adjacent_names(_script_aliases(text, taken), text)
     return sorted(taken, key=lambda s: s.start)
 
 

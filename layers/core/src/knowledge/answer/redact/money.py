@@ -15,7 +15,7 @@ from .spans import Span
 from .users import _system_account
 from .words import _ordinary
 
-_CURRENCY_WORDS = (r"dollars?|euros?|pounds?|bucks|reais|real|pesos?|rupees?|yen|yuan|rmb|won|francs?|"
+_CURRENCY_WORDS = (r"dollars?|euros?|pounds?|bucks|quid|reais|real|pesos?|rupees?|yen|yuan|rmb|won|francs?|"
                    r"zlotys?|złotych|złote|kroner|kronor|kronur|lira|liras|rand|naira|shillings?|dirhams?|ringgit|"
                    r"baht|dong|rubles?|roubles?|hryvnias?|sats|satoshis?|gwei|cents?")
 #: a number as the locales write one: "1,250.00", "1.249,90", "2 340,00", "1'200.50", "0.185",
@@ -292,6 +292,14 @@ _SENTENCE = re.compile(rf"(?:(?<=\d[ \u00a0])(?:{currencies.SCALE_ABBREVIATIONS}
                        r"|[^.!?。！？।؟\n]|[.!?](?=[^\s.!?]))+(?:[.!?。！？।؟]+|$)", re.MULTILINE)
 
 
+#: a quotation's closing full stop ('… limit." I already …'): the sentence quoted ends there
+_QUOTE_END = re.compile(r"[.!?][\"”’']+[ \t]+(?=[A-Z])")
+#: the period one is paid or charged by, read with the amount it follows ("£84,000 a year")
+#: (not a time: "sent 1.2 ETH an hour ago")
+_EARNED_PER = re.compile(r"(?i)(?:[ \t]+(?:a|an|per)[ \t]+(?:year|annum|month|week|hour)\b|[ \t]+p\.a\.)"
+                         r"(?![ \t]+(?:ago|later|earlier|before|after|back|since)\b)")
+
+
 def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
     """Amounts tied to a person (their balance, their deposit): an amount is redacted when a
     personal or account word is near it in its sentence, unless it reads as a policy figure
@@ -309,7 +317,9 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             # the words near it decide: 300 characters before, 40 after
             before = body[max(0, m.start() - 300) : m.start()]
             after = body[m.end() : m.end() + 40]
-            near_before = " ".join(before[-80:].split()[-5:])
+            # (the words of this sentence only: a quoted message's full stop ends one, '… your daily
+            # limit." I already took out R 95,000' speaks of no limit)
+            near_before = " ".join(_QUOTE_END.split(before[-80:])[-1].split()[-5:])
             if ((_POLICY.search(near_before) or _PER_PERIOD.match(after) or _COMPARED_AFTER.match(after))
                     and not re.search(r"(?i)\b(?:my|your)\b", near_before)):
                 continue
@@ -335,7 +345,9 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
                     and (unit is None or unit.lower() in name_lexicon.currency_codes() or _currency_word(unit)))
             if (near or mine or context or _THEIR_TRANSACTION.search(before[-60:])
                     or _AMOUNT_LABEL.search(before[-40:])):
-                yield Span(offset + m.start(), offset + m.end(), "amount")
+                # one's pay or rent by its period is one datum ("my salary is £84,000 a year")
+                period = _EARNED_PER.match(after)
+                yield Span(offset + m.start(), offset + m.end() + (period.end() if period else 0), "amount")
         for m in _WORD_AMOUNT.finditer(body):
             if re.fullmatch(r"(?i)a[ \t]+\S+", m.group()):
                 continue  # "a dollar": a way of speaking more often than a sum

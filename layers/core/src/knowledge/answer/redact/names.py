@@ -143,7 +143,7 @@ def _names(text: str) -> Iterator[Span]:
             g = _group(m)
             words = list(re.finditer(r"\S+", m.group(g)))
             # keep the leading run of words that are not stop words
-            kept = []
+            kept: list[re.Match[str]] = []
             while words and words[0].group().lower().rstrip(".") in _TITLES:
                 words.pop(0)
             titled = text[m.start() : m.start(g)].strip().rstrip(".").lower() in _TITLES
@@ -163,6 +163,9 @@ def _names(text: str) -> Iterator[Span]:
                                     and _given(words[i - 1].group()) and _next_is_name(words[i + 1].group()))
                 if (not _is_name_word(word) and not inside) or (i == 0 and word.isupper() and len(word) <= 3):
                     break  # a stop word, or an acronym ("building name UK")
+                if (kept and word.isupper() and 2 <= len(word) <= 5 and not any(k.group().isupper() for k in kept)
+                        and not _surname(word) and not _given(word)):
+                    break  # an acronym after a name written in small letters ("Wong Ka Yan HKID Y903114")
                 kept.append(w)
             while kept and re.fullmatch(_PARTICLE, kept[-1].group()) and len(kept) > 1:
                 kept.pop()
@@ -180,16 +183,30 @@ def _names(text: str) -> Iterator[Span]:
 #: Saludos, Rodrigo", "… pracovní dny. Petra"): the support desk's staff, no customer's data; a
 #: name after a comma ("We will call you, Derek.") or "thanks" ("thanks Rita") is the customer's
 _AGENT_SIGN_OFF = re.compile(
-    r"(?:(?<=[.!?])|(?<=[.!?][ \t]))(?:(?i:kind\s+regards|best\s+regards|warm\s+regards|regards|best|cheers|br|"
+    # (or a dash: "… a full, flat photo. - Rae")
+    r"(?:(?<=[.!?])|(?<=[.!?][ \t]))(?:[-–—~]+[ \t]*)?"
+    r"(?:(?i:kind\s+regards|best\s+regards|warm\s+regards|regards|best|cheers|br|"
     r"saludos|un\s+saludo|atentamente|pozdrawiam|pozdrowienia|s\s+pozdravem|cu\s+stimă|abraços?|atenciosamente|"
-    r"cordialement|grüße|groeten|mvh|hälsningar|iyi\s+günler|saygılarımla|salam|salamat|terima\s+kasih)"
+    r"cordialement|grüße|groeten|mvh|hälsningar|iyi\s+günler|saygılarımla|salam|salamat|terima\s+kasih|"
+    # the closings of two words or more ("Viele Grüße, Jonas", "Bonne journée, Camille")
+    r"(?:viele|liebe|beste|freundliche)\s+grüße|mit\s+freundlichen\s+grüßen|bonne\s+(?:journée|soirée)|"
+    r"belle\s+journée|bien\s+à\s+vous|saludos\s+cordiales|cordiali\s+saluti|distinti\s+saluti|"
+    r"(?:met\s+)?vriendelijke\s+groet(?:en)?|med\s+vänlig\s+hälsning|venlig\s+hilsen|"
+    r"med\s+vennlig\s+hilsen|(?:ystävällisin\s+)?terveisin)"
     rf",?[ \t]+)?({_NAME_WORD})[ \t]*[.!]?[ \t]*\Z")
+
+
+#: an agent introducing themself as their message opens ("Aoife here, picking up from …")
+_AGENT_HERE = re.compile(rf"\A[ \t]*(?:(?i:hi|hello|hey)[,!]?[ \t]+)?({_NAME_WORD})[ \t]+here\b")
 
 
 def _agent_signature(text: str) -> Span | None:
     """An agent's own first name signing off their message (``_AGENT_SIGN_OFF``): after a
-    sign-off word any capitalised word, alone after the last sentence a listed given name."""
+    sign-off word any capitalised word, alone after the last sentence a listed given name; or,
+    with no sign-off, the name they open their message with ("Aoife here picking up …")."""
     m = _AGENT_SIGN_OFF.search(text)
+    if m is None and (here := _AGENT_HERE.match(text)) is not None:
+        return Span(here.start(1), here.end(1), "person_name")
     if m is None or not ((m.start(1) > 0 and text[: m.start(1)].rstrip(" \t,")[-1:] not in ".!?")
                          or _given(m.group(1))):
         return None
@@ -388,3 +405,17 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
     last = (text[span.start : tail.end() if tail else span.end].split() or [""])[-1]
     return (known is not None and not _given(words[0]) and len(last) > 2 and name_lexicon.key(last) in known
             and _plain_word(last, glued=True) and not _given(last) and not _surname(last))
+
+
+def _adjacent_names(taken: Sequence[Span], text: str) -> list[Span]:
+    """``taken`` with the names that stand a space apart read as one ("Hi Ka Yan": the two
+    words of "Wong Ka Yan" found on their own): one name, not two with a word of it between."""
+    out: list[Span] = []
+    for span in sorted(taken, key=lambda s: s.start):
+        last = out[-1] if out else None
+        if (last is not None and last.kind == span.kind == "person_name" and span.start > last.end
+                and text[last.end : span.start] in (" ", "\u00a0")):
+            out[-1] = Span(last.start, span.end, "person_name")
+        else:
+            out.append(span)
+    return out

@@ -109,6 +109,8 @@ def _date(months: str) -> str:
             rf"(?i:{months})\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{year}|"
             rf"\d{{1,2}}(?:st|nd|rd|th|\.|º|°)?[\s-]+(?:(?:of|de|di|do|da)\s+)?(?i:{months})[\s-]+(?:(?:de|del|of)\s+)?{year}|"
             rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일|"
+            # Japan's era years ("平成2年 8月 19日", "昭和63年1月5日", "令和元年")
+            rf"(?:明治|大正|昭和|平成|令和)\s*(?:元|\d{{1,2}})\s*年\s*\d{{1,2}}\s*月\s*\d{{1,2}}\s*日|"
             # Vietnamese names a month by its number: "12 tháng 3 năm 1990", "12 tháng 3, 1990"
             rf"\d{{1,2}}\s+(?i:tháng)\s+\d{{1,2}},?\s+(?:(?i:năm)\s+)?{year}|"
             # (the year first: "1990. március 12." in Hungarian)

@@ -125,11 +125,13 @@ def _cued_passwords(text: str) -> Iterator[Span]:
     """A password-shaped token up to 160 characters after a word for a password or a key
     ("I put the database password straight into app.yaml as Hn8v2Lq0pZ!rT5", "forgot his
     password … set it to Welcome2Harbor!"), a URL's user-info and a login's user:password."""
+    paired: list[Span] = []
     for pattern in (_URL_PASSWORD, _LOGIN_PAIR):
         for m in pattern.finditer(text):
             value = m.group(1)
             if sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w\s]")) >= 2:
-                yield Span(m.start(1), m.end(1), "secret")
+                paired.append(Span(m.start(1), m.end(1), "secret"))
+    yield from paired
     reach = -1
     for cue in _PASSWORD_CUE.finditer(text):
         if cue.end() <= reach:
@@ -143,6 +145,8 @@ def _cued_passwords(text: str) -> Iterator[Span]:
                 value = value.rstrip("!?")
             if len(value) < 8 or _EMAIL.fullmatch(value) or _identifier(value):
                 continue  # an address; a product's name of capitalised parts ("HelpDesk2Go", "ApiKeyV2")
+            if any(p.start <= m.start() < p.end for p in paired):
+                continue  # the tail of a URL's password, read whole above ("S7u!ppR2mKq9@10.20.4.15")
             yield Span(m.start(), m.start() + len(value), "secret")
 
 

@@ -272,6 +272,9 @@ _FILE_OR_HOST = frozenset(("com", "net", "org", "io", "dev", "app", "example", "
                            "htm", "xml", "conf", "cfg", "ini", "env", "py", "js", "ts", "md", "sql", "tar", "gz"))
 
 
+_ROLE_SUFFIX = re.compile(r"[-_.](?:dev|admin|adm|ops|test|qa|prod|work|old|new|ext|da)\Z")
+
+
 def _derived_handles(text: str, names: Collection[str]) -> Iterator[Span]:
     """A user name built from a name found in the ticket ("Tomasz Zieliński (tzielinski)",
     "j.smith", "anna_kowalska92"): a given name or its initial joined to a family name, in
@@ -289,6 +292,8 @@ def _derived_handles(text: str, names: Collection[str]) -> Iterator[Span]:
                 built.add(a + b[0])
     for m in _HANDLE_TOKEN.finditer(text):
         token = _folded(m.group()).lower().rstrip("0123456789")
+        # (with the role a second account of the same person is for: "akhan-dev", "jsmith_admin")
+        token = _ROLE_SUFFIX.sub("", token).rstrip("0123456789")
         if token in built:
             yield Span(m.start(), m.end(), "username")
 

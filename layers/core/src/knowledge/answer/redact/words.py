@@ -18,7 +18,8 @@ _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹ�
 #: a letter and the accents a text may write apart from it (Yoruba tones: "Adébáyọ̀")
 _LETTER = r"(?:[^\W\d_]|[\u0300-\u036f])"
 _NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?{_LETTER}+(?:[-'’][{_UPPER}]?{_LETTER}+)?"
-_PARTICLE = r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|ibn|la|le|dos|das|y|ter|ten|zu|af|dei|dal)"
+_PARTICLE = (r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|binti|binte|bte|ibn|la|le|dos|das|y|ter|ten|zu|af|"
+             r"dei|dal)")
 
 _NOT_NAMES = frozenset((
     "a", "about", "account", "afraid", "after", "afternoon", "again", "all", "also", "an", "and", "any", "anyone",
@@ -89,6 +90,10 @@ _NOT_NAMES = frozenset((
     "kontoinhaber", "kontoinhaberin", "inhaber", "inhaberin", "intestatario", "intestataria", "titular",
     "titulaire", "rekeninghouder", "begünstigter", "empfänger", "beneficiario", "beneficiaria", "bénéficiaire",
     "destinatario", "destinataria", "destinataire", "ontvanger", "odbiorca", "właściciel",
+    # Greek and Māori greetings, the German adverbs that open a sentence ("Dann warte ich …") and
+    # the headings of an agent's notes in Spanish ("Nota de llamada", "Consulta:", "Explicado:")
+    "γεια", "γειά", "καλησπέρα", "καλημέρα", "χαίρετε", "ευχαριστώ", "kia", "ora", "dann", "jetzt", "aber",
+    "leider", "bitte", "nota", "consulta", "explicado", "resuelto", "pendiente",
 ))
 #: titles that may come between a greeting and a name ("Danke Herr Meier")
 _TITLES = frozenset(("mr", "mrs", "ms", "miss", "mx", "dr", "prof", "herr", "frau", "monsieur", "madame", "mme",
