@@ -48,8 +48,9 @@ def test_an_identity_cards_three_line_zone_is_read_whole() -> None:
 def test_a_zone_whose_check_digits_fail_is_no_document() -> None:
     text = ("P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\n"
             "L898902C35UTO7408125F1204159ZE184226B<<<<<10")
+    # (its dates are not read as the holder's; the name line is still a name by its shape: the
+    # name-field reader removes it, an OCR's slip in a check digit keeps no one's name)
     assert not any(kind == "date_of_birth" for _, kind in _found(text))
-    assert "ERIKSSON<<ANNA<MARIA" not in [v for v, _ in _found(text)]
 
 
 # -- numbers with checks python-stdnum has no module for -------------------------------------
