@@ -141,3 +141,15 @@ def test_dates_of_birth_with_every_locales_months_after_cues_in_many_languages(t
 ])
 def test_look_alikes_of_dates_of_birth_stay(text: str, values: list[str]) -> None:
     assert _found(text, "customer", "date_of_birth") == values
+
+
+def test_the_months_of_every_locale_are_compiled_only_for_a_text_with_a_birth_cue() -> None:
+    from knowledge.answer.redact import people
+
+    people._birth_patterns.cache_clear()
+    # a date with no cue is no one's birth: the big pattern is not needed
+    assert [s.kind for s in find_spans("The 2.4 release shipped on 12 March 2024.")] == []
+    assert people._birth_patterns.cache_info().currsize == 0
+    spans = find_spans("Mi fecha de nacimiento es 12 de marzo de 1990.")
+    assert [s.kind for s in spans] == ["date_of_birth"]
+    assert people._birth_patterns.cache_info().currsize == 1

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterator, Sequence
 
 from .. import name_lexicon
 from .contact import _EMAIL
-from .people import _birth_patterns
+from .people import birth_patterns_for
 from .spans import Span
 from .users import _system_account
 from .words import _NOT_NAMES, _given, _ordinary_form, _surname
@@ -175,8 +175,8 @@ def _document_fields(text: str) -> Iterator[Span]:
         if " " in text[start:end] and re.search(r"\S \S \S", text[start:end]):
             yield Span(start, end, span.kind)
     # and a date of birth after a spaced cue ("生 年 月 日   平成2年 8月 19日", "D A T E  O F  B I R T H")
-    birth, _ = _birth_patterns()
-    for m in birth.finditer(closed):
+    patterns = birth_patterns_for(closed)
+    for m in patterns[0].finditer(closed) if patterns is not None else ():
         group = next(g for g in (1, 2, 3) if m.group(g))
         yield Span(where[m.start(group)], where[m.end(group) - 1] + 1, "date_of_birth")
 
