@@ -21,13 +21,16 @@ Modules, each a group of detectors over one kind of data (a module imports only 
 
 - ``spans``: ``Span``, ``Redaction``, ``KINDS`` and their ranking, helpers several detectors share;
 - ``words``: the word lists and word tests the name and user-name detectors share;
-- ``phones``, ``payment`` (cards, card codes, IBANs, wallets), ``ids`` (national identity numbers,
-  identity documents, account numbers, references), ``contact`` (e-mails, IPs, street addresses),
-  ``secrets`` (tokens, passwords, webhooks, seed phrases);
+- ``phones``, ``payment`` (cards, card codes, IBANs, wallets), ``id_documents`` (machine-readable
+  zones and the identity numbers with their own check digits), ``ids`` (national identity
+  numbers, identity documents, account numbers, references), ``contact`` (e-mails, IPs, street
+  addresses), ``secrets`` (tokens, passwords, webhooks, seed phrases);
 - ``names`` (names after a cue, and the rules over every name span), ``context_names`` (names read
   from their context and in other scripts), ``lexicon_names`` (names no cue introduces);
-- ``users`` (user names and handles), ``money`` (amounts and money tables), ``people`` (names,
-  dates of birth and user names found together);
+- ``users`` (user names and handles), ``currencies`` (every locale's currency words, symbols and
+  scales) and ``money`` (amounts and money tables), ``people`` (names, dates of birth and user
+  names found together), ``documents`` (pasted documents' name fields, OCR'd letter by letter,
+  CSV columns, file names, query strings);
 - ``find``: ``find_spans``, ``redact``, ``names_in``, ``vocabulary_candidates``.
 """
 
