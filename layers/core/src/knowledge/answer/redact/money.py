@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from .. import name_lexicon
-from . import currencies
+from .currencies import SCALE, SCALE_ABBREVIATIONS, currency_words, is_currency_word, symbols
 from .spans import Span
 from .users import _system_account
 from .words import _ordinary
@@ -38,7 +38,7 @@ _UNIT_WORD = (rf"[^\W\d_{_CJK}](?:[^\W\d_{_CJK}]|[\u0300-\u036f\u0981-\u09fe\u0e
 def _amount_pattern() -> re.Pattern[str]:
     """The shapes of an amount, with the currency symbols and codes of Faker's lists (read on
     first use) and the words that scale a figure ("1.2m", "5 lakh", "4 millones de")."""
-    signs, letters = currencies.symbols()
+    signs, letters = symbols()
     single = "".join(sorted({c for c in signs if len(c) == 1} | set(_SYMBOLS)))
     several = "|".join(re.escape(c) for c in sorted((c for c in signs if len(c) > 1), key=len, reverse=True))
     codes = sorted(name_lexicon.currency_codes())
@@ -46,9 +46,9 @@ def _amount_pattern() -> re.Pattern[str]:
     # "14 060 $ CA", "$US": the country of a dollar, by its code's first two letters
     dollar_lands = "|".join(sorted({c[:2].upper() for c in codes if len(c) == 3 and c.endswith("d")}))
     letter_symbols = "|".join(re.escape(c) for c in sorted(letters, key=len, reverse=True))
-    scale = currencies.SCALE
+    scale = SCALE
     # the currency words of scripts that write no spaces, which no word's end closes ("บาท")
-    unspaced = "|".join(re.escape(w) for w in sorted(currencies.currency_words(), key=len, reverse=True)
+    unspaced = "|".join(re.escape(w) for w in sorted(currency_words(), key=len, reverse=True)
                         if re.match(r"[\u0e00-\u0e7f]", w))
     sign_after = (rf"(?:[{single}](?:[ \u00a0]?(?:{dollar_lands})(?![^\W\d_]))?|{several}|{unspaced}|zł|Kč|kr|Ft|"
                   r"lei|грн|гривень|гривні|гривня|гривен|рублей|рубля|рублів|руб|лв|тг|тенге|сом|сум|₾|₸|원|円|元|块|圓|"
@@ -125,7 +125,7 @@ def _currency_word(unit: str) -> bool:
     """A currency's word ("dollars", "zł", "dólares", "درهم"): no code, a word of its own."""
     low = unit.lower()
     return (re.fullmatch(_CURRENCY_WORDS, low) is not None or unit in ("TL", "zł")
-            or currencies.is_currency_word(low, ordinary=_ordinary(low)))
+            or is_currency_word(low, ordinary=_ordinary(low)))
 
 
 #: a number grouped in thousands ("14 500", "7.500", "1,23,456"): after a symbol in letters,
@@ -287,7 +287,7 @@ _LABELLED_FIGURE = re.compile(
 #: a sentence: up to its full stop (a stop inside a number, "0.3", is none) or its line's end
 #: (a scale's abbreviation after a figure ends none: "2 tys. zł", nor a currency's before one:
 #: "Rs. 2,50,000"; Hindi's and Arabic's stops end one too: "।", "؟")
-_SENTENCE = re.compile(rf"(?:(?<=\d[ \u00a0])(?:{currencies.SCALE_ABBREVIATIONS})\."
+_SENTENCE = re.compile(rf"(?:(?<=\d[ \u00a0])(?:{SCALE_ABBREVIATIONS})\."
                        r"|\b(?:Rs|Fr|Bs|Dhs|Sh)\.(?=[ \u00a0]?\d)"
                        r"|[^.!?。！？।؟\n]|[.!?](?=[^\s.!?]))+(?:[.!?。！？।؟]+|$)", re.MULTILINE)
 
