@@ -32,18 +32,13 @@ def test_letter_spaced_ocr_is_closed_up_with_a_map_back() -> None:
     ("Név / Name: S Z A B Ó   A N N A   R É K A\nLakóhely: Budapest", "S Z A B Ó   A N N A   R É K A"),
     ("Apellidos / Surname:  ORTEGA RUIZ\nSexo: M", "ORTEGA RUIZ"),
     ("Nom : Lefèvre\nPrénom : Camille", "Lefèvre"),
-])
-def test_a_documents_name_field_is_read_to_its_end_spaced_or_not(text: str, name: str) -> None:
-    assert (name, "person_name") in _spans(text)
-
-
-@pytest.mark.parametrize(("text", "name"), [
+    # and in Chinese, Japanese and Korean
     ("姓名 王 丽 娟\n性别 女   民族 汉", "王 丽 娟"),
     ("账户名 张伟，邮箱 zhangwei.sz92@163.com。", "张伟"),
     ("氏名：山田 花子\n新住所：大阪", "山田 花子"),
     ("주 민 등 록 증\n이 서 연\n870223 - 2345674", "이 서 연"),
 ])
-def test_a_name_field_in_chinese_japanese_korean(text: str, name: str) -> None:
+def test_a_documents_name_field_is_read_to_its_end_spaced_or_not(text: str, name: str) -> None:
     assert (name, "person_name") in _spans(text)
 
 
