@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, InvalidInput
 from ..lifecycle.validation import MAX_NAME_CHARS, UNKNOWN_FIELD
-from .redact import KINDS, Redaction, names_in, redact, vocabulary_candidates
+from .redact import KINDS, Redaction, asked_in, names_in, redact, repeated_values, vocabulary_candidates
 
 #: asked once per ticket with the capitalised words of the ticket (lower case): returns those
 #: the bot's own corpus knows (product and feature names), which are then no one's name
@@ -107,12 +107,21 @@ def redact_ticket(texts: Sequence[str], *, vocabulary: Vocabulary | None = None,
     ("my name is Jonas Weber") is removed from every text ("Thanks Jonas"). With the bot's
     ``vocabulary``, a capitalised word that is no English word and that the bot's corpus does
     not know is read as a name too. ``speakers``: who wrote each text (``"customer"``,
-    ``"agent"``, None for the title or when unknown), as many as ``texts``."""
+    ``"agent"``, None for the title or when unknown), as many as ``texts``: a date in the reply to
+    a question of a date of birth is one, and a user name, key or account number found in one
+    message is removed wherever it recurs."""
     who = list(speakers) if speakers is not None else [None] * len(texts)
     words = None if vocabulary is None else set(vocabulary(vocabulary_candidates(texts)))
     known = names_in(texts, known_words=words, speakers=who)
-    return [redact(text, known_names=known, known_words=words, speaker=speaker)
-            for text, speaker in zip(texts, who, strict=True)]
+    asked = asked_in(texts, who)
+    results = [redact(text, known_names=known, known_words=words, speaker=speaker, asked=a)
+               for text, speaker, a in zip(texts, who, asked, strict=True)]
+    # a user name, key or account number found in one message is removed where it recurs
+    if recurring := repeated_values(texts, results):
+        results = [redact(text, known_names=known, known_words=words, speaker=speaker, asked=a,
+                          known_values=recurring) if any(v in r.text for v, _ in recurring) else r
+                   for text, speaker, a, r in zip(texts, who, asked, results, strict=True)]
+    return results
 
 
 def draft_from_ticket(messages: object, title: object, *, vocabulary: Vocabulary | None = None) -> TicketDraft:

@@ -31,13 +31,14 @@ Modules, each a group of detectors over one kind of data (a module imports only 
   scales) and ``money`` (amounts and money tables), ``people`` (names, dates of birth and user
   names found together), ``documents`` (pasted documents' name fields, OCR'd letter by letter,
   CSV columns, file names, query strings);
-- ``find``: ``find_spans``, ``redact``, ``names_in``, ``vocabulary_candidates``.
+- ``find``: ``find_spans``, ``redact``, ``names_in``, ``vocabulary_candidates``, and what a ticket's
+  messages tell of each other (``asked_in``, ``repeated_values``).
 """
 
 from __future__ import annotations
 
-from .find import find_spans, names_in, redact, vocabulary_candidates
+from .find import asked_in, find_spans, names_in, redact, repeated_values, vocabulary_candidates
 from .spans import DEFAULT_PHONE_REGIONS, KINDS, Redaction, Span
 
-__all__ = ["DEFAULT_PHONE_REGIONS", "KINDS", "Redaction", "Span", "find_spans", "names_in", "redact",
-           "vocabulary_candidates"]
+__all__ = ["DEFAULT_PHONE_REGIONS", "KINDS", "Redaction", "Span", "asked_in", "find_spans", "names_in", "redact",
+           "repeated_values", "vocabulary_candidates"]

@@ -100,13 +100,20 @@ _FROM_TEAM = re.compile(
 #: a message's last line that is one to three capitalised words under a line of text: who wrote it
 _LAST_LINE_NAME = re.compile(
     rf"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\Z")
+#: a line that is a listed given name and one or two capitalised words, alone or before a
+#: role ("Brenda Castellano, Office Manager", "Tomás Ybarra | IT"): a signature's name line
+_ROLE_LINE = re.compile(rf"(?m)^[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD})((?:[ \t]+{_NAME_WORD}){{1,2}})"
+                        r"[ \t]*(?:$|,[ \t]|[|–—(]|[ \t]-[ \t])")
 _LOWER_LAST_LINE = re.compile(r"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?([a-zà-ÿ][a-zà-ÿ'’-]{1,30})[ \t]+"
                               r"([a-zà-ÿ][a-zà-ÿ'’-]{0,30}(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]{1,30})?)\.?[ \t]*\Z")
 
 #: names in scripts without capitals: after "I am" (我是, 我叫), before "です"/"입니다" after a greeting,
 #: between "मेरा नाम" and "है"
 _CJK_NAMES = re.compile(
-    r"(?:我是|我叫|我的名字是|名字叫|私は|저는|제\s*이름은)\s*([\u4e00-\u9fff\u3400-\u4dbf]{2,4}|[가-힣]{2,4})"
+    # (after a role or a company, "我是运维刘洋", "我是华信云的刘洋": the name is what follows it)
+    r"(?:我是|我叫|我的名字是|名字叫|私は|저는|제\s*이름은)\s*(?:[\u4e00-\u9fff]{1,10}的)?"
+    r"(?:运维工程师|运维|工程师|开发|管理员|负责人|项目经理|经理|技术支持|客服|主管|组长|财务|会计)?"
+    r"([\u4e00-\u9fff\u3400-\u4dbf]{2,4}|[가-힣]{2,4})"
     r"|[、,，]\s*([\u4e00-\u9fff\u3400-\u4dbf]{1,4}(?:[ \u3000][\u4e00-\u9fff\u3400-\u4dbf]{1,3})?)"
     r"(?=です|と申します|といいます)"
     r"|[,，]\s*([가-힣]{2,4})(?=입니다|이에요|예요|라고\s*합니다)"
@@ -114,8 +121,9 @@ _CJK_NAMES = re.compile(
     r"|(?:मेरा|मेरी)\s+नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)\s+(?=है)"
     # Thai: "ผมชื่อ" / "ฉันชื่อ" / "ชื่อ" and a given name with its family name
     r"|ชื่อ\s*([\u0e00-\u0e7f]+(?:\s[\u0e00-\u0e7f]+)?)"
-    # a listed family name before an honorific ("佐藤様", "田中さん", "김 님")
-    r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3})(?=様|さん|さま|殿|先生|女士|小姐|老师|老師|经理|經理)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
+    # a listed family name before an honorific or a greeting ("佐藤様", "田中さん", "刘洋您好", "김 님"),
+    # the shortest run that comes before one ("王先生您好": 王)
+    r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3}?)(?=様|さん|さま|殿|先生|女士|小姐|老师|老師|经理|經理|您好|你好)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
 )
 #: Arabic, Persian and Hebrew: the word after "my name is" (اسمي, اسم من, שמי), and the next one
 #: when it is a family name (العلي, بن …) or a listed name; after "I am" (أنا) only a listed name
@@ -421,6 +429,14 @@ def _context_names(text: str) -> Iterator[Span]:
                 or (_ordinary(signed[0]) and all(_ordinary_form(w) for w in signed[1:]) and len(signed) > 1)):
             continue  # "Thanks", "The Support Team", "Brightwave Ltd"
         yield Span(m.start(1), m.end(1), "person_name")
+    for m in _ROLE_LINE.finditer(text):
+        # a family name may be a word of the dictionary too ("Castellano", "Baker") after a given
+        # name that is none; the line holds no other word before its role
+        rest = m.group(2).split()
+        if (_given(m.group(1)) and not _ordinary(m.group(1)) and m.group(1).lower() not in _NOT_NAMES
+                and not any(w.lower() in _NOT_NAMES or w.lower() in _ENGLISH_GLUE or w.lower() in _COMPANY_WORDS
+                            or w.isupper() for w in rest)):
+            yield Span(m.start(1), m.end(2), "person_name")
     for m in _RTL_NAMES.finditer(text):
         first, second = m.group(2), m.group(3)
         if not m.group(1) and not _given(first):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 
 from .. import addresses, name_lexicon
 from .contact import _emails, _ips, _streets
@@ -38,7 +38,7 @@ from .names import (
     _with_title,
 )
 from .payment import _card_codes, _cards, _ibans, _wallets
-from .people import _people
+from .people import _people, answered_births, asks_birth
 from .phones import _phones, _spoken_phones
 from .secrets import _secrets, _seed_phrases
 from .spans import _GENERIC_SECRET, _PRIORITY, DEFAULT_PHONE_REGIONS, KINDS, Redaction, Span
@@ -95,13 +95,17 @@ def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None
 
 def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
                known_names: Collection[str] = (), known_words: Collection[str] | None = None,
-               speaker: str | None = None) -> list[Span]:
+               speaker: str | None = None, asked: Collection[str] = (),
+               known_values: Collection[tuple[str, str]] = ()) -> list[Span]:
     """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
     name words found elsewhere in the same conversation (:func:`names_in`); ``known_words``:
     the words of :func:`vocabulary_candidates` that the bot's corpus knows (None: no corpus
     to ask, and the rule of :func:`_unknown_names` is off); ``speaker``: who wrote the text
     (``"customer"``, ``"agent"`` or None when unknown, as for a title): in a customer's own
-    message amounts and the codes after a word for an account are the customer's."""
+    message amounts and the codes after a word for an account are the customer's; ``asked``:
+    the kinds the other side's last message asked for (:func:`asked_in`): a date in the reply
+    to a question of a date of birth is one; ``known_values``: (value, kind) of data found in
+    other messages of the same ticket (:func:`repeated_values`), removed wherever they recur."""
     # (an agent's notes of a call write down the caller's own words)
     customer = speaker == "customer" or (speaker == "agent" and _call_notes(text))
     found = [
@@ -119,6 +123,9 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_lower_given_names(text, known_words), *_subject_names(text, known_words),
     ]
     found.extend(_pronoun_subjects(text, known_words))
+    if "date_of_birth" in asked:
+        found.extend(answered_births(text))
+    found.extend(_recurring(text, known_values))
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
     found.extend(mrz_names(text))  # the holder's name in a passport's machine-readable zone, all capitals
     # (a document's fields, an MRZ, a file's name: read by their place, after the filter of things)
@@ -165,6 +172,51 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     return sorted(taken, key=lambda s: s.start)
 
 
+def asked_in(texts: Sequence[str], speakers: Sequence[str | None]) -> list[frozenset[str]]:
+    """For each text of a ticket, the kinds of datum the other side's last message before it
+    asked for ("please confirm your date of birth" -> ``{"date_of_birth"}``); a text with no
+    speaker (a title) asks and answers nothing."""
+    out: list[frozenset[str]] = []
+    last: dict[str, str] = {}  # each speaker's latest message
+    for text, speaker in zip(texts, speakers, strict=True):
+        other = next((t for s, t in last.items() if s != speaker), None) if speaker is not None else None
+        out.append(frozenset(("date_of_birth",)) if other is not None and asks_birth(other) else frozenset())
+        if speaker is not None:
+            last[speaker] = text
+    return out
+
+
+#: the kinds whose value, found once in a ticket, is the same datum wherever it recurs in it
+#: ("User akosinski ... -u akosinski"); names have their own rule (:func:`names_in`), and an
+#: amount or a date may recur as a policy's figure
+_RECURRING_KINDS = frozenset(("username", "secret", "email", "account_number", "national_id", "crypto_wallet",
+                              "iban", "card"))
+
+
+def repeated_values(texts: Sequence[str], results: Sequence[Redaction]) -> set[tuple[str, str]]:
+    """The (value, kind) of the data of :data:`_RECURRING_KINDS` found in ``results`` (one per
+    text) that recur unredacted in another text: at least four characters, and no ordinary
+    word ("admin", "support" may be a user name once and a word elsewhere)."""
+    values = {(text[s.start : s.end], s.kind) for text, r in zip(texts, results, strict=True) for s in r.spans
+              if s.kind in _RECURRING_KINDS}
+    return {(v, k) for v, k in values if len(v) >= 4 and "\n" not in v and not _plain_value(v)
+            and any(_whole(v).search(r.text) for r in results)}
+
+
+def _plain_value(value: str) -> bool:
+    return re.fullmatch(r"[^\W\d_]+", value) is not None and name_lexicon.key(value) in name_lexicon.ordinary_words()
+
+
+def _whole(value: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w@.-]){re.escape(value)}(?![\w@-]|\.\w)")
+
+
+def _recurring(text: str, values: Collection[tuple[str, str]]) -> Iterator[Span]:
+    for value, kind in values:
+        for m in _whole(value).finditer(text):
+            yield Span(m.start(), m.end(), kind)
+
+
 def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
     pieces, start = [], span.start
     for t in sorted(taken, key=lambda t: t.start):
@@ -185,11 +237,12 @@ def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
 
 def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
            known_names: Collection[str] = (), known_words: Collection[str] | None = None,
-           speaker: str | None = None) -> Redaction:
-    """``text`` with every span replaced by ``[kind]``, and how many of each kind; ``speaker``
-    as :func:`find_spans` reads it."""
+           speaker: str | None = None, asked: Collection[str] = (),
+           known_values: Collection[tuple[str, str]] = ()) -> Redaction:
+    """``text`` with every span replaced by ``[kind]``, and how many of each kind; ``speaker``,
+    ``asked`` and ``known_values`` as :func:`find_spans` reads them."""
     spans = find_spans(text, phone_regions=phone_regions, known_names=known_names, known_words=known_words,
-                       speaker=speaker)
+                       speaker=speaker, asked=asked, known_values=known_values)
     out, last = [], 0
     for span in spans:
         out.append(text[last : span.start])

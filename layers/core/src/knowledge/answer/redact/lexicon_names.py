@@ -310,12 +310,17 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
     accents ("Mr Oyelaran" ... "spelled Oyelarán"), capitalised or not ("my brother arjun" ...
     "Arjun's trade"); in lower case where the writer writes so ("hi, it's marco again" after
     "Ciao Marco"), never a verb ("will") or a stop word. A name
-    that is also a place is none after a place word ("I don't live in Georgia")."""
+    that is also a place is none after a place word ("I don't live in Georgia"). A Chinese or
+    Korean name of two characters or more is found inside a run of its script too."""
     folded = _folded(text)
     lower_writer = _lower_case_writer(text)
     for name in {_folded(n) for n in names}:
         low = name.lower()
-        for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", folded, re.IGNORECASE):
+        # (a name in a script that writes no spaces between words stands between any two
+        # characters: "请刘洋设置")
+        bounded = not re.fullmatch(r"[\u4e00-\u9fff\u3400-\u4dbf가-힣]{2,}", name)
+        pattern = rf"(?<![\w]){re.escape(name)}(?![\w])" if bounded else re.escape(name)
+        for m in re.finditer(pattern, folded, re.IGNORECASE):
             found = m.group()
             if found != name and not found[0].isupper() and (
                     low in _NAME_VERBS or low in _NOT_NAMES or not lower_writer):

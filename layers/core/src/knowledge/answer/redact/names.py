@@ -97,7 +97,7 @@ _NAME_CUES = re.compile(
     # Vietnamese titles are words, never abbreviated: a stop after one ends the sentence ("Cảm ơn
     # chị. Sau khi …"); so are the titles of Czech, Slovak, Romanian and Ukrainian, which take the
     # vocative after them ("pane Nováku", "domnule Popescu", "пане Тарасе"; "doamnă. Contul …")
-    r"|\b(?:chị|anh|ông|bà|chú|Chị|Anh|Ông|Bà|Chú|[Pp]ane|[Pp]aní|[Ss]lečno|[Dd]omnule|[Dd]omnul|[Dd]oamnă|"
+    r"|\b(?:chị|anh|ông|bà|chú|bạn|Chị|Anh|Ông|Bà|Chú|Bạn|[Pp]ane|[Pp]aní|[Ss]lečno|[Dd]omnule|[Dd]omnul|[Dd]oamnă|"
     r"[Dd]oamna|[Dd]omnișoară|[Пп]ане|[Пп]ані)[ \t]+)"
     rf"({_NAME_SEQ})"
     # a title and a surname that opens on its particle ("mevrouw de Jong", "Herr von Trapp")

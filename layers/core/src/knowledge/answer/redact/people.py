@@ -191,6 +191,33 @@ def birth_patterns_for(text: str) -> tuple[re.Pattern[str], re.Pattern[str]] | N
 
 #: the last year a customer is likely born in: a later date after a birth cue is an event's
 _LAST_BIRTH_YEAR = 2012
+
+
+def asks_birth(text: str) -> bool:
+    """Whether ``text`` speaks of a date of birth ("please confirm your date of birth"): the
+    next message of the other side that answers it with a date gives one."""
+    return _birth_cue().search(text) is not None
+
+
+def _born_year(date: str) -> bool:
+    """A date whose year a customer may be born in (two digits, 1900 to 2012, or 2443 to 2555 of
+    Thailand's Buddhist era); a date of this year is an event's."""
+    year = re.search(r"(?<!\d)(?:19|20|25)\d{2}(?!\d)", date)
+    if year is None:
+        return re.search(r"(?<!\d)\d{2}$", date.strip(" .'")) is not None  # "12.03.88"
+    y = int(year.group())
+    return 1900 <= y <= _LAST_BIRTH_YEAR or 2443 <= y <= _LAST_BIRTH_YEAR + 543
+
+
+def answered_births(text: str) -> Iterator[Span]:
+    """The dates in a reply to a message that asks for a date of birth (:func:`asks_birth`):
+    "It is 2 June 1979.", "23/08/1991, Av. Insurgentes Sur 1457" with no cue of its own."""
+    _, date_alone = _birth_patterns()
+    for m in date_alone.finditer(text):
+        if _born_year(m.group()):
+            yield Span(m.start(), m.end(), "date_of_birth")
+    for m in re.finditer(_SPOKEN_DATE, text):
+        yield Span(m.start(), m.end(), "date_of_birth")
 _SENTENCE_STOP = re.compile(r"[.!?](?!\S)|\n")
 
 
