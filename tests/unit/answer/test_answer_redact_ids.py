@@ -156,17 +156,21 @@ def test_an_iban_shape_that_fails_its_check_with_nothing_to_vouch_for_it_stays(t
     ("charged to **** **** **** 4471 yesterday", "**** **** **** 4471"),
     ("card ending in XXXX-0417 was declined", "XXXX-0417"),
     ("last 4 of the card: ...2290", "...2290"),
+    # unmasked, after the words for a card's last digits (with the rest of a ticket they tell whose card)
+    ("The card ending 4821 was charged twice on Friday.", "4821"),
+    ("Please charge the card on file ending 5338?", "5338"),
+    ("Last four are 1117 and I was born in May", "1117"),
 ])
-def test_a_masked_card_number_with_its_last_digits(text: str, value: str) -> None:
+def test_a_card_number_by_its_last_digits(text: str, value: str) -> None:
     assert _of(text, "card") == [value]
 
 
 @pytest.mark.parametrize("text", [
-    "The card ending 4821 was charged twice on Friday.",  # four digits alone say too little
-    "Last four are 1117 and I was born in May",
     "**bold** 2024 release notes",
+    "The card ending soon: 2024 plans",
+    "Ticket 4821 ending today",
 ])
-def test_the_last_four_digits_alone_stay(text: str) -> None:
+def test_four_digits_with_no_word_for_a_card_stay(text: str) -> None:
     assert _of(text, "card") == []
 
 

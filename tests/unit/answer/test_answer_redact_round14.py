@@ -106,3 +106,85 @@ def test_a_name_introduced_after_a_role_is_removed_from_the_agents_greeting() ->
     _, _, reply = redact_ticket(["Trivy", "我是运维刘洋，电话139 2087 5514。", "好的，请刘洋设置 offline_scan。"],
                                 speakers=[None, "customer", "agent"])
     assert reply.text == "好的，请[person_name]设置 offline_scan。"
+
+
+def _spans(text: str, speaker: str = "customer") -> list[tuple[str, str]]:
+    return [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker=speaker, known_words=set())]
+
+
+def test_a_run_of_messages_from_one_side_reads_as_one_message() -> None:
+    title, closing, name, phone, reply = redact_ticket(
+        ["Billing", "Thanks,", "Brenda Castellano, Office Manager", "(773) 555-0142", "Hi Brenda, done."],
+        speakers=[None, "customer", "customer", "customer", "agent"])
+    assert name.text == "[person_name], Office Manager" and phone.text == "[phone]"
+    assert closing.text == "Thanks," and title.text == "Billing"
+    assert reply.text == "Hi [person_name], done."
+
+
+def test_an_address_over_two_messages_is_removed_from_both_and_counted_once() -> None:
+    street, town = redact_ticket(["Lindenstraße 17", "79098 Freiburg im Breisgau"], speakers=["customer", "customer"])
+    assert (street.text, town.text) == ("[street_address]", "[street_address]")
+    assert street.counts == {"street_address": 1} and town.counts == {}
+
+
+@pytest.mark.parametrize(("text", "address"), [
+    ("Dr. Helmut Schaefer\nLindenstraße 17\n79098 Freiburg im Breisgau", "Lindenstraße 17\n79098 Freiburg im Breisgau"),
+    ("Bahnhofstrasse 21\n8001 Zürich\nSchweiz", "Bahnhofstrasse 21\n8001 Zürich\nSchweiz"),
+    ("Unit 4, 27 Mill Lane\nLeeds LS12 4QD\n0113 496 0712", "Unit 4, 27 Mill Lane\nLeeds LS12 4QD"),
+    ("2217 Larkin St Apt 5\nSan Francisco, CA 94109", "2217 Larkin St Apt 5\nSan Francisco, CA 94109"),
+])
+def test_an_address_takes_the_postcode_line_under_it(text: str, address: str) -> None:
+    assert (address, "street_address") in _spans(text)
+
+
+def test_a_line_under_an_address_that_is_no_postcode_line_stays() -> None:
+    text = "Bahnhofstrasse 21\nThanks for the help"
+    assert _spans(text) == [("Bahnhofstrasse 21", "street_address")]
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("Olá, preciso de um limite maior. NIF da empresa 194837203", "194837203", "national_id"),
+    ("I need my tax ID on the annual statement. It is 49099174027. Can you add it?", "49099174027", "national_id"),
+    ("Name Stefan Krämer, Ausweisnummer L01X00T47. Wir brauchen das nicht.", "L01X00T47", "national_id"),
+    ("Bonjour, un agent m'a écrit sur Telegram (@coinvault_help_desk24) pour vérifier", "@coinvault_help_desk24",
+     "username"),
+    ("reported them on reddit, user was u/cv_recovery_official", "u/cv_recovery_official", "username"),
+    ("Our integration creates tickets via the API using agent integration.bot since today", "integration.bot",
+     "username"),
+    ("curl -u admin:Harb0r-Pr0d-2026! -X POST https://harbor.example/api/v2.0/robots", "Harb0r-Pr0d-2026!", "secret"),
+    ("  SMTP_USER=desk@example.com.ar\n  SMTP_PASS=xqbm ktwr plfa zjeo\n  SMTP_PORT=587", "xqbm ktwr plfa zjeo",
+     "secret"),
+    ("Do weryfikacji nasz numer klienta TD-ACC-118207.", "TD-ACC-118207", "account_number"),
+    ("ci avete addebitato due volte il piano (2 x 149,00 €). Potete rimborsare", "2 x 149,00 €", "amount"),
+    ("rachunek za prąd jest na żonę, Kasię, czy to wystarczy?", "Kasię", "person_name"),
+    ("Das Konto läuft auf meine Frau Sabine.", "Sabine", "person_name"),
+    ("i sent it 2 hours ago and nothing.\nahmed", "ahmed", "person_name"),
+    ("it worked :) thanks\nMagda W.", "Magda W.", "person_name"),
+    ("金額: 0.125 BTC\nよろしくお願いします。佐藤健太", "佐藤健太", "person_name"),
+    ("わかりました。山田あかり", "山田あかり", "person_name"),
+])
+def test_round_fourteen_finds(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in _spans(text)
+
+
+@pytest.mark.parametrize("text", [
+    "The agent is offline. Each agent sees the queue.",
+    "Meu CPF é 529.384.710-41 caso precisem. WhatsApp (11) 98734-2261.",  # the phone is no identity number
+    "Password: the one I set yesterday",  # a label of prose, not a setting
+    "token_ttl: 3600\nPASSWORD_MIN_LENGTH=12",
+    "问题已经解决。谢谢",  # "thanks" opens on a family name's character
+    "it worked :) thanks\nbye",
+    "Mein Mann hat das Konto.",
+])
+def test_round_fourteen_look_alikes_stay(text: str) -> None:
+    found = _spans(text)
+    assert not [v for v, k in found if k in ("person_name", "username", "secret")], found
+    assert ("98734-2261", "national_id") not in found
+
+
+def test_an_identity_number_in_reply_to_a_question_of_one() -> None:
+    question, reply = redact_ticket(["マイナンバーカードはご利用いただけます。", "番号は834300943681です。"],
+                                    speakers=["agent", "customer"])
+    assert reply.text == "番号は[national_id]です。"
+    _, unasked = redact_ticket(["ご利用いただけます。", "番号は834300943681です。"], speakers=["agent", "customer"])
+    assert "834300943681" in unasked.text

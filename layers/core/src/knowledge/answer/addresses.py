@@ -95,7 +95,7 @@ _NOT_PLACE = (r"(?!(?:Thanks|Thank|Please|Regards|Best|Cheers|Kind|Many|I|My|The
               r"Dziękuję|Saludos|Tack|Phone|Email|Tel)(?![\w]))")
 _PLACE_WORD = r"[A-ZÀ-ÞĀ-Ž][^\W\d_]*(?:['’-][^\W\d_]+)*"
 _PLACE = (_NOT_PLACE + _PLACE_WORD + r"(?:(?<=\b[A-Z])\.|(?<=\b[A-Z][a-z])\.|(?<=\b[A-Z][a-z]{2})\.)?"
-          r"(?:[ ](?:(?:de|del|di|la|le|am|an|sur|upon|on|do|da|dos)[ ])?" + _PLACE_WORD + r"){0,2}")
+          r"(?:[ ](?:(?:de|del|di|la|le|am|an|im|sur|upon|on|do|da|dos)[ ])?" + _PLACE_WORD + r"){0,2}")
 #: what follows a street: its flat, postcode, city, district or region, each after a comma or a dash
 _SEPARATOR = r"(?:,[ \t]*|[ \t]+[-–][ \t]+|[ \t]+(?=" + _UNIT + r"|" + _POSTCODE + r"))"
 _TAIL_PART = re.compile(
@@ -515,8 +515,31 @@ def _line_parts(text: str, body: str, base: int, lo: int, hi: int) -> Iterator[t
             yield start, end
 
 
+#: the line under an address's last line that goes on with it: its postcode and town ("79098
+#: Freiburg im Breisgau", "8001 Zürich", "Leeds LS12 4QD", "San Francisco, CA 94109")
+_CODE_LINE = re.compile(r"[ \t,]*\n[ \t]*(?:" + _POSTCODE + r"(?:[ \t]+" + _PLACE + r")?|" + _PLACE + r",?[ \t]+"
+                        + _POSTCODE + r")[ \t,.]*(?=\n|\Z)")
+#: and the line under that: a country or a region alone ("Schweiz", "USA")
+_PLACE_LINE = re.compile(r"[ \t,]*\n[ \t]*(" + _PLACE + r")[ \t.]*(?=\n|\Z)")
+
+
+def _lines_below(text: str, end: int) -> int:
+    """Where an address that ends a line at ``end`` ends with the lines under it that go on
+    with it: a postcode line, then a known place alone."""
+    coded = _CODE_LINE.match(text, end)
+    if coded is None:
+        return end
+    end = coded.end()
+    place = _PLACE_LINE.match(text, end)
+    if place is not None and (name_lexicon.key(place.group(1)) in name_lexicon.place_names()
+                              or place.group(1) in ("USA", "UK", "UAE")):
+        end = place.end()
+    return end
+
+
 def find(text: str) -> list[tuple[int, int]]:
-    """Spans of street addresses in ``text``, merged where they overlap, in text order."""
+    """Spans of street addresses in ``text``, merged where they overlap, in text order; an
+    address ending its line takes the postcode line under it."""
     found: list[tuple[int, int]] = []
     for pattern in (_STREET, _BY_POSTCODE, _CJK_ADDRESS):
         for m in pattern.finditer(text):
@@ -530,6 +553,7 @@ def find(text: str) -> list[tuple[int, int]]:
     # a house number closing its line takes its full stop ("Kárász utca 9."): Hungarian and
     # Slavic addresses write the number so, and the stop is no sentence's
     found = [(start, end + 1 if _house_number_stop(text, end) else end) for start, end in found]
+    found = [(start, _lines_below(text, end)) for start, end in found]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(found):
         if merged and start <= merged[-1][1]:

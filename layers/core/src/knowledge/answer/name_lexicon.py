@@ -150,6 +150,15 @@ def han_given_characters() -> frozenset[str]:
 
 
 @functools.cache
+def japanese_given_names() -> frozenset[str]:
+    """The given names in kanji of Faker's Japanese list ("健太", "翔太"): after a listed family
+    name they close a message's signature ("佐藤健太")."""
+    provider = importlib.import_module("faker.providers.person.ja_JP").Provider
+    return frozenset(name for attr in ("first_names", "first_names_male", "first_names_female")
+                     for name in getattr(provider, attr, ()) if isinstance(name, str))
+
+
+@functools.cache
 def coin_names() -> frozenset[str]:
     """The one-word names of the coins in Faker's list and of the chains tickets name most
     ("cardano", "monero", "tezos"): a capitalised coin is no one's name."""

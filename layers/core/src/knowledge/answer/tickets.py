@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, InvalidInput
 from ..lifecycle.validation import MAX_NAME_CHARS, UNKNOWN_FIELD
-from .redact import KINDS, Redaction, asked_in, names_in, redact, repeated_values, vocabulary_candidates
+from .redact import KINDS, Redaction, Span, asked_in, names_in, redact, repeated_values, replaced, vocabulary_candidates
 
 #: asked once per ticket with the capitalised words of the ticket (lower case): returns those
 #: the bot's own corpus knows (product and feature names), which are then no one's name
@@ -111,6 +111,38 @@ def redact_ticket(texts: Sequence[str], *, vocabulary: Vocabulary | None = None,
     a question of a date of birth is one, and a user name, key or account number found in one
     message is removed wherever it recurs."""
     who = list(speakers) if speakers is not None else [None] * len(texts)
+    # a run of messages from one side reads as one message ("Thanks," then "Brenda Castellano,
+    # Office Manager"; an address over two messages), and each keeps its own part of the result
+    runs: list[list[int]] = []
+    for i, speaker in enumerate(who):
+        if runs and speaker is not None and who[runs[-1][-1]] == speaker:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    joined = ["\n".join(texts[i] for i in run) for run in runs]
+    results = _redact_runs(joined, [who[run[0]] for run in runs], vocabulary)
+    return [piece for run, result in zip(runs, results, strict=True) for piece in _pieces(
+        [texts[i] for i in run], result)]
+
+
+def _pieces(texts: Sequence[str], result: Redaction) -> list[Redaction]:
+    """``result`` (of the texts joined by newlines) cut back into one result per text; a datum
+    across two texts is removed from both and counted in the first."""
+    out, start = [], 0
+    for text in texts:
+        end = start + len(text)
+        spans, counted = [], []
+        for s in result.spans:
+            if s.start < end and s.end > start:
+                spans.append(Span(max(s.start, start) - start, min(s.end, end) - start, s.kind))
+                if s.start >= start:
+                    counted.append(spans[-1])
+        out.append(replaced(text, spans, counted))
+        start = end + 1
+    return out
+
+
+def _redact_runs(texts: Sequence[str], who: Sequence[str | None], vocabulary: Vocabulary | None) -> list[Redaction]:
     words = None if vocabulary is None else set(vocabulary(vocabulary_candidates(texts)))
     known = names_in(texts, known_words=words, speakers=who)
     asked = asked_in(texts, who)

@@ -33,6 +33,13 @@ _RELATION = re.compile(
     r"boss|manager|accountant|assistant|cousin|uncle|aunt|grandmother|grandfather|fianc[ée]e?|boyfriend|girlfriend|"
     r"neighbou?r|employee|client|stepson|stepdaughter|nephew|niece|grandson|granddaughter)s?(?:-in-law)?|\b(?:talk|speak|spoke|talked|spoken|chat|chatted|speaking)\s+(?:to|with)|"
     r"\bask(?:ed)?\s+for|\bcc|\bcontact|\bforward(?:ed)?\s+(?:it\s+)?to|"
+    # the same relations in German, Spanish, French, Italian, Portuguese, Dutch and Polish (its
+    # cases too: "rachunek jest na żonę, Kasię")
+    r"\b(?:meine?|mi|ma|mon|mia|mio|minha|meu|mijn)\s+(?:frau|mann|ehefrau|ehemann|sohn|tochter|bruder|schwester|"
+    r"kollegin|kollege|esposa|esposo|marido|mujer|mulher|hij[oa]|herman[oa]|filh[oa]|irmão|irmã|femme|mari|épouse|"
+    r"époux|fils|fille|frère|s(?:œ|oe)ur|collègue|moglie|marito|figli[oa]|fratello|sorella|collega|vrouw|man|"
+    r"echtgenote|echtgenoot|zoon|dochter|broer|zus)|"
+    r"\b(?:żon[aęyie]|żonie|mąż|męża|mężem|córk[aęi]|siostr[aęy]|brat[a]?|koleżank[aęi])|"
     r"\b(?:someone|somebody|a\s+(?:guy|man|woman|lady|person|girl|boy|user|customer|agent)|person)\s+"
     r"(?:called|named))\s*,?[ \t]+"
     r"([^\W\d_][^\W\d_'’-]*(?:[ \t]+[^\W\d_][^\W\d_'’-]*){0,2})"
@@ -99,11 +106,15 @@ _FROM_TEAM = re.compile(
 
 #: a message's last line that is one to three capitalised words under a line of text: who wrote it
 _LAST_LINE_NAME = re.compile(
-    rf"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\Z")
+    rf"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})"
+    # (and the initial of a family name: "Magda W.")
+    r"([ \t]+[A-Z]\.)?[ \t]*\Z")
 #: a line that is a listed given name and one or two capitalised words, alone or before a
 #: role ("Brenda Castellano, Office Manager", "Tomás Ybarra | IT"): a signature's name line
 _ROLE_LINE = re.compile(rf"(?m)^[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD})((?:[ \t]+{_NAME_WORD}){{1,2}})"
                         r"[ \t]*(?:$|,[ \t]|[|–—(]|[ \t]-[ \t])")
+_LOWER_LAST_WORD = re.compile(r"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?([a-zà-ÿ][a-zà-ÿ'’-]{2,30})"
+                              r"\.?[ \t]*\Z")
 _LOWER_LAST_LINE = re.compile(r"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?([a-zà-ÿ][a-zà-ÿ'’-]{1,30})[ \t]+"
                               r"([a-zà-ÿ][a-zà-ÿ'’-]{0,30}(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]{1,30})?)\.?[ \t]*\Z")
 
@@ -421,6 +432,12 @@ def _context_names(text: str) -> Iterator[Span]:
                     len(w) > 1 and not _ordinary_form(w) and w not in _NOT_NAMES and w not in _CHAT_WORDS)
                     for w in rest)):
             yield Span(m.start(1), m.end(2), "person_name")
+    for m in _LOWER_LAST_WORD.finditer(text):
+        # a listed given name alone in lower case on a message's last line ("… nothing.\nahmed")
+        word = m.group(1)
+        if (_given(word) and not _ordinary_form(word) and word not in _NOT_NAMES and word not in _CHAT_WORDS
+                and word not in _ENGLISH_GLUE and word not in _FOREIGN_GLUE):
+            yield Span(m.start(1), m.end(1), "person_name")
     for m in _LAST_LINE_NAME.finditer(text):
         signed = m.group(1).split()
         if (any(w.lower() in _NOT_NAMES or (w.isupper() and len(w) > 1) for w in signed)
@@ -428,7 +445,7 @@ def _context_names(text: str) -> Iterator[Span]:
                 or (_ordinary(signed[0]) and not _given(signed[0])) or (len(signed) == 1 and len(signed[0]) < 3)
                 or (_ordinary(signed[0]) and all(_ordinary_form(w) for w in signed[1:]) and len(signed) > 1)):
             continue  # "Thanks", "The Support Team", "Brightwave Ltd"
-        yield Span(m.start(1), m.end(1), "person_name")
+        yield Span(m.start(1), m.end(2) if m.group(2) else m.end(1), "person_name")
     for m in _ROLE_LINE.finditer(text):
         # a family name may be a word of the dictionary too ("Castellano", "Baker") after a given
         # name that is none; the line holds no other word before its role
@@ -466,7 +483,16 @@ _HAN_SPACED = re.compile(r"(?<![\u4e00-\u9fff\u3040-\u30ff])([\u4e00-\u9fff]{1,3
 _HAN_RELATION = re.compile(
     r"(?:朋友|同事|老公|老婆|丈夫|妻子|太太|儿子|女儿|兒子|女兒|父亲|母亲|爸爸|妈妈|媽媽|哥哥|姐姐|弟弟|妹妹|经理|經理|老板|"
     r"老闆|同学|同學|客户|客戶|会计|會計)(?:叫|是)?\s*([\u4e00-\u9fff]{2,4})")
+_CJK_LAST_NAME = re.compile(r"[。！!\n][ \t\u3000]*([\u4e00-\u9fff]{2,4}|[\u4e00-\u9fff]{1,2}[\u3040-\u309f]{2,4})"
+                            r"[ \t\u3000]*\Z")
 _HAN_ALONE = re.compile(r"(?<![\u4e00-\u9fff\u3040-\u30ff])[\u4e00-\u9fff]{2,3}(?![\u4e00-\u9fff\u3040-\u30ff])")
+
+
+def _cjk_given(rest: str) -> bool:
+    """A given name after a family name: in kana, a listed Japanese one, or of the characters of
+    listed Chinese ones."""
+    return (bool(re.fullmatch(r"[\u3040-\u309f]{2,4}", rest)) or rest in name_lexicon.japanese_given_names()
+            or all(c in name_lexicon.han_given_characters() for c in rest))
 
 
 def _cjk_names_alone(text: str) -> Iterator[Span]:
@@ -483,6 +509,14 @@ def _cjk_names_alone(text: str) -> Iterator[Span]:
     for m in _HAN_SPACED.finditer(text):
         if _surname(m.group(1)):
             yield Span(m.start(), m.end(), "person_name")
+    for m in _CJK_LAST_NAME.finditer(text):
+        # a message that closes on a listed family name and a given name after its last full
+        # stop ("よろしくお願いします。佐藤健太", "わかりました。山田あかり"): who wrote it
+        run = m.group(1)
+        # (after a family name of two characters, a Japanese one, any given name of one or two)
+        if run not in _CJK_NOT_NAMES and any(
+                _surname(run[:cut]) and len(run) > cut and (cut == 2 or _cjk_given(run[cut:])) for cut in (2, 1)):
+            yield Span(m.start(1), m.end(1), "person_name")
     chars = name_lexicon.han_given_characters()
     for m in _HAN_RELATION.finditer(text):
         # "我的朋友王小明说": after a relation, a listed family name and given-name characters

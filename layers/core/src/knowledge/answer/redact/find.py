@@ -17,7 +17,7 @@ from .contact import _emails, _ips, _streets
 from .context_names import _LOWER_CUE
 from .documents import _call_notes, _document_names, _no_person, _script_aliases
 from .id_documents import mrz_names
-from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references
+from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references, asks_id
 from .lexicon_names import (
     _LOWER_WORD,
     _email_names,
@@ -93,6 +93,9 @@ def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None
     return out
 
 
+_COUNT_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}[ \t]?[x×][ \t]?\Z")
+
+
 def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
                known_names: Collection[str] = (), known_words: Collection[str] | None = None,
                speaker: str | None = None, asked: Collection[str] = (),
@@ -104,14 +107,15 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     (``"customer"``, ``"agent"`` or None when unknown, as for a title): in a customer's own
     message amounts and the codes after a word for an account are the customer's; ``asked``:
     the kinds the other side's last message asked for (:func:`asked_in`): a date in the reply
-    to a question of a date of birth is one; ``known_values``: (value, kind) of data found in
+    to a question of a date of birth is one, a number an identity number's check accepts in the
+    reply to one is one; ``known_values``: (value, kind) of data found in
     other messages of the same ticket (:func:`repeated_values`), removed wherever they recur."""
     # (an agent's notes of a call write down the caller's own words)
     customer = speaker == "customer" or (speaker == "agent" and _call_notes(text))
     found = [
         *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
         *_cards(text),
-        *_accounts(text), *_id_documents(text), *_checked_ids(text, customer), *_ips(text),
+        *_accounts(text), *_id_documents(text), *_checked_ids(text, customer, "national_id" in asked), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text, customer),
         *(_table_amounts(text) if speaker != "agent" else ()),
         *_people(text), *(_own_accounts(text, known_words) if customer else ()),
@@ -141,6 +145,9 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found = [span for span in found if span.kind != "person_name" or not any(
         t.start < span.end and span.start < t.end for t in thai)] + thai
     found.extend(_named_amounts(text, [s for s in found if s.kind == "person_name"]))
+    # an amount charged a number of times takes its count ("2 x 149,00 €")
+    found = [Span(c.start(), span.end, "amount") if span.kind == "amount" and (
+        c := _COUNT_BEFORE.search(text, max(0, span.start - 8), span.start)) else span for span in found]
     # a capitalised word inside an amount is its scale or its currency ("3,5 Mio. €"), no name
     in_amount = bytearray(len(text) + 1)
     for span in found:
@@ -174,13 +181,15 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
 
 def asked_in(texts: Sequence[str], speakers: Sequence[str | None]) -> list[frozenset[str]]:
     """For each text of a ticket, the kinds of datum the other side's last message before it
-    asked for ("please confirm your date of birth" -> ``{"date_of_birth"}``); a text with no
+    asked for ("please confirm your date of birth" -> ``{"date_of_birth"}``, a word for an
+    identity document -> ``{"national_id"}``); a text with no
     speaker (a title) asks and answers nothing."""
     out: list[frozenset[str]] = []
     last: dict[str, str] = {}  # each speaker's latest message
     for text, speaker in zip(texts, speakers, strict=True):
         other = next((t for s, t in last.items() if s != speaker), None) if speaker is not None else None
-        out.append(frozenset(("date_of_birth",)) if other is not None and asks_birth(other) else frozenset())
+        out.append(frozenset() if other is None else frozenset(
+            kind for kind, asks in (("date_of_birth", asks_birth), ("national_id", asks_id)) if asks(other)))
         if speaker is not None:
             last[speaker] = text
     return out
@@ -243,11 +252,18 @@ def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
     ``asked`` and ``known_values`` as :func:`find_spans` reads them."""
     spans = find_spans(text, phone_regions=phone_regions, known_names=known_names, known_words=known_words,
                        speaker=speaker, asked=asked, known_values=known_values)
+    return replaced(text, spans)
+
+
+def replaced(text: str, spans: Sequence[Span], counted: Sequence[Span] | None = None) -> Redaction:
+    """``text`` with each of ``spans`` (in text order, none overlapping) replaced by ``[kind]``;
+    the counts are of ``counted`` (default: every span; the second piece of a datum split
+    across two messages is removed but counted once)."""
     out, last = [], 0
     for span in spans:
         out.append(text[last : span.start])
         out.append(f"[{span.kind}]")
         last = span.end
     out.append(text[last:])
-    counts = Counter(s.kind for s in spans)
+    counts = Counter(s.kind for s in (spans if counted is None else counted))
     return Redaction("".join(out), {k: counts[k] for k in KINDS if counts[k]}, tuple(spans))

@@ -54,7 +54,8 @@ _ACCOUNT = re.compile(
 #: and stays): "customer ID AC-2284913", "Kundennummer ist KD-7781203", "numéro de client : 5521"
 _ID_OWNER = (r"(?:account|acct|customer|client|member|membership|player|wallet|profile|loyalty|subscriber|contract|"
              r"policy|patient|kunden|konto|mitglieds|vertrags|klanten|klant|rekening|cliente|socio|abonné|abonado)")
-_ID_VALUE = (r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,34}\d(?-i:-?[A-Z]{1,2})?|(?-i:[A-Z]{1,5})[/-]?\d{4,12}"
+#: (a prefix of two parts too: "TD-ACC-118207")
+_ID_VALUE = (r"((?-i:[A-Z]{0,5})[ /-]?\d[\d -]{3,34}\d(?-i:-?[A-Z]{1,2})?|(?-i:[A-Z]{1,5}(?:-[A-Z]{1,5})?)[/-]?\d{4,12}"
              r"(?-i:-?[A-Z]{1,2})?)\b")
 _CUSTOMER_NUMBER = re.compile(
     rf"(?i)\b{_ID_OWNER}[ -]?(?:number|no\.?|nr\.?|num|id|nummer|número|numero|code|#)\s*"
@@ -174,10 +175,20 @@ _ID_WORDS = (
     r"ταυτότητ\w*|ΑΜΚΑ|ΑΦΜ|ΑΔΤ|паспорт\w*|ИНН|СНИЛС|ЕГН|посвідчен\w*|เลขประจำตัว|บัตรประชาชน)")
 #: such a word in the 40 characters before a number
 _ID_CUE = re.compile(_ID_WORDS + r"[^\n]{0,30}\Z")
+_ID_WORD = re.compile(_ID_WORDS)
+
+
+def asks_id(text: str) -> bool:
+    """Whether ``text`` speaks of an identity document or number ("Which My Number card do you
+    hold?"): the number in the other side's reply is read as if the word stood before it."""
+    return _ID_WORD.search(text) is not None
 #: such a word right before a number, only "number", "is" or a colon between ("CNP 2910305407267",
 #: "raqam al-hawiya 1087423356", "身份证号 …")
 _ID_CUE_NEAR = re.compile(
-    _ID_WORDS + r"(?:-[^\W\d_]{1,3})?(?:[ \t]*(?:नंबर|संख्या|নম্বর|(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|"
+    # (a word or two between: "NIF da empresa 194837203", "ID of my company 123")
+    _ID_WORDS + r"(?:-[^\W\d_]{1,3})?(?:[ \t]+(?i:da|de|do|del|della|di|der|des|du|of|the|my|our|your|company|"
+    r"empresa|firma|société|azienda|entreprise|pessoal|personal|fiscal)){0,2}"
+    r"(?:[ \t]*(?:नंबर|संख्या|নম্বর|(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|"
     r"number|is|ist|est|es|är|er|jest|là|adalah|n\.?[ \t]?[º°]|号码|號碼|号|號|번호|番号|：|[:#=.-]|"
     # "number" in more languages: Polish, Czech, the South Slavic languages, Romanian, Turkish,
     # Indonesian, Hungarian (and its "sign"), Russian and Ukrainian
@@ -191,14 +202,16 @@ _KOREAN_RRN = re.compile(r"(?<![\w-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01
 _PASSPORT = re.compile(
     r"(?i:\b(?:passport|passeport|pasaporte|passaporto|passaporte|reisepass|paspoort|paszport\w*|pasaport\w*|"
     r"paspor|passi|pass|seria|série|serie|id\s+card|identity\s+card|carte\s+d'identit[ée]|cartea\s+de\s+identitate|"
-    r"buletin\w*|personalausweis|ausweis|dowód\s+osobisty|documento\s+de\s+identidad|(?-i:CIN|CNIE|CIE)|"
+    r"buletin\w*|personalausweis(?:nummer)?|ausweis(?:nummer|-?nr\.?)?|(?:reise)?passnummer|dowód\s+osobisty|documento\s+de\s+identidad|(?-i:CIN|CNIE|CIE)|"
     r"dow[óo]d\w*|carta\s+d'identit[àa])\b|паспорт\w*|護照|护照|여권|"
     r"パスポート|جواز(?:\s+السفر)?|διαβατήριο\w*)"
     r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|:|=|is|ist|est|es))*[ \t]*"
     r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}[ \t]?(?-i:[A-Z]{2})[ \t]?\d{5}|"
     r"(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9}|"
     # an Italian electronic identity card's number ("CA12345AB")
-    r"(?-i:[A-Z]{2})\d{5}(?-i:[A-Z]{2}))"
+    r"(?-i:[A-Z]{2})\d{5}(?-i:[A-Z]{2})|"
+    # a German identity card's nine letters and digits ("L01X00T47", "LZ6311T47")
+    r"(?-i:(?=[0-9A-Z]{0,8}\d)(?=[0-9A-Z]{0,8}[A-Z])[0-9A-Z]{9,10}))"
     r"(?![\w-])")
 
 
@@ -285,11 +298,30 @@ def _personal_id(compact: str, cued: bool, near: bool, value: str = "") -> bool:
     return cued and _written_as_its_own(compact, value)
 
 
-def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
+#: the words before an identity word that make it another thing's ("transaction ID", "order number")
+_NOT_PERSONAL_BEFORE = re.compile(r"(?i)\b(?:transaction|txn|tx|txid|order|ticket|case|invoice|reference|ref|request|"
+                                  r"job|build|error|trace|session|message|chat|block|hash|device|serial|tracking)\b")
+
+
+#: what says the number after it is a telephone's ("WhatsApp (11) 98734-2261")
+_PHONE_BETWEEN = re.compile(r"(?i)\b(?:whats\s?app|phone|tel|mobile|cell|call|fax|telefon\w*|tel[ée]fono|celular|"
+                            r"telemóvel|handy|signal|viber)\b|\(\d")
+
+
+def _id_word_before(text: str, start: int) -> bool:
+    """A word for an identity document in the 60 characters before ``start`` on its line, with no
+    word for a telephone between them."""
+    window = text[max(text.rfind("\n", 0, start) + 1, start - 60) : start]
+    cues = list(_ID_WORD.finditer(window))
+    return bool(cues) and not _PHONE_BETWEEN.search(window, cues[-1].end())
+
+
+def _checked_ids(text: str, customer: bool, asked: bool = False) -> Iterator[Span]:
     """National identity numbers of any country recognised by their check digits: after a word
     for an identity document (``_ID_CUE``), or anywhere in a customer's own message (nine digits
     or more, a strongly checked number only); never a figure written with thousands separators,
-    an address of four numbers, a number after a telephone's country code."""
+    an address of four numbers, a number after a telephone's country code. ``asked``: the other
+    side's last message asked for an identity number, which stands for a word before each."""
     phones = [(m.start(), m.end()) for m in _INTERNATIONAL.finditer(text)] if "+" in text else []
 
     def in_phone(a: int, b: int) -> bool:  # "+966 55 218 7740": a telephone number's national part
@@ -303,7 +335,7 @@ def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
         digits = sum(c.isdigit() for c in compact)
         if digits < 6 or len(compact) > 20:
             continue
-        cued = _cue_before(_ID_CUE, text, m.start())
+        cued = asked or _cue_before(_ID_CUE, text, m.start())
         if re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", value) or (
                 re.fullmatch(r"\d{1,3}(?:[., ]\d{3})+", value) and not (cued and _written_as_its_own(compact, value))):
             continue  # "15.000.000", "10.0.0.14" (but "NAS 145 333 142", a SIN in its own grouping)
@@ -341,7 +373,12 @@ def _checked_ids(text: str, customer: bool) -> Iterator[Span]:
             # a number of nine digits or more in three dashed groups or more, an identity number's shape
             grouped = (m.group().count("-") >= 2 and sum(c.isdigit() for c in m.group()) >= 9
                        and not re.match(r"(?:19|20)\d{2}-[01]\d-", m.group()))  # "2024-11-0042" is a reference
-            if _cue_before(_ID_CUE_NEAR, text, m.start()) or (grouped and _cue_before(_ID_CUE, text, m.start())):
+            # (or a run of nine digits or more after such a word in the sentence before, when it is
+            # no transaction's or order's: "my tax ID ... It is 49099174027")
+            long_run = re.fullmatch(r"\d{9,13}", m.group()) is not None and not _NOT_PERSONAL_BEFORE.search(
+                text, max(0, m.start() - 60), m.start())
+            if _cue_before(_ID_CUE_NEAR, text, m.start()) or (grouped and _cue_before(_ID_CUE, text, m.start())) or (
+                    long_run and _id_word_before(text, m.start())):
                 yield Span(m.start(), m.end(), "national_id")
 
 

@@ -68,14 +68,14 @@ _NAME_CUES = re.compile(
     r"|\bana[ \t]+"
     # Persian in Latin letters: "man … hastam" ("I am …")
     rf"|\b(?i:man)[ \t]+(?=(?:{_NAME_WORD}[ \t]+){{1,3}}(?i:hastam|hastim)\b)"
-    r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
+    r"|(?:^|(?<=\n)|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
     r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
     r"cordialement|bien\s+à\s+vous|saludos\s+cordiales|un\s+saludo|saludos|atentamente|cordiali\s+saluti|"
     r"distinti\s+saluti|atenciosamente|abraços|cumprimentos|pozdrawiam|met\s+vriendelijke\s+groet|groetjes|groeten|"
     r"med\s+vänlig\s+hälsning|hälsningar|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением)"
     r"\s*,?\s+"
     # greetings and thanks: the name follows on the same line ("Hello,\nChrome crashes" is no name)
-    r"|(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?i:good\s+morning|good\s+afternoon|good\s+evening|greetings|"
+    r"|(?:^|(?<=\n)|(?<=[.!?]\s)|(?<=[.!?]))(?i:good\s+morning|good\s+afternoon|good\s+evening|greetings|"
     r"hi|hello|hey|dear|thanks|thank\s+you|cheers|regards|best|hiya|howdy|heya|yo|xin\s+chào|chào|selam|salam|"
     r"cześć|tere|hoi|bună|marhaba|ahlan|assalamu\s+alaikum|salaam|halo|"
     r"bonjour|bonsoir|salut|hola|buenos\s+días|buenas\s+tardes|buenas|hallo|guten\s+(?:tag|morgen|abend)|"

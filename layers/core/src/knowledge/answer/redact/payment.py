@@ -193,12 +193,12 @@ def _ibans(text: str) -> Iterator[Span]:
 #: "XXXX-XXXX-XXXX-1234"): they and the mask go
 _MASKED_CARD = re.compile(r"(?<![\w•●*·])(?:(?:[•●*·]{3,4}|[xX]{4})[ -]?){1,3}\d{4}(?![\d.,]\d|\d)")
 #: the last four digits of a card after the words for them, masked as a statement or a receipt
-#: prints them ("last 4 of card on file ...2290", "card ending in ****0417"; four digits alone,
-#: "the card ending 4821", say too little to be kept from an article)
+#: prints them or not ("last 4 of card on file ...2290", "card ending in ****0417", "the card on
+#: file ending 5338": they tell whose card it is beside the rest of a ticket)
 _CARD_LAST_FOUR = re.compile(
     r"(?i:\b(?:last[ -]?(?:4|four)(?:\s+(?:digits?|of|the|my|card|on|file)){0,5}|"
-    r"(?:card|visa|mastercard|amex|debit|credit)(?:\s+card)?\s+(?:ending|ends)(?:\s+(?:in|with))?)"
-    r"[ \t]*(?:is|are|was|:|=|-)?[ \t]*)((?:[•●*·.xX]{2,4}[ -]?)\d{4})(?![\d.,]\d|\d)")
+    r"(?:card|visa|mastercard|amex|debit|credit)(?:\s+card)?(?:\s+on\s+file)?\s+(?:ending|ends)(?:\s+(?:in|with))?)"
+    r"[ \t]*(?:is|are|was|:|=|-)?[ \t]*)((?:[•●*·.xX]{2,4}[ -]?)?\d{4})(?![\d.,]\d|\d)")
 
 
 def _masked_cards(text: str) -> Iterator[Span]:

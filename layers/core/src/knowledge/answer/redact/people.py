@@ -23,6 +23,7 @@ from .users import (
     _HOST_NAME,
     _PAYMENT_HANDLE,
     _PLATFORM,
+    _REDDIT,
     _SAID_OF_A_NAME,
     _USERNAME,
     _USERNAME_LATER,
@@ -260,7 +261,7 @@ def _people(text: str) -> Iterator[Span]:
     for m in _HANDLE_ON.finditer(text):
         if re.search(r"[_.\d]", m.group(1)):  # a handle, not "Maria on the forum"
             yield Span(m.start(1), m.end(1), "username")
-    for pattern in (_HANDLE, _DISCORD):
+    for pattern in (_HANDLE, _DISCORD, _REDDIT):
         for m in pattern.finditer(text):
             yield Span(m.start(), m.end(), "username")
     for m in _USERNAME.finditer(text):
@@ -270,6 +271,9 @@ def _people(text: str) -> Iterator[Span]:
         said = bool(m.group(1)) and not _PLATFORM.fullmatch(cue.strip())
         # "the user is blocked": after a bare "user", a word of the dictionary is no handle
         if re.fullmatch(r"(?i)(?:user|login|handle)\s*", cue) and _ordinary(m.group(2)):
+            said = False
+        # "the agent is busy": after "agent" only a handle's shape says one ("agent integration.bot")
+        if re.fullmatch(r"(?i)agent\s*", cue):
             said = False
         # "the username is wrong", "screen name is hidden": after "is", a word that says
         # something of the name ("my username is falcon" gives one)

@@ -54,7 +54,7 @@ _URL_PASSWORD = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s:/@]{1,64}:([^\s
 _LOGIN_PAIR = re.compile(
     r"(?i:(?:\b(?:login|log-in|credentials?|creds|user(?:name)?\s*/\s*pass(?:word)?|account)|"
     r"(?<!\S)(?:-u|--user(?:name)?))\s*(?:is|are|was|:|=)?\s*[\"']?)"
-    r"[\w.-]{1,40}:([^\s:@/]{6,64})(?<![.,;!?)])")
+    r"[\w.-]{1,40}:([^\s:@/]{6,64})(?<![.,;)])")
 #: words that say a password or a key follows, in the languages tickets come in
 _PASSWORD_CUE = re.compile(
     r"(?i)(?<![a-z])(?:password|passwd|passphrase|pass\s+phrase|pwd|pw|secret|credentials?|creds|access\s+key|"
@@ -121,6 +121,32 @@ def _webhooks(text: str) -> Iterator[Span]:
             yield Span(m.start(), m.start() + len(url), "secret")
 
 
+#: a setting whose key names a secret, and its value to the line's end, spaces and all
+#: ("SMTP_PASS=xqbm ktwr plfa zjeo", "DB_PASSWORD: hunter2hunter", "api_token = 'a b c'")
+_KEYED_SECRET = re.compile(
+    r"(?m)^[ \t]*(?:export[ \t]+)?[\"']?"
+    r"(?P<key>(?:[A-Za-z][A-Za-z0-9_.-]*?)?(?i:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|"
+    r"private[_-]?key|access[_-]?key)"
+    # (not a setting about the secret: its length, lifetime, file or URL)
+    r"(?:[_-](?!(?i:ttl|length|len|min|max|expiry|expires|timeout|url|uri|file|path|enabled|type|name|header|"
+    r"endpoint|policy|rotation|reset)\b)[A-Za-z0-9]+)?)[\"']?[ \t]*[=:][ \t]*[\"']?"
+    r"(?P<value>[^\s\"'#${}<>][^\n\"'#<>]{3,120}?)[\"']?[ \t]*$")
+
+
+def _keyed_secrets(text: str) -> Iterator[Span]:
+    for m in _KEYED_SECRET.finditer(text):
+        value, key = m.group("value"), m.group("key")
+        # a value of words is a setting's only under a key written as code ("SMTP_PASS", "api.key"),
+        # not after a label of prose ("Password: the one I set yesterday")
+        if " " in value and not (re.search(r"[_.-]", key) or key.isupper()):
+            continue
+        # a placeholder or a reference is no secret ("<your password>", "changeme", "${DB_PASS}", "true")
+        if value.lower() in ("changeme", "true", "false", "null", "none", "required", "optional", "xxx", "****") \
+                or re.fullmatch(r"\*+|x+|\.+", value.lower()):
+            continue
+        yield Span(m.start("value"), m.end("value"), "secret")
+
+
 def _cued_passwords(text: str) -> Iterator[Span]:
     """A password-shaped token up to 160 characters after a word for a password or a key
     ("I put the database password straight into app.yaml as Hn8v2Lq0pZ!rT5", "forgot his
@@ -129,15 +155,26 @@ def _cued_passwords(text: str) -> Iterator[Span]:
     for pattern in (_URL_PASSWORD, _LOGIN_PAIR):
         for m in pattern.finditer(text):
             value = m.group(1)
+            # a "!" or "?" ends the sentence, not the password, unless a command's option or more
+            # of the sentence follows ("curl -u admin:Harb0r-Pr0d-2026! -X POST")
+            if value[-1] in "!?" and not re.match(r"[ \t]+[a-z-]|[,;:)\"']", text[m.end(1) : m.end(1) + 2]):
+                value = value.rstrip("!?")
             if sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d", r"[^\w\s]")) >= 2:
-                paired.append(Span(m.start(1), m.end(1), "secret"))
+                paired.append(Span(m.start(1), m.start(1) + len(value), "secret"))
     yield from paired
-    reach = -1
+    reach, seen = -1, set()
     for cue in _PASSWORD_CUE.finditer(text):
-        if cue.end() <= reach:
-            continue  # the window of an earlier cue already read this stretch: linear
-        reach = cue.end() + 160
-        for m in _PASSWORD_SHAPE.finditer(text, cue.end(), min(len(text), reach)):
+        # each cue reads the 160 characters after it; where an earlier cue's window already
+        # read them it goes on from a token's length before that window's end: linear
+        end = min(len(text), cue.end() + 160)
+        start = max(cue.end(), reach - 64)
+        if start >= end:
+            continue
+        reach = end
+        for m in _PASSWORD_SHAPE.finditer(text, start, end):
+            if m.start() in seen:
+                continue
+            seen.add(m.start())
             value = m.group()
             # a "!" or "?" closing a sentence is no part of the password ("… is Abc12345!
             # Please …"); one before more of the sentence is ("set it to Welcome2Harbor! for him")
@@ -152,6 +189,7 @@ def _cued_passwords(text: str) -> Iterator[Span]:
 
 def _secrets(text: str) -> Iterator[Span]:
     yield from _cued_passwords(text)
+    yield from _keyed_secrets(text)
     yield from _webhooks(text)
     for m in _SECRET_PREFIXED.finditer(text):
         body = m.group("body")
@@ -184,6 +222,10 @@ def _secrets(text: str) -> Iterator[Span]:
     for m in _LONG_TOKEN.finditer(text):
         token = m.group()
         classes = sum(bool(re.search(p, token)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
+        # a handle after its "@" and words joined by underscores are names, not random
+        # ("@coinvault_help_desk24")
+        if (m.start() and text[m.start() - 1] == "@") or re.fullmatch(r"[a-z]+(?:_[a-z]+)+\d{0,4}", token):
+            continue
         if classes >= 2 and re.search(r"\d", token) and _entropy(token) >= 3.5:
             yield Span(m.start(), m.end(), _GENERIC_SECRET)
 
