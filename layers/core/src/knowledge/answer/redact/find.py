@@ -2,9 +2,10 @@
 ``_PRIORITY`` and applies the rules across detectors; ``redact`` replaces the spans;
 ``names_in`` and ``vocabulary_candidates`` serve a ticket read as a whole (``tickets``).
 
-Who wrote a text matters: in a customer's own message (``speaker="customer"``) every amount is
-the customer's unless it reads as a policy figure, a code after a word for an account is theirs,
-and a number a strong identity-number check accepts is one with no word before it."""
+Who wrote a text matters: in a customer's own message (``speaker="customer"``) a code after a
+word for an account is theirs and a number a strong identity-number check accepts is one with no
+word before it; in a message of either side (not a title) every amount is the customer's unless
+it reads as a policy figure."""
 
 from __future__ import annotations
 
@@ -105,18 +106,22 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     the words of :func:`vocabulary_candidates` that the bot's corpus knows (None: no corpus
     to ask, and the rule of :func:`_unknown_names` is off); ``speaker``: who wrote the text
     (``"customer"``, ``"agent"`` or None when unknown, as for a title): in a customer's own
-    message amounts and the codes after a word for an account are the customer's; ``asked``:
+    message the codes after a word for an account are the customer's, in either side's message
+    the amounts no policy states; ``asked``:
     the kinds the other side's last message asked for (:func:`asked_in`): a date in the reply
     to a question of a date of birth is one, a number an identity number's check accepts in the
     reply to one is one; ``known_values``: (value, kind) of data found in
     other messages of the same ticket (:func:`repeated_values`), removed wherever they recur."""
     # (an agent's notes of a call write down the caller's own words)
     customer = speaker == "customer" or (speaker == "agent" and _call_notes(text))
+    # (and an agent writes of the customer's own position, charge or withdrawal as often: "your
+    # position is now 1 204,37 ATOM", "until then you can withdraw 6.500 USD"; a policy's figure
+    # stays a policy's in either message)
     found = [
         *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
         *_cards(text),
         *_accounts(text), *_id_documents(text), *_checked_ids(text, customer, "national_id" in asked), *_ips(text),
-        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text, customer),
+        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text, customer or speaker == "agent"),
         *(_table_amounts(text) if speaker != "agent" else ()),
         *_people(text), *(_own_accounts(text, known_words) if customer else ()),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
