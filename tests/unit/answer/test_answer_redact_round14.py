@@ -183,8 +183,55 @@ def test_round_fourteen_look_alikes_stay(text: str) -> None:
 
 
 def test_an_identity_number_in_reply_to_a_question_of_one() -> None:
-    question, reply = redact_ticket(["マイナンバーカードはご利用いただけます。", "番号は834300943681です。"],
-                                    speakers=["agent", "customer"])
+    _, reply = redact_ticket(["マイナンバーカードはご利用いただけます。", "番号は834300943681です。"],
+                             speakers=["agent", "customer"])
     assert reply.text == "番号は[national_id]です。"
     _, unasked = redact_ticket(["ご利用いただけます。", "番号は834300943681です。"], speakers=["agent", "customer"])
     assert "834300943681" in unasked.text
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("Dane przelewu:\nZ konta: PL10 1090 2402 0000 0006 1234 5678 91", "PL10 1090 2402 0000 0006 1234 5678 91",
+     "iban"),  # its check fails, the word for an account vouches for it
+    ("Endpoint config uses user replicator with password Repl!ca-7731. Works with curl", "replicator", "username"),
+    ("my name and address:\nNo. 14, 3rd Cross, 5th Main, HSR Layout Sector 2, Bengaluru 560102",
+     "No. 14, 3rd Cross, 5th Main, HSR Layout Sector 2, Bengaluru 560102", "street_address"),
+    ("Unit 7, Brookfield Business Park\nCotton Lane, Preston PR2 9NQ",
+     "Unit 7, Brookfield Business Park\nCotton Lane, Preston PR2 9NQ", "street_address"),
+    ("She also asked me to make sure my TFN is on it, it's 176 626 623.", "176 626 623", "national_id"),
+    ("पासपोर्ट नंबर T4829175 डाला था।", "T4829175", "national_id"),
+    ("your account is registered as cryptokhalid99 in lowercase", "cryptokhalid99", "username"),
+    ("您好，账户：liwei_sh\n另外", "liwei_sh", "username"),
+    ("另外报表上的名字不对，应该是李薇，身份证号", "李薇", "person_name"),
+    ("Note: customer Jess Marsh. Deleted seed words", "Jess Marsh", "person_name"),
+    ("Gurpreet Singh Sandhu, Ludhiana", "Gurpreet Singh Sandhu", "person_name"),
+    ("Kind regards, Maria K. Jones", "Maria K. Jones", "person_name"),
+    ("N° de sécurité sociale pour le dossier : 2 87 05 75 056 034 29", "2 87 05 75 056 034 29", "national_id"),
+])
+def test_round_fourteen_c_finds(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in _spans(text)
+
+
+def test_a_header_names_a_person_whose_family_name_the_corpus_knows_as_a_word() -> None:
+    text = "Subject: unstake\nTo: Harry Field\nHarry can you ask them"
+    found = [(text[s.start : s.end], s.kind) for s in find_spans(text, speaker="customer",
+                                                                  known_words={"field", "subject"})]
+    assert ("Harry Field", "person_name") in found
+
+
+def test_a_name_given_in_reply_to_a_question_of_one() -> None:
+    _, reply, _ = redact_ticket(["¿Y el nombre del titular?", "Pablo Serrano Gil", "Gracias."],
+                                speakers=["agent", "customer", "agent"])
+    assert reply.text == "[person_name]"
+    _, thing, _ = redact_ticket(["Which queue?", "General Support", "ok"], speakers=["agent", "customer", "agent"])
+    assert thing.text == "General Support"
+
+
+@pytest.mark.parametrize("text", [
+    "coins unstaked last Friday (28 Feb) become available on 28 March",
+    "customer Support said no. The customer is angry.",
+    "my account:settings page",
+    "To: Support Team",
+])
+def test_round_fourteen_c_look_alikes_stay(text: str) -> None:
+    assert not [v for v, k in _spans(text) if k in ("person_name", "username")]

@@ -152,7 +152,7 @@ _CUE = re.compile(
     r"il\s+mio\s+(?:nuovo\s+)?indirizzo\s+[èe]|indirizzo\s*:|abito\s+in|"
     r"mijn\s+(?:nieuwe\s+)?adres\s+is|adres\s*:|ik\s+woon\s+(?:op|aan)|mój\s+(?:nowy\s+)?adres\s+to|"
     r"min\s+(?:nya\s+)?adress\s+är|adresse(?:n)?\s+(?:er|är)|мой\s+адрес|(?:moja\s+|moje\s+|mea\s+)?adres[aă]\s*:|"
-    r"adresa\s+je|osoite\s*:|cím(?:em)?\s*:|adresim\s*:?)(?![\w]))[ \t]*"
+    r"adresa\s+je|osoite\s*:|cím(?:em)?\s*:|adresim\s*:?)(?![\w]))[ \t]*(?:\n[ \t]*)?"
     r"|住所[はが：:]\s*|地址[是：:]\s*|주소[는:：]\s*"
 )
 #: where an introduced address ends: a clause or sentence ends, or a new subject starts
@@ -516,9 +516,10 @@ def _line_parts(text: str, body: str, base: int, lo: int, hi: int) -> Iterator[t
 
 
 #: the line under an address's last line that goes on with it: its postcode and town ("79098
-#: Freiburg im Breisgau", "8001 Zürich", "Leeds LS12 4QD", "San Francisco, CA 94109")
-_CODE_LINE = re.compile(r"[ \t,]*\n[ \t]*(?:" + _POSTCODE + r"(?:[ \t]+" + _PLACE + r")?|" + _PLACE + r",?[ \t]+"
-                        + _POSTCODE + r")[ \t,.]*(?=\n|\Z)")
+#: Freiburg im Breisgau", "8001 Zürich", "Leeds LS12 4QD", "San Francisco, CA 94109", a street
+#: with no number before them: "Cotton Lane, Preston PR2 9NQ")
+_CODE_LINE = re.compile(r"[ \t,]*\n[ \t]*(?:" + _POSTCODE + r"(?:[ \t]+" + _PLACE + r")?"
+                        r"|(?:" + _PLACE + r",[ \t]*){0,2}" + _PLACE + r",?[ \t]+" + _POSTCODE + r")[ \t,.]*(?=\n|\Z)")
 #: and the line under that: a country or a region alone ("Schweiz", "USA")
 _PLACE_LINE = re.compile(r"[ \t,]*\n[ \t]*(" + _PLACE + r")[ \t.]*(?=\n|\Z)")
 

@@ -33,6 +33,8 @@ _RELATION = re.compile(
     r"boss|manager|accountant|assistant|cousin|uncle|aunt|grandmother|grandfather|fianc[ée]e?|boyfriend|girlfriend|"
     r"neighbou?r|employee|client|stepson|stepdaughter|nephew|niece|grandson|granddaughter)s?(?:-in-law)?|\b(?:talk|speak|spoke|talked|spoken|chat|chatted|speaking)\s+(?:to|with)|"
     r"\bask(?:ed)?\s+for|\bcc|\bcontact|\bforward(?:ed)?\s+(?:it\s+)?to|"
+    # a customer named in an agent's note ("Note: customer Jess Marsh.")
+    r"\b(?:customer|client|cliente|kunde|kundin|klant)\s*:?(?=[ \t]+(?-i:[A-ZÀ-Þ]))|"
     # the same relations in German, Spanish, French, Italian, Portuguese, Dutch and Polish (its
     # cases too: "rachunek jest na żonę, Kasię")
     r"\b(?:meine?|mi|ma|mon|mia|mio|minha|meu|mijn)\s+(?:frau|mann|ehefrau|ehemann|sohn|tochter|bruder|schwester|"
@@ -135,6 +137,8 @@ _CJK_NAMES = re.compile(
     # a listed family name before an honorific or a greeting ("佐藤様", "田中さん", "刘洋您好", "김 님"),
     # the shortest run that comes before one ("王先生您好": 王)
     r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3}?)(?=様|さん|さま|殿|先生|女士|小姐|老师|老師|经理|經理|您好|你好)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
+    # the name a field or a sentence gives ("名字不对，应该是李薇", "姓名：王芳")
+    r"|(?:名字|姓名|名前|氏名)[^。！？\n]{0,10}?(?:应该是|應該是|是|为|為|は|：|:)\s*([\u4e00-\u9fff]{2,4})(?![\u4e00-\u9fff])"
 )
 #: Arabic, Persian and Hebrew: the word after "my name is" (اسمي, اسم من, שמי), and the next one
 #: when it is a family name (العلي, بن …) or a listed name; after "I am" (أنا) only a listed name
@@ -449,8 +453,12 @@ def _context_names(text: str) -> Iterator[Span]:
     for m in _ROLE_LINE.finditer(text):
         # a family name may be a word of the dictionary too ("Castellano", "Baker") after a given
         # name that is none; the line holds no other word before its role
-        rest = m.group(2).split()
-        if (_given(m.group(1)) and not _ordinary(m.group(1)) and m.group(1).lower() not in _NOT_NAMES
+        # (or a given name no list has before listed family names: "Gurpreet Singh Sandhu, Ludhiana")
+        first, rest = m.group(1), m.group(2).split()
+        opens = _given(first) or (any(_surname(w) for w in rest) and all(
+            _surname(w) or _given(w) or not _ordinary(w) for w in rest)
+            and name_lexicon.key(first) not in name_lexicon.place_names())
+        if (opens and not _ordinary(first) and first.lower() not in _NOT_NAMES
                 and not any(w.lower() in _NOT_NAMES or w.lower() in _ENGLISH_GLUE or w.lower() in _COMPANY_WORDS
                             or w.isupper() for w in rest)):
             yield Span(m.start(1), m.end(2), "person_name")
@@ -462,8 +470,8 @@ def _context_names(text: str) -> Iterator[Span]:
                                    or _surname(second))
         yield Span(m.start(2), m.end(3) if family else m.end(2), "person_name")
     for m in _CJK_NAMES.finditer(text):
-        group = next(g for g in range(1, 9) if m.group(g))
-        if group in (4, 7, 8) and not (_surname(m.group(group)[:2]) or _surname(m.group(group)[:1])):
+        group = next(g for g in range(1, 10) if m.group(g))
+        if group in (4, 7, 8, 9) and not (_surname(m.group(group)[:2]) or _surname(m.group(group)[:1])):
             continue  # "大丈夫です", "お客様" open a message too: a listed surname must open the name
         # a family name of one character alone before an honorific ("王先生")
         alone = group == 7 and len(m.group(group)) == 1 and _surname(m.group(group))
@@ -540,3 +548,28 @@ def _cjk_names_alone(text: str) -> Iterator[Span]:
             if len(word) > cut and _surname(word[:cut]) and all(c in chars for c in word[cut:]):
                 yield Span(m.start(), m.end(), "person_name")
                 break
+
+
+#: a question of someone's name ("please confirm the full name on your account", "¿Y el nombre del
+#: titular?"): the next message of the other side that is a name alone gives one
+_ASKS_NAME = re.compile(
+    r"(?i:\b(?:full\s+name|your\s+name|name\s+on\s+(?:the|your)|name\s+of\s+the\s+(?:account\s+)?holder|"
+    r"account\s+holder|registered\s+name|legal\s+name|nombre|titular|nom\s+complet|votre\s+nom|"
+    r"vollständigen\s+namen|ihren\s+namen|nome\s+completo|seu\s+nome|il\s+suo\s+nome|imię\s+i\s+nazwisko|"
+    r"volledige\s+naam|uw\s+naam|ad\s+soyad|nama\s+lengkap|họ\s+tên)\b)|姓名|名字|お名前|氏名|이름")
+#: a reply that opens on a name alone on its line ("Pablo Serrano Gil", "Chiamaka Adeyemi.")
+_NAME_REPLY = re.compile(rf"\A[ \t]*({_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{1,3}})[ \t]*[.,]?[ \t]*(?:\n|\Z)")
+
+
+def asks_name(text: str) -> bool:
+    """Whether ``text`` asks for someone's name."""
+    return _ASKS_NAME.search(text) is not None
+
+
+def answered_names(text: str) -> Iterator[Span]:
+    """The name a reply to :func:`asks_name` opens with, alone on its first line: two to four
+    capitalised words, none a word that names no one."""
+    m = _NAME_REPLY.match(text)
+    if m and not any(w.lower() in _NOT_NAMES or w.lower() in _ENGLISH_GLUE or w.lower() in _COMPANY_WORDS
+                     for w in m.group(1).split()):
+        yield Span(m.start(1), m.end(1), "person_name")

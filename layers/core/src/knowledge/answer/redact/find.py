@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 
 from .. import addresses, name_lexicon
 from .contact import _emails, _ips, _streets
-from .context_names import _LOWER_CUE
+from .context_names import _LOWER_CUE, answered_names, asks_name
 from .documents import _call_notes, _document_names, _no_person, _script_aliases
 from .id_documents import mrz_names
 from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references, asks_id
@@ -94,6 +94,7 @@ def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None
     return out
 
 
+_INITIAL_AFTER = re.compile(r"[ \t][B-HJ-Z]\.?(?![\w'’])")
 _COUNT_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}[ \t]?[x×][ \t]?\Z")
 
 
@@ -121,7 +122,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
         *_cards(text),
         *_accounts(text), *_id_documents(text), *_checked_ids(text, customer, "national_id" in asked), *_ips(text),
-        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text), *_amounts(text, customer or speaker == "agent"),
+        *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text),
+        *_amounts(text, customer or speaker == "agent"),
         *(_table_amounts(text) if speaker != "agent" else ()),
         *_people(text), *(_own_accounts(text, known_words) if customer else ()),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
@@ -134,6 +136,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found.extend(_pronoun_subjects(text, known_words))
     if "date_of_birth" in asked:
         found.extend(answered_births(text))
+    if "person_name" in asked:
+        found.extend(answered_names(text))
     found.extend(_recurring(text, known_values))
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
     found.extend(mrz_names(text))  # the holder's name in a passport's machine-readable zone, all capitals
@@ -181,20 +185,25 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     taken.extend(_joined_names(text, taken, known_words))
     taken.extend(_users_before_secrets(text, taken, known_words))
     taken = _adjacent_names(_script_aliases(text, taken), text)
+    # a name goes on with the initial of a family name after it ("it shows "Sunitha R"")
+    taken = [Span(s.start, i.end(), s.kind) if s.kind == "person_name" and (i := _INITIAL_AFTER.match(text, s.end))
+             else s for s in taken]
     return sorted(taken, key=lambda s: s.start)
 
 
 def asked_in(texts: Sequence[str], speakers: Sequence[str | None]) -> list[frozenset[str]]:
     """For each text of a ticket, the kinds of datum the other side's last message before it
     asked for ("please confirm your date of birth" -> ``{"date_of_birth"}``, a word for an
-    identity document -> ``{"national_id"}``); a text with no
+    identity document -> ``{"national_id"}``, "the account holder's name?" -> ``{"person_name"}``);
+    a text with no
     speaker (a title) asks and answers nothing."""
     out: list[frozenset[str]] = []
     last: dict[str, str] = {}  # each speaker's latest message
     for text, speaker in zip(texts, speakers, strict=True):
         other = next((t for s, t in last.items() if s != speaker), None) if speaker is not None else None
         out.append(frozenset() if other is None else frozenset(
-            kind for kind, asks in (("date_of_birth", asks_birth), ("national_id", asks_id)) if asks(other)))
+            kind for kind, asks in (("date_of_birth", asks_birth), ("national_id", asks_id),
+                                    ("person_name", asks_name)) if asks(other)))
         if speaker is not None:
             last[speaker] = text
     return out

@@ -187,7 +187,7 @@ def asks_id(text: str) -> bool:
 _ID_CUE_NEAR = re.compile(
     # (a word or two between: "NIF da empresa 194837203", "ID of my company 123")
     _ID_WORDS + r"(?:-[^\W\d_]{1,3})?(?:[ \t]+(?i:da|de|do|del|della|di|der|des|du|of|the|my|our|your|company|"
-    r"empresa|firma|société|azienda|entreprise|pessoal|personal|fiscal)){0,2}"
+    r"empresa|firma|société|azienda|entreprise|pessoal|personal|fiscal|is|was|it['’]?s|it\s+is|it\s+was|on\s+it,?)){0,4}"
     r"(?:[ \t]*(?:नंबर|संख्या|নম্বর|(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|"
     r"number|is|ist|est|es|är|er|jest|là|adalah|n\.?[ \t]?[º°]|号码|號碼|号|號|번호|番号|：|[:#=.-]|"
     # "number" in more languages: Polish, Czech, the South Slavic languages, Romanian, Turkish,
@@ -204,8 +204,9 @@ _PASSPORT = re.compile(
     r"paspor|passi|pass|seria|série|serie|id\s+card|identity\s+card|carte\s+d'identit[ée]|cartea\s+de\s+identitate|"
     r"buletin\w*|personalausweis(?:nummer)?|ausweis(?:nummer|-?nr\.?)?|(?:reise)?passnummer|dowód\s+osobisty|documento\s+de\s+identidad|(?-i:CIN|CNIE|CIE)|"
     r"dow[óo]d\w*|carta\s+d'identit[àa])\b|паспорт\w*|護照|护照|여권|"
-    r"パスポート|جواز(?:\s+السفر)?|διαβατήριο\w*)"
-    r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|:|=|is|ist|est|es))*[ \t]*"
+    r"パスポート|पासपोर्ट|جواز(?:\s+السفر)?|διαβατήριο\w*)"
+    r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|नंबर|संख्या|:|=|is|ist|est|es))*"
+    r"[ \t]*"
     r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}[ \t]?(?-i:[A-Z]{2})[ \t]?\d{5}|"
     r"(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9}|"
     # an Italian electronic identity card's number ("CA12345AB")
@@ -375,7 +376,8 @@ def _checked_ids(text: str, customer: bool, asked: bool = False) -> Iterator[Spa
                        and not re.match(r"(?:19|20)\d{2}-[01]\d-", m.group()))  # "2024-11-0042" is a reference
             # (or a run of nine digits or more after such a word in the sentence before, when it is
             # no transaction's or order's: "my tax ID ... It is 49099174027")
-            long_run = re.fullmatch(r"\d{9,13}", m.group()) is not None and not _NOT_PERSONAL_BEFORE.search(
+            long_run = (re.fullmatch(r"\d[\d ]{7,22}\d", m.group()) is not None
+                        and sum(c.isdigit() for c in m.group()) >= 9) and not _NOT_PERSONAL_BEFORE.search(
                 text, max(0, m.start() - 60), m.start())
             if _cue_before(_ID_CUE_NEAR, text, m.start()) or (grouped and _cue_before(_ID_CUE, text, m.start())) or (
                     long_run and _id_word_before(text, m.start())):

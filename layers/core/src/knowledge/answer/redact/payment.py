@@ -161,7 +161,7 @@ def _iban_lengths() -> dict[str, int]:
 
 #: the words for an IBAN or a bank account before one, in the languages tickets come in: an
 #: IBAN after them keeps the customer's account even when a digit was dropped or mistyped
-_IBAN_CUE = re.compile(r"(?i:\b(?:iban|bic|konto\w*|\w+-konto|account|acct|compte|cuenta|conta|conto|rekening|"
+_IBAN_CUE = re.compile(r"(?i:\b(?:iban|bic|kont[oa]\w*|\w+-konto|account|acct|compte|cuenta|conta|conto|rekening|"
                        r"rachun\w*|[úu][čc]et\w*|bank\w*|banque|banco|payout|auszahl\w*|virement|"
                        r"überweisung|transferencia|bonifico|rib)\b)[^\n]{0,30}\Z")
 

@@ -222,6 +222,15 @@ def answered_births(text: str) -> Iterator[Span]:
 _SENTENCE_STOP = re.compile(r"[.!?](?!\S)|\n")
 
 
+def _overlapping(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Every match, the next searched from where this one's value starts: a cue may sit in the
+    words another cue took ("account is registered as cryptokhalid99")."""
+    pos = 0
+    while m := pattern.search(text, pos):
+        yield m
+        pos = max(m.start(2), m.start() + 1)
+
+
 def _people(text: str) -> Iterator[Span]:
     yield from _names(text)
     yield from _initials_and_mailboxes(text)
@@ -264,7 +273,7 @@ def _people(text: str) -> Iterator[Span]:
     for pattern in (_HANDLE, _DISCORD, _REDDIT):
         for m in pattern.finditer(text):
             yield Span(m.start(), m.end(), "username")
-    for m in _USERNAME.finditer(text):
+    for m in _overlapping(_USERNAME, text):
         # "login from ..." is not a user name: one is said ("username: x") or looks like one; a
         # platform's name alone says nothing ("Discord is community-run")
         cue = text[m.start() : m.start(1) if m.group(1) else m.start(2)]

@@ -50,7 +50,8 @@ _USERNAME = re.compile(
     r"kullanıcı\s+ad[ıi]m|nama\s+pengguna|pengguna|tên\s+đăng\s+nhập|nume\s+de\s+utilizator|utilizator|"
     r"uživatelské\s+jméno|имя\s+пользователя|логин|לוגין|שם\s+משתמש|اسم\s+المستخدم|ชื่อผู้ใช้|ইউজারনেম|"
     r"ইউজার\s+নেম|यूज़रनेम|यूजरनेम|यूज़र\s+नेम|"
-    rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as)(?![\w]))"
+    rf"(?:{_PLATFORMS})\s*(?:name|id|handle|tag)?|(?:log(?:ged)?|sign(?:ed)?)[\s-]*in\s+as|registered\s+as|"
+    r"signed\s+up\s+as)(?![\w]))"
     # the owner's word after it ("Username saya", "mi usuario", "user ku", "benim kullanıcı adım")
     r"(?:[ \t]+(?i:saya|aku|ku|ko|mu|anda|mine|mio|mia|meu|minha|mon|ma|mein|meine|mój|moje|můj|moje|của\s+tôi|"
     r"мой|мій|meu|sendiri)(?![\w]))?"
@@ -114,7 +115,10 @@ def _system_account(value: str) -> bool:
 #: acmebuilds / dckr_pat_…", "login: jdoe / <password>")
 _USER_BEFORE_SECRET = re.compile(
     r"(?i:\b(?:account|login|user(?:\s*name)?|credentials?|creds|log(?:ged)?\s+in\s+as|as)\b)"
-    r"(?:[ \t]*(?:is|:|=))?[ \t]+[\"'`]?([A-Za-z0-9_][\w.@$-]{1,39})[\"'`]?[ \t]*(?:/|:|,)[ \t]*\Z")
+    r"(?:[ \t]*(?:is|:|=))?[ \t]+[\"'`]?([A-Za-z0-9_][\w.@$-]{1,39})[\"'`]?[ \t]*"
+    # ("user replicator with password Repl!ca-7731")
+    r"(?:/|:|,|[ \t](?i:with|and)[ \t]+(?:(?i:the|a)[ \t]+)?(?i:password|passwd|pw|pwd|pass)(?:[ \t]*(?:is|:|=))?)"
+    r"[ \t]*\Z")
 
 
 def _url_users(text: str, known: Collection[str] | None) -> Iterator[Span]:
@@ -157,7 +161,7 @@ _OWN_ACCOUNT_CUE = re.compile(
     r"ユーザー名|حساب\w*)"
     r"(?:[ \t]*(?:(?i:id|name|number|no\.?|nr\.?|#|is|ist|est|es|è|é|là|adalah|:|=|是|は|：|"
     # the owner's word after it ("Akun saya dewi.ans", "cuenta mía", "hesabım")
-    r"saya|aku|ku|mía|mia|mio|meu|minha|mon|ma|mein|meine|của\s+tôi)(?![\w])))*[ \t]*[\"'`“‘«]?"
+    r"saya|aku|ku|mía|mia|mio|meu|minha|mon|ma|mein|meine|của\s+tôi)(?![\w])|[:=：]))*[ \t]*[\"'`“‘«]?"
     r"([A-Za-z0-9][\w.$+-]{2,40})(?<![.+-])(?![\w@])")
 
 

@@ -22,6 +22,9 @@ _PARTICLE = (r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|binti|binte|bt
              r"dei|dal)")
 
 _NOT_NAMES = frozenset((
+    # the short forms of months and weekdays ("last Friday (28 Feb)"; "Jan", "May", "Sun", "Thu" are names too)
+    "feb", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "tues", "wed",
+    "thurs", "fri", "sat",
     "a", "about", "account", "afraid", "after", "afternoon", "again", "all", "also", "an", "and", "any", "anyone",
     "are", "as", "at", "back", "bank", "because", "before", "but", "by", "can", "card", "could", "customer", "did",
     "do", "does", "done", "dr", "evening", "everybody", "everyone", "folks", "for", "frau", "from", "getting",
