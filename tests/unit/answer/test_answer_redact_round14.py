@@ -235,3 +235,49 @@ def test_a_name_given_in_reply_to_a_question_of_one() -> None:
 ])
 def test_round_fourteen_c_look_alikes_stay(text: str) -> None:
     assert not [v for v, k in _spans(text) if k in ("person_name", "username")]
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("hello sir maine kal raat 9 baje 25,000 rs ka USDT deposit kiya tha", "25,000 rs", "amount"),
+    ("que está como \"Ines C. Pinto\". Vamos", "Ines C. Pinto", "person_name"),
+    ("Groet,\nPieter van der Berg", "Pieter van der Berg", "person_name"),
+    ("Beneficiary: Al Dana Logistics WLL\nIBAN: QA10 QNBA 0000 0000 0754 2188 30",
+     "QA10 QNBA 0000 0000 0754 2188 30", "iban"),  # right after "IBAN", a length off by more than two
+    ("No akaun Maybank saya 5140 2288 9176. Jumlah RM 412.60.", "5140 2288 9176", "account_number"),
+    ("name,email\nHelen Carter,helen.carter@example.com\nMei Lin Chow,meilin.chow@example", "Mei Lin Chow",
+     "person_name"),
+    ("employee_id,coinvault_account,amount_eur\n1042,CV-55820134,250.00", "CV-55820134", "account_number"),
+    ("employee_id,coinvault_account,amount_eur\n1042,CV-55820134,250.00", "250.00", "amount"),
+    ("username,role\npgreen,developer\nasoto,admin", "asoto", "username"),
+    ("please deactivate these leavers, HR list from today:\npgreen\nasoto\nwkim", "wkim", "username"),
+    ("Test connection says failed. Users like r.achterberg cannot log in.", "r.achterberg", "username"),
+    ("there is also kadeyemi with email kemi.adeyemi@halcyonbio.com now", "kadeyemi", "username"),
+    ("wir haben die Rechnung TD-INV-2026-1183 über 1.249,00 € zweimal überwiesen", "1.249,00 €", "amount"),
+    ("Everything else is fine: Brandon Ellis, 4417 Alder Creek Dr, Boise, ID 83706, DOB March 9, 1990.",
+     "4417 Alder Creek Dr, Boise, ID 83706", "street_address"),
+    ("Bevestiging van de bank:\nVan: J.M. de Vries – NL79INGB0006358112", "J.M. de Vries", "person_name"),
+])
+def test_round_fourteen_d_finds(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in _spans(text)
+
+
+@pytest.mark.parametrize("text", [
+    "ok\nthanks\nbye",  # a list of words is no list of users
+    "files:\nconfig.yaml\nnotes.txt",
+    "Auszahlungen über 1.000 € werden geprüft.",  # a threshold, no payment's sum
+    "Users like this one cannot log in.",
+    "id,status\n1,open\n2,closed",
+])
+def test_round_fourteen_d_look_alikes_stay(text: str) -> None:
+    assert _spans(text, speaker="agent") == []
+
+
+def test_a_date_of_a_birth_year_found_in_the_ticket_is_that_date_again() -> None:
+    _, _, reply = redact_ticket(["Please confirm your date of birth.", "3rd of May 1979, postcode is the same",
+                                 "Your profile had 05/03/1979. I corrected it to 3 May 1979; 12/03/2026 stays."],
+                                speakers=["agent", "customer", "agent"])
+    assert reply.text == "Your profile had [date_of_birth]. I corrected it to [date_of_birth]; 12/03/2026 stays."
+
+
+def test_idaho_and_its_zip_code_are_no_identity_number() -> None:
+    assert not [v for v, k in _spans("Boise, ID 83706") if k == "national_id"]

@@ -92,7 +92,7 @@ _POSTCODE = (r"(?:" + _STRONG_POSTCODE + r"|(?:〒\s?)?\d{3}-\d{4}|\d{5}-\d{3}|\
              r"|\d{3}\s\d{2}|(?:[A-Z]{1,2}-)?\d{4,6}|[A-Z]{2}\d{3,5})(?![\w-])")
 _NOT_PLACE = (r"(?!(?:Thanks|Thank|Please|Regards|Best|Cheers|Kind|Many|I|My|The|It|We|But|And|Also|Can|Could|"
               r"Is|Was|Are|Do|Does|How|What|When|Why|Hi|Hello|Gracias|Danke|Merci|Obrigad[oa]|Grazie|Bedankt|"
-              r"Dziękuję|Saludos|Tack|Phone|Email|Tel)(?![\w]))")
+              r"Dziękuję|Saludos|Tack|Phone|Email|Tel|DOB|SSN|Mobile|Cell)(?![\w]))")
 _PLACE_WORD = r"[A-ZÀ-ÞĀ-Ž][^\W\d_]*(?:['’-][^\W\d_]+)*"
 _PLACE = (_NOT_PLACE + _PLACE_WORD + r"(?:(?<=\b[A-Z])\.|(?<=\b[A-Z][a-z])\.|(?<=\b[A-Z][a-z]{2})\.)?"
           r"(?:[ ](?:(?:de|del|di|la|le|am|an|im|sur|upon|on|do|da|dos)[ ])?" + _PLACE_WORD + r"){0,2}")

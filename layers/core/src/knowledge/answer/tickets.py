@@ -5,6 +5,7 @@ counts of what was removed leave this module."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -148,10 +149,15 @@ def _redact_runs(texts: Sequence[str], who: Sequence[str | None], vocabulary: Vo
     asked = asked_in(texts, who)
     results = [redact(text, known_names=known, known_words=words, speaker=speaker, asked=a)
                for text, speaker, a in zip(texts, who, asked, strict=True)]
-    # a user name, key or account number found in one message is removed where it recurs
-    if recurring := repeated_values(texts, results):
+    # a user name, key or account number found in one message is removed where it recurs, and a
+    # date of a year a date of birth has is that date written again
+    recurring = repeated_values(texts, results)
+    years = {y for text, r in zip(texts, results, strict=True) for s in r.spans if s.kind == "date_of_birth"
+             for y in re.findall(r"(?:19|20)\d{2}", text[s.start : s.end])}
+    if recurring or years:
         results = [redact(text, known_names=known, known_words=words, speaker=speaker, asked=a,
-                          known_values=recurring) if any(v in r.text for v, _ in recurring) else r
+                          known_values=recurring, birth_years=years)
+                   if any(v in r.text for v, _ in recurring) or any(y in r.text for y in years) else r
                    for text, speaker, a, r in zip(texts, who, asked, results, strict=True)]
     return results
 

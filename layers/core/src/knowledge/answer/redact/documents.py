@@ -204,29 +204,57 @@ def _mrz_names(text: str) -> Iterator[Span]:
             yield Span(m.start(1), m.end(1), "person_name")
 
 
+#: a CSV column's head that names another kind of personal datum ("coinvault_account",
+#: "amount_eur", "username"): its values are of that kind
+_CSV_KIND_COLUMNS = (
+    (re.compile(r"(?:^|[ _])(?:user(?:name)?|login|handle|uid)$"), "username"),
+    (re.compile(r"(?:account|acct|konto|iban|member_id|customer_id|client_id)(?:$|[ _])"), "account_number"),
+    (re.compile(r"(?:^|[ _])(?:amount|balance|total|betrag|montant|importe)(?:$|[ _])"), "amount"),
+)
+
+
+def _column_kind(head: str) -> str | None:
+    if head in _CSV_NAME_COLUMNS:
+        return "person_name"
+    return next((kind for pattern, kind in _CSV_KIND_COLUMNS if pattern.search(head)), None)
+
+
 def _csv_names(text: str) -> Iterator[Span]:
-    """The values of a CSV export's name column, read by its header ("name,email,phone,plan")."""
-    lines = text.split("\n")
+    """The values of a CSV export's columns of personal data, read by its header ("name,email",
+    "employee_id,coinvault_account,amount_eur", "username,role"): names, user names, account
+    numbers and amounts."""
     offset = 0
-    column: int | None = None
+    columns: dict[int, str] = {}
     width = 0
-    for line in lines:
+    for line in text.split("\n"):
         cells = line.split(",")
-        if column is not None and len(cells) == width:
-            value = cells[column].strip().strip('"')
-            at = offset + sum(len(c) + 1 for c in cells[:column])
-            at = line.find(value, at - offset) + offset if value else at
-            if value and (_latin_name(value) or (value.isupper() and _latin_name(value.title()))):
-                yield Span(at, at + len(value), "person_name")
-        elif len(cells) >= 3:
+        if columns and len(cells) == width:
+            for column, kind in columns.items():
+                value = cells[column].strip().strip('"')
+                at = offset + sum(len(c) + 1 for c in cells[:column])
+                at = line.find(value, at - offset) + offset if value else at
+                if not value:
+                    continue
+                # (under a name column's head a family name may be a word too: "Mei Lin Chow")
+                if kind == "person_name" and not (
+                        _latin_name(value) or (value.isupper() and _latin_name(value.title()))
+                        or (re.fullmatch(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+){1,3}", value)
+                            and any(_given(w) or _surname(w) for w in value.split()))):
+                    continue
+                if kind in ("account_number", "amount") and not re.search(r"\d", value):
+                    continue
+                if kind == "username" and not re.fullmatch(r"[\w.@$-]{2,64}", value):
+                    continue
+                yield Span(at, at + len(value), kind)
+        elif len(cells) >= 2:
             heads = [c.strip().strip('"').lower() for c in cells]
-            names = [i for i, h in enumerate(heads) if h in _CSV_NAME_COLUMNS]
-            if names and all(re.fullmatch(r"[a-z][a-z _]{0,30}", h) for h in heads):
-                column, width = names[0], len(cells)
+            kinds = {i: k for i, h in enumerate(heads) if (k := _column_kind(h)) is not None}
+            if kinds and all(re.fullmatch(r"[a-z][a-z _]{0,30}", h) for h in heads):
+                columns, width = kinds, len(cells)
             else:
-                column = None
+                columns = {}
         else:
-            column = None
+            columns = {}
         offset += len(line) + 1
 
 
@@ -349,7 +377,10 @@ def _capitals_lines(text: str) -> Iterator[Span]:
 #: four capitalised words closed by an address, a comma or the line's end
 _HEADER_NAME = re.compile(
     r"(?m)^[ \t>]*(?:To|From|Cc|CC|Bcc|Reply-To|Von|An|De|À|Para|Van|Aan|Od|Do|Från|Till|Fra|Til)[ \t]*:[ \t]*"
-    r"([A-ZÀ-ÞĀ-Ž][^\W\d_]+(?:[ \t]+[A-ZÀ-ÞĀ-Ž][^\W\d_]+){0,3})[ \t]*(?=<|,|;|$)")
+    # (initials and a family name's particles too: "Van: J.M. de Vries – NL79…")
+    r"((?:[A-Z]\.(?:[ \t]?[A-Z]\.)*[ \t]*|[A-ZÀ-ÞĀ-Ž][^\W\d_]+[ \t]+)"
+    r"(?:(?:van|von|de|der|den|da|di|du|del|la|le|ter|ten)[ \t]+){0,2}[A-ZÀ-ÞĀ-Ž][^\W\d_]+"
+    r"(?:[ \t]+[A-ZÀ-ÞĀ-Ž][^\W\d_]+){0,2}|[A-ZÀ-ÞĀ-Ž][^\W\d_]+)[ \t]*(?=<|,|;|$|[ \t]+[–—-][ \t])")
 
 
 def _header_names(text: str) -> Iterator[Span]:
@@ -357,7 +388,9 @@ def _header_names(text: str) -> Iterator[Span]:
     corpus knows as a word is still one there ("To: Harry Field")."""
     for m in _HEADER_NAME.finditer(text):
         words = m.group(1).split()
-        if (_given(words[0]) or _surname(words[-1])) and not any(w.lower() in _NOT_NAMES for w in words):
+        initials = re.match(r"[A-Z]\.", words[0]) is not None
+        if (_given(words[0]) or _surname(words[-1]) or initials) and not any(
+                w.lower() in _NOT_NAMES for w in words if not w.endswith(".")):
             yield Span(m.start(1), m.end(1), "person_name")
 
 

@@ -43,7 +43,7 @@ from .people import _people, answered_births, asks_birth
 from .phones import _phones, _spoken_phones
 from .secrets import _secrets, _seed_phrases
 from .spans import _GENERIC_SECRET, _PRIORITY, DEFAULT_PHONE_REGIONS, KINDS, Redaction, Span
-from .users import _derived_handles, _name_handles, _own_accounts, _url_users, _users_before_secrets
+from .users import _derived_handles, _handle_lists, _name_handles, _own_accounts, _url_users, _users_before_secrets
 from .words import _NOT_NAMES, _PARTICLE, _WORD, _given, _lower_case_writer
 
 
@@ -94,14 +94,15 @@ def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None
     return out
 
 
-_INITIAL_AFTER = re.compile(r"[ \t][B-HJ-Z]\.?(?![\w'’])")
+_INITIAL_AFTER = re.compile(r"[ \t][A-Z]\.[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’-]+(?:-[A-Z][a-z]+)?(?![\w'’])"
+                            r"|[ \t][B-HJ-Z]\.?(?![\w'’])")
 _COUNT_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}[ \t]?[x×][ \t]?\Z")
 
 
 def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
                known_names: Collection[str] = (), known_words: Collection[str] | None = None,
                speaker: str | None = None, asked: Collection[str] = (),
-               known_values: Collection[tuple[str, str]] = ()) -> list[Span]:
+               known_values: Collection[tuple[str, str]] = (), birth_years: Collection[str] = ()) -> list[Span]:
     """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
     name words found elsewhere in the same conversation (:func:`names_in`); ``known_words``:
     the words of :func:`vocabulary_candidates` that the bot's corpus knows (None: no corpus
@@ -112,7 +113,9 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     the kinds the other side's last message asked for (:func:`asked_in`): a date in the reply
     to a question of a date of birth is one, a number an identity number's check accepts in the
     reply to one is one; ``known_values``: (value, kind) of data found in
-    other messages of the same ticket (:func:`repeated_values`), removed wherever they recur."""
+    other messages of the same ticket (:func:`repeated_values`), removed wherever they recur;
+    ``birth_years``: the years of the dates of birth found in the ticket: a date of one of them is
+    that birth date written again ("your profile had 05/03/1979")."""
     # (an agent's notes of a call write down the caller's own words)
     customer = speaker == "customer" or (speaker == "agent" and _call_notes(text))
     # (and an agent writes of the customer's own position, charge or withdrawal as often: "your
@@ -128,7 +131,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_people(text), *(_own_accounts(text, known_words) if customer else ()),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
         *_email_names(text, known_words),
-        *_references(text, known_words), *_url_users(text, known_words),
+        *_references(text, known_words), *_url_users(text, known_words), *_handle_lists(text, known_words),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
         *_lower_given_names(text, known_words), *_subject_names(text, known_words),
@@ -138,6 +141,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         found.extend(answered_births(text))
     if "person_name" in asked:
         found.extend(answered_names(text))
+    if birth_years:
+        found.extend(s for s in answered_births(text) if any(y in text[s.start : s.end] for y in birth_years))
     found.extend(_recurring(text, known_values))
     found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
     found.extend(mrz_names(text))  # the holder's name in a passport's machine-readable zone, all capitals
@@ -185,7 +190,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     taken.extend(_joined_names(text, taken, known_words))
     taken.extend(_users_before_secrets(text, taken, known_words))
     taken = _adjacent_names(_script_aliases(text, taken), text)
-    # a name goes on with the initial of a family name after it ("it shows "Sunitha R"")
+    # a name goes on with the initial of a family name after it ("it shows "Sunitha R""), or with
+    # a middle initial and the family name ("Ines C. Pinto")
     taken = [Span(s.start, i.end(), s.kind) if s.kind == "person_name" and (i := _INITIAL_AFTER.match(text, s.end))
              else s for s in taken]
     return sorted(taken, key=lambda s: s.start)
@@ -261,11 +267,11 @@ def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
 def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
            known_names: Collection[str] = (), known_words: Collection[str] | None = None,
            speaker: str | None = None, asked: Collection[str] = (),
-           known_values: Collection[tuple[str, str]] = ()) -> Redaction:
+           known_values: Collection[tuple[str, str]] = (), birth_years: Collection[str] = ()) -> Redaction:
     """``text`` with every span replaced by ``[kind]``, and how many of each kind; ``speaker``,
-    ``asked`` and ``known_values`` as :func:`find_spans` reads them."""
+    ``asked``, ``known_values`` and ``birth_years`` as :func:`find_spans` reads them."""
     spans = find_spans(text, phone_regions=phone_regions, known_names=known_names, known_words=known_words,
-                       speaker=speaker, asked=asked, known_values=known_values)
+                       speaker=speaker, asked=asked, known_values=known_values, birth_years=birth_years)
     return replaced(text, spans)
 
 

@@ -32,8 +32,9 @@ _ACCOUNT = re.compile(
     r"(?:\s+(?:corrente|corriente|courant|poupan[çc]a|de\s+ahorros?|de\s+poupan[çc]a|bancari[ao]|banc[áa]ria|"
     r"pessoal|personal|principal|salário|salario|vadesiz|vadeli|tabungan|giro|curent|bankowy|bankovní|"
     r"ngân\s+hàng|текущий|поточний))?"
-    # (and the bank's initials: "rekening BCA 1234567890", "conta NU 12345-6")
-    r"(?:\s+(?-i:[A-Z]{2,6}))?"
+    # (and the bank's initials or a name ending in "bank", and the owner's word: "rekening BCA
+    # 1234567890", "conta NU 12345-6", "No akaun Maybank saya 5140 2288 9176")
+    r"(?:\s+(?-i:[A-Z]{2,6}|[A-Z]\w{0,12}bank))?(?:\s+(?:saya|ku|aku|mine|mío|mia|meu|minha))?"
     r"\.?(?:,?\s*(?:number|no\.?|num|nr\.?|nomor|numarası|numărul|číslo|numer|số|#))?\s*"
     r"(?:is|ist|es|é|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
     # a number with a letter prefix and dashes too ("depuis mon compte CV-7730-2291-04")
@@ -435,6 +436,9 @@ def _id_documents(text: str) -> Iterator[Span]:
         yield Span(m.start(1), m.end(2), "national_id")
     for m in _ID_DOCUMENT.finditer(text):
         value = m.group(1)
+        if re.match(r"ID[ \t]", m.group()) and re.fullmatch(r"\d{5}(?:-\d{4})?", value) and \
+                re.search(r",[ \t]*\Z", text[max(0, m.start() - 3) : m.start()]):
+            continue  # "Boise, ID 83706": Idaho and a ZIP code
         if len(re.sub(r"\D", "", value)) >= 4:
             yield Span(m.start(1), m.end(1), "national_id")
     for pattern, module in ((_SSN_SHAPE, ssn), (_CPF_SHAPE, cpf), (_DNI_SHAPE, dni), (_NIE_SHAPE, nie),

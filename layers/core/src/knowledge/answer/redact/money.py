@@ -124,7 +124,8 @@ def _money_unit(unit: str, glued: bool) -> bool:
 def _currency_word(unit: str) -> bool:
     """A currency's word ("dollars", "zł", "dólares", "درهم"): no code, a word of its own."""
     low = unit.lower()
-    return (re.fullmatch(_CURRENCY_WORDS, low) is not None or unit in ("TL", "zł")
+    # (and the rupee's short form after a figure in any case: "25,000 rs", "500 Rs")
+    return (re.fullmatch(_CURRENCY_WORDS, low) is not None or unit in ("TL", "zł") or low in ("rs", "rs.")
             or is_currency_word(low, ordinary=_ordinary(low)))
 
 
@@ -160,6 +161,12 @@ _COMPARED = (
 #: a figure compared with: a threshold, no one's ("Deposits under 0.005 XMR aren't credited")
 _COMPARED_TO = re.compile(_COMPARED, re.IGNORECASE)
 _THRESHOLD = re.compile(rf"(?i)\b(?:from|starting\s+at|between|and|or|to)\s*\Z|{_COMPARED}")
+
+
+#: "über" after a payment's word names the payment's sum, no threshold ("die Rechnung TD-INV-2026-1183
+#: über 1.249,00 €", "Zahlung über 80 €")
+_SUM_OF_A_PAYMENT = re.compile(r"(?i)\b(?:rechnung|zahlung|überweisung|gutschrift|erstattung|lastschrift|betrag)\b"
+                               r"[^.!?\n]{0,30}\büber\s*\Z")
 
 
 def _named_amounts(text: str, people: Sequence[Span]) -> Iterator[Span]:
@@ -327,7 +334,8 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             if _LIMIT_AFTER.match(after) or _PART_OF.search(before[-40:]):
                 continue
             # "Deposits under 0.005 XMR aren't credited": a threshold no personal word says before
-            if _COMPARED_TO.search(near_before[-24:]) and not _PERSONAL.search(near_before):
+            if (_COMPARED_TO.search(near_before[-24:]) and not _PERSONAL.search(near_before)
+                    and not _SUM_OF_A_PAYMENT.search(before[-80:])):
                 continue
             i = bisect.bisect_left(personal, m.start() - 300)
             j = bisect.bisect_left(personal, m.end())

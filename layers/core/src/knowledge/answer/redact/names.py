@@ -71,7 +71,7 @@ _NAME_CUES = re.compile(
     r"|(?:^|(?<=\n)|(?<=[.!?]\s)|(?<=[.!?]))(?i:best\s+regards|kind\s+regards|warm\s+regards|best\s+wishes|many\s+thanks|"
     r"thanks\s+again|yours\s+sincerely|sincerely|mit\s+freundlichen\s+grüßen|viele\s+grüße|liebe\s+grüße|grüße|"
     r"cordialement|bien\s+à\s+vous|saludos\s+cordiales|un\s+saludo|saludos|atentamente|cordiali\s+saluti|"
-    r"distinti\s+saluti|atenciosamente|abraços|cumprimentos|pozdrawiam|met\s+vriendelijke\s+groet|groetjes|groeten|"
+    r"distinti\s+saluti|atenciosamente|abraços|cumprimentos|pozdrawiam|met\s+vriendelijke\s+groet|groetjes|groeten|groet|"
     r"med\s+vänlig\s+hälsning|hälsningar|med\s+venlig\s+hilsen|mvh|s\s+pozdravem|saygılarımla|с\s+уважением)"
     r"\s*,?\s+"
     # greetings and thanks: the name follows on the same line ("Hello,\nChrome crashes" is no name)

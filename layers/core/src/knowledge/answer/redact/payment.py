@@ -183,8 +183,10 @@ def _ibans(text: str) -> Iterator[Span]:
             compact = re.sub(r"[ -]", "", value).upper()
             expected = _iban_lengths().get(compact[:2])
             # (check digits "00", "01" and "99" are never issued: an IBAN made up to show one)
-            if (expected is not None and abs(len(compact) - expected) <= 2 and value[:2].isupper()
-                    and 2 <= int(compact[2:4]) <= 98
+            # (right after the word "IBAN" itself, any length an IBAN may have)
+            named = re.search(r"(?i)\biban\b[ \t]*[:#=-]?[ \t]*\Z", text[max(0, m.start() - 12) : m.start()])
+            if (expected is not None and (abs(len(compact) - expected) <= 2 or (named and 15 <= len(compact) <= 34))
+                    and value[:2].isupper() and 2 <= int(compact[2:4]) <= 98
                     and _IBAN_CUE.search(text, max(0, m.start() - 40), m.start())):
                 yield Span(m.start(), m.start() + len(value), "iban")
 

@@ -43,7 +43,8 @@ _SAID_OF_A_NAME = frozenset((
     "my", "your", "our", "their", "his", "her", "in", "on", "at", "used", "set", "listed", "saved", "stored",
 ))
 _USERNAME = re.compile(
-    r"(?i:\b(?:user\s*name|username|user|user\s*id|login|handle|nick(?:name)?|gamertag|screen\s*name|pseudo|"
+    r"(?i:\b(?:user\s*name|username|users?\s+(?:like|such\s+as|e\.g\.|including)|user|user\s*id|login|handle|"
+    r"nick(?:name)?|gamertag|screen\s*name|pseudo|"
     r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
     r"vendor|merchant|streamer|creator|agent|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"
     r"gebruikersnaam|kullanıcı\s+adı|brugernavn|användarnamn|"
@@ -281,10 +282,17 @@ _FILE_OR_HOST = frozenset(("com", "net", "org", "io", "dev", "app", "example", "
 _ROLE_SUFFIX = re.compile(r"[-_.](?:dev|admin|adm|ops|test|qa|prod|work|old|new|ext|da)\Z")
 
 
+#: the local part of an e-mail address of two words ("kemi.adeyemi@…")
+_TWO_WORD_MAILBOX = re.compile(r"(?<![\w.+-])([A-Za-z]{2,20})[._-]([A-Za-z]{2,20})@")
+
+
 def _derived_handles(text: str, names: Collection[str]) -> Iterator[Span]:
     """A user name built from a name found in the ticket ("Tomasz Zieliński (tzielinski)",
-    "j.smith", "anna_kowalska92"): a given name or its initial joined to a family name, in
-    either order, with or without a dot, dash or underscore, digits after."""
+    "j.smith", "anna_kowalska92") or from the two words of an e-mail address in the text
+    ("kadeyemi" beside "kemi.adeyemi@…"): a given name or its initial joined to a family name,
+    in either order, with or without a dot, dash or underscore, digits after."""
+    mailbox_parts = [w for m in _TWO_WORD_MAILBOX.finditer(text) if "@" in text for w in m.groups()]
+    names = [*names, *mailbox_parts]
     if not names:
         return
     parts = {name_lexicon.key(_folded(n)) for n in names if len(n) >= 3}
@@ -315,3 +323,32 @@ def _name_handles(text: str) -> Iterator[Span]:
              or (len(first) == 1 and not _ordinary(second)))
                 and _surname(second) and second.lower() not in _FILE_OR_HOST and first.lower() not in _NOT_NAMES):
             yield Span(m.start(), m.end(), "username")
+
+
+#: a line that is one lower-case handle alone, as a pasted list of users holds them
+_LIST_HANDLE_LINE = re.compile(r"(?m)^[ \t]*(?:[-*•][ \t]*)?([a-z][a-z0-9._-]{2,30})[ \t]*,?[ \t]*$")
+
+
+def _handle_lists(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """The user names of a list pasted one to a line ("HR list from today:\\npgreen\\nasoto\\n
+    wkim"): two lines or more in a row, each a lower-case handle alone; the words of the
+    dictionary or of the bot's corpus, files and hosts among them stay ("ok\\nthanks")."""
+    run: list[re.Match[str]] = []
+
+    def handles(run: list[re.Match[str]]) -> Iterator[Span]:
+        if len(run) < 2:
+            return
+        for m in run:
+            value = m.group(1)
+            tail = value.rsplit(".", 1)[-1] if "." in value else ""
+            if (_ordinary_form(value) or value in _NOT_NAMES or tail in _FILE_OR_HOST or _system_account(value)
+                    or (known is not None and name_lexicon.key(value) in known)):
+                continue
+            yield Span(m.start(1), m.end(1), "username")
+
+    for m in _LIST_HANDLE_LINE.finditer(text):
+        if run and text.count("\n", run[-1].end(), m.start()) != 1:
+            yield from handles(run)
+            run = []
+        run.append(m)
+    yield from handles(run)
