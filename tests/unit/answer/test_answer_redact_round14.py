@@ -281,3 +281,38 @@ def test_a_date_of_a_birth_year_found_in_the_ticket_is_that_date_again() -> None
 
 def test_idaho_and_its_zip_code_are_no_identity_number() -> None:
     assert not [v for v, k in _spans("Boise, ID 83706") if k == "national_id"]
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("et mon numéro de sécu si besoin : 1 88 08 75 116 042 16", "1 88 08 75 116 042 16", "national_id"),
+    ("Bitte 2FA zurücksetzen. Finn Petersen, geb. 07.09.1995, E-Mail finn@example.de", "07.09.1995",
+     "date_of_birth"),
+    ("I sent €3,000 by SEPA on Monday from DE31 3704 0044 0532 0138 8700 with the reference",
+     "DE31 3704 0044 0532 0138 8700", "iban"),  # its check fails; SEPA says it is an account
+    ("eles pediram meu CPF para confirmar: 318.447.620-09, nasci em 22 de agosto de 1990", "22 de agosto de 1990",
+     "date_of_birth"),
+    ("my name changed from Emily Carver to Emily Thornbury.", "Emily Carver", "person_name"),
+    ("Het gaat om Bas van der Meulen, e-mail basvdmeulen@example.nl, telefoon 06-41877203", "Bas van der Meulen",
+     "person_name"),
+    ("- Oksana Hrytsenko, NIE Y4820371E, C/ de Provença 318, 3º 2ª, 08037 Barcelona", "Oksana Hrytsenko",
+     "person_name"),
+    ("ok it was hkaur-admin during backup and she forgot", "hkaur-admin", "username"),
+])
+def test_round_fourteen_e_finds(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in _spans(text)
+
+
+@pytest.mark.parametrize("text", [
+    "wir haben noch zwei Fragen oder habe ich etwas vergessen",  # an initial's shape in German words
+    "vamos a ver el avance ahora",
+    "Our office: Acme Holdings Ltd, 12 High Street, London",  # a company before its address
+    "We use Jordan Freight for shipping.",
+])
+def test_round_fourteen_e_look_alikes_stay(text: str) -> None:
+    assert not [v for v, k in _spans(text) if k in ("person_name", "username")]
+
+
+def test_a_name_found_in_parts_around_its_particles_is_one() -> None:
+    text = "Het gaat om Bas van der Meulen; zie ticket."
+    found = [(text[s.start : s.end], s.kind) for s in find_spans(text, known_names={"Bas", "Meulen"})]
+    assert found == [("Bas van der Meulen", "person_name")]

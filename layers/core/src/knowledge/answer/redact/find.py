@@ -43,8 +43,16 @@ from .people import _people, answered_births, asks_birth
 from .phones import _phones, _spoken_phones
 from .secrets import _secrets, _seed_phrases
 from .spans import _GENERIC_SECRET, _PRIORITY, DEFAULT_PHONE_REGIONS, KINDS, Redaction, Span
-from .users import _derived_handles, _handle_lists, _name_handles, _own_accounts, _url_users, _users_before_secrets
-from .words import _NOT_NAMES, _PARTICLE, _WORD, _given, _lower_case_writer
+from .users import (
+    _derived_handles,
+    _glued_handles,
+    _handle_lists,
+    _name_handles,
+    _own_accounts,
+    _url_users,
+    _users_before_secrets,
+)
+from .words import _COMPANY_WORDS, _NAME_WORD, _NOT_NAMES, _PARTICLE, _WORD, _given, _lower_case_writer, _ordinary
 
 
 def vocabulary_candidates(texts: Iterable[str]) -> set[str]:
@@ -132,6 +140,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
         *_email_names(text, known_words),
         *_references(text, known_words), *_url_users(text, known_words), *_handle_lists(text, known_words),
+        *_glued_handles(text, known_words),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
         *_lower_given_names(text, known_words), *_subject_names(text, known_words),
@@ -188,6 +197,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
                 taken.append(part)
                 covered[part.start : part.end] = b"\x01" * (part.end - part.start)
     taken.extend(_joined_names(text, taken, known_words))
+    taken.extend(_names_before_data(text, taken))
     taken.extend(_users_before_secrets(text, taken, known_words))
     taken = _adjacent_names(_script_aliases(text, taken), text)
     # a name goes on with the initial of a family name after it ("it shows "Sunitha R""), or with
@@ -195,6 +205,40 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     taken = [Span(s.start, i.end(), s.kind) if s.kind == "person_name" and (i := _INITIAL_AFTER.match(text, s.end))
              else s for s in taken]
     return sorted(taken, key=lambda s: s.start)
+
+
+#: two to four capitalised words (particles between) closed by a comma, and the word that names
+#: the datum after them: a person listed with their data ("- Oksana Hrytsenko, NIE Y4820371E",
+#: "Het gaat om Bas van der Meulen, e-mail …")
+_NAME_BEFORE_DATUM = re.compile(
+    r"(?:^|(?<=\n)|(?<=[-*•:]\s)|"
+    + "|".join(rf"(?<=\s{w}\s)" for w in ("om", "is", "of", "de", "für", "pour", "para", "per")) + r")[ \t]*"
+    rf"((?:{_NAME_WORD})(?:[ \t]+(?:{_PARTICLE}[ \t]+){{0,2}}{_NAME_WORD}){{1,3}}),[ \t]*"
+    r"(?:(?i:e-?mail|mail|tel\.?|telefo\w*|phone|mobile|nie|dni|nif|iban|bsn|ssn|dob|geb\.?)[ \t]*:?[ \t]*)?\Z")
+#: the kinds of datum that follow a person's name in such a list
+_DATUM_AFTER_NAME = frozenset(("email", "phone", "national_id", "iban", "street_address", "date_of_birth"))
+
+
+def _names_before_data(text: str, taken: Sequence[Span]) -> list[Span]:
+    """The capitalised words right before a datum found, closed by a comma: the person the datum
+    is of, though no list holds their name; not words of the dictionary all, nor a company."""
+    out: list[Span] = []
+    covered = bytearray(len(text) + 1)
+    for t in taken:
+        covered[t.start : t.end] = b"\x01" * (t.end - t.start)
+    for span in taken:
+        if span.kind not in _DATUM_AFTER_NAME:
+            continue
+        m = _NAME_BEFORE_DATUM.search(text, max(0, span.start - 80), span.start)
+        if m is None or any(covered[m.start(1) : m.end(1)]):
+            continue
+        words = [w for w in m.group(1).split() if not re.fullmatch(_PARTICLE, w)]
+        if (any(w.lower() in _NOT_NAMES or w.lower() in _COMPANY_WORDS for w in words)
+                or all(_ordinary(w) and not _given(w) for w in words)):
+            continue
+        out.append(Span(m.start(1), m.end(1), "person_name"))
+        covered[m.start(1) : m.end(1)] = b"\x01" * (m.end(1) - m.start(1))
+    return out
 
 
 def asked_in(texts: Sequence[str], speakers: Sequence[str | None]) -> list[frozenset[str]]:

@@ -152,7 +152,7 @@ _ID_WORDS = (
     r"documento|ahv|avs|svnr|steuer-?id|nric|mykad|mykid|mykas|kad\s+pengenalan|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
     r"identité|identidad|identidade|identità|identiteit|tożsamości|dowodu|dowód|paspor|pasaport|passeport|"
     r"pasaporte|passaporto|passaporte|reisepass|paspoort|sozialversicherung\w*|social\s+security|"
-    r"s[ée]curit[ée]\s+sociale|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh|"
+    r"s[ée]curit[ée]\s+sociale|s[ée]cu|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh|"
     r"cuit|cuil|nhs|cnic|ird|assurance\s+sociale|(?-i:NAS)|(?:code|kod)-?e?\s+mel+i|shenasname|"
     # Nigeria's bank verification number, Malaysia's "IC", Japan's "My Number", Morocco's CIN,
     # Hong Kong's HKID

@@ -274,7 +274,10 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
             listed = (english and _given(w) and i == 0 and before in _TAKES_A_PERSON and w.lower() not in _NAME_VERBS
                       and k not in _PLACE_NAMES
                       # "Jordan Freight", "Ruby SDK": a given name before a noun or an acronym names a thing
-                      and not (nxt and (nxt.isupper() or (_plain_word(nxt) and not _given(nxt) and not _surname(nxt)))))
+                      # (a given name no dictionary has goes on with a family name that is a word:
+                      # "from Emily Carver")
+                      and not (nxt and (nxt.isupper() or (_plain_word(nxt) and not _given(nxt) and not _surname(nxt)
+                                                           and _plain_word(w)))))
             # a listed given name before a listed family name, neither known to the corpus, even
             # when the dictionary has both ("Yesterday Anna Weber approved it", "co-signer, Anna
             # Weber,"): a person, not a feature ("Bill Pay", "Grace Period" are words it knows)

@@ -409,12 +409,14 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
 
 def _adjacent_names(taken: Sequence[Span], text: str) -> list[Span]:
     """``taken`` with the names that stand a space apart read as one ("Hi Ka Yan": the two
-    words of "Wong Ka Yan" found on their own): one name, not two with a word of it between."""
+    words of "Wong Ka Yan" found on their own), or a family name's particles apart ("Bas" and
+    "Meulen" of "Bas van der Meulen"): one name, not two with a word of it between."""
     out: list[Span] = []
     for span in sorted(taken, key=lambda s: s.start):
         last = out[-1] if out else None
         if (last is not None and last.kind == span.kind == "person_name" and span.start > last.end
-                and text[last.end : span.start] in (" ", "\u00a0")):
+                and (text[last.end : span.start] in (" ", "\u00a0")
+                     or re.fullmatch(rf"[ \t]+(?:{_PARTICLE}[ \t]+){{1,2}}", text[last.end : span.start]))):
             out[-1] = Span(last.start, span.end, "person_name")
         else:
             out.append(span)

@@ -163,7 +163,7 @@ def _iban_lengths() -> dict[str, int]:
 #: IBAN after them keeps the customer's account even when a digit was dropped or mistyped
 _IBAN_CUE = re.compile(r"(?i:\b(?:iban|bic|kont[oa]\w*|\w+-konto|account|acct|compte|cuenta|conta|conto|rekening|"
                        r"rachun\w*|[úu][čc]et\w*|bank\w*|banque|banco|payout|auszahl\w*|virement|"
-                       r"überweisung|transferencia|bonifico|rib)\b)[^\n]{0,30}\Z")
+                       r"überweisung|transferencia|bonifico|rib|sepa)\b)[^\n]{0,30}\Z")
 
 
 def _ibans(text: str) -> Iterator[Span]:

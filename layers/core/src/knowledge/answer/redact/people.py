@@ -138,10 +138,10 @@ _SPOKEN_DATE = (rf"(?i:{_MONTHS}[ \t]+(?:the[ \t]+)?{_DAY},?[ \t]+(?:{_YEAR_WORD
 #: the words for a birth, a date of birth or being born, in the languages tickets come in,
 #: written with spaces ("date of birth", "data urodzenia", "datum narození", "doğum tarihi")
 _BIRTH_WORDS = (
-    r"born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|geburtstag|geburt|"
+    r"born|date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|geboren|geburtsdatum|geburtstag|geburt|geb\.|"
     r"cumpleaños|anniversaire|compleanno|aniversário|verjaardag|urodziny|né|née|"
     r"date\s+de\s+naissance|naissance|fecha\s+de\s+nacimiento|nacimiento|nacid[oa]|data\s+di\s+nascita|nascita|"
-    r"nato|nata|data\s+urodzenia|urodzenia|urodzon[ya]|data\s+de\s+nascimento|nascimento|nascid[oa]|"
+    r"nato|nata|data\s+urodzenia|urodzenia|urodzon[ya]|data\s+de\s+nascimento|nascimento|nascid[oa]|nasci|nac[ií]|"
     r"geboortedatum|geboren\s+op|fødselsdato|födelsedatum|syntymäaika|doğum\s+tarihi|doğum|dogum|"
     r"дата\s+рождения|рождения|родил(?:ся|ась)|"
     # Greek, Romanian, Indonesian and Malay, Vietnamese, Czech, Slovak, Hungarian, Ukrainian, the

@@ -352,3 +352,22 @@ def _handle_lists(text: str, known: Collection[str] | None) -> Iterator[Span]:
             run = []
         run.append(m)
     yield from handles(run)
+
+
+#: an initial glued to a family name, a role or digits after it ("hkaur-admin", "jsmith2")
+#: (two consonants no word of the languages tickets come in opens on: "hk", "bw", "jd"; a vowel
+#: after the initial, "noch", "vamos", or a vowel for it, "avance", make words)
+_GLUED_HANDLE = re.compile(
+    r"(?<![\w.@/-])(?!(?:bl|br|ch|cl|cr|dr|dz|fl|fr|gh|gl|gn|gr|kl|kn|kr|ph|pl|pr|ps|rh|sc|sh|sk|sl|sm|sn|sp|st|sv|"
+    r"sw|sz|th|tr|ts|tw|vl|vr|wh|wr|zw|zl)[a-z])([b-df-hj-np-tv-z])([b-df-hj-np-tv-z][a-z]{3,14})"
+    r"((?:[-_](?:admin|adm|dev|test|ops|ro|rw|svc|bot|sa|root))?\d{0,4})(?![\w@/-]|\.\w)")
+
+
+def _glued_handles(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """A user name of an initial and a listed family name written as one ("hkaur-admin",
+    "bwilson"): no word of the dictionary nor of the bot's corpus."""
+    for m in _GLUED_HANDLE.finditer(text):
+        token = m.group(1) + m.group(2)
+        if (_surname(m.group(2)) and not _ordinary_form(token) and token not in _NOT_NAMES
+                and token not in _CHAT_WORDS and not (known is not None and name_lexicon.key(token) in known)):
+            yield Span(m.start(), m.end(), "username")
