@@ -316,3 +316,9 @@ def test_a_name_found_in_parts_around_its_particles_is_one() -> None:
     text = "Het gaat om Bas van der Meulen; zie ticket."
     found = [(text[s.start : s.end], s.kind) for s in find_spans(text, known_names={"Bas", "Meulen"})]
     assert found == [("Bas van der Meulen", "person_name")]
+
+
+def test_a_passport_number_after_a_short_clause_and_a_colon() -> None:
+    text = "He'll email docs. Passport number he gave for the pre-check: P8834127."
+    assert ("P8834127", "national_id") in _spans(text, speaker="agent")
+    assert _spans("passport photo page upload: 2024 rules apply", speaker="agent") == []

@@ -115,7 +115,7 @@ _LAST_LINE_NAME = re.compile(
 #: role ("Brenda Castellano, Office Manager", "Tomás Ybarra | IT"): a signature's name line
 _ROLE_LINE = re.compile(rf"(?m)^[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD})((?:[ \t]+{_NAME_WORD}){{1,2}})"
                         r"[ \t]*(?:$|,[ \t]|[|–—(]|[ \t]-[ \t])")
-_LOWER_LAST_WORD = re.compile(r"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?([a-zà-ÿ][a-zà-ÿ'’-]{2,30})"
+_LOWER_LAST_WORD = re.compile(r"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~?!.]+[ \t]*)?([a-zà-ÿ][a-zà-ÿ'’-]{2,30})"
                               r"\.?[ \t]*\Z")
 _LOWER_LAST_LINE = re.compile(r"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~]+[ \t]*)?([a-zà-ÿ][a-zà-ÿ'’-]{1,30})[ \t]+"
                               r"([a-zà-ÿ][a-zà-ÿ'’-]{0,30}(?:[ \t]+[a-zà-ÿ][a-zà-ÿ'’-]{1,30})?)\.?[ \t]*\Z")

@@ -207,7 +207,8 @@ _PASSPORT = re.compile(
     r"dow[óo]d\w*|carta\s+d'identit[àa])\b|паспорт\w*|護照|护照|여권|"
     r"パスポート|पासपोर्ट|جواز(?:\s+السفر)?|διαβατήριο\w*)"
     r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|नंबर|संख्या|:|=|is|ist|est|es))*"
-    r"[ \t]*"
+    # (or a short clause up to a colon: "Passport number he gave for the pre-check: P8834127")
+    r"(?:[ \t]+[^\n:.!?]{1,40}?:)?[ \t]*"
     r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}[ \t]?(?-i:[A-Z]{2})[ \t]?\d{5}|"
     r"(?-i:[A-Z])\d{1,2}(?-i:[A-Z])\d{4,7}|\d{6,9}|"
     # an Italian electronic identity card's number ("CA12345AB")
