@@ -322,3 +322,50 @@ def test_a_passport_number_after_a_short_clause_and_a_colon() -> None:
     text = "He'll email docs. Passport number he gave for the pre-check: P8834127."
     assert ("P8834127", "national_id") in _spans(text, speaker="agent")
     assert _spans("passport photo page upload: 2024 rules apply", speaker="agent") == []
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("system odrzucił mój dowód, bo data urodzenia się nie zgadza. W dowodzie mam 23.06.1995, PESEL 95062301477.",
+     "23.06.1995", "date_of_birth"),  # on the cue's line, past its sentence
+    ("मैंने आधार कार्ड अपलोड किया था। नाम राहुल वर्मा।", "राहुल वर्मा", "person_name"),
+    ("สวัสดีครับคุณพิมพ์ชนก พอร์ทัลลูกค้าของบริษัทคุณดูแลโดยผู้ดูแลระบบ", "พิมพ์ชนก", "person_name"),
+    ("32 ETHをアンステークしましたが、ユーザー名はharuki_mです。", "haruki_m", "username"),
+    ("hei, kontoen min er låst. brukernavn larsmoen_bergen. ring meg", "larsmoen_bergen", "username"),
+    ("En el endpoint pusimos el usuario nachorv y el token dckr_pat_Vx81kQmS2zLr9TbWc4YaHe0Jn.", "nachorv", "username"),
+    ("Klant: Wouter Van den Broeck\nLeveringsadres: Kouter 112 bus 3, 9000 Gent", "Kouter 112 bus 3, 9000 Gent",
+     "street_address"),
+    ("March 3rd 1979, postcode is OX4 1RE", "OX4 1RE", "street_address"),
+    ("the postcode in your profile was M8 8PX. I have corrected it", "M8 8PX", "street_address"),
+    ("Please close my account. I've moved everything out. crypto_nomad_kw", "crypto_nomad_kw", "username"),
+    ("24-11  Overboeking   -2.500,00\n       van NL59 RABO 0314 2567 80  S. de Vries-Bakker\n25-11 next",
+     "S. de Vries-Bakker", "person_name"),
+    ("here is our chat:\n[14:02] marek.p: ok sending now\n[14:03] me: did you?", "marek.p", "username"),
+    ("[10:02, 11/3/2026] Rohit Sharma: hello sir", "Rohit Sharma", "person_name"),
+])
+def test_round_fourteen_f_finds(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in _spans(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Zip code field is required. Error 40421 occurred",
+    "[14:05] Agent Priya: hello\n[14:06] me: hi",  # the staff's and the writer's own labels
+    "deu certo. obrigado!\nRafael\n(11) 98452-3107",
+])
+def test_round_fourteen_f_look_alikes_stay(text: str) -> None:
+    found = _spans(text)
+    assert not [v for v, k in found if k in ("username", "street_address", "national_id")], found
+    assert ("Priya", "person_name") not in found
+
+
+def test_a_password_in_reply_to_a_message_of_one() -> None:
+    _, reply = redact_ticket(["Please change your password and reply here.", "changed it. new one is Tulp!2026&Dam ok"],
+                             speakers=["agent", "customer"])
+    assert reply.text == "changed it. new one is [secret] ok"
+    _, unasked = redact_ticket(["Thanks, done.", "my build tag is Release2026x"], speakers=["agent", "customer"])
+    assert "Release2026x" in unasked.text
+
+
+def test_a_phone_after_an_area_code_in_brackets_is_no_identity_number_asked_for() -> None:
+    _, reply = redact_ticket(["O CPF foi aceito.", "deu certo!\nRafael Nogueira\n(11) 98452-3107"],
+                             speakers=["agent", "customer"])
+    assert reply.counts.get("phone") == 1 and "national_id" not in reply.counts

@@ -145,14 +145,16 @@ _CUE = re.compile(
     r"(?:new|home|billing|mailing|postal|delivery|shipping|street|registered|current)\s+address\s*(?:is\s*)?:?|"
     r"address\s*(?::|=|to\b|is\b)|i\s+live\s+at|(?:moved|relocated|moving)\s+to|i\s+now\s+live\s+at|(?:ship|deliver|send|post|mail)\s+"
     r"(?:it|them|the\s+card|the\s+parcel|the\s+package|the\s+documents?|everything)?\s*to|"
-    r"meine\s+(?:neue\s+)?(?:adresse|anschrift)\s+(?:ist|lautet)|(?:neue\s+)?(?:adresse|anschrift)\s*:|wohne\s+(?:in\s+der|am|an\s+der)|"
+    r"meine\s+(?:neue\s+)?(?:adresse|anschrift)\s+(?:ist|lautet)|(?:neue\s+)?\w*(?:adresse|anschrift)\s*:|wohne\s+(?:in\s+der|am|an\s+der)|"
     r"mon\s+(?:nouvelle\s+)?adresse\s+est|(?:nouvelle\s+)?adresse\s*:|j'habite\s+(?:au|à|a)|"
     r"mi\s+(?:nueva\s+)?direcci[oó]n\s+es|(?:nueva\s+)?direcci[oó]n\s*:|vivo\s+en|"
     r"meu\s+(?:novo\s+)?endere[cç]o\s+[ée]|endere[cç]o\s*:|moro\s+na|"
     r"il\s+mio\s+(?:nuovo\s+)?indirizzo\s+[èe]|indirizzo\s*:|abito\s+in|"
-    r"mijn\s+(?:nieuwe\s+)?adres\s+is|adres\s*:|ik\s+woon\s+(?:op|aan)|mój\s+(?:nowy\s+)?adres\s+to|"
+    r"mijn\s+(?:nieuwe\s+)?adres\s+is|\w*adres\s*:|ik\s+woon\s+(?:op|aan)|mój\s+(?:nowy\s+)?adres\s+to|"
     r"min\s+(?:nya\s+)?adress\s+är|adresse(?:n)?\s+(?:er|är)|мой\s+адрес|(?:moja\s+|moje\s+|mea\s+)?adres[aă]\s*:|"
-    r"adresa\s+je|osoite\s*:|cím(?:em)?\s*:|adresim\s*:?)(?![\w]))[ \t]*(?:\n[ \t]*)?"
+    r"adresa\s+je|osoite\s*:|cím(?:em)?\s*:|adresim\s*:?|"
+    # ("please update our billing address on the invoices to:" and the address on the next line)
+    r"address\b[^\n:.!?]{0,60}\bto\s*:(?=[ \t]*\n))(?![\w]))[ \t]*(?:\n[ \t]*)?"
     r"|住所[はが：:]\s*|地址[是：:]\s*|주소[는:：]\s*"
 )
 #: where an introduced address ends: a clause or sentence ends, or a new subject starts
@@ -524,6 +526,18 @@ _CODE_LINE = re.compile(r"[ \t,]*\n[ \t]*(?:" + _POSTCODE + r"(?:[ \t]+" + _PLAC
 _PLACE_LINE = re.compile(r"[ \t,]*\n[ \t]*(" + _PLACE + r")[ \t.]*(?=\n|\Z)")
 
 
+#: a postcode after the word for one ("postcode is OX4 1RE", "the postcode in your profile was M8 8PX",
+#: "PLZ 80331", "CEP 01310-100"): a part of the customer's address
+_CODE_CUED = re.compile(r"(?i:\b(?:post\s?code|postal\s+code|zip(?:\s?code)?|plz|cep|c[óo]digo\s+postal|code\s+postal|"
+                        r"cap|postnummer|postinumero|kod\s+pocztowy)\b)[^\n.!?\d]{0,30}?(?:is|was|:|=|-)?[ \t]*"
+                        r"(" + _POSTCODE + r")")
+
+
+def _cued_codes(text: str) -> Iterator[tuple[int, int]]:
+    for m in _CODE_CUED.finditer(text):
+        yield m.start(1), m.end(1)
+
+
 def _lines_below(text: str, end: int) -> int:
     """Where an address that ends a line at ``end`` ends with the lines under it that go on
     with it: a postcode line, then a known place alone."""
@@ -547,6 +561,7 @@ def find(text: str) -> list[tuple[int, int]]:
             end = m.end()
             found.append((m.start(), _tail_end(text, m.end())))
     found.extend(_introduced(text))
+    found.extend(_cued_codes(text))
     found.extend(_loose(text))
     found.extend(_lines(text))
     # "c/o Weber, Lindenweg 7": the person the post goes through is part of the address

@@ -139,6 +139,8 @@ _CJK_NAMES = re.compile(
     r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3}?)(?=様|さん|さま|殿|先生|女士|小姐|老师|老師|经理|經理|您好|你好)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
     # the name a field or a sentence gives ("名字不对，应该是李薇", "姓名：王芳")
     r"|(?:名字|姓名|名前|氏名)[^。！？\n]{0,10}?(?:应该是|應該是|是|为|為|は|：|:)\s*([\u4e00-\u9fff]{2,4})(?![\u4e00-\u9fff])"
+    # "name" alone and the name closed by a stop or a comma ("नाम राहुल वर्मा।")
+    r"|(?<![\u0900-\u097f])नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)(?=\s*[।|,])"
 )
 #: Arabic, Persian and Hebrew: the word after "my name is" (اسمي, اسم من, שמי), and the next one
 #: when it is a family name (العلي, بن …) or a listed name; after "I am" (أنا) only a listed name
@@ -470,7 +472,7 @@ def _context_names(text: str) -> Iterator[Span]:
                                    or _surname(second))
         yield Span(m.start(2), m.end(3) if family else m.end(2), "person_name")
     for m in _CJK_NAMES.finditer(text):
-        group = next(g for g in range(1, 10) if m.group(g))
+        group = next(g for g in range(1, 11) if m.group(g))
         if group in (4, 7, 8, 9) and not (_surname(m.group(group)[:2]) or _surname(m.group(group)[:1])):
             continue  # "大丈夫です", "お客様" open a message too: a listed surname must open the name
         # a family name of one character alone before an honorific ("王先生")

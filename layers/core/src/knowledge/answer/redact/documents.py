@@ -394,9 +394,33 @@ def _header_names(text: str) -> Iterator[Span]:
             yield Span(m.start(1), m.end(1), "person_name")
 
 
+#: a chat log's speaker label after its time ("[14:02] marek.p: ok sending now", "[10:02, 11/3/2026]
+#: Rohit Sharma: hello")
+_CHAT_SPEAKER = re.compile(r"(?m)^[ \t]*\[[^\]\n]{3,30}\][ \t]*([^\s:\[\]][^\n:\[\]]{0,38}?)[ \t]*:")
+#: the words that open a label of the support's own side or of the writer ("Agent Priya", "me")
+_CHAT_OWN_SIDE = re.compile(r"(?i)(?:agent|support|advisor|adviser|operator|rep|specialist|moderator|staff|csr|bot|"
+                            r"system|me|you|ich|moi|yo|eu)\b")
+
+
+def _chat_speakers(text: str) -> Iterator[Span]:
+    """The other people of a pasted chat log, by their speaker labels: a handle ("marek.p") is a
+    user name, capitalised words a name; the staff's and the writer's own labels stay."""
+    for m in _CHAT_SPEAKER.finditer(text):
+        label = m.group(1)
+        if _CHAT_OWN_SIDE.match(label):
+            continue
+        if re.fullmatch(r"@?[A-Za-z0-9][A-Za-z0-9._-]{1,30}", label) and re.search(r"[._\d]", label):
+            yield Span(m.start(1), m.end(1), "username")
+        elif re.fullmatch(r"[A-ZÀ-Þ][^\W\d_]+(?:[ \t]+[A-ZÀ-Þ][^\W\d_.]*\.?){0,3}", label):
+            words = label.split()
+            if not any(w.lower() in _NOT_NAMES for w in words) and (_given(words[0]) or len(words) > 1):
+                yield Span(m.start(1), m.end(1), "person_name")
+
+
 def _document_names(text: str, known_names: Collection[str]) -> Iterator[Span]:
     """Every detector of this module on one text."""
     yield from _header_names(text)
+    yield from _chat_speakers(text)
     yield from _capitals_lines(text)
     yield from _audit_users(text)
     yield from _document_fields(text)

@@ -41,7 +41,7 @@ from .names import (
 from .payment import _card_codes, _cards, _ibans, _wallets
 from .people import _people, answered_births, asks_birth
 from .phones import _phones, _spoken_phones
-from .secrets import _secrets, _seed_phrases
+from .secrets import _secrets, _seed_phrases, answered_secrets, asks_secret
 from .spans import _GENERIC_SECRET, _PRIORITY, DEFAULT_PHONE_REGIONS, KINDS, Redaction, Span
 from .users import (
     _derived_handles,
@@ -150,6 +150,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         found.extend(answered_births(text))
     if "person_name" in asked:
         found.extend(answered_names(text))
+    if "secret" in asked:
+        found.extend(answered_secrets(text))
     if birth_years:
         found.extend(s for s in answered_births(text) if any(y in text[s.start : s.end] for y in birth_years))
     found.extend(_recurring(text, known_values))
@@ -198,6 +200,10 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
                 covered[part.start : part.end] = b"\x01" * (part.end - part.start)
     taken.extend(_joined_names(text, taken, known_words))
     taken.extend(_names_before_data(text, taken))
+    for holder in _names_after_accounts(text, taken):
+        # (a part of the name found alone goes into it: "S. de Vries-Bakker" beside "Vries-Bakker")
+        taken = [t for t in taken if not (t.kind == "person_name" and holder.start <= t.start and t.end <= holder.end)]
+        taken.append(holder)
     taken.extend(_users_before_secrets(text, taken, known_words))
     taken = _adjacent_names(_script_aliases(text, taken), text)
     # a name goes on with the initial of a family name after it ("it shows "Sunitha R""), or with
@@ -241,6 +247,29 @@ def _names_before_data(text: str, taken: Sequence[Span]) -> list[Span]:
     return out
 
 
+#: the holder's name after an account on a bank statement's line ("van NL59 RABO 0314 2567 80  S. de
+#: Vries-Bakker"): initials, particles and capitalised words to the line's end
+_HOLDER_AFTER = re.compile(
+    rf"[ \t]{{1,6}}((?:[A-Z]\.[ \t]?){{0,3}}(?:{_PARTICLE}[ \t]+){{0,2}}{_NAME_WORD}"
+    rf"(?:[ \t]+(?:{_PARTICLE}[ \t]+){{0,2}}{_NAME_WORD}){{0,2}})[ \t]*(?=\n|\Z)")
+
+
+def _names_after_accounts(text: str, taken: Sequence[Span]) -> list[Span]:
+    out: list[Span] = []
+    for span in taken:
+        if span.kind not in ("iban", "account_number"):
+            continue
+        m = _HOLDER_AFTER.match(text, span.end)
+        if m is None or any(t.start < m.end(1) and m.start(1) < t.end and not (
+                t.kind == "person_name" and m.start(1) <= t.start and t.end <= m.end(1)) for t in taken):
+            continue
+        words = [w for w in m.group(1).split() if not re.fullmatch(_PARTICLE, w) and not w.endswith(".")]
+        if words and not any(w.lower() in _NOT_NAMES or w.lower() in _COMPANY_WORDS for w in words) and not all(
+                _ordinary(w) and not _given(w) for w in words):
+            out.append(Span(m.start(1), m.end(1), "person_name"))
+    return out
+
+
 def asked_in(texts: Sequence[str], speakers: Sequence[str | None]) -> list[frozenset[str]]:
     """For each text of a ticket, the kinds of datum the other side's last message before it
     asked for ("please confirm your date of birth" -> ``{"date_of_birth"}``, a word for an
@@ -253,7 +282,7 @@ def asked_in(texts: Sequence[str], speakers: Sequence[str | None]) -> list[froze
         other = next((t for s, t in last.items() if s != speaker), None) if speaker is not None else None
         out.append(frozenset() if other is None else frozenset(
             kind for kind, asks in (("date_of_birth", asks_birth), ("national_id", asks_id),
-                                    ("person_name", asks_name)) if asks(other)))
+                                    ("person_name", asks_name), ("secret", asks_secret)) if asks(other)))
         if speaker is not None:
             last[speaker] = text
     return out

@@ -328,7 +328,9 @@ def _checked_ids(text: str, customer: bool, asked: bool = False) -> Iterator[Spa
     phones = [(m.start(), m.end()) for m in _INTERNATIONAL.finditer(text)] if "+" in text else []
 
     def in_phone(a: int, b: int) -> bool:  # "+966 55 218 7740": a telephone number's national part
-        return any(a < e and b > s for s, e in phones)
+        # (or a number after an area code in brackets: "(11) 98452-3107")
+        return any(a < e and b > s for s, e in phones) or bool(
+            re.search(r"\(\d{1,4}\)[ \t]?\Z", text[max(0, a - 8) : a]))
 
     for m in _ID_CANDIDATE.finditer(text):
         value = m.group()

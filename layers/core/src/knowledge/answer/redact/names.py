@@ -276,9 +276,11 @@ _GREETING_WORD = re.compile(r"(?i:hi|hello|hey|dear|thanks|thank|regards|cheers|
                             r"üdv|udv|pozdrav|sawasdee|selamat|terima|kasih|po|ya|yes|no|ok|okay)")
 #: a name in Thai script after the words that say one follows ("ชื่อลูกค้าคือ สมชาย วงศ์ไพบูลย์", "คุณสมชาย"):
 #: a given name and a surname, the two words Thai writes a person's name in
-_THAI_NAME = re.compile(r"(?<![\u0E00-\u0E7F])(?:ชื่อ[\u0E00-\u0E7F]{0,16}?(?:คือ|:|ว่า)|คุณ|นางสาว|นาย|นาง|"
+#: (and "คุณ" right after a polite particle: "สวัสดีครับคุณพิมพ์ชนก")
+_THAI_NAME = re.compile(r"(?:(?<=ครับ)คุณ|(?<=ค่ะ)คุณ|(?<=คะ)คุณ|"
+                        r"(?<![\u0E00-\u0E7F])(?:ชื่อ[\u0E00-\u0E7F]{0,16}?(?:คือ|:|ว่า)|คุณ|นางสาว|นาย|นาง|"
                         # "I" after a greeting, a space and the name ("สวัสดีครับ ผม ธนากร วงศ์สวัสดิ์")
-                        r"สวัสดี(?:ครับ|ค่ะ|คะ|จ้า)?[ \t]+(?:ผม|ดิฉัน|ฉัน|หนู|กระผม)[ \t](?=[ \t]*[\u0E01-\u0E4E]+[ \t]))"
+                        r"สวัสดี(?:ครับ|ค่ะ|คะ|จ้า)?[ \t]+(?:ผม|ดิฉัน|ฉัน|หนู|กระผม)[ \t](?=[ \t]*[\u0E01-\u0E4E]+[ \t])))"
                         r"[ \t]*([\u0E01-\u0E4E]{2,20}(?:[ \t][\u0E01-\u0E4E]{2,24})?)")
 #: the small words of a Thai sentence ("can", "at", "already", "not", "of", "and", "or", "give"), which no
 #: family name holds: the word after a given name that has one goes on the sentence ("คุณธนากร ดาวน์โหลดได้ที่")

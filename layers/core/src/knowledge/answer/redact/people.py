@@ -255,6 +255,15 @@ def _people(text: str) -> Iterator[Span]:
             if (stop is None or later.end() <= stop.start()) or (
                     year and 1900 <= int(year.group()) <= _LAST_BIRTH_YEAR):
                 yield Span(later.start(), later.end(), "date_of_birth")
+    # a date of a year a customer may be born in, on a birth cue's line within 120 characters,
+    # past the cue's sentence ("… data urodzenia się nie zgadza. W dowodzie mam 23.06.1995")
+    if date_alone is not None:
+        for birth_word in _birth_cue().finditer(text):
+            line_end = text.find("\n", birth_word.end())
+            end = min(len(text) if line_end < 0 else line_end, birth_word.end() + 120)
+            for later in date_alone.finditer(text, birth_word.end(), end):
+                if _born_year(later.group()) and re.search(r"(?:19|20)\d{2}", later.group()):
+                    yield Span(later.start(), later.end(), "date_of_birth")
     for m in _USERNAME_LATER.finditer(text):
         value = m.group(1)
         # after a word that only names a user name ("my username on your site is cryptoqueen"), a

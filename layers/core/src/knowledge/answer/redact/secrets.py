@@ -307,3 +307,18 @@ def _phrases_in_run(text: str, run: list[re.Match[str]], words: frozenset[str]) 
                     _SEED_CUE.search(text, max(0, run[start].start() - 80), run[start].start()):
                 yield Span(run[start].start(), run[end].end(), "secret")
                 break
+
+
+def asks_secret(text: str) -> bool:
+    """Whether ``text`` speaks of a password or a key ("please change your password and reply"):
+    a password's shape in the other side's reply is the new one."""
+    return _PASSWORD_CUE.search(text) is not None
+
+
+def answered_secrets(text: str) -> Iterator[Span]:
+    """The passwords' shapes (eight characters or more of letters, digits and signs) in a reply
+    to :func:`asks_secret`: "changed it. new one is Tulp!2026&Dam"."""
+    for m in _PASSWORD_SHAPE.finditer(text):
+        value = m.group()
+        if len(value) >= 8 and not _EMAIL.fullmatch(value) and not _identifier(value):
+            yield Span(m.start(), m.end(), "secret")

@@ -47,7 +47,7 @@ _USERNAME = re.compile(
     r"nick(?:name)?|gamertag|screen\s*name|pseudo|"
     r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
     r"vendor|merchant|streamer|creator|agent|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"
-    r"gebruikersnaam|kullanıcı\s+adı|brugernavn|användarnamn|"
+    r"gebruikersnaam|kullanıcı\s+adı|brugernavn|brukernavn|användarnamn|käyttäjätunnus|felhasználónév|"
     r"kullanıcı\s+ad[ıi]m|nama\s+pengguna|pengguna|tên\s+đăng\s+nhập|nume\s+de\s+utilizator|utilizator|"
     r"uživatelské\s+jméno|имя\s+пользователя|логин|לוגין|שם\s+משתמש|اسم\s+المستخدم|ชื่อผู้ใช้|ইউজারনেম|"
     r"ইউজার\s+নেম|यूज़रनेम|यूजरनेम|यूज़र\s+नेम|"
@@ -115,10 +115,13 @@ def _system_account(value: str) -> bool:
 #: a user name written before its secret, after a word for an account ("uses our account
 #: acmebuilds / dckr_pat_…", "login: jdoe / <password>")
 _USER_BEFORE_SECRET = re.compile(
-    r"(?i:\b(?:account|login|user(?:\s*name)?|credentials?|creds|log(?:ged)?\s+in\s+as|as)\b)"
+    r"(?i:\b(?:account|login|user(?:\s*name)?|credentials?|creds|log(?:ged)?\s+in\s+as|as|usuario|usuário|utilisateur|"
+    r"benutzer|utente|gebruiker)\b)"
     r"(?:[ \t]*(?:is|:|=))?[ \t]+[\"'`]?([A-Za-z0-9_][\w.@$-]{1,39})[\"'`]?[ \t]*"
     # ("user replicator with password Repl!ca-7731")
-    r"(?:/|:|,|[ \t](?i:with|and)[ \t]+(?:(?i:the|a)[ \t]+)?(?i:password|passwd|pw|pwd|pass)(?:[ \t]*(?:is|:|=))?)"
+    r"(?:/|:|,|[ \t](?i:with|and|y|e|et|und|en)[ \t]+(?:(?i:the|a|el|la|le|der|das|il|o)[ \t]+)?"
+    r"(?i:password|passwd|pw|pwd|pass|token|contraseña|clave|senha|mot\s+de\s+passe|passwort|kennwort|wachtwoord)"
+    r"(?:[ \t]*(?:is|:|=))?)"
     r"[ \t]*\Z")
 
 
@@ -162,8 +165,9 @@ _OWN_ACCOUNT_CUE = re.compile(
     r"ユーザー名|حساب\w*)"
     r"(?:[ \t]*(?:(?i:id|name|number|no\.?|nr\.?|#|is|ist|est|es|è|é|là|adalah|:|=|是|は|：|"
     # the owner's word after it ("Akun saya dewi.ans", "cuenta mía", "hesabım")
-    r"saya|aku|ku|mía|mia|mio|meu|minha|mon|ma|mein|meine|của\s+tôi)(?![\w])|[:=：]))*[ \t]*[\"'`“‘«]?"
-    r"([A-Za-z0-9][\w.$+-]{2,40})(?<![.+-])(?![\w@])")
+    r"saya|aku|ku|mía|mia|mio|meu|minha|mon|ma|mein|meine|của\s+tôi)(?![\w])|[:=：是は은는]))*[ \t]*[\"'`“‘«]?"
+    # (a handle's letters are Latin: "ユーザー名はharuki_mです" ends it before "です")
+    r"([A-Za-z0-9](?:(?![\u3040-\u30ff\u3400-\u9fff가-힣])[\w.$+-]){2,40})(?<![.+-])(?!(?![\u3040-\u30ff\u3400-\u9fff가-힣])[\w@])")
 
 
 def _own_accounts(text: str, known: Collection[str] | None) -> Iterator[Span]:
@@ -211,7 +215,10 @@ def _opening_handles(text: str, known: Collection[str] | None) -> Iterator[Span]
         # setting's parts are words: "max_job_workers") ("… reset my 2fa. kwame_o. call …",
         # "— mcgagnon_qc")
         coined = "_" in value and not any(len(p) >= 3 and _ordinary_form(p) for p in parts)
-        shaped = coined or (m.start() == 0 and re.search(r"\d", value) and not _worded(value))
+        # (or a handle of parts that are words closing the message: "… moved everything out.
+        # crypto_nomad_kw")
+        closing = "_" in value and m.start() > 0 and not text[m.end(1) :].strip(" \t\n.,;!)")
+        shaped = coined or closing or (m.start() == 0 and re.search(r"\d", value) and not _worded(value))
         if (not shaped or sum(c.isalpha() for c in value) < 3 or tail in _FILE_OR_HOST
                 or _HOST_NAME.fullmatch(value) or _system_account(value) or re.fullmatch(r"v?\d+(?:\.\d+)+", value)
                 or (known is not None and (name_lexicon.key(value) in known
