@@ -369,3 +369,50 @@ def test_a_phone_after_an_area_code_in_brackets_is_no_identity_number_asked_for(
     _, reply = redact_ticket(["O CPF foi aceito.", "deu certo!\nRafael Nogueira\n(11) 98452-3107"],
                              speakers=["agent", "customer"])
     assert reply.counts.get("phone") == 1 and "national_id" not in reply.counts
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("Carte qui finit par 4417. Merci", "4417", "card"),
+    ("Gracias. He añadido la cuenta terminada en 8841; estará disponible", "8841", "iban"),
+    ("per la carta che termina in 1746.", "1746", "card"),
+    ("le mandat avec l'IBAN se terminant par 2694.", "2694", "iban"),
+    ("so only your phone number ending 1957 can receive codes", "1957", "phone"),
+    ("Please call me if needed, Anders Ruud +47 412 65 038", "Anders Ruud", "person_name"),
+    ("I am in Manila.\nJose Miguel Santos +63 917 842 3310", "Jose Miguel Santos", "person_name"),
+    ("my name Lars Petersen, 1990-05-21 if you need to verify", "1990-05-21", "date_of_birth"),
+    ("Att: Elin Sandberg\nBox 1147\n171 23 Solna\nSweden", "Box 1147\n171 23 Solna\nSweden", "street_address"),
+    ("also before you ask: DOB 1979-11-05, phone +49 (0)30 8849 2017 (my backup codes fail)",
+     "+49 (0)30 8849 2017", "phone"),
+])
+def test_round_fourteen_g_finds(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in _spans(text)
+
+
+@pytest.mark.parametrize("text", [
+    "for the fiscal year ending 2024 the statement",  # no card, account or telephone before it
+    "the queue ends with 120 tickets",
+    "Contact Support Team support@example.com",
+])
+def test_round_fourteen_g_look_alikes_stay(text: str) -> None:
+    assert not [v for v, k in _spans(text) if k in ("card", "iban", "phone", "person_name")]
+
+
+def test_a_password_token_is_read_whole_past_a_cues_window() -> None:
+    text = ("the Harbor robot credentials got echoed into the build output of a public repo. the log line:\n"
+            "+ docker login harbor.internal.example.com -u robot$ci-pusher -p Kq7vT2mXp9RzL4wNb8Yc3HdF6jUe1sAa")
+    assert ("Kq7vT2mXp9RzL4wNb8Yc3HdF6jUe1sAa", "secret") in _spans(text)
+
+
+def test_a_name_found_elsewhere_is_no_part_of_a_host() -> None:
+    text = "docker login harbor.internal.fenwick-logistics.com fails for Fenwick"
+    found = [(text[s.start : s.end], s.kind) for s in find_spans(text, known_names={"Fenwick"})]
+    assert found == [("Fenwick", "person_name")]
+
+
+def test_last_digits_asked_for_in_a_short_reply_only() -> None:
+    question = "Could you confirm your date of birth and the last 4 digits of the card you deposited with?"
+    _, short = redact_ticket([question, "3 Sept 1988 and 8317"], speakers=["agent", "customer"])
+    assert short.text == "[date_of_birth] and [card]"
+    _, long = redact_ticket([question, "ok sorry. Sipho here, address for verification: 17 Mthembu Street, "
+                                       "Umlazi Section C, Durban, 4031"], speakers=["agent", "customer"])
+    assert "card" not in long.counts

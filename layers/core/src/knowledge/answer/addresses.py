@@ -533,6 +533,16 @@ _CODE_CUED = re.compile(r"(?i:\b(?:post\s?code|postal\s+code|zip(?:\s?code)?|plz
                         r"(" + _POSTCODE + r")")
 
 
+#: a post box alone on its line ("Box 1147", "PO Box 88"), which the postcode line under it makes an address
+_BOX_LINE = re.compile(r"(?m)^[ \t]*((?:P\.?[ \t]?O\.?[ \t]?)?Box[ \t]+\d{1,6})[ \t]*(?=\n)")
+
+
+def _box_lines(text: str) -> Iterator[tuple[int, int]]:
+    for m in _BOX_LINE.finditer(text):
+        if _CODE_LINE.match(text, m.end(1)):
+            yield m.start(1), m.end(1)
+
+
 def _cued_codes(text: str) -> Iterator[tuple[int, int]]:
     for m in _CODE_CUED.finditer(text):
         yield m.start(1), m.end(1)
@@ -562,6 +572,7 @@ def find(text: str) -> list[tuple[int, int]]:
             found.append((m.start(), _tail_end(text, m.end())))
     found.extend(_introduced(text))
     found.extend(_cued_codes(text))
+    found.extend(_box_lines(text))
     found.extend(_loose(text))
     found.extend(_lines(text))
     # "c/o Weber, Lindenweg 7": the person the post goes through is part of the address

@@ -38,7 +38,7 @@ from .names import (
     _thai_names,
     _with_title,
 )
-from .payment import _card_codes, _cards, _ibans, _wallets
+from .payment import _card_codes, _cards, _ibans, _last_digits, _wallets, answered_last_digits, asks_last_digits
 from .people import _people, answered_births, asks_birth
 from .phones import _phones, _spoken_phones
 from .secrets import _secrets, _seed_phrases, answered_secrets, asks_secret
@@ -131,7 +131,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     # stays a policy's in either message)
     found = [
         *_emails(text), *_secrets(text), *_seed_phrases(text), *_card_codes(text), *_wallets(text), *_ibans(text),
-        *_cards(text),
+        *_cards(text), *_last_digits(text),
         *_accounts(text), *_id_documents(text), *_checked_ids(text, customer, "national_id" in asked), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text),
         *_amounts(text, customer or speaker == "agent"),
@@ -152,6 +152,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         found.extend(answered_names(text))
     if "secret" in asked:
         found.extend(answered_secrets(text))
+    if "card" in asked:
+        found.extend(answered_last_digits(text))
     if birth_years:
         found.extend(s for s in answered_births(text) if any(y in text[s.start : s.end] for y in birth_years))
     found.extend(_recurring(text, known_values))
@@ -200,6 +202,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
                 covered[part.start : part.end] = b"\x01" * (part.end - part.start)
     taken.extend(_joined_names(text, taken, known_words))
     taken.extend(_names_before_data(text, taken))
+    taken.extend(_births_after_names(text, taken))
     for holder in _names_after_accounts(text, taken):
         # (a part of the name found alone goes into it: "S. de Vries-Bakker" beside "Vries-Bakker")
         taken = [t for t in taken if not (t.kind == "person_name" and holder.start <= t.start and t.end <= holder.end)]
@@ -213,13 +216,14 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     return sorted(taken, key=lambda s: s.start)
 
 
-#: two to four capitalised words (particles between) closed by a comma, and the word that names
-#: the datum after them: a person listed with their data ("- Oksana Hrytsenko, NIE Y4820371E",
-#: "Het gaat om Bas van der Meulen, e-mail …")
+#: two to four capitalised words (particles between) closed by a comma (or a space before a
+#: number), and the word that names the datum after them: a person listed with their data
+#: ("- Oksana Hrytsenko, NIE Y4820371E", "Het gaat om Bas van der Meulen, e-mail …", "call me
+#: if needed, Anders Ruud +47 412 65 038")
 _NAME_BEFORE_DATUM = re.compile(
-    r"(?:^|(?<=\n)|(?<=[-*•:]\s)|"
+    r"(?:^|(?<=\n)|(?<=[-*•:,]\s)|"
     + "|".join(rf"(?<=\s{w}\s)" for w in ("om", "is", "of", "de", "für", "pour", "para", "per")) + r")[ \t]*"
-    rf"((?:{_NAME_WORD})(?:[ \t]+(?:{_PARTICLE}[ \t]+){{0,2}}{_NAME_WORD}){{1,3}}),[ \t]*"
+    rf"((?:{_NAME_WORD})(?:[ \t]+(?:{_PARTICLE}[ \t]+){{0,2}}{_NAME_WORD}){{1,3}})(?:,[ \t]*|[ \t]+)"
     r"(?:(?i:e-?mail|mail|tel\.?|telefo\w*|phone|mobile|nie|dni|nif|iban|bsn|ssn|dob|geb\.?)[ \t]*:?[ \t]*)?\Z")
 #: the kinds of datum that follow a person's name in such a list
 _DATUM_AFTER_NAME = frozenset(("email", "phone", "national_id", "iban", "street_address", "date_of_birth"))
@@ -270,6 +274,20 @@ def _names_after_accounts(text: str, taken: Sequence[Span]) -> list[Span]:
     return out
 
 
+def _births_after_names(text: str, taken: Sequence[Span]) -> list[Span]:
+    """A date of a year a customer may be born in right after a person's name and a comma ("my
+    name Lars Petersen, 1990-05-21 if you need to verify")."""
+    out: list[Span] = []
+    for span in taken:
+        if span.kind != "person_name" or not re.match(r",[ \t]*\d", text[span.end : span.end + 4]):
+            continue
+        start = span.end + len(text[span.end :]) - len(text[span.end :].lstrip(", \t"))
+        for date in answered_births(text[start : start + 24]):
+            if date.start == 0 and not any(t.start < start + date.end and start < t.end for t in taken):
+                out.append(Span(start, start + date.end, "date_of_birth"))
+    return out
+
+
 def asked_in(texts: Sequence[str], speakers: Sequence[str | None]) -> list[frozenset[str]]:
     """For each text of a ticket, the kinds of datum the other side's last message before it
     asked for ("please confirm your date of birth" -> ``{"date_of_birth"}``, a word for an
@@ -282,7 +300,8 @@ def asked_in(texts: Sequence[str], speakers: Sequence[str | None]) -> list[froze
         other = next((t for s, t in last.items() if s != speaker), None) if speaker is not None else None
         out.append(frozenset() if other is None else frozenset(
             kind for kind, asks in (("date_of_birth", asks_birth), ("national_id", asks_id),
-                                    ("person_name", asks_name), ("secret", asks_secret)) if asks(other)))
+                                    ("person_name", asks_name), ("secret", asks_secret),
+                                    ("card", asks_last_digits)) if asks(other)))
         if speaker is not None:
             last[speaker] = text
     return out

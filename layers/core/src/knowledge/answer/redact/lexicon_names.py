@@ -325,6 +325,10 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
         pattern = rf"(?<![\w]){re.escape(name)}(?![\w])" if bounded else re.escape(name)
         for m in re.finditer(pattern, folded, re.IGNORECASE):
             found = m.group()
+            # a part of a host, a path or an address is none ("harbor.internal.fenwick-logistics.com")
+            if bounded and (folded[m.start() - 1 : m.start()] in (".", "@", "/")
+                            or re.match(r"(?:-[\w-]*)?\.[A-Za-z]", folded[m.end() : m.end() + 40])):
+                continue
             if found != name and not found[0].isupper() and (
                     low in _NAME_VERBS or low in _NOT_NAMES or not lower_writer):
                 continue

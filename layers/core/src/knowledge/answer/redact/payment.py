@@ -92,6 +92,10 @@ _PRINTED_CODE = re.compile(r"(?<![\w.,/:-])(?=[a-zA-Z0-9]{0,4}\d)[a-zA-Z0-9]{4,5
                            r"[a-zA-Z0-9]{4,5}(?![\w/:-]|[.,]\d)")
 
 
+#: a telephone's start before two groups of digits ("phone +49 (0)30 8849 2017"): no printed code
+_PHONE_BEFORE = re.compile(r"(?i)(?:\+\d|\(0\)|\bphone\b|\btel\b|\bmobile\b|whats\s?app)[^\n]{0,14}\Z")
+
+
 def _card_codes(text: str) -> Iterator[Span]:
     for pattern in (_CARD_CODE, _PIN):
         for m in pattern.finditer(text):
@@ -103,7 +107,8 @@ def _card_codes(text: str) -> Iterator[Span]:
         reach = cue.end() + 200
         for m in _PRINTED_CODE.finditer(text, cue.end(), min(len(text), reach)):
             if sum(c.isdigit() for c in m.group()) >= 4 and not _DATE_SHAPE.fullmatch(m.group()) \
-                    and not _YEAR_RANGE.fullmatch(m.group()):
+                    and not _YEAR_RANGE.fullmatch(m.group()) and not _PHONE_BEFORE.search(
+                        text, max(0, m.start() - 24), m.start()):
                 yield Span(m.start(), m.end(), "secret")
     for m in _ACCESS_CODE.finditer(text):
         if sum(c.isdigit() for c in m.group(1)) >= 4:
@@ -208,3 +213,51 @@ def _masked_cards(text: str) -> Iterator[Span]:
         for m in pattern.finditer(text):
             group = 1 if pattern.groups else 0
             yield Span(m.start(group), m.end(group), "card")
+
+
+#: the last digits of a card, an account or a telephone after the words for "ending in" in the
+#: languages tickets come in ("Carte qui finit par 4417", "la carta che termina in 1746", "la
+#: cuenta terminada en 8841", "l'IBAN se terminant par 2694", "your number ending 1957")
+_LAST_DIGITS = re.compile(
+    r"(?i:\b(?:ending|ends|end)(?:\s+(?:in|with|on))?|\bfinit\s+par|\b(?:se\s+)?terminant\s+par|"
+    r"\bterminad[ao]\s+en|\b(?:que\s+)?termina\s+en|\b(?:che\s+)?termina(?:nte)?\s+(?:in|con|per)|"
+    r"\bterminad[ao]\s+em|\bendet\s+(?:auf|mit)|\bendend\s+auf|\beindigend\s+op|\beindigt\s+op|"
+    r"\bko[ńn]cz\w*\s+si[ęe]\s+na)[ \t]*:?[ \t]*[•*.xX]{0,4}(\d{3,4})(?![\d.,]\d|\d|[ \t]*(?:%|€|\$))")
+#: the noun a last-digits phrase is of, in the 40 characters before it
+_LAST_DIGITS_OF = (
+    (re.compile(r"(?i)(?:card|carte|tarjeta|carta|karte|cart[ãa]o|kart[ay]?|visa|mastercard|amex)\w*[^.!?\n]{0,40}\Z"),
+     "card"),
+    (re.compile(r"(?i)(?:iban|account|compte|cuenta|conta|conto|konto|rekening|rachun\w*)[^.!?\n]{0,40}\Z"), "iban"),
+    (re.compile(r"(?i)(?:phone|number|num[ée]ro|n[úu]mero|telefon\w*|tel[ée]fono|mobile|handy|cell)[^.!?\n]{0,40}\Z"),
+     "phone"),
+)
+
+
+def _last_digits(text: str) -> Iterator[Span]:
+    for m in _LAST_DIGITS.finditer(text):
+        # (only after the word for a card, an account or a telephone: "the year ending 2024" is none)
+        before = text[max(0, m.start() - 40) : m.start() + len(m.group()) - len(m.group(1))]
+        kind = next((k for pattern, k in _LAST_DIGITS_OF if pattern.search(before)), None)
+        if kind is not None:
+            yield Span(m.start(1), m.end(1), kind)
+
+
+#: a question of a card's last digits ("the last 4 digits of the card you deposited with?")
+_ASKS_LAST_DIGITS = re.compile(r"(?i)\blast\s+(?:4|four)\b|\b[úu]ltimos\s+(?:4|cuatro|quatro)\b|"
+                               r"\bderniers\s+(?:4|quatre)\b|\bletzten\s+(?:4|vier)\b|\bultime\s+(?:4|quattro)\b|"
+                               r"\blaatste\s+(?:4|vier)\b")
+
+
+def asks_last_digits(text: str) -> bool:
+    """Whether ``text`` asks for a card's last four digits."""
+    return _ASKS_LAST_DIGITS.search(text) is not None
+
+
+def answered_last_digits(text: str) -> Iterator[Span]:
+    """Four digits alone in a short reply to :func:`asks_last_digits` ("3 Sept 1988 and 8317"),
+    no year; a longer reply holds other numbers of four digits (a postcode, a PIN's length)."""
+    if len(text.strip()) > 80:
+        return
+    for m in re.finditer(r"(?<![\d.,:/-])\d{4}(?![\d.,:/-]|[ \t]*(?:%|€|\$|[A-Z]{3}\b))", text):
+        if not re.fullmatch(r"(?:19|20)\d{2}", m.group()):
+            yield Span(m.start(), m.end(), "card")

@@ -171,7 +171,10 @@ def _cued_passwords(text: str) -> Iterator[Span]:
         if start >= end:
             continue
         reach = end
-        for m in _PASSWORD_SHAPE.finditer(text, start, end):
+        # (a token starting inside the window is read whole: one is at most 64 characters)
+        for m in _PASSWORD_SHAPE.finditer(text, start, min(len(text), end + 64)):
+            if m.start() >= end:
+                break
             if m.start() in seen:
                 continue
             seen.add(m.start())
