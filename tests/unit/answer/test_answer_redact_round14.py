@@ -142,7 +142,7 @@ def test_a_line_under_an_address_that_is_no_postcode_line_stays() -> None:
     assert _spans(text) == [("Bahnhofstrasse 21", "street_address")]
 
 
-@pytest.mark.parametrize(("text", "value", "kind"), [
+_ROUND_FOURTEEN_FINDS = [
     ("Olá, preciso de um limite maior. NIF da empresa 194837203", "194837203", "national_id"),
     ("I need my tax ID on the annual statement. It is 49099174027. Can you add it?", "49099174027", "national_id"),
     ("Name Stefan Krämer, Ausweisnummer L01X00T47. Wir brauchen das nicht.", "L01X00T47", "national_id"),
@@ -162,9 +162,7 @@ def test_a_line_under_an_address_that_is_no_postcode_line_stays() -> None:
     ("it worked :) thanks\nMagda W.", "Magda W.", "person_name"),
     ("金額: 0.125 BTC\nよろしくお願いします。佐藤健太", "佐藤健太", "person_name"),
     ("わかりました。山田あかり", "山田あかり", "person_name"),
-])
-def test_round_fourteen_finds(text: str, value: str, kind: str) -> None:
-    assert (value, kind) in _spans(text)
+]
 
 
 @pytest.mark.parametrize("text", [
@@ -190,7 +188,7 @@ def test_an_identity_number_in_reply_to_a_question_of_one() -> None:
     assert "834300943681" in unasked.text
 
 
-@pytest.mark.parametrize(("text", "value", "kind"), [
+_ROUND_FOURTEEN_C_FINDS = [
     ("Dane przelewu:\nZ konta: PL10 1090 2402 0000 0006 1234 5678 91", "PL10 1090 2402 0000 0006 1234 5678 91",
      "iban"),  # its check fails, the word for an account vouches for it
     ("Endpoint config uses user replicator with password Repl!ca-7731. Works with curl", "replicator", "username"),
@@ -207,9 +205,7 @@ def test_an_identity_number_in_reply_to_a_question_of_one() -> None:
     ("Gurpreet Singh Sandhu, Ludhiana", "Gurpreet Singh Sandhu", "person_name"),
     ("Kind regards, Maria K. Jones", "Maria K. Jones", "person_name"),
     ("N° de sécurité sociale pour le dossier : 2 87 05 75 056 034 29", "2 87 05 75 056 034 29", "national_id"),
-])
-def test_round_fourteen_c_finds(text: str, value: str, kind: str) -> None:
-    assert (value, kind) in _spans(text)
+]
 
 
 def test_a_header_names_a_person_whose_family_name_the_corpus_knows_as_a_word() -> None:
@@ -237,7 +233,7 @@ def test_round_fourteen_c_look_alikes_stay(text: str) -> None:
     assert not [v for v, k in _spans(text) if k in ("person_name", "username")]
 
 
-@pytest.mark.parametrize(("text", "value", "kind"), [
+_ROUND_FOURTEEN_D_FINDS = [
     ("hello sir maine kal raat 9 baje 25,000 rs ka USDT deposit kiya tha", "25,000 rs", "amount"),
     ("que está como \"Ines C. Pinto\". Vamos", "Ines C. Pinto", "person_name"),
     ("Groet,\nPieter van der Berg", "Pieter van der Berg", "person_name"),
@@ -256,9 +252,7 @@ def test_round_fourteen_c_look_alikes_stay(text: str) -> None:
     ("Everything else is fine: Brandon Ellis, 4417 Alder Creek Dr, Boise, ID 83706, DOB March 9, 1990.",
      "4417 Alder Creek Dr, Boise, ID 83706", "street_address"),
     ("Bevestiging van de bank:\nVan: J.M. de Vries – NL79INGB0006358112", "J.M. de Vries", "person_name"),
-])
-def test_round_fourteen_d_finds(text: str, value: str, kind: str) -> None:
-    assert (value, kind) in _spans(text)
+]
 
 
 @pytest.mark.parametrize("text", [
@@ -283,7 +277,7 @@ def test_idaho_and_its_zip_code_are_no_identity_number() -> None:
     assert not [v for v, k in _spans("Boise, ID 83706") if k == "national_id"]
 
 
-@pytest.mark.parametrize(("text", "value", "kind"), [
+_ROUND_FOURTEEN_E_FINDS = [
     ("et mon numéro de sécu si besoin : 1 88 08 75 116 042 16", "1 88 08 75 116 042 16", "national_id"),
     ("Bitte 2FA zurücksetzen. Finn Petersen, geb. 07.09.1995, E-Mail finn@example.de", "07.09.1995",
      "date_of_birth"),
@@ -297,9 +291,7 @@ def test_idaho_and_its_zip_code_are_no_identity_number() -> None:
     ("- Oksana Hrytsenko, NIE Y4820371E, C/ de Provença 318, 3º 2ª, 08037 Barcelona", "Oksana Hrytsenko",
      "person_name"),
     ("ok it was hkaur-admin during backup and she forgot", "hkaur-admin", "username"),
-])
-def test_round_fourteen_e_finds(text: str, value: str, kind: str) -> None:
-    assert (value, kind) in _spans(text)
+]
 
 
 @pytest.mark.parametrize("text", [
@@ -324,7 +316,7 @@ def test_a_passport_number_after_a_short_clause_and_a_colon() -> None:
     assert _spans("passport photo page upload: 2024 rules apply", speaker="agent") == []
 
 
-@pytest.mark.parametrize(("text", "value", "kind"), [
+_ROUND_FOURTEEN_F_FINDS = [
     ("system odrzucił mój dowód, bo data urodzenia się nie zgadza. W dowodzie mam 23.06.1995, PESEL 95062301477.",
      "23.06.1995", "date_of_birth"),  # on the cue's line, past its sentence
     ("मैंने आधार कार्ड अपलोड किया था। नाम राहुल वर्मा।", "राहुल वर्मा", "person_name"),
@@ -341,9 +333,7 @@ def test_a_passport_number_after_a_short_clause_and_a_colon() -> None:
      "S. de Vries-Bakker", "person_name"),
     ("here is our chat:\n[14:02] marek.p: ok sending now\n[14:03] me: did you?", "marek.p", "username"),
     ("[10:02, 11/3/2026] Rohit Sharma: hello sir", "Rohit Sharma", "person_name"),
-])
-def test_round_fourteen_f_finds(text: str, value: str, kind: str) -> None:
-    assert (value, kind) in _spans(text)
+]
 
 
 @pytest.mark.parametrize("text", [
@@ -371,7 +361,7 @@ def test_a_phone_after_an_area_code_in_brackets_is_no_identity_number_asked_for(
     assert reply.counts.get("phone") == 1 and "national_id" not in reply.counts
 
 
-@pytest.mark.parametrize(("text", "value", "kind"), [
+_ROUND_FOURTEEN_G_FINDS = [
     ("Carte qui finit par 4417. Merci", "4417", "card"),
     ("Gracias. He añadido la cuenta terminada en 8841; estará disponible", "8841", "iban"),
     ("per la carta che termina in 1746.", "1746", "card"),
@@ -383,9 +373,7 @@ def test_a_phone_after_an_area_code_in_brackets_is_no_identity_number_asked_for(
     ("Att: Elin Sandberg\nBox 1147\n171 23 Solna\nSweden", "Box 1147\n171 23 Solna\nSweden", "street_address"),
     ("also before you ask: DOB 1979-11-05, phone +49 (0)30 8849 2017 (my backup codes fail)",
      "+49 (0)30 8849 2017", "phone"),
-])
-def test_round_fourteen_g_finds(text: str, value: str, kind: str) -> None:
-    assert (value, kind) in _spans(text)
+]
 
 
 @pytest.mark.parametrize("text", [
@@ -416,3 +404,13 @@ def test_last_digits_asked_for_in_a_short_reply_only() -> None:
     _, long = redact_ticket([question, "ok sorry. Sipho here, address for verification: 17 Mthembu Street, "
                                        "Umlazi Section C, Durban, 4031"], speakers=["agent", "customer"])
     assert "card" not in long.counts
+
+
+_ROUND_FOURTEEN = [*_ROUND_FOURTEEN_FINDS, *_ROUND_FOURTEEN_C_FINDS, *_ROUND_FOURTEEN_D_FINDS, *_ROUND_FOURTEEN_E_FINDS,
+                   *_ROUND_FOURTEEN_F_FINDS, *_ROUND_FOURTEEN_G_FINDS]
+"""Texts holding a datum of round 14's kinds: each is found whole, of its kind."""
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), _ROUND_FOURTEEN)
+def test_round_fourteen_finds(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in _spans(text)
