@@ -406,11 +406,35 @@ def test_last_digits_asked_for_in_a_short_reply_only() -> None:
     assert "card" not in long.counts
 
 
-_ROUND_FOURTEEN = [*_ROUND_FOURTEEN_FINDS, *_ROUND_FOURTEEN_C_FINDS, *_ROUND_FOURTEEN_D_FINDS, *_ROUND_FOURTEEN_E_FINDS,
-                   *_ROUND_FOURTEEN_F_FINDS, *_ROUND_FOURTEEN_G_FINDS]
+_ROUND_FOURTEEN_H_FINDS = [
+    ("why was my verification rejected?? i uploaded my passport twice. number C4RJ8T2K9. name Oluwaseun Adeyemi",
+     "C4RJ8T2K9", "national_id"),
+    ("My passport expired, new number is P7281934B (Philippines), issued 2026-10-02.", "P7281934B", "national_id"),
+    ("Full name Maria Cristina dela Cruz, born 1987-04-23.", "Maria Cristina dela Cruz", "person_name"),
+    ("Passwort habe ich schon geändert. Mein Nutzername fk_trader.", "fk_trader", "username"),
+    ("hallo, meine XMR Einzahlung ist nicht da, hab vor 40 min 4,5 XMR geschickt.", "4,5 XMR", "amount"),
+    ("Halo min, saldo IDR saya harusnya Rp 12.450.000 tapi di aplikasi cuma Rp 9.870.000.", "Rp 12.450.000", "amount"),
+    ("Jag skickade 2500 kr via banköverföring till CoinVault. Referens CV-7731-0582.", "CV-7731-0582", "reference"),
+]
+_ROUND_FOURTEEN = [*_ROUND_FOURTEEN_FINDS, *_ROUND_FOURTEEN_H_FINDS, *_ROUND_FOURTEEN_C_FINDS,
+                   *_ROUND_FOURTEEN_D_FINDS, *_ROUND_FOURTEEN_E_FINDS, *_ROUND_FOURTEEN_F_FINDS,
+                   *_ROUND_FOURTEEN_G_FINDS]
 """Texts holding a datum of round 14's kinds: each is found whole, of its kind."""
 
 
 @pytest.mark.parametrize(("text", "value", "kind"), _ROUND_FOURTEEN)
 def test_round_fourteen_finds(text: str, value: str, kind: str) -> None:
     assert (value, kind) in _spans(text)
+
+
+def test_a_user_name_in_reply_to_a_question_of_one() -> None:
+    _, reply = redact_ticket(["What's your agent username and workspace?", "d.achterberg on workspace westmark"],
+                             speakers=["agent", "customer"])
+    assert reply.text == "[username] on workspace westmark"
+    _, file = redact_ticket(["What is your username?", "config.yaml is broken"], speakers=["agent", "customer"])
+    assert file.text == "config.yaml is broken"
+
+
+@pytest.mark.parametrize("text", ["Is the minimum withdrawal 10 USDT?", "the min 10 USDT applies to every deposit"])
+def test_a_minimum_is_still_a_policy(text: str) -> None:
+    assert not [v for v, k in _spans(text) if k == "amount"]

@@ -51,6 +51,8 @@ from .users import (
     _own_accounts,
     _url_users,
     _users_before_secrets,
+    answered_usernames,
+    asks_username,
 )
 from .words import _COMPANY_WORDS, _NAME_WORD, _NOT_NAMES, _PARTICLE, _WORD, _given, _lower_case_writer, _ordinary
 
@@ -154,6 +156,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         found.extend(answered_secrets(text))
     if "card" in asked:
         found.extend(answered_last_digits(text))
+    if "username" in asked:
+        found.extend(answered_usernames(text))
     if birth_years:
         found.extend(s for s in answered_births(text) if any(y in text[s.start : s.end] for y in birth_years))
     found.extend(_recurring(text, known_values))
@@ -301,7 +305,7 @@ def asked_in(texts: Sequence[str], speakers: Sequence[str | None]) -> list[froze
         out.append(frozenset() if other is None else frozenset(
             kind for kind, asks in (("date_of_birth", asks_birth), ("national_id", asks_id),
                                     ("person_name", asks_name), ("secret", asks_secret),
-                                    ("card", asks_last_digits)) if asks(other)))
+                                    ("card", asks_last_digits), ("username", asks_username)) if asks(other)))
         if speaker is not None:
             last[speaker] = text
     return out

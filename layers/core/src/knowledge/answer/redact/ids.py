@@ -71,7 +71,8 @@ _CUSTOMER_NUMBER = re.compile(
 #: to the customer; ``_references`` keeps the support desk's own ticket and case numbers and a
 #: code nothing introduces unless its prefix names a purchase
 _REFERENCE = re.compile(
-    r"(?i:\b(?:order|invoice|inv|transaction|txn|booking|reservation|reference|ref|tracking|ticket|case|claim|"
+    r"(?i:\b(?:order|invoice|inv|transaction|txn|booking|reservation|reference|ref|referens|referenz|referencia|"
+    r"référence|riferimento|referentie|tracking|ticket|case|claim|"
     r"receipt|shipment|parcel|bestellung|bestellnummer|rechnung|rechnungsnummer|commande|facture|pedido|factura|"
     r"ordine|fattura|bestelling|factuur|zamówienie|faktura|注文番号|订单号?)(?=[\s:#=：]|(?<=[\u3000-\u9fff]))"
     r"(?:[ \t]*(?:id|number|no\.?|nr\.?|num|#|code|nummer|número|numéro|numero))?(?:[ \t]*(?:is|:|=|#))*[ \t]*)"
@@ -206,6 +207,8 @@ _PASSPORT = re.compile(
     r"buletin\w*|personalausweis(?:nummer)?|ausweis(?:nummer|-?nr\.?)?|(?:reise)?passnummer|dowód\s+osobisty|documento\s+de\s+identidad|(?-i:CIN|CNIE|CIE)|"
     r"dow[óo]d\w*|carta\s+d'identit[àa])\b|паспорт\w*|護照|护照|여권|"
     r"パスポート|पासपोर्ट|جواز(?:\s+السفر)?|διαβατήριο\w*)"
+    # (a few words between: "I uploaded my passport twice. number C4RJ8T2K9")
+    r"(?:[ \t]*[.,]?[ \t]+(?-i:[a-z]{2,12})){0,3}[.,]?"
     r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|नंबर|संख्या|:|=|is|ist|est|es))*"
     # (or a short clause up to a colon: "Passport number he gave for the pre-check: P8834127")
     r"(?:[ \t]+[^\n:.!?]{1,40}?:)?[ \t]*"
@@ -405,7 +408,8 @@ _PURCHASE_PREFIX = re.compile(r"(?i)(?:INV|INVOICE|ORD|ORDER|PO|SO|TX|TXN|TRX|TR
                               r"RCPT|RCP|RECEIPT|SHP|SHIP|TRK|AWB|PAY|PMT|RMA|SUB|CHG|CH|PI|IN|WIRE|WT)(?=[-/#]?\d)")
 #: a payment's or a purchase's words before "reference": the reference a payer writes on a
 #: transfer, a transaction's reference ("Txn ref 4128 7733 9021") are theirs
-_PAYMENT_BEFORE = re.compile(r"(?i)\b(?:payment|transfer|wire|bank|sepa|transaction|txn|deposit|withdrawal|order|"
+_PAYMENT_BEFORE = re.compile(r"(?i)\b(?:payment|transfer|wire|bank\w*|sepa|transaction|txn|deposit|withdrawal|order|"
+                             r"överföring|insättning|betalning|"
                              r"invoice|booking|purchase|"
                              r"remittance|überweisung|virement|transferencia|bonifico|pagamento|pago)\b[^.!?\n]{0,20}\Z")
 

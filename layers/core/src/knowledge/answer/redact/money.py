@@ -254,8 +254,13 @@ _THEIR_TRANSACTION = re.compile(
     r"|(?:^|[.!?]\s+|\b)(?:withdrawal|deposit|transfer|payment|charge|payout|purchase|wire|top-?up)\s+of\s*$"
 )
 _REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|cost|came))", re.IGNORECASE)
-_POLICY = re.compile(r"(?i)\b(?:minimum|maximum|min|max|fee|fees|limit|limits|cost|costs|price|at least|up to|"
-                     r"more than|less than|smaller than|larger than|greater than|below|above|exceeding|exceeds)\b")
+#: the owner's word that makes a figure after a policy's word someone's ("my limit", "saldo saya")
+_OWNER_WORD = re.compile(r"(?i)\b(?:my|your|saya|mi|mis|mon|ma|mein|meine|mijn|meu|minha|mio|mia|mój|moja|"
+                         r"benim|mitt)\b")
+#: (not "min" after a number: "vor 40 min 4,5 XMR geschickt" is minutes)
+_POLICY = re.compile(r"(?i)\b(?:minimum|maximum|(?<!\d\s)(?<!\d)min|max|fee|fees|limit|limits|cost|costs|price|"
+                     r"at least|up to|more than|less than|smaller than|larger than|greater than|below|above|exceeding|"
+                     r"exceeds)\b")
 #: "€1,000 per day", "$50 a month", "5 BTC/day": a limit or a price, said of no one
 _PER_PERIOD = re.compile(r"(?i)\s*(?:per|a|an|each|every|/)\s*(?:day|week|month|year|transaction|withdrawal|deposit|"
                          r"request|user|seat|account)s?\b"
@@ -328,7 +333,7 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             # limit." I already took out R 95,000' speaks of no limit)
             near_before = " ".join(_QUOTE_END.split(before[-80:])[-1].split()[-5:])
             if ((_POLICY.search(near_before) or _PER_PERIOD.match(after) or _COMPARED_AFTER.match(after))
-                    and not re.search(r"(?i)\b(?:my|your)\b", near_before)):
+                    and not _OWNER_WORD.search(near_before)):
                 continue
             # a limit, anyone's ("6,850 USD of your 10,000 USD Verified limit")
             if _LIMIT_AFTER.match(after) or _PART_OF.search(before[-40:]):

@@ -45,7 +45,7 @@ _SAID_OF_A_NAME = frozenset((
 _USERNAME = re.compile(
     r"(?i:\b(?:user\s*name|username|users?\s+(?:like|such\s+as|e\.g\.|including)|user|user\s*id|login|handle|"
     r"nick(?:name)?|gamertag|screen\s*name|pseudo|"
-    r"benutzername|benutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
+    r"benutzername|benutzer|nutzername|nutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
     r"vendor|merchant|streamer|creator|agent|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"
     r"gebruikersnaam|kullanıcı\s+adı|brugernavn|brukernavn|användarnamn|käyttäjätunnus|felhasználónév|"
     r"kullanıcı\s+ad[ıi]m|nama\s+pengguna|pengguna|tên\s+đăng\s+nhập|nume\s+de\s+utilizator|utilizator|"
@@ -378,3 +378,28 @@ def _glued_handles(text: str, known: Collection[str] | None) -> Iterator[Span]:
         if (_surname(m.group(2)) and not _ordinary_form(token) and token not in _NOT_NAMES
                 and token not in _CHAT_WORDS and not (known is not None and name_lexicon.key(token) in known)):
             yield Span(m.start(), m.end(), "username")
+
+
+#: a question of someone's user name ("What's your agent username and workspace?")
+_ASKS_USERNAME = re.compile(r"(?i)\b(?:user\s*name|login|handle|benutzername|nutzername|usuario|nom\s+d'utilisateur|"
+                            r"gebruikersnaam|nome\s+utente|brukernavn|användarnamn)\b|ユーザー名|用户名|아이디")
+#: a reply that opens on a handle ("d.achterberg on workspace westmark-support")
+_HANDLE_REPLY = re.compile(r"\A[ \t]*[\"'`]?@?([A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+|[a-z]+\d+)[\"'`]?"
+                           r"(?=[\s.,;:!)]|\Z)")
+
+
+def asks_username(text: str) -> bool:
+    """Whether ``text`` asks for someone's user name."""
+    return _ASKS_USERNAME.search(text) is not None
+
+
+def answered_usernames(text: str) -> Iterator[Span]:
+    """The handle a reply to :func:`asks_username` opens with (a dot, a dash, an underscore or
+    digits in it), no file, host or version."""
+    m = _HANDLE_REPLY.match(text)
+    if m is None:
+        return
+    value = m.group(1)
+    tail = value.rsplit(".", 1)[-1].lower() if "." in value else ""
+    if tail not in _FILE_OR_HOST and not _HOST_NAME.fullmatch(value) and not re.fullmatch(r"v?\d+(?:\.\d+)+", value):
+        yield Span(m.start(1), m.end(1), "username")
