@@ -416,7 +416,15 @@ _ROUND_FOURTEEN_H_FINDS = [
     ("Halo min, saldo IDR saya harusnya Rp 12.450.000 tapi di aplikasi cuma Rp 9.870.000.", "Rp 12.450.000", "amount"),
     ("Jag skickade 2500 kr via banköverföring till CoinVault. Referens CV-7731-0582.", "CV-7731-0582", "reference"),
 ]
-_ROUND_FOURTEEN = [*_ROUND_FOURTEEN_FINDS, *_ROUND_FOURTEEN_H_FINDS, *_ROUND_FOURTEEN_C_FINDS,
+_ROUND_FOURTEEN_I_FINDS = [
+    ("halo min, saya unstake 1.200 DOT tanggal 5 november tapi masih Unbonding.", "1.200 DOT", "amount"),
+    ("Il mio codice fiscale è RSSGNN82D14F205I. Carta d'identità n. CA48219KX.", "CA48219KX", "national_id"),
+    ("Audit log snippet:\n2026-11-30 22:41:07 | mkaminski | 10.40.12.77 | push | prod/checkout-api:v3.18.2",
+     "mkaminski", "username"),
+    ("your account ID is shown under Profile › Account. For your reference it's CV-7730-1185-42.",
+     "CV-7730-1185-42", "account_number"),
+]
+_ROUND_FOURTEEN = [*_ROUND_FOURTEEN_FINDS, *_ROUND_FOURTEEN_H_FINDS, *_ROUND_FOURTEEN_I_FINDS, *_ROUND_FOURTEEN_C_FINDS,
                    *_ROUND_FOURTEEN_D_FINDS, *_ROUND_FOURTEEN_E_FINDS, *_ROUND_FOURTEEN_F_FINDS,
                    *_ROUND_FOURTEEN_G_FINDS]
 """Texts holding a datum of round 14's kinds: each is found whole, of its kind."""
@@ -438,3 +446,15 @@ def test_a_user_name_in_reply_to_a_question_of_one() -> None:
 @pytest.mark.parametrize("text", ["Is the minimum withdrawal 10 USDT?", "the min 10 USDT applies to every deposit"])
 def test_a_minimum_is_still_a_policy(text: str) -> None:
     assert not [v for v, k in _spans(text) if k == "amount"]
+
+
+def test_an_audit_rows_verbs_and_paths_stay() -> None:
+    text = "2026-11-30 22:41:07 | mkaminski | 10.40.12.77 | push | prod/checkout-api:v3.18.2"
+    assert [v for v, k in _spans(text) if k == "username"] == ["mkaminski"]
+
+
+def test_a_backup_code_in_reply_to_a_message_about_them() -> None:
+    _, reply = redact_ticket(["Press Regenerate backup codes; the old ones stop working.",
+                              "done. one of the old codes was 7HQK-2M9P if you need it"],
+                             speakers=["agent", "customer"])
+    assert reply.text == "done. one of the old codes was [secret] if you need it"

@@ -209,7 +209,7 @@ _PASSPORT = re.compile(
     r"パスポート|पासपोर्ट|جواز(?:\s+السفر)?|διαβατήριο\w*)"
     # (a few words between: "I uploaded my passport twice. number C4RJ8T2K9")
     r"(?:[ \t]*[.,]?[ \t]+(?-i:[a-z]{2,12})){0,3}[.,]?"
-    r"(?:[ \t]*(?i:no\.?|nr\.?|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|नंबर|संख्या|:|=|is|ist|est|es))*"
+    r"(?:[ \t]*(?i:no\.?|nr\.?|n\.|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|नंबर|संख्या|:|=|is|ist|est|es))*"
     # (or a short clause up to a colon: "Passport number he gave for the pre-check: P8834127")
     r"(?:[ \t]+[^\n:.!?]{1,40}?:)?[ \t]*"
     r"((?-i:[A-Z]{1,3})[ -]?\d{5,9}(?-i:[A-Z])?|\d{2}[ \t]?(?-i:[A-Z]{2})[ \t]?\d{5}|"
@@ -458,7 +458,15 @@ def _id_documents(text: str) -> Iterator[Span]:
         yield Span(m.start(), m.end(), "national_id")
 
 
+#: a code of letters and digits after the words for one's account ID within the next sentence
+#: ("your account ID is shown under Profile › Account. For your reference it's CV-7730-1185-42")
+_ACCOUNT_ID_LATER = re.compile(r"(?i:\b(?:your|my)\s+account\s+(?:id|number|no\.?)\b)[^\n]{0,100}?"
+                               r"(?<![\w-])((?-i:[A-Z]{2,5})-\d{3,}(?:-\d+)*)(?![\w-])")
+
+
 def _accounts(text: str) -> Iterator[Span]:
+    for m in _ACCOUNT_ID_LATER.finditer(text):
+        yield Span(m.start(1), m.end(1), "account_number")
     for pattern in (_ACCOUNT, _CUSTOMER_NUMBER):
         for m in pattern.finditer(text):
             group = next(g for g in range(1, (pattern.groups or 1) + 1) if m.group(g))

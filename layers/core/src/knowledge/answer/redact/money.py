@@ -353,8 +353,9 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             # ("1.29 EKS", "3 AZ": from a customer with no personal word near, only a listed
             # currency, coin or currency word after a number is money)
             unit = m.group("unit")
+            ten_before = " ".join(before[-160:].split()[-10:])
             mine = (customer and not _THRESHOLD.search(near_before[-24:])
-                    and not _POLICY.search(" ".join(before[-160:].split()[-10:]))
+                    and not (_POLICY.search(ten_before) and not _OWNER_WORD.search(ten_before))
                     and (unit is None or unit.lower() in name_lexicon.currency_codes() or _currency_word(unit)))
             if (near or mine or context or _THEIR_TRANSACTION.search(before[-60:])
                     or _AMOUNT_LABEL.search(before[-40:])):

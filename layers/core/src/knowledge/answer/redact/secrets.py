@@ -313,9 +313,9 @@ def _phrases_in_run(text: str, run: list[re.Match[str]], words: frozenset[str]) 
 
 
 def asks_secret(text: str) -> bool:
-    """Whether ``text`` speaks of a password or a key ("please change your password and reply"):
-    a password's shape in the other side's reply is the new one."""
-    return _PASSWORD_CUE.search(text) is not None
+    """Whether ``text`` speaks of a password, a key or backup codes ("please change your password
+    and reply"): a password's or a backup code's shape in the other side's reply is one."""
+    return _PASSWORD_CUE.search(text) is not None or _BACKUP_CODE_CUE.search(text) is not None
 
 
 def answered_secrets(text: str) -> Iterator[Span]:
@@ -324,4 +324,7 @@ def answered_secrets(text: str) -> Iterator[Span]:
     for m in _PASSWORD_SHAPE.finditer(text):
         value = m.group()
         if len(value) >= 8 and not _EMAIL.fullmatch(value) and not _identifier(value):
+            yield Span(m.start(), m.end(), "secret")
+    for m in _BACKUP_CODE.finditer(text):
+        if re.search(r"\d", m.group()) and re.search(r"[A-Za-z]", m.group()):
             yield Span(m.start(), m.end(), "secret")

@@ -403,3 +403,26 @@ def answered_usernames(text: str) -> Iterator[Span]:
     tail = value.rsplit(".", 1)[-1].lower() if "." in value else ""
     if tail not in _FILE_OR_HOST and not _HOST_NAME.fullmatch(value) and not re.fullmatch(r"v?\d+(?:\.\d+)+", value):
         yield Span(m.start(1), m.end(1), "username")
+
+
+_TABLE_IP_OR_MAIL = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])|[\w.+-]+@[\w-]+\.[\w.-]+")
+
+
+def _table_users(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """The user of an audit log's or an export's row split by "|" that holds an IP or an e-mail
+    address ("2026-11-30 22:41:07 | mkaminski | 10.40.12.77 | push | prod/api"): a lower-case
+    handle cell no dictionary or corpus knows ("push", "delete" stay)."""
+    offset = 0
+    for line in text.split("\n"):
+        if line.count("|") >= 2 and _TABLE_IP_OR_MAIL.search(line):
+            for cell in re.finditer(r"[^|]+", line):
+                value = cell.group().strip()
+                if not re.fullmatch(r"[a-z][a-z0-9._-]{2,30}", value):
+                    continue
+                tail = value.rsplit(".", 1)[-1] if "." in value else ""
+                if (_ordinary_form(value) or value in _NOT_NAMES or tail in _FILE_OR_HOST or _system_account(value)
+                        or (known is not None and name_lexicon.key(value) in known)):
+                    continue
+                start = offset + cell.start() + cell.group().index(value)
+                yield Span(start, start + len(value), "username")
+        offset += len(line) + 1
