@@ -424,9 +424,21 @@ _ROUND_FOURTEEN_I_FINDS = [
     ("your account ID is shown under Profile › Account. For your reference it's CV-7730-1185-42.",
      "CV-7730-1185-42", "account_number"),
 ]
-_ROUND_FOURTEEN = [*_ROUND_FOURTEEN_FINDS, *_ROUND_FOURTEEN_H_FINDS, *_ROUND_FOURTEEN_I_FINDS, *_ROUND_FOURTEEN_C_FINDS,
-                   *_ROUND_FOURTEEN_D_FINDS, *_ROUND_FOURTEEN_E_FINDS, *_ROUND_FOURTEEN_F_FINDS,
-                   *_ROUND_FOURTEEN_G_FINDS]
+_ROUND_FOURTEEN_J_FINDS = [
+    ("Mijn IBAN is NL20 RABO 0312 8744 56 t.n.v. S. de Vries.", "S. de Vries", "person_name"),
+    ("can I verify with my passport instead? number PX4187263, my NIE is Y2837461B", "PX4187263", "national_id"),
+    ("comme sur ma carte Vitale 2 87 05 75 112 048 81. Pouvez-vous", "2 87 05 75 112 048 81", "national_id"),
+    ("Brukernavnet er bjorn_eik, fødselsdato 07.09.1976.", "bjorn_eik", "username"),
+    ("Beste heer Van der Linden, bij Polkadot is de unbonding", "Van der Linden", "person_name"),
+    ("I want my money back to 20-45-77 31926654", "20-45-77 31926654", "account_number"),
+    ("Dr. Wolfgang Seitz, geb. 30.11.1951, Am Hofgarten 3, 53113 Bonn, Konto-E-Mail x@example.de",
+     "Am Hofgarten 3, 53113 Bonn", "street_address"),
+    ("the sending name shown to us was only \"A. Vogelsang\", the payment was held", "A. Vogelsang", "person_name"),
+    ("the bank returns the holder name as \"F. Vermeulen en/of T. de Groot\"", "T. de Groot", "person_name"),
+]
+_ROUND_FOURTEEN = [*_ROUND_FOURTEEN_FINDS, *_ROUND_FOURTEEN_C_FINDS, *_ROUND_FOURTEEN_D_FINDS, *_ROUND_FOURTEEN_E_FINDS,
+                   *_ROUND_FOURTEEN_F_FINDS, *_ROUND_FOURTEEN_G_FINDS, *_ROUND_FOURTEEN_H_FINDS,
+                   *_ROUND_FOURTEEN_I_FINDS, *_ROUND_FOURTEEN_J_FINDS]
 """Texts holding a datum of round 14's kinds: each is found whole, of its kind."""
 
 
@@ -458,3 +470,7 @@ def test_a_backup_code_in_reply_to_a_message_about_them() -> None:
                               "done. one of the old codes was 7HQK-2M9P if you need it"],
                              speakers=["agent", "customer"])
     assert reply.text == "done. one of the old codes was [secret] if you need it"
+
+
+def test_initials_before_a_word_that_names_no_one_stay() -> None:
+    assert not [v for v, k in _spans("See section A. Introduction, then B. Setup.") if k == "person_name"]

@@ -69,6 +69,9 @@ _STREET = re.compile(
     r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:er|e|es)?\s+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee)"
     r"\s+\d{1,4}[a-z]?(?![\w])"
     r"|\b[A-ZÁÉÍÓÖŐÚÜŰ][\w]+(?:\s[A-ZÁÉÍÓÖŐÚÜŰ][\w]+)?\s+(?:utca|út|tér|körút)\s+\d{1,4}(?![\w])"
+    # a German street named by its place ("Am Hofgarten 3", "An der Alster 12", "Im Tal 4")
+    r"|\b(?:Am|An\s+der|An\s+den|Auf\s+der|Auf\s+dem|Im|In\s+der|Zum|Zur|Hinter\s+der)\s+[A-ZÄÖÜ][a-zäöüß]+\s+\d{1,4}[a-z]?"
+    r"(?![\w])"
     # the street word first and the number after the name ("Calle de Alcalá 45", "Rua Augusta, 1500")
     r"|(?<![\w/])" + _ROMANCE_PREFIX + r"\s*"
     r"(?:[^\W\d_][\w'’.-]*\s+){0,5}?[^\W\d_][\w'’.-]*,?\s+(?:n[º°o]\.?\s*)?\d{1,4}[a-z]?(?:/\d{1,4}[a-z]?)?(?![\w])"

@@ -19,6 +19,7 @@ from .words import (
     _NAME_VERBS,
     _NAME_WORD,
     _NOT_NAMES,
+    _PARTICLE,
     _UPPER,
     _given,
     _lower_case_writer,
@@ -113,7 +114,8 @@ _LAST_LINE_NAME = re.compile(
     r"([ \t]+[A-Z]\.)?[ \t]*\Z")
 #: a line that is a listed given name and one or two capitalised words, alone or before a
 #: role ("Brenda Castellano, Office Manager", "Tomás Ybarra | IT"): a signature's name line
-_ROLE_LINE = re.compile(rf"(?m)^[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD})((?:[ \t]+{_NAME_WORD}){{1,2}})"
+_ROLE_LINE = re.compile(rf"(?m)^[ \t]*(?:[-–—~]+[ \t]*)?({_NAME_WORD})"
+                        rf"((?:[ \t]+(?:{_PARTICLE}[ \t]+)?{_NAME_WORD}){{1,3}})"
                         r"[ \t]*(?:$|,[ \t]|[|–—(]|[ \t]-[ \t])")
 _LOWER_LAST_WORD = re.compile(r"[^\s][ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—~?!.]+[ \t]*)?([a-zà-ÿ][a-zà-ÿ'’-]{2,30})"
                               r"\.?[ \t]*\Z")
@@ -432,7 +434,7 @@ def _context_names(text: str) -> Iterator[Span]:
     for m in _LOWER_LAST_LINE.finditer(text):
         # a given name and a family name no dictionary has, in lower case, on a message's last
         # line under a line of text ("… all my savings\nolena kovalenko")
-        first, rest = m.group(1), m.group(2).split()
+        first, rest = m.group(1), [w for w in m.group(2).split() if not re.fullmatch(_PARTICLE, w.lower())]
         if (_given(first) and first not in _NOT_NAMES and first not in _CHAT_WORDS and first not in _ENGLISH_GLUE
                 and all((len(w) == 1 and not _ordinary(first)) or (
                     len(w) > 1 and not _ordinary_form(w) and w not in _NOT_NAMES and w not in _CHAT_WORDS)

@@ -32,6 +32,7 @@ from .money import _amounts, _named_amounts, _table_amounts
 from .names import (
     _adjacent_names,
     _agent_signature,
+    _initial_names,
     _joined_names,
     _names_a_thing,
     _pronoun_subjects,
@@ -141,6 +142,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *(_table_amounts(text) if speaker != "agent" else ()),
         *_people(text), *(_own_accounts(text, known_words) if customer else ()),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
+        *_initial_names(text, known_names),
         *_email_names(text, known_words),
         *_references(text, known_words), *_url_users(text, known_words), *_handle_lists(text, known_words),
         *_glued_handles(text, known_words), *_table_users(text, known_words),
@@ -263,8 +265,18 @@ _HOLDER_AFTER = re.compile(
     rf"(?:[ \t]+(?:{_PARTICLE}[ \t]+){{0,2}}{_NAME_WORD}){{0,2}})[ \t]*(?=\n|\Z)")
 
 
+#: "in the name of" before an account's holder ("IBAN … t.n.v. S. de Vries", "a nome di")
+_IN_THE_NAME_OF = re.compile(r"(?i:\bt\.\s?n\.\s?v\.|\bten\s+name\s+van|\ba\s+nome\s+di|\bau\s+nom\s+de)[ \t]+"
+                             r"(?=(?-i:[A-Z]))")
+
+
 def _names_after_accounts(text: str, taken: Sequence[Span]) -> list[Span]:
     out: list[Span] = []
+    for cue in _IN_THE_NAME_OF.finditer(text):
+        m = _HOLDER_AFTER.match(" " + text[cue.end() : cue.end() + 80].split("\n")[0].split(",")[0].rstrip(". ") + "\n")
+        if m is not None:
+            start = cue.end() + m.start(1) - 1
+            out.append(Span(start, start + len(m.group(1)), "person_name"))
     for span in taken:
         if span.kind not in ("iban", "account_number"):
             continue

@@ -153,7 +153,7 @@ _ID_WORDS = (
     r"documento|ahv|avs|svnr|steuer-?id|nric|mykad|mykid|mykas|kad\s+pengenalan|pps|kennitala|zehut|hawiy+a|huwiy+a|iqama|buletin|identitate|"
     r"identité|identidad|identidade|identità|identiteit|tożsamości|dowodu|dowód|paspor|pasaport|passeport|"
     r"pasaporte|passaporto|passaporte|reisepass|paspoort|sozialversicherung\w*|social\s+security|"
-    r"s[ée]curit[ée]\s+sociale|s[ée]cu|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh|"
+    r"s[ée]curit[ée]\s+sociale|s[ée]cu|carte\s+vitale|seguridad\s+social|nomor\s+induk|cmnd|cccd|căn\s+cước|chứng\s+minh|"
     r"cuit|cuil|nhs|cnic|ird|assurance\s+sociale|(?-i:NAS)|(?:code|kod)-?e?\s+mel+i|shenasname|"
     # Nigeria's bank verification number, Malaysia's "IC", Japan's "My Number", Morocco's CIN,
     # Hong Kong's HKID
@@ -208,7 +208,7 @@ _PASSPORT = re.compile(
     r"dow[óo]d\w*|carta\s+d'identit[àa])\b|паспорт\w*|護照|护照|여권|"
     r"パスポート|पासपोर्ट|جواز(?:\s+السفر)?|διαβατήριο\w*)"
     # (a few words between: "I uploaded my passport twice. number C4RJ8T2K9")
-    r"(?:[ \t]*[.,]?[ \t]+(?-i:[a-z]{2,12})){0,3}[.,]?"
+    r"(?:[ \t]*[.,?]?[ \t]+(?-i:[a-z]{2,12})){0,3}[.,?]?"
     r"(?:[ \t]*(?i:no\.?|nr\.?|n\.|number|num[ée]ro|número|numero|nummer|#|n[°º]|номер|नंबर|संख्या|:|=|is|ist|est|es))*"
     # (or a short clause up to a colon: "Passport number he gave for the pre-check: P8834127")
     r"(?:[ \t]+[^\n:.!?]{1,40}?:)?[ \t]*"
@@ -464,7 +464,13 @@ _ACCOUNT_ID_LATER = re.compile(r"(?i:\b(?:your|my)\s+account\s+(?:id|number|no\.
                                r"(?<![\w-])((?-i:[A-Z]{2,5})-\d{3,}(?:-\d+)*)(?![\w-])")
 
 
+#: a British sort code and its account number ("20-45-77 31926654")
+_SORT_CODE_ACCOUNT = re.compile(r"(?<![\w-])\d{2}-\d{2}-\d{2}[ \t]+\d{8}(?![\w-])")
+
+
 def _accounts(text: str) -> Iterator[Span]:
+    for m in _SORT_CODE_ACCOUNT.finditer(text):
+        yield Span(m.start(), m.end(), "account_number")
     for m in _ACCOUNT_ID_LATER.finditer(text):
         yield Span(m.start(1), m.end(1), "account_number")
     for pattern in (_ACCOUNT, _CUSTOMER_NUMBER):

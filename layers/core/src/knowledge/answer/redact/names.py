@@ -101,8 +101,8 @@ _NAME_CUES = re.compile(
     r"[Dd]oamna|[Dd]omnișoară|[Пп]ане|[Пп]ані)[ \t]+)"
     rf"({_NAME_SEQ})"
     # a title and a surname that opens on its particle ("mevrouw de Jong", "Herr von Trapp")
-    r"|\b(?i:herr|frau|monsieur|madame|señor|señora|signor|signora|senhor|senhora|meneer|mevrouw|mr|mrs|ms|dr)\.?"
-    rf"[ \t]+((?:{_PARTICLE}[ \t]+){{1,2}}{_NAME_WORD})"
+    r"|\b(?i:herr|frau|monsieur|madame|señor|señora|signor|signora|senhor|senhora|meneer|mevrouw|heer|mr|mrs|ms|dr)\.?"
+    rf"[ \t]+((?:(?i:{_PARTICLE})[ \t]+){{1,2}}{_NAME_WORD})"
 )
 #: a turn that ends on two to four capitalised words after a full stop: a signature
 _SIGNATURE = re.compile(
@@ -423,3 +423,20 @@ def _adjacent_names(taken: Sequence[Span], text: str) -> list[Span]:
         else:
             out.append(span)
     return out
+
+
+#: initials before a family name ("A. Vogelsang", "T. de Groot", "J.M. de Vries")
+_INITIALS_NAME = re.compile(rf"(?<![\w.])((?:[A-Z]\.[ \t]?){{1,3}}[ \t]*(?:(?i:{_PARTICLE})[ \t]+){{0,2}}"
+                            r"([A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-Z][a-zà-ÿ]+)?))(?![\w'’-])")
+
+
+def _initial_names(text: str, known: Collection[str]) -> Iterator[Span]:
+    """A family name after initials: a listed one, one found elsewhere in the ticket, or one no
+    dictionary has; never a place nor a word that names no one ("U.S. Bank" is no one's)."""
+    for m in _INITIALS_NAME.finditer(text):
+        family = m.group(2)
+        key = name_lexicon.key(family)
+        if (family.lower() in _NOT_NAMES or key in name_lexicon.place_names() or family.lower() in _COMPANY_WORDS
+                or not (_surname(family) or family in known or not _ordinary_form(family))):
+            continue
+        yield Span(m.start(1), m.end(1), "person_name")

@@ -47,7 +47,7 @@ _USERNAME = re.compile(
     r"nick(?:name)?|gamertag|screen\s*name|pseudo|"
     r"benutzername|benutzer|nutzername|nutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
     r"vendor|merchant|streamer|creator|agent|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"
-    r"gebruikersnaam|kullanıcı\s+adı|brugernavn|brukernavn|användarnamn|käyttäjätunnus|felhasználónév|"
+    r"gebruikersnaam|kullanıcı\s+adı|brugernavnet|brugernavn|brukernavnet|brukernavn|användarnamnet|användarnamn|käyttäjätunnus|felhasználónév|"
     r"kullanıcı\s+ad[ıi]m|nama\s+pengguna|pengguna|tên\s+đăng\s+nhập|nume\s+de\s+utilizator|utilizator|"
     r"uživatelské\s+jméno|имя\s+пользователя|логин|לוגין|שם\s+משתמש|اسم\s+المستخدم|ชื่อผู้ใช้|ইউজারনেম|"
     r"ইউজার\s+নেম|यूज़रनेम|यूजरनेम|यूज़र\s+नेम|"
