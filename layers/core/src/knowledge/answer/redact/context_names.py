@@ -138,7 +138,7 @@ _CJK_NAMES = re.compile(
     r"|ชื่อ\s*([\u0e00-\u0e7f]+(?:\s[\u0e00-\u0e7f]+)?)"
     # a listed family name before an honorific or a greeting ("佐藤様", "田中さん", "刘洋您好", "김 님"),
     # the shortest run that comes before one ("王先生您好": 王)
-    r"|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{1,3}?)(?=様|さん|さま|殿|先生|女士|小姐|老师|老師|经理|經理|您好|你好)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
+    r"|(?<![\u4e00-\u9fff\u3005])([\u4e00-\u9fff][\u4e00-\u9fff\u3005]{0,2}?)(?=様|さん|さま|殿|先生|女士|小姐|老师|老師|经理|經理|您好|你好)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
     # the name a field or a sentence gives ("名字不对，应该是李薇", "姓名：王芳")
     r"|(?:名字|姓名|名前|氏名)[^。！？\n]{0,10}?(?:应该是|應該是|是|为|為|は|：|:)\s*([\u4e00-\u9fff]{2,4})(?![\u4e00-\u9fff])"
     # "name" alone and the name closed by a stop or a comma ("नाम राहुल वर्मा।")
@@ -170,7 +170,7 @@ _INDIC_STOP = frozenset(("है", "हूँ", "हूं", "हैं", "औ�
 #: (a word of a script with capitals, Cyrillic or Greek, is a name's only when capitalised; Arabic
 #: and Hebrew names after a cue are read by ``_RTL_NAMES``, alone on a signature line here)
 _SCRIPT_NAME_WORD = (rf"(?:{_INDIC}+|[А-ЯЁІЇЄ][\u0400-\u04ff]+|[Α-ΩΆ-Ώ][\u0370-\u03ff\u1f00-\u1fff]+|"
-                     rf"[\u0600-\u06ff]+|[\u0590-\u05ff]+)")
+                     rf"[\u0600-\u06ff]+|[\u0590-\u05ff]+|[\u1200-\u137f]+)")
 #: a name in a script without capitals (or a writer's own) after the words for "my name is" in
 #: the languages of those scripts and in English: "मेरा नाम …", "আমার নাম …", "меня зовут …",
 #: "με λένε …", "نام من …", "my name is …"
@@ -179,7 +179,10 @@ _SCRIPT_NAME_CUE = re.compile(
     r"(?:नाम|নাম|ਨਾਮ|નામ|பெயர்|పేరు|ಹೆಸರು|പേര്|имя|ім'я|όνομα)[ \t]*:|"
     r"(?i:меня\s+зовут|мене\s+звати|моё\s+имя|мое\s+имя|мо[её]\s+им'я|με\s+λένε|ονομάζομαι|"
     r"το\s+όνομά\s+μου\s+είναι|на\s+имя|на\s+ім['’ʼ]я|(?:фио|піб|фамилия|прізвище)[ \t]*:)|"
-    r"(?i:my\s+name\s+is|name\s*:|signed))"
+    r"(?i:\bname\s+is|name\s*:|signed)|"
+    # "name" with no colon, in a Latin sentence, before a word of a script without capitals
+    # ("bKash number 01711…, name রোকেয়া বেগম")
+    rf"(?i:\b(?:name|naam|jina|pangalan))(?=[ \t]+(?:{_INDIC}|[\u0600-\u06ff\u0590-\u05ff\u1200-\u137f])))"
     rf"\s*[:,-]?[ \t]+({_SCRIPT_NAME_WORD}(?:[ \t]+{_SCRIPT_NAME_WORD}){{0,3}})")
 _SIGNED_WORD = rf"(?:{_INDIC}+|[А-ЯЁІЇЄ][\u0400-\u04ff]+|[Α-ΩΆ-Ώ][\u0370-\u03ff\u1f00-\u1fff]+)"
 #: a line of one to three words of such a script alone after a closing ("धन्यवाद,\nराजेश कुमार")
@@ -210,6 +213,13 @@ _SCRIPT_CUES: tuple[tuple[str, str, str], ...] = (
     # a greeting and one word before a comma or "!" ("مرحباً خالد،", "שלום דנה,"): the one greeted
     (_ARABIC_LETTERS, "greeting", r"مرحب[اًا]+|مرحبا|أهلاً|أهلا|اهلا|سلام|صباح\s+الخير|مساء\s+الخير|درود"),
     (_HEBREW_LETTERS, "greeting", r"שלום|היי|בוקר\s+טוב|ערב\s+טוב|תודה"),
+    # a relation ("my father", "my son", "my wife") or "the name" with no colon in Arabic, Urdu,
+    # Persian, Hindi, Bengali and Punjabi (``listed``: the first word a listed given name, or "عبد…")
+    (_ARABIC_LETTERS, "listed", r"الاسم|اسمه|اسمها|والدي|والدتي|أبي|أمي|ابني|ابنتي|بنتي|أخي|اخي|أختي|اختي|زوجي|"
+                                r"زوجتي|لوالدي|لوالدتي|لأخي|لابني|والد|والدہ|بیٹے|بیٹی|بیٹا|بھائی|بہن|شوہر|بیوی|"
+                                r"امی|ابو|پدرم|مادرم|برادرم|خواهرم|همسرم"),
+    (rf"{_INDIC}+", "listed", r"बेटे|बेटा|बेटी|भाई|बहन|पिता|पिताजी|माँ|माता|पति|पत्नी|दोस्त|ছেলে|মেয়ে|ভাই|বোন|"
+                              r"বাবা|মা|আম্মু|আব্বু|স্বামী|স্ত্রী|ਪੁੱਤਰ|ਧੀ|ਭਰਾ|ਭੈਣ|ਪਿਤਾ|ਮਾਂ|ਪਤਨੀ|ਪਤੀ"),
     # the greetings of Hindi, Bengali, Tamil, Telugu, Kannada, Malayalam, Punjabi, Gujarati
     (rf"{_INDIC}+", "greeting", r"नमस्ते|नमस्कार|प्रणाम|নমস্কার|হ্যালো|வணக்கம்|నమస్కారం|ನಮಸ್ಕಾರ|നമസ്കാരം|"
                                 r"ਸਤ\s+ਸ੍ਰੀ\s+ਅਕਾਲ|નમસ્તે"),
@@ -241,7 +251,10 @@ _SCRIPT_STOP = frozenset(("و", "في", "من", "على", "مع", "أنا", "ا�
                           "அனைவருக்கும்", "நண்பர்களே",
                           # "thank you", after a greeting and a comma ("नमस्ते, धन्यवाद।")
                           "धन्यवाद", "शुक्रिया", "ধন্যবাদ", "நன்றி", "ధన్యవాదాలు", "ಧನ್ಯವಾದ", "നന്ദി", "ਧੰਨਵਾਦ",
-                          "આભાર", "شكرا", "شكراً", "ممنون", "مرسی", "תודה"))
+                          "આભાર", "شكرا", "شكراً", "ممنون", "مرسی", "תודה",
+                          # the words after a name in Urdu, Hindi, Bengali, Punjabi ("of", "to", "from", "is")
+                          "کی", "کے", "کا", "کو", "نے", "سے", "ہے", "ہیں", "میں", "اور", "طرف", "को", "ने", "के",
+                          "की", "का", "से", "है", "और", "में", "कि", "কে", "এর", "থেকে", "ਨੂੰ", "ਦੇ", "ਦੀ", "ਦਾ", "ਤੋਂ"))
 #: what opens an Arabic family name ("المنصوري", "بن علي", "عبد الله", "أبو بكر")
 _ARABIC_FAMILY = ("ال", "بن", "ابن", "أبو", "ابو", "بنت", "عبد")
 
@@ -259,6 +272,8 @@ def _cued_script_names(text: str) -> Iterator[Span]:
             first = words[0].group()
             if first in _SCRIPT_STOP or (first.startswith(("ال", "ה")) and not _given(first)):
                 continue
+            if strength == "listed" and not (_given(first) or first.startswith("عبد")):
+                continue  # "ابني يريد …": after a relation, only a name the lists hold
             kept = [words[0]]
             for w in words[1:]:
                 word = w.group()
@@ -333,7 +348,8 @@ def _context_names(text: str) -> Iterator[Span]:
         for i, w in enumerate(words):
             word = w.group()
             capital = word[0].isupper()
-            lower_name = _given(word) and (not _ordinary(word) or (i == 0 and word.lower() not in _NAME_VERBS))
+            lower_name = _given(word) and (not _ordinary(word) or (i == 0 and word.lower() not in _NAME_VERBS
+                                                                   and word.lower() not in _COMMON_VERBS))
             if word.lower() in _NOT_NAMES or (not capital and not lower_name):
                 break
             # after a first name no dictionary has, the next capitalised word is its family
@@ -475,7 +491,11 @@ def _context_names(text: str) -> Iterator[Span]:
         yield Span(m.start(2), m.end(3) if family else m.end(2), "person_name")
     for m in _CJK_NAMES.finditer(text):
         group = next(g for g in range(1, 11) if m.group(g))
-        if group in (4, 7, 8, 9) and not (_surname(m.group(group)[:2]) or _surname(m.group(group)[:1])):
+        # (a family name of two or three characters alone before a Japanese honorific, at the
+        # start of a sentence or after a line or a space, is one however rare: "藤本様の個人アカウント")
+        opens = group == 7 and len(m.group(group)) >= 2 and text[m.end(group) : m.end(group) + 1] in "様さ殿" \
+            and (m.start(group) == 0 or text[m.start(group) - 1] in " \t\n\u3000。、！？「（(")
+        if group in (4, 7, 8, 9) and not (_surname(m.group(group)[:2]) or _surname(m.group(group)[:1]) or opens):
             continue  # "大丈夫です", "お客様" open a message too: a listed surname must open the name
         # a family name of one character alone before an honorific ("王先生")
         alone = group == 7 and len(m.group(group)) == 1 and _surname(m.group(group))
@@ -483,15 +503,22 @@ def _context_names(text: str) -> Iterator[Span]:
                 or m.group(group) in _CJK_NOT_NAMES:
             continue
         yield Span(m.start(group), m.end(group), "person_name")
+    for m in _LATIN_BEFORE_HONORIFIC.finditer(text):
+        if m.group(1).lower() not in _NOT_NAMES and m.group(1).lower() not in _COMPANY_WORDS:
+            yield Span(m.start(1), m.end(1), "person_name")
     yield from _cjk_names_alone(text)
     yield from _script_names(text)
     yield from _cued_script_names(text)
     yield from _rtl_signatures(text)
 
 
+#: a name in Latin letters before a Japanese or Korean honorific ("Okafor様", "Smithさん", "Kim님")
+_LATIN_BEFORE_HONORIFIC = re.compile(rf"(?<![A-Za-zÀ-ÿ0-9'’-])({_NAME_WORD})(?=様|さん|さま|殿|氏|님|씨)")
 _HANGUL_WORD = re.compile(r"(?<![가-힣])[가-힣]{3,}")
-_HAN_SPACED = re.compile(r"(?<![\u4e00-\u9fff\u3040-\u30ff])([\u4e00-\u9fff]{1,3})[ \u3000]([\u4e00-\u9fff]{1,3})"
-                         r"(?![\u4e00-\u9fff])")
+#: (read at every start, so that a department before a name leaves the name whole: "経理部 渡辺 真理子";
+#: "々" repeats the character before it, "佐々木")
+_HAN_SPACED = re.compile(r"(?<![\u4e00-\u9fff\u3005\u3040-\u30ff])(?=([\u4e00-\u9fff\u3005]{1,3})[ \u3000]"
+                         r"([\u4e00-\u9fff\u3005]{1,3})(?![\u4e00-\u9fff\u3005]))")
 _HAN_RELATION = re.compile(
     r"(?:朋友|同事|老公|老婆|丈夫|妻子|太太|儿子|女儿|兒子|女兒|父亲|母亲|爸爸|妈妈|媽媽|哥哥|姐姐|弟弟|妹妹|经理|經理|老板|"
     r"老闆|同学|同學|客户|客戶|会计|會計)(?:叫|是)?\s*([\u4e00-\u9fff]{2,4})")
@@ -520,7 +547,7 @@ def _cjk_names_alone(text: str) -> Iterator[Span]:
             yield Span(m.start(), m.start() + 3, "person_name")
     for m in _HAN_SPACED.finditer(text):
         if _surname(m.group(1)):
-            yield Span(m.start(), m.end(), "person_name")
+            yield Span(m.start(1), m.end(2), "person_name")
     for m in _CJK_LAST_NAME.finditer(text):
         # a message that closes on a listed family name and a given name after its last full
         # stop ("よろしくお願いします。佐藤健太", "わかりました。山田あかり"): who wrote it

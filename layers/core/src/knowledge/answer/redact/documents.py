@@ -239,7 +239,9 @@ def _csv_names(text: str) -> Iterator[Span]:
                 if kind == "person_name" and not (
                         _latin_name(value) or (value.isupper() and _latin_name(value.title()))
                         or (re.fullmatch(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+){1,3}", value)
-                            and any(_given(w) or _surname(w) for w in value.split()))):
+                            and any(_given(w) or _surname(w) for w in value.split()))
+                        # (or one in a script without capitals: "张伟", "فاطمة الحربي")
+                        or re.fullmatch(rf"{_OTHER_SCRIPT_WORD}(?: {_OTHER_SCRIPT_WORD}){{0,3}}", value)):
                     continue
                 if kind in ("account_number", "amount") and not re.search(r"\d", value):
                     continue
@@ -486,24 +488,35 @@ def _call_notes(text: str) -> bool:
 
 # -- a name's other script ------------------------------------------------------------------
 
-_OTHER_SCRIPT_ALIAS = re.compile(r"[ \t]*[(（][ \t]*((?:[\u0600-\u06ff]+|[\u05d0-\u05ea]+|[\u0370-\u03ff]+|"
-                                 r"[\u0400-\u04ff]+|[\u4e00-\u9fff\u3040-\u30ff]+|[가-힣]+)"
-                                 r"(?:[ \t]+(?:[\u0600-\u06ff]+|[\u05d0-\u05ea]+|[\u0370-\u03ff]+|[\u0400-\u04ff]+|"
-                                 r"[\u4e00-\u9fff\u3040-\u30ff]+|[가-힣]+)){0,4})[ \t]*[)）]")
+#: a word of a script other than Latin: Arabic, Hebrew, Greek, Cyrillic, the scripts of South Asia
+#: (with their vowel signs), Thai, Ethiopic, Han and kana, Hangul
+_OTHER_SCRIPT_WORD = (r"(?:[\u0600-\u06ff]+|[\u05d0-\u05ea]+|[\u0370-\u03ff]+|[\u0400-\u04ff]+|"
+                      r"[\u0900-\u0dff]+|[\u0e00-\u0e7f]+|[\u1200-\u137f]+|[\u4e00-\u9fff\u3005\u3040-\u30ff]+|[가-힣]+)")
+_OTHER_SCRIPT_ALIAS = re.compile(rf"[ \t]*[(（][ \t]*({_OTHER_SCRIPT_WORD}(?:[ \t]+{_OTHER_SCRIPT_WORD}){{0,4}})"
+                                 r"[ \t]*[)）]")
+#: the same name in Latin letters in brackets after a name in another script ("রোকেয়া বেগম (Rokeya Begum)")
+_LATIN_ALIAS = re.compile(r"[ \t]*[(（][ \t]*([A-ZÀ-Þ][\w'’-]+(?:[ \t]+[A-ZÀ-Þ][\w'’.-]*){0,3})[ \t]*[)）]")
+#: a name in another script right before a name in brackets ("ਹਰਜੀਤ ਸਿੰਘ ਗਿੱਲ (Harjit Singh Gill)")
+_ALIAS_BEFORE = re.compile(rf"(?<!\S)({_OTHER_SCRIPT_WORD}(?:[ \t]+{_OTHER_SCRIPT_WORD}){{0,3}})[ \t]*[(（][ \t]*\Z")
 
 
 def _script_aliases(text: str, taken: Sequence[Span]) -> list[Span]:
     """``taken`` with a name written again in another script in brackets right after a name
-    ("Youssef El Amrani (يوسف العمراني)", "Wang Wei (王伟)") read whole, over any part of it a
-    name detector took."""
+    ("Youssef El Amrani (يوسف العمراني)", "Wang Wei (王伟)", "রোকেয়া বেগম (Rokeya Begum)") or
+    right before a name in brackets ("ਹਰਜੀਤ ਸਿੰਘ ਗਿੱਲ (Harjit Singh Gill)") read whole, over any
+    part of it a name detector took."""
     out = list(taken)
     for span in taken:
         if span.kind != "person_name":
             continue
-        m = _OTHER_SCRIPT_ALIAS.match(text, span.end)
-        if m is None:
-            continue
-        inside = [s for s in out if s.start < m.end(1) and m.start(1) < s.end]
-        if all(s.kind == "person_name" and m.start(1) <= s.start and s.end <= m.end(1) for s in inside):
-            out = [s for s in out if s not in inside] + [Span(m.start(1), m.end(1), "person_name")]
+        latin = re.search(r"[A-Za-zÀ-ÿ]", text[span.start : span.end]) is not None
+        aliases = [m for m in ((_OTHER_SCRIPT_ALIAS if latin else _LATIN_ALIAS).match(text, span.end),
+                               _ALIAS_BEFORE.search(text, max(0, span.start - 80), span.start)) if m is not None]
+        for m in aliases:
+            # (the name before the brackets is in another script than the one inside them)
+            if m.re is _ALIAS_BEFORE and (not latin or text[m.end() - 1 : span.start].strip(" \t(（")):
+                continue
+            inside = [s for s in out if s.start < m.end(1) and m.start(1) < s.end]
+            if all(s.kind == "person_name" and m.start(1) <= s.start and s.end <= m.end(1) for s in inside):
+                out = [s for s in out if s not in inside] + [Span(m.start(1), m.end(1), "person_name")]
     return sorted(out, key=lambda s: s.start)

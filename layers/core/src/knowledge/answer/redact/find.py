@@ -21,6 +21,7 @@ from .id_documents import mrz_names
 from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references, asks_id
 from .lexicon_names import (
     _LOWER_WORD,
+    _capital_names,
     _email_names,
     _known,
     _lower_given_names,
@@ -48,6 +49,7 @@ from .users import (
     _derived_handles,
     _glued_handles,
     _handle_lists,
+    _handles_after_names,
     _name_handles,
     _own_accounts,
     _table_users,
@@ -148,7 +150,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_glued_handles(text, known_words), *_table_users(text, known_words),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
-        *_lower_given_names(text, known_words), *_subject_names(text, known_words),
+        *_lower_given_names(text, known_words), *_subject_names(text, known_words), *_capital_names(text, known_words),
     ]
     found.extend(_pronoun_subjects(text, known_words))
     if "date_of_birth" in asked:
@@ -216,6 +218,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         taken.append(holder)
     taken.extend(_users_before_secrets(text, taken, known_words))
     taken = _adjacent_names(_script_aliases(text, taken), text)
+    taken.extend(_handles_after_names(text, taken, known_words))
     # a name goes on with the initial of a family name after it ("it shows "Sunitha R""), or with
     # a middle initial and the family name ("Ines C. Pinto")
     taken = [Span(s.start, i.end(), s.kind) if s.kind == "person_name" and (i := _INITIAL_AFTER.match(text, s.end))

@@ -50,6 +50,18 @@ _ACCOUNT = re.compile(
     r"|\b(?:account|acct|a/c|checking|savings|chequing)\s+(?:ending|ends)(?:\s+(?:in|with))?[ \t]*:?[ \t]*"
     r"((?:[.•*xX]{2,4}[ -]?)\d{4})(?!\d)"
     r"|\b(?:destination\s+tag|dest(?:ination)?\.?\s+tag|tag|memo)\s*(?:id|number|no\.?|#)?\s*(?:is|:|=)?\s*(\d{4,12})\b"
+    # the word for a bank account in Japanese, Korean, Chinese, Hindi, Bengali and Arabic, a bank's
+    # name between ("입금 계좌: 국민은행 482701-04-193826", "口座番号 1234567")
+    r"|(?:口座(?:番号)?|계좌(?:[ \t]*번호)?|账号|账户|帳號|帳戶|खाता(?:[ \t]+संख्या)?|খাতা|حساب)"
+    r"[ \t]*(?:は|는|:|：|是)?[ \t]*"
+    r"(?:\S{1,12}(?:銀行|은행|银行|बैंक|ব্যাংক|بنك)[ \t]*)?(\d[\d-]{6,24}\d)(?!\d)"
+    # a number of nine digits or more right before a bank's branch or routing code ("correct one is
+    # 50100318842276 IFSC HDFC0001827")
+    r"|(?<![\w-])(\d{9,18})(?=[ \t,;]+(?i:ifsc|swift|bic|routing|sort[ \t]+code)\b)"
+    # a customer's or a member's number in Japanese, Korean and Chinese ("お客様番号はC-2093-7714です")
+    r"|(?:お客様番号|顧客番号|会員番号|契約番号|고객[ \t]*번호|회원[ \t]*번호|客户号|客户编号|会员号)"
+    r"[ \t]*(?:は|는|은|:|：|是)?[ \t]*"
+    r"((?-i:[A-Z]{0,5})[/-]?\d[\d-]{3,20}\d)(?![\d-])"
 )
 #: numbers that name a customer or their account (an order or invoice number names a purchase,
 #: and stays): "customer ID AC-2284913", "Kundennummer ist KD-7781203", "numéro de client : 5521"
@@ -161,7 +173,8 @@ _ID_WORDS = (
     # Singapore's foreigner number, Australia's tax file and Medicare numbers, the Philippines'
     # SSS, UMID and PhilSys numbers, Bangladesh's NID, the Emirates ID, Botswana's Omang, Kenya's
     # Huduma number, Ghana's card
-    r"(?-i:FIN)|tfn|tax\s+file|medicare|sss|umid|philsys|psn|nid|emirates\s+id|omang|huduma|ghana\s+card|"
+    r"(?-i:FIN)|tfn|tax\s+file|medicare|sss|umid|philsys|psn|nid|emirates\s+id|resident\s+(?:card|permit|id)|"
+    r"residence\s+(?:card|permit)|di[čc]|omang|huduma|ghana\s+card|"
     # a Czech or Slovak birth number, a Portuguese citizen card or identity card ("BI n.º"), an
     # Italian identity card
     r"rodn[éeá]\s+[čc][íi]sl\w*|cart[ãa]o\s+de\s+cidad[ãa]o|(?-i:BI)(?=[ \t]+n\.?[ \t]?[º°o])|"
@@ -301,6 +314,10 @@ def _personal_id(compact: str, cued: bool, near: bool, value: str = "") -> bool:
     modules = (*_STRONG_ID_MODULES, *(_CHECKED_ID_MODULES if cued else ()), *(_WEAK_ID_MODULES if near else ()))
     if any(_accepts(module, compact, value) for module in modules):
         return True
+    # a tax number is a personal number with its country before it ("DIČ: CZ7903042114")
+    if cued and re.fullmatch(r"[A-Z]{2}\d{8,12}", compact) and any(
+            _accepts(module, compact[2:], value[2:]) for module in modules):
+        return True
     return cued and _written_as_its_own(compact, value)
 
 
@@ -348,6 +365,10 @@ def _checked_ids(text: str, customer: bool, asked: bool = False) -> Iterator[Spa
                 re.fullmatch(r"\d{1,3}(?:[., ]\d{3})+", value) and not (cued and _written_as_its_own(compact, value))):
             continue  # "15.000.000", "10.0.0.14" (but "NAS 145 333 142", a SIN in its own grouping)
         if not (cued or (customer and digits >= 9)):
+            continue
+        if asked and text.strip(" \t\n.") == value:
+            # the whole reply to a question of an identity number is that number, whatever its country
+            yield Span(m.start(), m.end(), "national_id")
             continue
         near = _cue_before(_ID_CUE_NEAR, text, m.start())
         if _personal_id(compact, cued, near, value):

@@ -29,6 +29,7 @@ from .words import (
     _PLACE_NAMES,
     _POSSESSIVE,
     _TITLES,
+    _UPPER,
     _capitalised_runs,
     _company_after,
     _english,
@@ -155,6 +156,56 @@ def _subject_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
                     or (before and before[-1].lower() in (*_POSSESSIVE, "the", "a", "an", "this"))):
                 continue
             yield Span(m.start(g), m.end(g), "person_name")
+
+
+#: two or more words written all in capitals, as a passport, a bank or a card prints a name
+#: ("MARY W KAMAU", "JOY ANN MAGBANUA REYES")
+_CAPITALS_RUN = re.compile(rf"(?<![\w'’.@/-])[{_UPPER}][{_UPPER}'’-]*(?:[ \t]+[{_UPPER}][{_UPPER}'’-]*\.?)+"
+                           r"(?![\w@/]|[-.]\w)")
+
+
+def _capital_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
+    """Names written in capitals: two or more words, each a listed name or a word of four letters
+    or more that no dictionary, place list or this bot's corpus has (a middle initial between),
+    one of them no ordinary word at all ("NUSRAT BIBI", "ZEWDITU GEBREMEDHIN"); never an acronym
+    of three letters the lists lack ("MTN", "SBI"), a shout of ordinary words ("PLEASE HELP"), a
+    place ("KUALA LUMPUR") or a company ("PIVOVAR DIGITAL S.R.O.")."""
+    for run in _CAPITALS_RUN.finditer(text):
+        if _COMPANY_TAIL.match(text, run.end()):
+            continue
+        words = list(re.finditer(r"\S+", run.group()))
+
+        def candidate(w: str, inner: bool) -> bool:
+            k = name_lexicon.key(w)
+            low = w.lower().strip(".")
+            if inner and len(k) == 1:
+                return True  # a middle initial
+            if (len(k) < 2 or (known is not None and k in known) or low in _NOT_NAMES or low in _TITLES
+                    or low in _COMPANY_WORDS or _legal_form(w) or k in name_lexicon.place_names()
+                    or re.fullmatch(_PARTICLE, low) or k in _BRANDS):
+                return False
+            return _given(w) or _surname(w) or (len(k) >= 4 and re.search(r"[aeiouy]", k) is not None
+                                                and not _ordinary_form(w))
+
+        def strong(w: str) -> bool:
+            return len(name_lexicon.key(w)) >= 4 and not _ordinary_form(w)
+
+        i = 0
+        while i < len(words):
+            j = i
+            while j < len(words) and candidate(words[j].group(), j > i and j + 1 < len(words)
+                                               and candidate(words[j + 1].group(), False)):
+                j += 1
+            # (an initial closes no name: "MARY W" alone is a name and a letter)
+            while j > i and len(name_lexicon.key(words[j - 1].group())) == 1:
+                j -= 1
+            start, end = run.start() + words[i].start(), run.start() + words[j - 1].end()
+            before = text[max(0, start - 12) : start].split()
+            # (a place: after a place word, before what follows one: "in DUBAI MARINA", "KUALA LUMPUR branch")
+            place = (bool(before) and before[-1].lower() in _LOCATIVE) or _PLACE_AFTER.match(text, end) is not None
+            if j - i >= 2 and any(strong(w.group()) for w in words[i:j]) and not place:
+                yield Span(start, end, "person_name")
+            i = max(j, i + 1)
 
 
 def _lower_given(word: str, known: Collection[str] | None) -> bool:
@@ -286,6 +337,14 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
                     and name_lexicon.key(nxt) not in name_lexicon.place_names()
                     and not (i > 0 and words[i - 1].lower() in (*_LOCATIVE, "visit", "from", "to"))
                     and nxt.lower() not in _COMPANY_WORDS and not _PLACE_AFTER.match(text, run[i + 1].end()))
+            # a listed given name before a word no list and no dictionary has, in any language
+            # ("Rohan Mehta", "Grace Nakato"): the family name the lists lack
+            pair = pair or (bool(nxt) and _given(w) and w.lower() not in _NAME_VERBS and k not in _PLACE_NAMES
+                            and _name_like(nxt, known) and not _plain_word(nxt)
+                            and not _given(nxt) and not _surname(nxt) and len(name_lexicon.key(nxt)) >= 3
+                            and name_lexicon.key(nxt) not in name_lexicon.place_names()
+                            and nxt.lower() not in _COMPANY_WORDS and not _PLACE_AFTER.match(text, run[i + 1].end())
+                            and not (i > 0 and words[i - 1].lower() in (*_LOCATIVE, "visit", "from", "to")))
             likely.append(unlisted or listed or pair)
 
         i = 0
@@ -308,6 +367,25 @@ def _unknown_names(text: str, known: Collection[str]) -> Iterator[Span]:
             i = end
 
 
+#: the endings of the cases of Czech, Polish and Slovak given names and surnames
+_CASE_ENDINGS = "ovi|owi|em|iem|ie|ze|ce|ou|ho|mu|a|u|e|i|y|ą|ę|o"
+
+
+def _case_stem(name: str) -> str | None:
+    """The stem a Slavic case ending goes on (five letters or more of Latin script): the name
+    without its last vowel ("Lucie" -> "Luci", "Anna" -> "Ann"), without the "e" of a last
+    syllable "-ek"/"-el"/"-ec" ("Marek" -> "Mark", "Pavel" -> "Pavl"), or whole ("Piotr")."""
+    if len(name) < 4 or not re.fullmatch(r"[A-Za-zÀ-ž]+", name):
+        return None
+    if name[-1].lower() in "aeiouy":
+        stem = name[:-1]
+    elif re.search(r"e[klc]\Z", name, re.IGNORECASE):
+        stem = name[:-2] + name[-1]
+    else:
+        stem = name
+    return stem if len(stem) >= 4 else None
+
+
 def _known(text: str, names: Collection[str]) -> Iterator[Span]:
     """Every whole-word occurrence of a name found elsewhere in the ticket, with or without its
     accents ("Mr Oyelaran" ... "spelled Oyelarán"), capitalised or not ("my brother arjun" ...
@@ -321,8 +399,13 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
         low = name.lower()
         # (a name in a script that writes no spaces between words stands between any two
         # characters: "请刘洋设置")
-        bounded = not re.fullmatch(r"[\u4e00-\u9fff\u3400-\u4dbf가-힣]{2,}", name)
+        bounded = not re.fullmatch(r"[\u4e00-\u9fff\u3400-\u4dbf\u3005가-힣]{2,}", name)
         pattern = rf"(?<![\w]){re.escape(name)}(?![\w])" if bounded else re.escape(name)
+        # the cases of a Slavic name end it otherwise ("Marek" ... "Markovi", "Lucie" ... "Lucii",
+        # "Piotr" ... "Piotrze"): its stem with a case ending, capitalised, no word of the dictionary
+        stem = _case_stem(name)
+        if stem is not None:
+            pattern += rf"|(?<![\w]){re.escape(stem)}(?:{_CASE_ENDINGS})(?![\w])"
         for m in re.finditer(pattern, folded, re.IGNORECASE):
             found = m.group()
             # a part of a host, a path or an address is none ("harbor.internal.fenwick-logistics.com")
@@ -332,6 +415,8 @@ def _known(text: str, names: Collection[str]) -> Iterator[Span]:
             if found != name and not found[0].isupper() and (
                     low in _NAME_VERBS or low in _NOT_NAMES or not lower_writer):
                 continue
+            if len(found) != len(name) and (not found[0].isupper() or _ordinary_form(found)):
+                continue  # a case of the name is written capitalised, and is no other word
             before = folded[max(0, m.start() - 12) : m.start()].split()
             if _COMPANY_TAIL.match(folded, m.end()):
                 continue  # "Schmidt Logistics GmbH", "Hoffmann & Partner": a company named after someone

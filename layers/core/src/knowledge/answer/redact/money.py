@@ -138,6 +138,8 @@ def _amount_matches(text: str) -> Iterator[re.Match[str]]:
     for m in _amount_pattern().finditer(text):
         if m.group("unit") is not None and not _money_unit(m.group("unit"), glued=not m.group("gap")):
             continue
+        if re.search(r"\d:\Z", text[max(0, m.start() - 2) : m.start()]):
+            continue  # the minutes of a time and its zone ("at 14:22 PKT")
         code = m.group("code")
         if code is not None and code not in ("KSh", "Ksh", "RM", "Rp") and (
                 code.lower() not in name_lexicon.currency_codes() or code.lower() in _CODE_WORDS):
@@ -160,7 +162,10 @@ _COMPARED = (
     r"|(?:أقل\s+من|أكثر\s+من|فوق|تحت|מעל|מתחת\s+ל|超过|低于|以上|以下|未満|초과|미만|ต่ำกว่า|เกิน)\s*\Z")
 #: a figure compared with: a threshold, no one's ("Deposits under 0.005 XMR aren't credited")
 _COMPARED_TO = re.compile(_COMPARED, re.IGNORECASE)
-_THRESHOLD = re.compile(rf"(?i)\b(?:from|starting\s+at|between|and|or|to)\s*\Z|{_COMPARED}")
+#: ("and", "or", "to" only after a figure, as a range's second end: "between 10 and 20", "50 to 100";
+#: "the transfer was released and PHP 30,140.00 is now …" is one's own sum)
+_THRESHOLD = re.compile(rf"(?i)\b(?:from|starting\s+at|between)\s*\Z|\d[\d.,]*\s*\S{{0,4}}\s+(?:and|or|to)\s*\Z|"
+                        rf"{_COMPARED}")
 
 
 #: "über" after a payment's word names the payment's sum, no threshold ("die Rechnung TD-INV-2026-1183

@@ -386,6 +386,8 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
     keys = [name_lexicon.key(w) for w in words]
     if any(k in _BRANDS or k in name_lexicon.coin_names() for k in keys):
         return True  # a brand, a coin ("Cardano", "Tezos")
+    if len(words) >= 2 and all(w.isupper() for w in words) and not all(_ordinary_form(w) for w in words):
+        return False  # a name printed in capitals (``_capital_names`` weighed its words): "use "ZEWDITU GEBREMEDHIN""
     unlisted = [not (_given(w) or _surname(w)) for w in words]
     if all(unlisted) and all((known is not None and k in known) or _INNER_CAPITAL.match(w)
                              for w, k in zip(words, keys, strict=True)):

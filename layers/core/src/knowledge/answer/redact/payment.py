@@ -29,6 +29,13 @@ _CARD_CODE = re.compile(
 #: a PIN said with its number ("I set the PIN to 4821", "Geheimzahl: 0815")
 _PIN = re.compile(r"(?i:\b(?:pin(?:[ -]?code)?|passcode|geheimzahl|code\s+pin|código\s+pin)\s*"
                   r"(?:is|was|to|:|=|ist|est|es|è|é)?\s*)(\d{4,8})(?![\d.,:/-])")
+#: a code handed to someone ("i gave him code 448192"), or a number told after a PIN or a code is
+#: asked for ("counter is asking for PIN, i told him 88412207")
+_CODE_GIVEN = re.compile(
+    r"(?i:\b(?:gave|give|given|told|tell|shared|share|sent|send|read|entered|typed)\s+"
+    r"(?:(?:him|her|them|it|the\s+\w+)\s+)?(?:(?:the|my|our)\s+)?(?:code|otp|pin|passcode)\s*(?:is|was|:|=)?\s*"
+    r"|\b(?:pin|otp|code|passcode)\b[^.\n]{0,40}?\b(?:told|gave|sent|said)\s+(?:him|her|them)\s*:?\s*)"
+    r"(?!(?:19|20)\d\d\b)(\d{4,8})(?![\d,:/-]|\.\d)")
 _CARD_EXPIRY = re.compile(
     r"(?i:\b(?:exp(?:iry|iration|ires)?(?:\s+date)?|valid\s+(?:thru|through|until)|gültig\s+bis|vence|"
     r"date\s+d'expiration|scadenza)\.?\s*(?:is|:|=)?\s*)((?:0?[1-9]|1[0-2])\s?/\s?(?:\d{2}|20\d{2}))(?![\d/])")
@@ -46,7 +53,7 @@ _WALLETS = [
     # prefix of letters, a "1" and 38 or more characters of the bech32 alphabet (no "b", "i", "o"
     # or "1"), which no word or file name has
     (re.compile(r"(?<![\w])[a-z]{2,20}1[02-9ac-hj-np-z]{38,110}(?![\w])"), "bech32"),
-    (re.compile(rf"(?<![\w])T[{_BASE58}]{{33}}(?![\w])"), "base58"),  # Tron
+    (re.compile(rf"(?<![\w])T[{_BASE58}]{{33}}(?![\w])"), "tron"),
     (re.compile(rf"(?<![\w])[{_BASE58}]{{32,44}}(?![\w])"), "base58"),  # Solana and other base58 keys
     # the SS58 addresses of Polkadot, Kusama and every Substrate chain: 46 to 48 characters whose
     # last two bytes are a BLAKE2b checksum (``_ss58_valid``)
@@ -87,7 +94,10 @@ _CODE_CUE = re.compile(r"(?i)\b(?:(?:backup|recovery|2fa|mfa|one[- ]time|emergen
                        r"kode\s+(?:cadangan|pemulihan)|kod\w*\s+(?:zapasow\w*|odzyskiwania)|záložní\s+kód\w*|"
                        r"mã\s+(?:dự\s+phòng|khôi\s+phục)|резервн\w+\s+код\w*|код\w*\s+(?:восстановления|відновлення)|"
                        r"tartalék\s?kód\w*|קודי\s+(?:גיבוי|שחזור)|(?:رموز|أكواد)\s+(?:الاحتياط|الاسترداد|الاحتياطية)|"
-                       r"รหัสสำรอง)\b")
+                       r"รหัสสำรอง)\b"
+                       # and in Japanese, Korean and Chinese, where no space ends a word
+                       r"|バックアップ[・ ]?コード|リカバリー[・ ]?コード|復旧コード|백업[ \t]*코드|복구[ \t]*코드|"
+                       r"备用码|恢复码|備用碼|恢復碼")
 _PRINTED_CODE = re.compile(r"(?<![\w.,/:-])(?=[a-zA-Z0-9]{0,4}\d)[a-zA-Z0-9]{4,5}[- ](?=[a-zA-Z0-9]{0,4}\d)"
                            r"[a-zA-Z0-9]{4,5}(?![\w/:-]|[.,]\d)")
 
@@ -97,7 +107,7 @@ _PHONE_BEFORE = re.compile(r"(?i)(?:\+\d|\(0\)|\bphone\b|\btel\b|\bmobile\b|what
 
 
 def _card_codes(text: str) -> Iterator[Span]:
-    for pattern in (_CARD_CODE, _PIN):
+    for pattern in (_CARD_CODE, _PIN, _CODE_GIVEN):
         for m in pattern.finditer(text):
             yield Span(m.start(1), m.end(1), "secret")
     reach = -1
@@ -106,7 +116,13 @@ def _card_codes(text: str) -> Iterator[Span]:
             continue
         reach = cue.end() + 200
         for m in _PRINTED_CODE.finditer(text, cue.end(), min(len(text), reach)):
-            if sum(c.isdigit() for c in m.group()) >= 4 and not _DATE_SHAPE.fullmatch(m.group()) \
+            if " " in m.group() and re.match(r" \d", text[m.end() : m.end() + 2]):
+                continue  # two groups of a longer number spaced alike ("マイナンバー 4830 1927 5648")
+            value = m.group()
+            # (four digits, or a digit in each half of a code in capitals: "H4TP-8WZR")
+            digits = sum(c.isdigit() for c in value) >= 4 or (
+                value.upper() == value and all(re.search(r"\d", half) for half in re.split(r"[- ]", value)))
+            if digits and not _DATE_SHAPE.fullmatch(m.group()) \
                     and not _YEAR_RANGE.fullmatch(m.group()) and not _PHONE_BEFORE.search(
                         text, max(0, m.start() - 24), m.start()):
                 yield Span(m.start(), m.end(), "secret")
@@ -127,6 +143,10 @@ def _wallets(text: str) -> Iterator[Span]:
                 continue
             if check == "base58" and not (re.search(r"\d", value) and re.search(r"[a-z]", value)
                                           and re.search(r"[A-Z]", value)):
+                continue
+            # a Tron address may have no digit at all: its case changes as no identifier's do
+            if check == "tron" and not (re.search(r"[a-z]", value) and (
+                    re.search(r"\d", value) or len(re.findall(r"[a-z][A-Z]|[A-Z][a-z]", value)) >= 10)):
                 continue
             if check == "bech32" and (sum(c.isdigit() for c in value) < 4 or _entropy(value) < 3.8):
                 continue
@@ -222,11 +242,14 @@ _LAST_DIGITS = re.compile(
     r"(?i:\b(?:ending|ends|end)(?:\s+(?:in|with|on))?|\bfinit\s+par|\b(?:se\s+)?terminant\s+par|"
     r"\bterminad[ao]\s+en|\b(?:que\s+)?termina\s+en|\b(?:che\s+)?termina(?:nte)?\s+(?:in|con|per)|"
     r"\bterminad[ao]\s+em|\bendet\s+(?:auf|mit)|\bendend\s+auf|\beindigend\s+op|\beindigt\s+op|"
-    r"\bko[ńn]cz\w*\s+si[ęe]\s+na)[ \t]*:?[ \t]*[•*.xX]{0,4}(\d{3,4})(?![\d.,]\d|\d|[ \t]*(?:%|€|\$))")
+    r"\bko[ńn]cz\w*\s+si[ęe]\s+na|\bfinal(?:izado\s+em)?|"
+    # Arabic "ending in", Japanese "last digits", Korean "last digits", Chinese "tail number"
+    r"(?:المنتهي[ةه]?|تنتهي)\s+(?:ب|بـ|بالرقم|بالأرقام)|末尾(?:は|が|：|:)?|끝자리(?:는|가)?|끝\s*번호(?:는)?|尾号(?:是|为)?)"
+    r"[ \t]*:?[ \t]*[•*.xX]{0,4}(\d{3,4})(?![\d.,]\d|\d|[ \t]*(?:%|€|\$))")
 #: the noun a last-digits phrase is of, in the 40 characters before it
 _LAST_DIGITS_OF = (
-    (re.compile(r"(?i)(?:card|carte|tarjeta|carta|karte|cart[ãa]o|kart[ay]?|visa|mastercard|amex)\w*[^.!?\n]{0,40}\Z"),
-     "card"),
+    (re.compile(r"(?i)(?:card|carte|tarjeta|carta|karte|cart[ãa]o|kart[ay]?|visa|mastercard|amex|بطاق|カード|카드|"
+                r"卡)\w*[^.!?\n。]{0,40}\Z"), "card"),
     (re.compile(r"(?i)(?:iban|account|compte|cuenta|conta|conto|konto|rekening|rachun\w*)[^.!?\n]{0,40}\Z"), "iban"),
     (re.compile(r"(?i)(?:phone|number|num[ée]ro|n[úu]mero|telefon\w*|tel[ée]fono|mobile|handy|cell)[^.!?\n]{0,40}\Z"),
      "phone"),

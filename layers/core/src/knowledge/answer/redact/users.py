@@ -57,7 +57,8 @@ _USERNAME = re.compile(
     r"(?:[ \t]+(?i:saya|aku|ku|ko|mu|anda|mine|mio|mia|meu|minha|mon|ma|mein|meine|mój|moje|můj|moje|của\s+tôi|"
     r"мой|мій|meu|sendiri)(?![\w]))?"
     # a JSON or YAML key closes its quote before the colon ('"username":"svc-k8s-puller"')
-    r"(?:[\"'](?=[ \t]*[:=]))?\s*(is\s+|was\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?"
+    # (and an XML element closes its tag: "<username>yoon.jaehyun</username>")
+    r"(?:[\"'](?=[ \t]*[:=])|>)?\s*(is\s+|was\s+|[:=]\s*)?(?:(?:ist|lautet|es|est|é|è|är|er|jest|to|je)\s+)?"
     # (never a word of Arabic written in Latin letters, a digit for a letter: "el account 3ala el email")
     r"[\"'“‘]?(?![2-9][a-z]{2,5}(?![\w.@-]))([A-Za-z0-9_][\w.@-]{2,39})(?<![.-])"
 )
@@ -154,6 +155,33 @@ def _users_before_secrets(text: str, taken: Sequence[Span], known: Collection[st
     return out
 
 
+#: a handle in brackets right after a person's name ("Rohan Mehta (rohan-m)", "中村 陽菜さん(hina-nakamura)",
+#: "Marek Novák (mnovak-cz)"), up to a comma or the bracket's end
+_HANDLE_IN_BRACKETS = re.compile(r"[ \t]*(?:さん|様|님|씨)?[ \t]*[(（][ \t]*@?([a-z0-9][a-z0-9._-]{2,39})(?<![._-])"
+                                 r"[ \t]*(?=[,)）])")
+
+
+def _handles_after_names(text: str, taken: Sequence[Span], known: Collection[str] | None) -> list[Span]:
+    """The lower-case handle in brackets after a name found: a user name when it is no word of
+    the dictionary in any form, no stop or chat word and no word this bot's corpus knows
+    ("Rohan Mehta (contractor)" names a role)."""
+    out: list[Span] = []
+    starts = {t.start for t in taken}
+    for span in taken:
+        if span.kind != "person_name":
+            continue
+        m = _HANDLE_IN_BRACKETS.match(text, span.end)
+        if m is None or m.start(1) in starts:
+            continue
+        value = m.group(1)
+        plain = re.fullmatch(r"[a-z]+", value) is not None
+        if plain and (_ordinary_form(value) or value in _NOT_NAMES or value in _CHAT_WORDS
+                      or (known is not None and name_lexicon.key(value) in known)):
+            continue
+        out.append(Span(m.start(1), m.end(1), "username"))
+    return out
+
+
 #: the word for one's own account, login or user in the languages tickets come in, in a customer's
 #: message ("my other acct satoshi_fan_1984", "Мой аккаунт CV-30571842", "tài khoản hoangminh.tran")
 _OWN_ACCOUNT_CUE = re.compile(
@@ -161,7 +189,7 @@ _OWN_ACCOUNT_CUE = re.compile(
     r"identifiant|cuenta|usuario|conta|utilizador|usu[áa]rio|conto|utente|rekening|gebruiker(?:snaam)?|"
     r"hesab[ıi]m?|hesap|kullan[ıi]c[ıi](?:\s+ad[ıi])?|akun|pengguna|tài\s+khoản|аккаунт\w*|логин\w*|"
     r"учётн\w+\s+запис\w*|учетн\w+\s+запис\w*|счёт\w*|счет\w*|профил\w*|λογαριασμ\w*|χρήστη|"
-    r"hesabi|konta|użytkownik\w*|účet\w*|fiók\w*|tili\w*|kontot?)\b|账户|账号|帳戶|帳號|用户名|계정|아이디|アカウント|"
+    r"hesabi|konta|użytkownik\w*|účet\w*|účt\w*|fiók\w*|tili\w*|kontot?)\b|账户|账号|帳戶|帳號|用户名|계정|아이디|アカウント|"
     r"ユーザー名|حساب\w*)"
     r"(?:[ \t]*(?:(?i:id|name|number|no\.?|nr\.?|#|is|ist|est|es|è|é|là|adalah|:|=|是|は|：|"
     # the owner's word after it ("Akun saya dewi.ans", "cuenta mía", "hesabım")
@@ -382,10 +410,13 @@ def _glued_handles(text: str, known: Collection[str] | None) -> Iterator[Span]:
 
 #: a question of someone's user name ("What's your agent username and workspace?")
 _ASKS_USERNAME = re.compile(r"(?i)\b(?:user\s*name|login|handle|benutzername|nutzername|usuario|nom\s+d'utilisateur|"
-                            r"gebruikersnaam|nome\s+utente|brukernavn|användarnamn)\b|ユーザー名|用户名|아이디")
+                            r"gebruikersnaam|nome\s+utente|brukernavn|användarnamn|nazw\w*\s+użytkownika|"
+                            r"uživatelsk\w+\s+jméno|nome\s+de\s+usu[áa]rio|kullanıcı\s+ad\w*)\b|ユーザー名|用户名|아이디")
 #: a reply that opens on a handle ("d.achterberg on workspace westmark-support")
 _HANDLE_REPLY = re.compile(r"\A[ \t]*[\"'`]?@?([A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+|[a-z]+\d+)[\"'`]?"
-                           r"(?=[\s.,;:!)]|\Z)")
+                           r"(?=[\s.,;:!)]|\Z)"
+                           # (or a word of lower-case letters alone before a comma: "pjablonski, 14.07.1991")
+                           r"|\A[ \t]*([a-z]{4,30})(?=,|[ \t]*\Z)")
 
 
 def asks_username(text: str) -> bool:
@@ -398,6 +429,10 @@ def answered_usernames(text: str) -> Iterator[Span]:
     digits in it), no file, host or version."""
     m = _HANDLE_REPLY.match(text)
     if m is None:
+        return
+    if m.group(2) is not None:
+        if not (_ordinary_form(m.group(2)) or m.group(2) in _CHAT_WORDS or m.group(2) in _NOT_NAMES):
+            yield Span(m.start(2), m.end(2), "username")
         return
     value = m.group(1)
     tail = value.rsplit(".", 1)[-1].lower() if "." in value else ""

@@ -241,7 +241,8 @@ _INNER_CAPITAL = re.compile(r"^(?!(?:Mc|Mac|O['’]|D['’]|De|Di|Da|La|Le|Van|V
 _BRANDS = frozenset((
     "amex", "mastercard", "visa", "maestro", "discover", "paypal", "venmo", "zelle", "klarna", "afterpay", "alipay",
     "wechat", "paytm", "mpesa", "revolut", "wise", "monzo", "n26", "barclays", "hsbc", "santander", "citi",
-    "chase", "coinbase", "binance", "kraken", "bybit", "okx", "kucoin", "metamask", "ledger", "trezor", "koinly",
+    "chase", "fargo", "coinbase", "binance", "kraken", "bybit", "okx", "kucoin", "metamask", "ledger", "trezor",
+    "koinly",
     "arbitrum", "solana", "ethereum", "bitcoin", "polygon", "tron", "google", "gmail", "android", "apple", "iphone",
     "ipad", "macos", "ios", "windows", "linux", "ubuntu", "chrome", "chromium", "firefox", "safari", "edge",
     "opera", "brave", "samsung", "pixel", "huawei", "xiaomi", "oneplus", "motorola", "nokia", "instagram",
