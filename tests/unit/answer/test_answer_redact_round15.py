@@ -63,6 +63,7 @@ def test_a_name_printed_in_capitals(text: str, name: str) -> None:
     "PLEASE HELP URGENT, MTN MOMO NOT WORKING",
     "paid at HDFC BANK LTD, KUALA LUMPUR branch",
     "the transfer is waiting in KUALA LUMPUR",
+    "flights to HONG KONG AIRPORT are late",
     "WELLS FARGO Statement period",
     "sent to PIVOVAR DIGITAL S.R.O. yesterday",
 ])
@@ -176,3 +177,71 @@ def test_a_verb_after_called_is_no_name() -> None:
 ])
 def test_a_name_column_holds_names_in_any_script(csv: str, names: list[str]) -> None:
     assert _of("person_name", csv) == names
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("قمت بسحب المبلغ منذ ثلاث ساعات.\nخالد العتيبي\nجوال: قديم", "خالد العتيبي"),
+    ("ถอนเงินแล้วขึ้นว่าไม่อยู่ในรายการ\nศิริพร แก้วมณี", "ศิริพร แก้วมณี"),
+])
+def test_a_name_on_a_line_of_its_own_in_arabic_or_thai(text: str, name: str) -> None:
+    assert _of("person_name", text) == [name]
+
+
+@pytest.mark.parametrize("text", ["ขอบคุณ ครับ\nสวัสดี ค่ะ", "تم التحويل\nشكرا جزيلا"])
+def test_a_line_of_thanks_is_no_name(text: str) -> None:
+    assert _of("person_name", text) == []
+
+
+@pytest.mark.parametrize(("text", "handle"), [
+    ("account locked after too many password attempts. im tyrone_b", "tyrone_b"),
+    ("see the logs\n-- marcus.v", "marcus.v"),
+    ("thx, ahmad.k (harbor admin)", "ahmad.k"),
+    ("endpoint registry-1.docker.io, credentials user kestrelci + PAT.", "kestrelci"),
+    ("Mon identifiant TicketDesk est agence.rivegauche.", "agence.rivegauche"),
+])
+def test_a_handle_a_writer_signs_or_names_themself_with(text: str, handle: str) -> None:
+    assert _of("username", text) == [handle]
+
+
+@pytest.mark.parametrize("text", ["im v2.1 now, i'm on_call", "thanks, config.yaml attached",
+                                  "nataka kutoa pesa kwenda akaunti yangu ya benki"])
+def test_words_in_a_handles_place_stay(text: str) -> None:
+    assert _of("username", text) == []
+
+
+def test_a_bank_account_named_in_swahili() -> None:
+    assert ("0112948830017", "account_number") in _found("Akaunti yangu ni 0112948830017 Equity Bank.")
+
+
+def test_a_name_printed_without_its_accents_is_read_only_capitalised() -> None:
+    assert _of("person_name", "Tên tài khoản là NGUYEN THI HONG NHUNG.") == ["NGUYEN THI HONG NHUNG"]
+    assert _of("person_name", "Kya chal raha hai? the app is slow today") == []
+
+
+@pytest.mark.parametrize(("texts", "name"), [
+    (["mi nombre en el DNI es María José Fernández Ruiz", "en la app puse Majo Fernández porque así me conocen"],
+     "Majo Fernández"),
+    (["thanks", "-- Fatima Zahra El Amrani, Agence Atlas Voyages, Casablanca"], "Fatima Zahra El Amrani"),
+])
+def test_a_names_neighbour_found_elsewhere_joins_it(texts: list[str], name: str) -> None:
+    results = redact_ticket(texts, speakers=["customer", "agent"], vocabulary=lambda words: set())
+    assert name not in results[-1].text and "[person_name]" in results[-1].text
+    assert results[-1].text.count("[person_name]") == 1
+
+
+def test_a_family_name_with_its_ending_after_a_given_name() -> None:
+    assert _of("person_name", "The DR registry is managed by Ines Castellano from infra.", "agent") \
+        == ["Ines Castellano"]
+    assert _of("person_name", "Ask Kevin Support about the invoice") == ["Kevin"]
+
+
+@pytest.mark.parametrize(("text", "amount"), [
+    ("Hello, I was charged the Premium Analytics fee of $14.99 on 1 Dec after I cancelled.", "$14.99"),
+    ("the move itself cost me 0.6 ATOM in fees.", "0.6 ATOM"),
+])
+def test_a_fee_one_was_charged_is_ones_own_amount(text: str, amount: str) -> None:
+    assert _of("amount", text) == [amount]
+
+
+def test_a_fee_stated_as_policy_stays() -> None:
+    assert _of("amount", "The fee is $14.99 per month, the minimum is 10 ATOM", "agent") == []

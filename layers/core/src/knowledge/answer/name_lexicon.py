@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
+import unicodedata
 from collections.abc import Iterable
 
 
@@ -56,6 +57,22 @@ def _person_lists() -> tuple[frozenset[str], frozenset[str]]:
                 lists[kind].update(_words(getattr(provider, attr)))
     given, surnames = (frozenset(w for w in names if w) for names in lists)
     return given, surnames
+
+
+@functools.cache
+def unaccented_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The given names and the family names as written without their accents, where that differs
+    ("Hồng" -> "hong", "Đức" -> "duc", "Jürgen" -> "jurgen"): as many type their own name in a
+    form, or a bank prints it. Read only for a capitalised word: in lower case such a form is a
+    word of some language more often ("hai", "duc")."""
+    given, surnames = _person_lists()
+    return (frozenset(f for f in map(_unaccented, given) if len(f) >= 3) - given,
+            frozenset(f for f in map(_unaccented, surnames) if len(f) >= 3) - surnames)
+
+
+def _unaccented(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word.replace("đ", "d").replace("ø", "o").replace("ł", "l"))
+                   if not unicodedata.combining(c))
 
 
 def given_names() -> frozenset[str]:

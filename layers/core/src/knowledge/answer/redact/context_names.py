@@ -300,13 +300,30 @@ _RTL_LAST_LINE = re.compile(rf"\S[ \t]*\n[ \t]*((?:{_ARABIC_LETTERS}|{_HEBREW_LE
                             rf"(?:[ \t]+(?:{_ARABIC_LETTERS}|{_HEBREW_LETTERS})){{1,3}})[ \t]*\Z")
 
 
+#: a line of its own of two to four words of Arabic or Persian script, or of two words of Thai
+#: (which spaces no words inside a sentence): a name signed on its own line, wherever it stands
+#: in the message ("خالد العتيبي\nجوال: 0551 …", "ศิริพร แก้วมณี")
+_SCRIPT_NAME_LINE = re.compile(rf"(?m)^[ \t]*((?:{_ARABIC_LETTERS})(?:[ \t]+(?:{_ARABIC_LETTERS})){{1,3}}"
+                               r"|[\u0e01-\u0e4e]{3,}[ \t]+[\u0e01-\u0e4e]{3,})[ \t]*$")
+#: the Thai words of a greeting, a thanks or politeness, which no name holds
+_THAI_NOT_NAME = re.compile(r"ขอบคุณ|สวัสดี|ครับ|ค่ะ|คะ|นะ|ด้วย|กรุณา|ช่วย|ไม่|ได้")
+
+
 def _rtl_signatures(text: str) -> Iterator[Span]:
     m = _RTL_LAST_LINE.search(text) if _RTL_LETTER.search(text) else None
-    if m is None:
+    if m is not None:
+        words = m.group(1).split()
+        if (_given(words[0]) or words[0].startswith("عبد")) and not any(w in _SCRIPT_STOP for w in words):
+            yield Span(m.start(1), m.end(1), "person_name")
+    if not re.search(r"[\u0620-\u06ff\u0e01-\u0e4e]", text):
         return
-    words = m.group(1).split()
-    if (_given(words[0]) or words[0].startswith("عبد")) and not any(w in _SCRIPT_STOP for w in words):
-        yield Span(m.start(1), m.end(1), "person_name")
+    for line in _SCRIPT_NAME_LINE.finditer(text):
+        words = line.group(1).split()
+        if "\u0e01" <= words[0][0] <= "\u0e4e":
+            if not _THAI_NOT_NAME.search(line.group(1)):
+                yield Span(line.start(1), line.end(1), "person_name")
+        elif (_given(words[0]) or words[0].startswith("عبد")) and not any(w in _SCRIPT_STOP for w in words):
+            yield Span(line.start(1), line.end(1), "person_name")
 
 
 #: a greeting in Ukrainian or Russian and the name it addresses ("Доброго дня, Ірино!")

@@ -33,6 +33,7 @@ from .money import _amounts, _named_amounts, _table_amounts
 from .names import (
     _adjacent_names,
     _agent_signature,
+    _extended_names,
     _initial_names,
     _joined_names,
     _names_a_thing,
@@ -52,6 +53,7 @@ from .users import (
     _handles_after_names,
     _name_handles,
     _own_accounts,
+    _signed_handles,
     _table_users,
     _url_users,
     _users_before_secrets,
@@ -147,7 +149,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_initial_names(text, known_names),
         *_email_names(text, known_words),
         *_references(text, known_words), *_url_users(text, known_words), *_handle_lists(text, known_words),
-        *_glued_handles(text, known_words), *_table_users(text, known_words),
+        *_glued_handles(text, known_words), *_table_users(text, known_words), *_signed_handles(text),
         *(_unknown_names(text, known_words) if known_words is not None else ()),
         *(_lower_unknown_names(text, known_words) if known_words is not None else ()),
         *_lower_given_names(text, known_words), *_subject_names(text, known_words), *_capital_names(text, known_words),
@@ -217,7 +219,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         taken = [t for t in taken if not (t.kind == "person_name" and holder.start <= t.start and t.end <= holder.end)]
         taken.append(holder)
     taken.extend(_users_before_secrets(text, taken, known_words))
-    taken = _adjacent_names(_script_aliases(text, taken), text)
+    taken = _extended_names(_adjacent_names(_script_aliases(text, taken), text), text)
     taken.extend(_handles_after_names(text, taken, known_words))
     # a name goes on with the initial of a family name after it ("it shows "Sunitha R""), or with
     # a middle initial and the family name ("Ines C. Pinto")

@@ -27,16 +27,16 @@ _ACCOUNT = re.compile(
     # Polish, Vietnamese, Russian, Ukrainian)
     r"hesap|hesab[ıi]m?|akaun|cont(?:ul)?|[úu][čc]et|[úu][čc]tu|rachun(?:ek|ku)|tài\s+khoản|сч[её]т|рахун(?:ок|ку)|"
     # the interbank account numbers of Mexico and Argentina, a French or Maghrebi bank's RIB
-    r"clabe|cbu|cvu|rib)"
+    r"clabe|cbu|cvu|rib|akaunti)"
     # the account's kind after it ("conta corrente 48213-7", "cuenta de ahorros", "checking account")
     r"(?:\s+(?:corrente|corriente|courant|poupan[çc]a|de\s+ahorros?|de\s+poupan[çc]a|bancari[ao]|banc[áa]ria|"
     r"pessoal|personal|principal|salário|salario|vadesiz|vadeli|tabungan|giro|curent|bankowy|bankovní|"
     r"ngân\s+hàng|текущий|поточний))?"
     # (and the bank's initials or a name ending in "bank", and the owner's word: "rekening BCA
     # 1234567890", "conta NU 12345-6", "No akaun Maybank saya 5140 2288 9176")
-    r"(?:\s+(?-i:[A-Z]{2,6}|[A-Z]\w{0,12}bank))?(?:\s+(?:saya|ku|aku|mine|mío|mia|meu|minha))?"
+    r"(?:\s+(?-i:[A-Z]{2,6}|[A-Z]\w{0,12}bank))?(?:\s+(?:saya|ku|aku|mine|mío|mia|meu|minha|yangu))?"
     r"\.?(?:,?\s*(?:number|no\.?|num|nr\.?|nomor|numarası|numărul|číslo|numer|số|#))?\s*"
-    r"(?:is|ist|es|é|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
+    r"(?:is|ist|es|é|ni|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
     # a number with a letter prefix and dashes too ("depuis mon compte CV-7730-2291-04")
     r"|\b(?:account|acct|konto|compte(?:\s+client)?|cuenta|conta|conto|rekening)"
     # the account's kind after it, as the Romance languages place it ("Conta principal SH-88412203")

@@ -181,7 +181,8 @@ def _capital_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
             if inner and len(k) == 1:
                 return True  # a middle initial
             if (len(k) < 2 or (known is not None and k in known) or low in _NOT_NAMES or low in _TITLES
-                    or low in _COMPANY_WORDS or _legal_form(w) or k in name_lexicon.place_names()
+                    or low in _COMPANY_WORDS or _legal_form(w)
+                    or (k in name_lexicon.place_names() and not (_given(w) or _surname(w)))
                     or re.fullmatch(_PARTICLE, low) or k in _BRANDS):
                 return False
             return _given(w) or _surname(w) or (len(k) >= 4 and re.search(r"[aeiouy]", k) is not None
@@ -200,9 +201,14 @@ def _capital_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
             while j > i and len(name_lexicon.key(words[j - 1].group())) == 1:
                 j -= 1
             start, end = run.start() + words[i].start(), run.start() + words[j - 1].end()
+            end -= text[end - 1] == "." and len(words[j - 1].group()) > 2  # a sentence's full stop
             before = text[max(0, start - 12) : start].split()
-            # (a place: after a place word, before what follows one: "in DUBAI MARINA", "KUALA LUMPUR branch")
-            place = (bool(before) and before[-1].lower() in _LOCATIVE) or _PLACE_AFTER.match(text, end) is not None
+            # (a place: after a place word, before what follows one, or written as one word in
+            # the lists: "in DUBAI MARINA", "KUALA LUMPUR branch", "HONG KONG")
+            place = ((bool(before) and before[-1].lower() in _LOCATIVE)
+                     or re.match(_PLACE_AFTER.pattern, text[end:], re.IGNORECASE) is not None
+                     or any(name_lexicon.key(a.group() + b.group()) in name_lexicon.place_names()
+                            for a, b in zip(words[i:j], words[i + 1 : j], strict=False)))
             if j - i >= 2 and any(strong(w.group()) for w in words[i:j]) and not place:
                 yield Span(start, end, "person_name")
             i = max(j, i + 1)

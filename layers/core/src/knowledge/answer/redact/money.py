@@ -262,6 +262,10 @@ _REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|c
 #: the owner's word that makes a figure after a policy's word someone's ("my limit", "saldo saya")
 _OWNER_WORD = re.compile(r"(?i)\b(?:my|your|saya|mi|mis|mon|ma|mein|meine|mijn|meu|minha|mio|mia|mój|moja|"
                          r"benim|mitt)\b")
+#: a charge one bore, in the sentence before a fee's figure: "I was charged the Premium Analytics
+#: fee of $14.99", "the move itself cost me 0.6 ATOM in fees"
+_CHARGED = re.compile(r"(?i)\b(?:i|we)\s+(?:was|were|got|have\s+been|'ve\s+been)\s+(?:charged|billed)\b|"
+                      r"\b(?:charged|cost|costs|billed)\s+(?:me|us)\b")
 #: (not "min" after a number: "vor 40 min 4,5 XMR geschickt" is minutes)
 _POLICY = re.compile(r"(?i)\b(?:minimum|maximum|(?<!\d\s)(?<!\d)min|max|fee|fees|limit|limits|cost|costs|price|"
                      r"at least|up to|more than|less than|smaller than|larger than|greater than|below|above|exceeding|"
@@ -337,8 +341,9 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             # (the words of this sentence only: a quoted message's full stop ends one, '… your daily
             # limit." I already took out R 95,000' speaks of no limit)
             near_before = " ".join(_QUOTE_END.split(before[-80:])[-1].split()[-5:])
+            charged = _CHARGED.search(_QUOTE_END.split(before[-80:])[-1]) is not None
             if ((_POLICY.search(near_before) or _PER_PERIOD.match(after) or _COMPARED_AFTER.match(after))
-                    and not _OWNER_WORD.search(near_before)):
+                    and not _OWNER_WORD.search(near_before) and not charged):
                 continue
             # a limit, anyone's ("6,850 USD of your 10,000 USD Verified limit")
             if _LIMIT_AFTER.match(after) or _PART_OF.search(before[-40:]):
@@ -360,7 +365,7 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             unit = m.group("unit")
             ten_before = " ".join(before[-160:].split()[-10:])
             mine = (customer and not _THRESHOLD.search(near_before[-24:])
-                    and not (_POLICY.search(ten_before) and not _OWNER_WORD.search(ten_before))
+                    and not (_POLICY.search(ten_before) and not _OWNER_WORD.search(ten_before) and not charged)
                     and (unit is None or unit.lower() in name_lexicon.currency_codes() or _currency_word(unit)))
             if (near or mine or context or _THEIR_TRANSACTION.search(before[-60:])
                     or _AMOUNT_LABEL.search(before[-40:])):

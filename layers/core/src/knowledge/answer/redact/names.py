@@ -420,10 +420,56 @@ def _adjacent_names(taken: Sequence[Span], text: str) -> list[Span]:
         last = out[-1] if out else None
         if (last is not None and last.kind == span.kind == "person_name" and span.start > last.end
                 and (text[last.end : span.start] in (" ", "\u00a0")
-                     or re.fullmatch(rf"[ \t]+(?:{_PARTICLE}[ \t]+){{1,2}}", text[last.end : span.start]))):
+                     or re.fullmatch(rf"[ \t]+(?:(?i:{_PARTICLE})[ \t]+){{1,2}}", text[last.end : span.start]))):
             out[-1] = Span(last.start, span.end, "person_name")
         else:
             out.append(span)
+    return out
+
+
+#: the endings of family names in the languages tickets come in, which a dictionary may list as
+#: a rare word too ("Castellano", "Moretti", "Kowalski", "Petrova", "Popescu", "Petrosyan")
+_SURNAME_ENDING = re.compile(r"(?i)(?:ez|ano|ini|elli|etti|ski|ska|cki|cka|ova|eva|ović|ovic|escu|yan|oglu|"
+                             r"oğlu|sson|poulos|akis|enko|chuk|ić)$")
+_WORD_BEFORE = re.compile(rf"(?<![\w'’.-])({_NAME_WORD})[ \t]+\Z")
+_WORD_AFTER = re.compile(rf"[ \t]+((?:(?i:{_PARTICLE})[ \t]+)?({_NAME_WORD}))(?![\w'’@]|[-.]\w)")
+
+
+def _extended_names(taken: Sequence[Span], text: str) -> list[Span]:
+    """``taken`` with a name's missing neighbour: the capitalised word before a family name found
+    alone, inside a sentence ("en la app puse Majo Fernández" after "María José Fernández Ruiz");
+    the family name after a name found, a particle before it ("Fatima Zahra El Amrani", "managed
+    by Ines Castellano"): a listed family name, a word no dictionary has, or one with a family
+    name's ending; never a stop word, a title, a company's word or a company's legal form."""
+    def fits(word: str) -> bool:
+        low = word.lower()
+        # (a place's name with a family name's ending is a family name beside a name: "Castellano")
+        return not (low in _NOT_NAMES or low in _TITLES or low in _COMPANY_WORDS or _legal_form(word)
+                    or name_lexicon.key(word) in _BRANDS
+                    or (name_lexicon.key(word) in name_lexicon.place_names() and not _SURNAME_ENDING.search(word)))
+
+    out: list[Span] = []
+    for span in taken:
+        if span.kind != "person_name":
+            out.append(span)
+            continue
+        start, end = span.start, span.end
+        first = text[start:end].split()[0] if text[start:end].split() else ""
+        before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+        if (before and _surname(first) and not _given(first) and fits(before.group(1)) and not before.group(1).isupper()
+                and not re.search(r"(?:^|[.!?:;\n\"“(])[ \t]*\Z", text[max(0, before.start(1) - 3) : before.start(1)])
+                and not any(t.start < start and t.end > before.start(1) for t in taken if t is not span)):
+            start = before.start(1)
+        after = _WORD_AFTER.match(text, end)
+        if after:
+            word = after.group(2)
+            # (an acronym after a name ends it: "Wong Ka Yan HKID")
+            if (fits(word) and not (word.isupper() and not text[start:end].isupper())
+                    and (_surname(word) or not _ordinary_form(word) or _SURNAME_ENDING.search(word))
+                    and not _company_after(text, after.end()) and not any(
+                        t.start < after.end() and t.end > end for t in taken if t is not span)):
+                end = after.end()
+        out.append(Span(start, end, "person_name"))
     return out
 
 

@@ -182,6 +182,29 @@ def _handles_after_names(text: str, taken: Sequence[Span], known: Collection[str
     return out
 
 
+#: a handle a writer signs or names themself with: a sign-off dash or word before it ("-- marcus.v",
+#: "thx, ahmad.k (harbor admin)"), "I'm" before it ("im tyrone_b"), or "user" in a list of
+#: credentials ("credentials user kestrelci + PAT"); a handle with a dot, an underscore or a
+#: digit, or one of letters alone after "user"
+_SIGNED_HANDLE = re.compile(
+    r"(?im:(?:^[ \t]*(?:[-–—~]{1,2}|(?:thx|thanks|thank\s+you|cheers|regards|br|ty),)|\b(?:i'?m|i\s+am)(?=[ \t]))"
+    r"[ \t]*([a-z][a-z0-9]*(?:[._][a-z0-9]+)+|[a-z]+_?\d+[a-z]*|[a-z]+_[a-z]+)(?![\w@.-]|\.\w)"
+    r"|\bcredentials?[ \t]+(?:user(?:name)?|login)[ \t:=]+([a-z][a-z0-9._-]{2,30})(?![\w@.-]))")
+
+
+def _signed_handles(text: str) -> Iterator[Span]:
+    for m in _SIGNED_HANDLE.finditer(text):
+        group = 1 if m.group(1) else 2
+        value = m.group(group)
+        tail = value.rsplit(".", 1)[-1] if "." in value else ""
+        if tail in _FILE_OR_HOST or _HOST_NAME.fullmatch(value) or _ordinary_form(value):
+            continue
+        if group == 1 and re.fullmatch(r"[a-z]+_[a-z]+", value) and all(
+                len(p) >= 2 and (_ordinary_form(p) or p in _ENGLISH_GLUE) for p in value.split("_")):
+            continue  # "i'm on_call": words joined, no one's handle
+        yield Span(m.start(group), m.end(group), "username")
+
+
 #: the word for one's own account, login or user in the languages tickets come in, in a customer's
 #: message ("my other acct satoshi_fan_1984", "Мой аккаунт CV-30571842", "tài khoản hoangminh.tran")
 _OWN_ACCOUNT_CUE = re.compile(
@@ -191,6 +214,8 @@ _OWN_ACCOUNT_CUE = re.compile(
     r"учётн\w+\s+запис\w*|учетн\w+\s+запис\w*|счёт\w*|счет\w*|профил\w*|λογαριασμ\w*|χρήστη|"
     r"hesabi|konta|użytkownik\w*|účet\w*|účt\w*|fiók\w*|tili\w*|kontot?)\b|账户|账号|帳戶|帳號|用户名|계정|아이디|アカウント|"
     r"ユーザー名|حساب\w*)"
+    # (a product's name between: "Mon identifiant TicketDesk est agence.rivegauche")
+    r"(?:[ \t]+[A-Z][a-z]+[A-Z]\w*(?=[ \t]+(?i:is|est|es|ist|é|è)\b))?"
     r"(?:[ \t]*(?:(?i:id|name|number|no\.?|nr\.?|#|is|ist|est|es|è|é|là|adalah|:|=|是|は|：|"
     # the owner's word after it ("Akun saya dewi.ans", "cuenta mía", "hesabım")
     r"saya|aku|ku|mía|mia|mio|meu|minha|mon|ma|mein|meine|của\s+tôi)(?![\w])|[:=：是は은는]))*[ \t]*[\"'`“‘«]?"
@@ -394,7 +419,9 @@ def _handle_lists(text: str, known: Collection[str] | None) -> Iterator[Span]:
 #: after the initial, "noch", "vamos", or a vowel for it, "avance", make words)
 _GLUED_HANDLE = re.compile(
     r"(?<![\w.@/-])(?!(?:bl|br|ch|cl|cr|dr|dz|fl|fr|gh|gl|gn|gr|kl|kn|kr|ph|pl|pr|ps|rh|sc|sh|sk|sl|sm|sn|sp|st|sv|"
-    r"sw|sz|th|tr|ts|tw|vl|vr|wh|wr|zw|zl)[a-z])([b-df-hj-np-tv-z])([b-df-hj-np-tv-z][a-z]{3,14})"
+    # (and the onsets of Swahili and other Bantu languages, and of Arabic and Hindi written in
+    # Latin letters: "kwenda", "mwisho", "nyumba", "khalas", "bhai")
+    r"sw|sz|th|tr|ts|tw|vl|vr|wh|wr|zw|zl|kw|mw|ny|ng|mb|nd|nj|nz|kh|dh|bh|gh)[a-z])([b-df-hj-np-tv-z])([b-df-hj-np-tv-z][a-z]{3,14})"
     r"((?:[-_](?:admin|adm|dev|test|ops|ro|rw|svc|bot|sa|root))?\d{0,4})(?![\w@/-]|\.\w)")
 
 

@@ -155,7 +155,8 @@ def _given(word: str) -> bool:
     k = name_lexicon.key(word)
     given = name_lexicon.given_names()
     return k in given or (len(k) >= 6 and k.endswith("o") and k[:-1] + "a" in given
-                          and k not in name_lexicon.ordinary_words())
+                          and k not in name_lexicon.ordinary_words()) or (
+        word[:1].isupper() and k in name_lexicon.unaccented_names()[0])
 
 
 #: the article or kinship word that opens an Arabic family name ("Al-Qahtani", "El-Sayed", "Abu-Bakr")
@@ -166,7 +167,8 @@ def _surname(word: str) -> bool:
     """A listed family name, a double-barrelled one with a listed part ("Adeyemi-Clarke"), or an
     Arabic family name after its article ("Al-Qahtani")."""
     surnames = name_lexicon.surnames()
-    if name_lexicon.key(word) in surnames:
+    if name_lexicon.key(word) in surnames or (word[:1].isupper()
+                                               and name_lexicon.key(word) in name_lexicon.unaccented_names()[1]):
         return True
     if "-" not in word and "‐" not in word:
         return False
