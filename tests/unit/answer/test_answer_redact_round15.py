@@ -245,3 +245,72 @@ def test_a_fee_one_was_charged_is_ones_own_amount(text: str, amount: str) -> Non
 
 def test_a_fee_stated_as_policy_stays() -> None:
     assert _of("amount", "The fee is $14.99 per month, the minimum is 10 ATOM", "agent") == []
+
+
+@pytest.mark.parametrize(("text", "speaker", "amount"), [
+    ("you charged my mastercard 5168 5005 4949 0502 AUD 89.00 on 2 Feb for an upgrade", "customer", "AUD 89.00"),
+    ("Jeg har betalt, siste trekk var kr 249 fra kontoen.", "customer", "kr 249"),
+    ("begge gange 395,00 kr. via MobilePay", "customer", "395,00 kr."),
+    ("Die letzte Abbuchung über 19,90 € erfolgt am 01.05.2025.", "agent", "19,90 €"),
+])
+def test_amounts_in_more_shapes(text: str, speaker: str, amount: str) -> None:
+    assert amount in _of("amount", text, speaker)
+
+
+@pytest.mark.parametrize(("text", "speaker", "amounts"), [
+    ("I paid 50 USD 20 minutes ago", "customer", ["50 USD"]),
+    ("Auszahlungen über 50 € sind kostenlos", "agent", []),
+    ("withdrawals between 10 and 20 USDT are free", "agent", []),
+    ("The charges are $34.99 on Jan 4 and $34.99 on Feb 4.", "agent", ["$34.99", "$34.99"]),
+])
+def test_a_code_a_threshold_and_a_range_read_right(text: str, speaker: str, amounts: list[str]) -> None:
+    assert _of("amount", text, speaker) == amounts
+    assert _of("person_name", text, speaker) == []  # "Jan 4" is a date
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("köp på 399,00 kr den 2025-01-28 med kort **** **** **** 0875.", "0875"),
+    ("Vi ser betalningen med kortet som slutar på 0875.", "0875"),
+    ("2024-10-01,Plus monthly,14.99,GBP,visa_8820,INV-24-118203", "8820"),
+    ('"payment_method": {"brand": "mastercard", "last4": "9833"},', "9833"),
+])
+def test_a_cards_last_four_masked_keyed_or_glued(text: str, value: str) -> None:
+    assert value in "".join(_of("card", text))
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), [
+    ("Mutuelle : adhérent n° MGX-77120394", "MGX-77120394", "account_number"),
+    ("The line is there twice. Account holder Nnamdi Okafor, CL-UK-00731266.", "CL-UK-00731266", "account_number"),
+    ("Does it take Medicare Part B? My Medicare number is 5KW3-TN8-RE42.", "5KW3-TN8-RE42", "national_id"),
+    ("IHI: 8003 6082 4417 6390", "8003 6082 4417 6390", "national_id"),
+    ("C.I. n. CA48213JK", "CA48213JK", "national_id"),
+    ("Fødselsnummer 02089590798, tlf 41 27 66 03", "41 27 66 03", "phone"),
+    ("also can I pay with venmo? my handle is @mike-kowalczyk-68", "@mike-kowalczyk-68", "username"),
+    ("POST /auth/login 200 user_id=u_48210993 ip=91.64.201.17", "u_48210993", "username"),
+    ("I changed my password; the old one was hibernian1875! which I used elsewhere.", "hibernian1875!", "secret"),
+    ("Do I need to change the phone-support PIN as well? It's 4471.", "4471", "secret"),
+])
+def test_more_data_after_their_words(text: str, value: str, kind: str) -> None:
+    assert (value, kind) in _found(text)
+
+
+def test_the_word_for_an_identity_document_is_no_name() -> None:
+    assert _of("person_name", "Does CareLoop take Medicare Part B?") == []
+
+
+def test_a_number_corrected_in_the_reply_is_the_same_datum() -> None:
+    results = redact_ticket(["The right one from my card is BPH884210375 (subscriber is my husband).",
+                             "The member ID on file was BPH884210357. I've corrected it to BPH884210375."],
+                            speakers=["customer", "agent"])
+    assert all("BPH8842103" not in r.text for r in results)
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("I am her son, محمد الحسيني / Mohammed Al-Husseini, phone below", ["محمد الحسيني", "Mohammed Al-Husseini"]),
+    ("Name on card LI JING.", ["LI JING"]),
+    ("Mit freundlichen Grüßen\nK.-H. Schäfer-Lindqvist", ["K.-H. Schäfer-Lindqvist"]),
+    ("Name on licence: Rhiannon ap Gwilym", ["Rhiannon ap Gwilym"]),
+])
+def test_names_beside_a_slash_printed_short_with_hyphened_initials_or_welsh_particles(
+        text: str, names: list[str]) -> None:
+    assert _of("person_name", text) == names

@@ -13,7 +13,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, InvalidInput
 from ..lifecycle.validation import MAX_NAME_CHARS, UNKNOWN_FIELD
-from .redact import KINDS, Redaction, Span, asked_in, names_in, redact, repeated_values, replaced, vocabulary_candidates
+from .redact import (
+    KINDS,
+    Redaction,
+    Span,
+    asked_in,
+    names_in,
+    recurs_in,
+    redact,
+    repeated_values,
+    replaced,
+    vocabulary_candidates,
+)
 
 #: asked once per ticket with the capitalised words of the ticket (lower case): returns those
 #: the bot's own corpus knows (product and feature names), which are then no one's name
@@ -157,7 +168,7 @@ def _redact_runs(texts: Sequence[str], who: Sequence[str | None], vocabulary: Vo
     if recurring or years:
         results = [redact(text, known_names=known, known_words=words, speaker=speaker, asked=a,
                           known_values=recurring, birth_years=years)
-                   if any(v in r.text for v, _ in recurring) or any(y in r.text for y in years) else r
+                   if recurs_in(r.text, recurring) or any(y in r.text for y in years) else r
                    for text, speaker, a, r in zip(texts, who, asked, results, strict=True)]
     return results
 

@@ -37,8 +37,17 @@ Modules, each a group of detectors over one kind of data (a module imports only 
 
 from __future__ import annotations
 
-from .find import asked_in, find_spans, names_in, redact, repeated_values, replaced, vocabulary_candidates
+from .find import (
+    asked_in,
+    find_spans,
+    names_in,
+    recurs_in,
+    redact,
+    repeated_values,
+    replaced,
+    vocabulary_candidates,
+)
 from .spans import DEFAULT_PHONE_REGIONS, KINDS, Redaction, Span
 
-__all__ = ["DEFAULT_PHONE_REGIONS", "KINDS", "Redaction", "Span", "asked_in", "find_spans", "names_in", "redact",
-           "repeated_values", "replaced", "vocabulary_candidates"]
+__all__ = ["DEFAULT_PHONE_REGIONS", "KINDS", "Redaction", "Span", "asked_in", "find_spans", "names_in", "recurs_in",
+           "redact", "repeated_values", "replaced", "vocabulary_candidates"]

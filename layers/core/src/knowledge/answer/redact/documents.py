@@ -492,12 +492,16 @@ def _call_notes(text: str) -> bool:
 #: (with their vowel signs), Thai, Ethiopic, Han and kana, Hangul
 _OTHER_SCRIPT_WORD = (r"(?:[\u0600-\u06ff]+|[\u05d0-\u05ea]+|[\u0370-\u03ff]+|[\u0400-\u04ff]+|"
                       r"[\u0900-\u0dff]+|[\u0e00-\u0e7f]+|[\u1200-\u137f]+|[\u4e00-\u9fff\u3005\u3040-\u30ff]+|[가-힣]+)")
-_OTHER_SCRIPT_ALIAS = re.compile(rf"[ \t]*[(（][ \t]*({_OTHER_SCRIPT_WORD}(?:[ \t]+{_OTHER_SCRIPT_WORD}){{0,4}})"
-                                 r"[ \t]*[)）]")
+#: (in brackets, or after a slash: "محمد الحسيني / Mohammed Al-Husseini")
+_OTHER_SCRIPT_ALIAS = re.compile(rf"[ \t]*(?:[(（][ \t]*|/[ \t]*)"
+                                 rf"({_OTHER_SCRIPT_WORD}(?:[ \t]+{_OTHER_SCRIPT_WORD}){{0,4}})"
+                                 r"(?=[ \t]*[)）,.;\n]|[ \t]*\Z)")
 #: the same name in Latin letters in brackets after a name in another script ("রোকেয়া বেগম (Rokeya Begum)")
-_LATIN_ALIAS = re.compile(r"[ \t]*[(（][ \t]*([A-ZÀ-Þ][\w'’-]+(?:[ \t]+[A-ZÀ-Þ][\w'’.-]*){0,3})[ \t]*[)）]")
+_LATIN_ALIAS = re.compile(r"[ \t]*(?:[(（][ \t]*|/[ \t]*)([A-ZÀ-Þ][\w'’-]+(?:[ \t]+[A-ZÀ-Þ][\w'’.-]*){0,3})"
+                          r"(?=[ \t]*[)）,.;\n]|[ \t]*\Z)")
 #: a name in another script right before a name in brackets ("ਹਰਜੀਤ ਸਿੰਘ ਗਿੱਲ (Harjit Singh Gill)")
-_ALIAS_BEFORE = re.compile(rf"(?<!\S)({_OTHER_SCRIPT_WORD}(?:[ \t]+{_OTHER_SCRIPT_WORD}){{0,3}})[ \t]*[(（][ \t]*\Z")
+_ALIAS_BEFORE = re.compile(rf"(?<!\S)({_OTHER_SCRIPT_WORD}(?:[ \t]+{_OTHER_SCRIPT_WORD}){{0,3}})"
+                           r"[ \t]*(?:[(（]|/)[ \t]*\Z")
 
 
 def _script_aliases(text: str, taken: Sequence[Span]) -> list[Span]:
@@ -514,7 +518,7 @@ def _script_aliases(text: str, taken: Sequence[Span]) -> list[Span]:
                                _ALIAS_BEFORE.search(text, max(0, span.start - 80), span.start)) if m is not None]
         for m in aliases:
             # (the name before the brackets is in another script than the one inside them)
-            if m.re is _ALIAS_BEFORE and (not latin or text[m.end() - 1 : span.start].strip(" \t(（")):
+            if m.re is _ALIAS_BEFORE and (not latin or text[m.end() - 1 : span.start].strip(" \t(（/")):
                 continue
             inside = [s for s in out if s.start < m.end(1) and m.start(1) < s.end]
             if all(s.kind == "person_name" and m.start(1) <= s.start and s.end <= m.end(1) for s in inside):

@@ -18,7 +18,7 @@ from .contact import _emails, _ips, _streets
 from .context_names import _LOWER_CUE, answered_names, asks_name
 from .documents import _call_notes, _document_names, _no_person, _script_aliases
 from .id_documents import mrz_names
-from .ids import _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references, asks_id
+from .ids import _ID_WORD, _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references, asks_id
 from .lexicon_names import (
     _LOWER_WORD,
     _capital_names,
@@ -168,7 +168,9 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     if birth_years:
         found.extend(s for s in answered_births(text) if any(y in text[s.start : s.end] for y in birth_years))
     found.extend(_recurring(text, known_values))
-    found = [span for span in found if span.kind != "person_name" or not _names_a_thing(text, span, known_words)]
+    # (nor the word for an identity document: "My Medicare number is …")
+    found = [span for span in found if span.kind != "person_name" or not (
+        _names_a_thing(text, span, known_words) or _ID_WORD.fullmatch(text[span.start : span.end]))]
     found.extend(mrz_names(text))  # the holder's name in a passport's machine-readable zone, all capitals
     # (a document's fields, an MRZ, a file's name: read by their place, after the filter of things)
     found.extend(_document_names(text, known_names))
@@ -343,7 +345,14 @@ def repeated_values(texts: Sequence[str], results: Sequence[Redaction]) -> set[t
     values = {(text[s.start : s.end], s.kind) for text, r in zip(texts, results, strict=True) for s in r.spans
               if s.kind in _RECURRING_KINDS}
     return {(v, k) for v, k in values if len(v) >= 4 and "\n" not in v and not _plain_value(v)
-            and any(_whole(v).search(r.text) for r in results)}
+            and any(_whole(v).search(r.text) or ((sibling := _sibling(v, k)) is not None and sibling.search(r.text))
+                    for r in results)}
+
+
+def recurs_in(text: str, values: Collection[tuple[str, str]]) -> bool:
+    """Whether a value of :func:`repeated_values` (or its sibling, ``_sibling``) is in ``text``."""
+    return any(v in text or ((sibling := _sibling(v, k)) is not None and sibling.search(text) is not None)
+               for v, k in values)
 
 
 def _plain_value(value: str) -> bool:
@@ -354,10 +363,23 @@ def _whole(value: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w@.-]){re.escape(value)}(?![\w@-]|\.\w)")
 
 
+def _sibling(value: str, kind: str) -> re.Pattern[str] | None:
+    """An account's or a member's number written again with other digits, as a typo and its
+    correction are ("member ID on file was BPH884210357 … corrected it to BPH884210375"): the same
+    letters before as many digits."""
+    m = re.fullmatch(r"([A-Z]{2,5})(-?)(\d{6,14})", value) if kind in ("account_number", "national_id") else None
+    if m is None:
+        return None
+    return re.compile(rf"(?<![\w-]){m.group(1)}{re.escape(m.group(2))}\d{{{len(m.group(3))}}}(?![\w-])")
+
+
 def _recurring(text: str, values: Collection[tuple[str, str]]) -> Iterator[Span]:
     for value, kind in values:
         for m in _whole(value).finditer(text):
             yield Span(m.start(), m.end(), kind)
+        if (sibling := _sibling(value, kind)) is not None:
+            for m in sibling.finditer(text):
+                yield Span(m.start(), m.end(), kind)
 
 
 def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:

@@ -77,6 +77,11 @@ _CUSTOMER_NUMBER = re.compile(
     + _ID_VALUE +
     r"|(?i:\b(?:numéro|número|numero|numer|n[°º]|codice|código|code)\s+(?:(?:de|di|da|do)\s+)?(?:client|cliente|compte|cuenta|conta|"
     r"conto|konta|klienta|socio|membre|adhérent)\s*(?:est|es|è|é|to)?\s*:?\s*)" + _ID_VALUE
+    # the member's word before its number ("adhérent n° MGX-77120394", "socio nº 4471")
+    + r"|(?i:\b(?:adhérent|adherent|membre|socio|cliente|client|kunde|mitglied)\s+(?:n[°º]|no\.?|nr\.?|numéro|número|"
+    r"numero|nummer)\s*:?\s*)" + _ID_VALUE
+    # an account's code after its holder's name ("Account holder Nnamdi Okafor, CL-UK-00731266")
+    + r"|(?i:\baccount\s+holder\s*:?[ \t]+[^,\n]{2,60},[ \t]*)((?-i:[A-Z]{1,5}(?:-[A-Z]{1,5}){0,2})-?\d{5,14})\b"
 )
 #: the references of one customer's order, invoice, booking or transfer ("order ORD-558213",
 #: "invoice INV-2024-00931", "reference WT-99812"): nothing an article needs, and each leads back
@@ -456,7 +461,21 @@ def _references(text: str, known: Collection[str] | None = None) -> Iterator[Spa
             yield Span(start - 1 if start and text[start - 1] == "#" else start, m.end(group), "reference")
 
 
+#: numbers of a shape of their own after the word for them: a US Medicare Beneficiary Identifier
+#: ("5KW3-TN8-RE42"), an Australian Individual Healthcare Identifier (16 digits opening on 800360),
+#: an Italian electronic identity card after "C.I." ("CA48213JK")
+_SHAPED_IDS = re.compile(
+    r"(?i:\bmedicare\b)[^\n]{0,30}?(?<![\w-])([1-9][AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9]\d-?[AC-HJKMNP-RT-Y]"
+    r"[AC-HJKMNP-RT-Y0-9]\d-?[AC-HJKMNP-RT-Y]{2}\d{2})(?![\w-])"
+    r"|(?i:\bihi\b)[^\n\d]{0,20}(8003[ ]?60\d\d[ ]?\d{4}[ ]?\d{4})(?!\d)"
+    r"|(?:\bC\.I\.|(?i:carta\s+d'identit[àa]|\bcie\b))[ \t]*(?:(?i:n\.?|nr\.?|no\.?|numero|n[°º])[ \t]*:?[ \t]*)?"
+    r"([A-Z]{2}\d{5}[A-Z]{2})(?![\w])")
+
+
 def _id_documents(text: str) -> Iterator[Span]:
+    for m in _SHAPED_IDS.finditer(text):
+        g = next(i for i in (1, 2, 3) if m.group(i))
+        yield Span(m.start(g), m.end(g), "national_id")
     yield from documents(text, lambda start: _cue_before(_ID_CUE, text, start))
     for m in _COLOMBIAN_CC.finditer(text):
         yield Span(m.start(1), m.end(1), "national_id")

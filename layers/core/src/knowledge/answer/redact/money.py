@@ -50,7 +50,7 @@ def _amount_pattern() -> re.Pattern[str]:
     # the currency words of scripts that write no spaces, which no word's end closes ("บาท")
     unspaced = "|".join(re.escape(w) for w in sorted(currency_words(), key=len, reverse=True)
                         if re.match(r"[\u0e00-\u0e7f]", w))
-    sign_after = (rf"(?:[{single}](?:[ \u00a0]?(?:{dollar_lands})(?![^\W\d_]))?|{several}|{unspaced}|zł|Kč|kr|Ft|"
+    sign_after = (rf"(?:[{single}](?:[ \u00a0]?(?:{dollar_lands})(?![^\W\d_]))?|{several}|{unspaced}|zł|Kč|kr\.?|Ft|"
                   r"lei|грн|гривень|гривні|гривня|гривен|рублей|рубля|рублів|руб|лв|тг|тенге|сом|сум|₾|₸|원|円|元|块|圓|"
                   r"ドル|美元|欧元)")
     return re.compile(
@@ -73,7 +73,7 @@ def _amount_pattern() -> re.Pattern[str]:
         rf"{_NOT_AFTER}"
         # a code before the number ("USD 250", "EUR 1.200,50", "KSh 3,000", "USD 1.2m"), unless the
         # same code follows it too: then the code before is the asset named ("unstake ETH 2,4 ETH")
-        r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp)\.?[ \t\u00a0]?(?>\d(?:[\d,.'\u00a0\u202f ]*\d)?)(?![\d])"
+        r"|(?<![\w])(?P<code>[A-Z]{3,5}|KSh|Ksh|RM|Rp|kr|Kr)\.?[ \t\u00a0]?(?>\d(?:[\d,.'\u00a0\u202f ]*\d)?)(?![\d])"
         rf"(?:[ \t\u00a0]?{scale})?(?![ \t\u00a0]+(?P=code)(?![^\W\d_]))"
         # a symbol in letters before the number ("R 14 500", "S/ 7 500", "Kz 25.000,00"):
         # ``_amount_matches`` asks a number grouped in thousands of all but "S/", "B/"
@@ -135,13 +135,23 @@ _GROUPED = re.compile(r"(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[.,'\u00a0\u202f ]
 
 
 def _amount_matches(text: str) -> Iterator[re.Match[str]]:
-    for m in _amount_pattern().finditer(text):
-        if m.group("unit") is not None and not _money_unit(m.group("unit"), glued=not m.group("gap")):
+    pattern, pos = _amount_pattern(), 0
+    while (m := pattern.search(text, pos)) is not None:
+        pos = m.end()
+        unit = m.group("unit")
+        if (unit is not None and re.fullmatch(r"[A-Z]{3}", unit) and re.match(r"[ \t\u00a0]?\d", text[m.end() :])
+                and (re.search(r"\d[ -]\Z", text[max(0, m.start() - 2) : m.start()])
+                     or re.match(r"[ \t\u00a0]?\d[\d,.]*[.,]\d{2}(?!\d)", text[m.end() :]))):
+            # a number's last group before a code that opens the next amount ("card 5168 … 0502 AUD
+            # 89.00"): the code goes with the figure after it
+            pos = m.start("unit")
+            continue
+        if unit is not None and not _money_unit(unit, glued=not m.group("gap")):
             continue
         if re.search(r"\d:\Z", text[max(0, m.start() - 2) : m.start()]):
             continue  # the minutes of a time and its zone ("at 14:22 PKT")
         code = m.group("code")
-        if code is not None and code not in ("KSh", "Ksh", "RM", "Rp") and (
+        if code is not None and code not in ("KSh", "Ksh", "RM", "Rp", "kr", "Kr") and (
                 code.lower() not in name_lexicon.currency_codes() or code.lower() in _CODE_WORDS):
             continue
         letters = m.group("letters")
@@ -164,13 +174,14 @@ _COMPARED = (
 _COMPARED_TO = re.compile(_COMPARED, re.IGNORECASE)
 #: ("and", "or", "to" only after a figure, as a range's second end: "between 10 and 20", "50 to 100";
 #: "the transfer was released and PHP 30,140.00 is now …" is one's own sum)
-_THRESHOLD = re.compile(rf"(?i)\b(?:from|starting\s+at|between)\s*\Z|\d[\d.,]*\s*\S{{0,4}}\s+(?:and|or|to)\s*\Z|"
-                        rf"{_COMPARED}")
+_THRESHOLD = re.compile(rf"(?i)\b(?:from|starting\s+at|between)\s*\Z|\bbetween\s+[^.!?\n]{{1,30}}\s+and\s*\Z|"
+                        rf"\d[\d.,]*\s*(?:[a-z]{{3}}|[$€£¥])?\s+(?:or|to)\s*\Z|{_COMPARED}")
 
 
 #: "über" after a payment's word names the payment's sum, no threshold ("die Rechnung TD-INV-2026-1183
 #: über 1.249,00 €", "Zahlung über 80 €")
-_SUM_OF_A_PAYMENT = re.compile(r"(?i)\b(?:rechnung|zahlung|überweisung|gutschrift|erstattung|lastschrift|betrag)\b"
+_SUM_OF_A_PAYMENT = re.compile(r"(?i)\b(?:rechnung|zahlung|überweisung|gutschrift|erstattung|lastschrift|betrag|"
+                               r"abbuchung|belastung)\b"
                                r"[^.!?\n]{0,30}\büber\s*\Z")
 
 
@@ -364,7 +375,8 @@ def _amounts(text: str, customer: bool = False) -> Iterator[Span]:
             # currency, coin or currency word after a number is money)
             unit = m.group("unit")
             ten_before = " ".join(before[-160:].split()[-10:])
-            mine = (customer and not _THRESHOLD.search(near_before[-24:])
+            threshold = _THRESHOLD.search(near_before[-24:]) and not _SUM_OF_A_PAYMENT.search(before[-80:])
+            mine = (customer and not threshold
                     and not (_POLICY.search(ten_before) and not _OWNER_WORD.search(ten_before) and not charged)
                     and (unit is None or unit.lower() in name_lexicon.currency_codes() or _currency_word(unit)))
             if (near or mine or context or _THEIR_TRANSACTION.search(before[-60:])

@@ -161,7 +161,11 @@ def _names(text: str) -> Iterator[Span]:
                 # you …") and a company's name opens on no given name ("SARL Les Ateliers")
                 inside = inside or (i > 0 and i + 1 < len(words) and word[:1].isupper() and _given(word)
                                     and _given(words[i - 1].group()) and _next_is_name(words[i + 1].group()))
-                if (not _is_name_word(word) and not inside) or (i == 0 and word.isupper() and len(word) <= 3):
+                # (a short listed name in capitals before another is a name's: "Name on card LI JING")
+                nxt = words[i + 1].group().rstrip(".,") if i + 1 < len(words) else ""
+                printed = (nxt.isupper() and (_given(word) or _surname(word)) and (_given(nxt) or _surname(nxt)))
+                if (not _is_name_word(word) and not inside) or (i == 0 and word.isupper() and len(word) <= 3
+                                                                 and not printed):
                     break  # a stop word, or an acronym ("building name UK")
                 if (kept and word.isupper() and 2 <= len(word) <= 5 and not any(k.group().isupper() for k in kept)
                         and not _surname(word) and not _given(word)):
@@ -371,6 +375,11 @@ _DETERMINER = re.compile(r"(?i:\b(?:the|a|an|this|that|each|every|any)[ \t]+)\Z"
 _RUN_AFTER = re.compile(r"(?:[ \t]+[A-Z][\w'’-]*)*")
 
 
+_MONTH_DAY = re.compile(r"(?:Jan|January|Feb|February|Mar|March|Apr|April|May|Jun|June|Jul|July|Aug|August|Sep|Sept|"
+                        r"September|Oct|October|Nov|November|Dec|December)\.?[ \t]+\d{1,2}(?:st|nd|rd|th)?"
+                        r"(?![\d:.,]\d)\b")
+
+
 def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool:
     """A capitalised run read as a name that names a thing: a brand's name ("Okta", "Nike Air
     Max"); words the bot's corpus knows and no name list holds ("Hi, Polkadot holds …"), or a
@@ -383,6 +392,8 @@ def _names_a_thing(text: str, span: Span, known: Collection[str] | None) -> bool
     words = text[span.start : span.end].split()
     if not words or not all(w[:1].isupper() for w in words):
         return False
+    if len(words) == 1 and _MONTH_DAY.match(text, span.start):
+        return True  # a month before its day ("on Jan 4", "May 12th")
     keys = [name_lexicon.key(w) for w in words]
     if any(k in _BRANDS or k in name_lexicon.coin_names() for k in keys):
         return True  # a brand, a coin ("Cardano", "Tezos")
@@ -474,7 +485,7 @@ def _extended_names(taken: Sequence[Span], text: str) -> list[Span]:
 
 
 #: initials before a family name ("A. Vogelsang", "T. de Groot", "J.M. de Vries")
-_INITIALS_NAME = re.compile(rf"(?<![\w.])((?:[A-Z]\.[ \t]?){{1,3}}[ \t]*(?:(?i:{_PARTICLE})[ \t]+){{0,2}}"
+_INITIALS_NAME = re.compile(rf"(?<![\w.])((?:-?[A-Z]\.[ \t]?){{1,3}}[ \t]*(?:(?i:{_PARTICLE})[ \t]+){{0,2}}"
                             r"([A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-Z][a-zà-ÿ]+)?))(?![\w'’-])")
 
 

@@ -34,7 +34,9 @@ _PIN = re.compile(r"(?i:\b(?:pin(?:[ -]?code)?|passcode|geheimzahl|code\s+pin|c�
 _CODE_GIVEN = re.compile(
     r"(?i:\b(?:gave|give|given|told|tell|shared|share|sent|send|read|entered|typed)\s+"
     r"(?:(?:him|her|them|it|the\s+\w+)\s+)?(?:(?:the|my|our)\s+)?(?:code|otp|pin|passcode)\s*(?:is|was|:|=)?\s*"
-    r"|\b(?:pin|otp|code|passcode)\b[^.\n]{0,40}?\b(?:told|gave|sent|said)\s+(?:him|her|them)\s*:?\s*)"
+    r"|\b(?:pin|otp|code|passcode)\b[^.\n]{0,40}?\b(?:told|gave|sent|said)\s+(?:him|her|them)\s*:?\s*"
+    # (or the next sentence opens on "it's": "the phone-support PIN as well? It's 4471")
+    r"|\b(?:pin|passcode)\b[^.\n]{0,40}?[?.!][ \t]*(?:it'?s|it\s+is)[ \t]+)"
     r"(?!(?:19|20)\d\d\b)(\d{4,8})(?![\d,:/-]|\.\d)")
 _CARD_EXPIRY = re.compile(
     r"(?i:\b(?:exp(?:iry|iration|ires)?(?:\s+date)?|valid\s+(?:thru|through|until)|gültig\s+bis|vence|"
@@ -242,13 +244,13 @@ _LAST_DIGITS = re.compile(
     r"(?i:\b(?:ending|ends|end)(?:\s+(?:in|with|on))?|\bfinit\s+par|\b(?:se\s+)?terminant\s+par|"
     r"\bterminad[ao]\s+en|\b(?:que\s+)?termina\s+en|\b(?:che\s+)?termina(?:nte)?\s+(?:in|con|per)|"
     r"\bterminad[ao]\s+em|\bendet\s+(?:auf|mit)|\bendend\s+auf|\beindigend\s+op|\beindigt\s+op|"
-    r"\bko[ńn]cz\w*\s+si[ęe]\s+na|\bfinal(?:izado\s+em)?|"
+    r"\bko[ńn]cz\w*\s+si[ęe]\s+na|\bfinal(?:izado\s+em)?|\bslutar\s+på|\bslutter\s+på|\bender\s+(?:på|med)|"
     # Arabic "ending in", Japanese "last digits", Korean "last digits", Chinese "tail number"
     r"(?:المنتهي[ةه]?|تنتهي)\s+(?:ب|بـ|بالرقم|بالأرقام)|末尾(?:は|が|：|:)?|끝자리(?:는|가)?|끝\s*번호(?:는)?|尾号(?:是|为)?)"
     r"[ \t]*:?[ \t]*[•*.xX]{0,4}(\d{3,4})(?![\d.,]\d|\d|[ \t]*(?:%|€|\$))")
 #: the noun a last-digits phrase is of, in the 40 characters before it
 _LAST_DIGITS_OF = (
-    (re.compile(r"(?i)(?:card|carte|tarjeta|carta|karte|cart[ãa]o|kart[ay]?|visa|mastercard|amex|بطاق|カード|카드|"
+    (re.compile(r"(?i)(?:card|carte|tarjeta|carta|karte|cart[ãa]o|kart[ay]?|kort|visa|mastercard|amex|بطاق|カード|카드|"
                 r"卡)\w*[^.!?\n。]{0,40}\Z"), "card"),
     (re.compile(r"(?i)(?:iban|account|compte|cuenta|conta|conto|konto|rekening|rachun\w*)[^.!?\n]{0,40}\Z"), "iban"),
     (re.compile(r"(?i)(?:phone|number|num[ée]ro|n[úu]mero|telefon\w*|tel[ée]fono|mobile|handy|cell)[^.!?\n]{0,40}\Z"),
@@ -256,7 +258,17 @@ _LAST_DIGITS_OF = (
 )
 
 
+#: a card's last four digits after its masked groups ("kort **** **** **** 0875"), under a JSON key
+#: for them ('"last4": "9833"') or glued to the card's brand in an export ("visa_8820")
+_MASKED_LAST_FOUR = re.compile(r"(?:[*•xX]{4}[ -]?){2,3}(\d{4})(?!\d)"
+                               r"|(?i:\"(?:last_?4|last_?four|card_?last_?4)\"[ \t]*:[ \t]*\"?)(\d{4})(?!\d)"
+                               r"|(?<![\w])(?i:visa|mastercard|mc|amex|card)_(\d{4})(?![\w])")
+
+
 def _last_digits(text: str) -> Iterator[Span]:
+    for m in _MASKED_LAST_FOUR.finditer(text):
+        g = next(i for i in (1, 2, 3) if m.group(i))
+        yield Span(m.start(g), m.end(g), "card")
     for m in _LAST_DIGITS.finditer(text):
         # (only after the word for a card, an account or a telephone: "the year ending 2024" is none)
         before = text[max(0, m.start() - 40) : m.start() + len(m.group()) - len(m.group(1))]

@@ -33,7 +33,7 @@ _SPOKEN_NUMBER = re.compile(
 _PHONE_CUE = re.compile(
     r"(?i)(?:\b(?:phone|mobile|cell|cellphone|tel|telephone|whats\s?app|call|ring|text|sms|reach|handy|telefon|"
     r"festnetz|tel[ée]fono|telefone|cellulare|t[ée]l[ée]phone|portable|m[óo]vil|celular|kom[óo]rk|mobil|gsm|"
-    r"puhelin|telefonnummer|telefoonnummer)\w*|手机|電話|携帯|电话|전화|휴대폰|телефон|мобильн)")
+    r"puhelin|telefonnummer|telefoonnummer|tlf|mob|cel)\w*|手机|電話|携帯|电话|전화|휴대폰|телефон|мобильн)")
 
 
 def _phones(text: str, regions: Sequence[str]) -> Iterator[Span]:

@@ -190,7 +190,18 @@ def _cued_passwords(text: str) -> Iterator[Span]:
             yield Span(m.start(), m.start() + len(value), "secret")
 
 
+#: a password named as the old or the new one after it was spoken of ("I've already changed my
+#: password; the old one was hibernian1875!")
+_OLD_OR_NEW = re.compile(r"(?i)\b(?:old|new|current|previous|temporary|former)\s+(?:one|password|pw|passwort|"
+                         r"mot\s+de\s+passe|contraseña)\s+(?:was|is|war|ist|était|est|era|es)\s*:?\s*"
+                         r"[\"'“‘]?(\S{6,64}?)[\"'”’]?(?=[\s,;]|[.?](?:\s|\Z)|\Z)")
+
+
 def _secrets(text: str) -> Iterator[Span]:
+    for m in _OLD_OR_NEW.finditer(text):
+        if _PASSWORD_CUE.search(text, max(0, m.start() - 120), m.start() + 20) and not _EMAIL.fullmatch(m.group(1)) \
+                and re.search(r"\d|[^\w\s]", m.group(1)):
+            yield Span(m.start(1), m.end(1), "secret")
     yield from _cued_passwords(text)
     yield from _keyed_secrets(text)
     yield from _webhooks(text)

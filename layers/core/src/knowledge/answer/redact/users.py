@@ -23,7 +23,7 @@ _HANDLE_ON = re.compile(
 
 #: a Reddit user ("u/cv_recovery_official")
 _REDDIT = re.compile(r"(?<![\w/])u/[A-Za-z0-9_-]{3,20}(?![\w/])")
-_HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,38}[A-Za-z0-9_])?(?![\w@])")
+_HANDLE = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,38}[A-Za-z0-9_])?(?![\w@])")
 _DISCORD = re.compile(r"(?<![\w#])[A-Za-z0-9_.]{2,32}#\d{4}(?!\w)")
 _PLATFORMS = (r"steam|psn|xbox|epic|riot|battle\.?net|twitch|discord|telegram|instagram|insta|tiktok|reddit|"
               r"skype|github|gitlab|roblox|minecraft|game|gamer|player|account")
@@ -43,7 +43,7 @@ _SAID_OF_A_NAME = frozenset((
     "my", "your", "our", "their", "his", "her", "in", "on", "at", "used", "set", "listed", "saved", "stored",
 ))
 _USERNAME = re.compile(
-    r"(?i:\b(?:user\s*name|username|users?\s+(?:like|such\s+as|e\.g\.|including)|user|user\s*id|login|handle|"
+    r"(?i:\b(?:user[\s_]*name|username|users?\s+(?:like|such\s+as|e\.g\.|including)|user|user[\s_]*id|login|handle|"
     r"nick(?:name)?|gamertag|screen\s*name|pseudo|"
     r"benutzername|benutzer|nutzername|nutzer|utente|utilisateur|gebruiker|usuario|nome\s+utente|ign|in-game\s+name|seller|buyer|"
     r"vendor|merchant|streamer|creator|agent|identifiant|nom\s+d'utilisateur|usuário|nazwa\s+użytkownika|"

@@ -19,7 +19,7 @@ _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĴĶĹ�
 _LETTER = r"(?:[^\W\d_]|[\u0300-\u036f])"
 _NAME_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?{_LETTER}+(?:[-'’][{_UPPER}]?{_LETTER}+)?"
 _PARTICLE = (r"(?:de|da|del|della|der|den|di|du|van|von|al|el|bin|binti|binte|bte|ibn|la|le|dos|das|y|ter|ten|zu|af|"
-             r"dei|dal|dela|delos)")
+             r"dei|dal|dela|delos|ap|ab|ferch|verch)")  # (Welsh: "Rhiannon ap Gwilym")
 
 _NOT_NAMES = frozenset((
     # the short forms of months and weekdays ("last Friday (28 Feb)"; "Jan", "May", "Sun", "Thu" are names too)
