@@ -42,10 +42,12 @@ _POST_BOX_NUMBER = r"\s*(?:n[º°o]\.?\s*)?\d{1,6}(?![\w])"
 _POST_BOX = r"(?:" + _POST_BOX_WORD + r"|B\.?P\.?|Apartado|Apdo\.?|C\.?P\.?|Box)" + _POST_BOX_NUMBER
 #: a flat, floor or door after the street ("Flat 4", "Apt 2B", "3º B", "2. Stock"; Romanian and
 #: Moldovan blocks, stairs, floors and flats: "bl. C3", "sc. A", "et. 2", "ap. 41")
+#: (the words in lower case too, as an address block's line writes them: Polish "lok. 4", Czech "byt 4",
+#: "unit 3.12", a floor and a room written with a dot between them)
 _UNIT = (_POST_BOX + r"|(?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Piso|Planta|Puerta|Étage|Etage|Stock|"
-         r"Whg|Wohnung|Bus|Bte|Appt|Interno|Scala|Lok|m\.|apto|apt|andar|sala|bloco|casa|depto|dpto|lote|No:|kv|кв|korp|корп|"
-         r"str|стр|d|д|bl|bloc|sc|scara|et|etaj|ap|#)\.?\s*#?\s*"
-         r"(?:\d[\w-]{0,4}|[A-Z](?![\w]))"
+         r"Whg|Wohnung|Bus|Bte|Appt|Interno|Scala|Lok|lok|m\.|apto|apt|unit|suite|flat|byt|andar|sala|bloco|casa|depto|dpto|"
+         r"lote|No:|kv|кв|korp|корп|str|стр|d|д|bl|bloc|sc|scara|et|etaj|ap|#)\.?\s*#?\s*"
+         r"(?:\d[\w-]{0,4}(?:\.\d{1,3})?|[A-Z](?![\w]))"
          r"|\d{1,2}\s?[º°ª]\s?[A-Z\d]?(?:\s?(?:izq|izda|dcha|dch)\.?)?|\d{1,2}\.\s?(?:Stock|OG|Etage)"
          r"|(?:(?:Esc|Escalera|Bloque|Bl|Portal|Torre)\.?\s*[\w-]{1,4}))")
 _ROMANCE_PREFIX = (r"(?:Calle|C/|Avenida|Avda\.|Av\.|Rue|Via|Viale|Piazza|Piazzale|Corso|Largo|Rua|Travessa|Praça|"
@@ -131,6 +133,9 @@ _BY_POSTCODE = re.compile(
     r"(?:,[ \t]*[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’-]+){0,2}){0,2},?[ \t]+" + _STRONG_POSTCODE
 )
 #: province, city, district, block: 東京都渋谷区神南1-2-3, 上海市浦东新区世纪大道100号, 서울특별시 강남구 테헤란로 123
+#: (a Korean one with its five-digit postcode before it, "(03922) 서울특별시 …", and its building, floor
+#: and flat after the number, "… 월드컵북로58길 9, 5층", "… 123, 101동 1203호", and the neighbourhood a
+#: road address names in brackets at its end, "(상암동)")
 _NUM = r"[0-9０-９]"
 _CJK_ADDRESS = re.compile(
     rf"(?:〒?\s?{_NUM}{{3}}[-－]{_NUM}{{4}}\s*)?[\u4e00-\u9fff]{{1,3}}[都道府県][\u4e00-\u9fff\u3040-\u30ff]{{1,8}}?"
@@ -138,8 +143,10 @@ _CJK_ADDRESS = re.compile(
     rf"(?:{_NUM}{{1,4}}(?:[-－−‐]|番地?|号)?){{0,3}}"
     rf"|(?![是在为到往于的])(?:[\u4e00-\u9fff]{{2,3}}(?:省|自治区))?[\u4e00-\u9fff]{{2,3}}市[\u4e00-\u9fff]{{1,12}}?(?:路|街|道|巷|弄|大道)"
     rf"{_NUM}{{1,5}}号(?:[\u4e00-\u9fff{_NUM[1:-1]}]{{0,10}}?(?:室|楼|栋|单元|层))?"
-    r"|[가-힣]{2,6}(?:특별시|광역시|특별자치시|시|도)\s?[가-힣]{1,6}(?:구|군|시)\s?(?:[가-힣]{1,6}(?:동|읍|면)\s?)?"
-    r"[가-힣0-9]{1,10}(?:로|길)\s?\d{1,4}(?:-\d{1,4})?(?:\s?\d{1,4}호)?"
+    r"|(?:\(\d{5}\)\s?|(?<![\d-])\d{5}\s)?"
+    r"[가-힣]{2,6}(?:특별시|광역시|특별자치시|시|도)\s?[가-힣]{1,6}(?:구|군|시)\s?(?:[가-힣]{1,6}(?:동|읍|면)\s?)?"
+    r"[가-힣0-9]{1,10}(?:로|길)\s?\d{1,4}(?:-\d{1,4})?(?:,?\s?(?:지하\s?)?\d{1,4}(?:동|호|층)(?![가-힣])){0,3}"
+    r"(?:\s?\([가-힣]{1,8}\d?(?:동|가|리)(?:,\s?[가-힣A-Za-z0-9 ]{1,20})?\))?"
 )
 #: the words that say an address follows
 _CUE = re.compile(
@@ -522,9 +529,12 @@ def _line_parts(text: str, body: str, base: int, lo: int, hi: int) -> Iterator[t
 
 #: the line under an address's last line that goes on with it: its postcode and town ("79098
 #: Freiburg im Breisgau", "8001 Zürich", "Leeds LS12 4QD", "San Francisco, CA 94109", a street
-#: with no number before them: "Cotton Lane, Preston PR2 9NQ")
-_CODE_LINE = re.compile(r"[ \t,]*\n[ \t]*(?:" + _POSTCODE + r"(?:[ \t]+" + _PLACE + r")?"
-                        r"|(?:" + _PLACE + r",[ \t]*){0,2}" + _PLACE + r",?[ \t]+" + _POSTCODE + r")[ \t,.]*(?=\n|\Z)")
+#: with no number before them: "Cotton Lane, Preston PR2 9NQ"; a town with its district's number,
+#: "101 00 Praha 10"; a Brazilian town, a dash or a slash and its state before the CEP, "Porto Alegre
+#: - RS, 90570-080", "São Paulo/SP 01310-100")
+_CODE_LINE = re.compile(r"[ \t,]*\n[ \t]*(?:" + _POSTCODE + r"(?:[ \t]+" + _PLACE + r"(?:[ \t]\d{1,2}(?![\w]))?)?"
+                        r"|(?:" + _PLACE + r"(?:,[ \t]*|[ \t]+[-–][ \t]+|[ \t]*/[ \t]*)){0,2}" + _PLACE
+                        + r",?[ \t]+" + _POSTCODE + r")[ \t,.]*(?=\n|\Z)")
 #: and the line under that: a country or a region alone ("Schweiz", "USA")
 _PLACE_LINE = re.compile(r"[ \t,]*\n[ \t]*(" + _PLACE + r")[ \t.]*(?=\n|\Z)")
 
@@ -546,14 +556,66 @@ def _box_lines(text: str) -> Iterator[tuple[int, int]]:
             yield m.start(1), m.end(1)
 
 
+#: a line that is only a street's name and its house number, with no street word: Czech and Slovak
+#: streets are named so, their numbers the house's and the street's, "Korunní 2569/108", "Na Příkopě
+#: 12", and so are others, "Unter den Linden 77"; a flat may follow ("Korunní 2569/108, byt 4")
+_NAME_NUMBER_LINE = re.compile(r"(?m)^[ \t]*(?P<street>(?:" + _LOOSE_WORD + r"[ \t]+){1,4}"
+                               r"\d{1,5}[a-zA-Z]?(?:/\d{1,5}[a-zA-Z]?)?)(?![\w/])")
+#: a postcode whose shape says it is one, with a space, a dash or letters ("101 00", "80-827",
+#: "3511 ED", "90570-080", "SW1A 1AA"): four or five digits alone may be a year or an amount
+_SHAPED_CODE = re.compile(r"(?<![\w-])(?:\d{3}[ ]\d{2}|\d{2,5}-\d{3,4}|\d{4}[ ]?[A-Z]{2}"
+                          r"|[A-Z]{1,2}\d[A-Z\d]?[ ]?\d[A-Z]{2}|[A-Z]\d[A-Z][ ]?\d[A-Z]\d)(?![\w-])")
+
+
+def _street_lines(text: str) -> Iterator[tuple[int, int]]:
+    """A name and a house number alone on their line, under which a postcode line follows: every
+    word one a street's name holds (capitalised, a particle, a street word; no acronym among
+    other words, "Ticket ABC 45"), one of them no everyday English word ("Version 2\n…", "Room
+    12\n…"), and the postcode of a country's shape or, when it is no year, the town one of Faker's
+    places ("10117 Berlin", not "2024 Berlin")."""
+    for m in _NAME_NUMBER_LINE.finditer(text):
+        words = m.group("street").split()[:-1]
+        if not words[0][0].isupper() or not all(_address_word(w) for w in words):
+            continue
+        if any(len(w) > 1 and w.isupper() for w in words) and not all(w.isupper() for w in words):
+            continue
+        if all(name_lexicon.key(w) in name_lexicon.ordinary_words() and not _street_word(w) for w in words):
+            continue
+        end = _tail_end(text, m.end("street"))
+        below = _CODE_LINE.match(text, end)
+        if below is None:
+            continue
+        line = below.group().strip(" \t,.\n")
+        town = re.sub(r"[\d\W_]+", " ", line).strip().split(" ")[0] if line else ""
+        if _SHAPED_CODE.search(line) or (name_lexicon.key(town) in name_lexicon.place_names()
+                                         and not re.match(r"(?:19|20)\d\d(?!\d)", line)):
+            yield m.start("street"), end
+
+
 def _cued_codes(text: str) -> Iterator[tuple[int, int]]:
     for m in _CODE_CUED.finditer(text):
         yield m.start(1), m.end(1)
 
 
+#: the line under a Japanese or Chinese address that names its building, with its floor or room
+#: ("新大阪セントラルビル 9階", "渋谷スクエアA 12F", "金茂大厦 15楼1502室", "9階" alone): kanji, katakana,
+#: Latin letters and digits closed by a building's word or a floor's or room's number; no hiragana,
+#: which a sentence's particles are written in ("受付は9階です" is a sentence), nor a Chinese
+#: sentence's pronouns and particles ("我在5楼")
+_FLOOR = rf"{_NUM}{{1,3}}(?:階|[FＦ]|楼|层|層|号室|号|室)(?:[ \t　]*{_NUM}{{1,4}}(?:号室|号|室))?"
+_BUILDING_LINE = re.compile(
+    r"[ \t]*\n[ \t　]*(?![^\n]*[我你您他她们是的了吗请在])"
+    r"[\u30a0-\u30ff\u4e00-\u9fffA-Za-zＡ-Ｚａ-ｚ0-9０-９・&＆ 　-]{0,30}?"
+    r"(?:(?:ビル(?:ディング)?|タワー|マンション|ハイツ|コーポ|レジデンス|プラザ|センター|会館|[館棟荘]|大厦|大楼|广场)"
+    r"(?:[ \t　]*" + _FLOOR + r")?|" + _FLOOR + r")[ \t　]*(?=\n|\Z)"
+)
+
+
 def _lines_below(text: str, end: int) -> int:
     """Where an address that ends a line at ``end`` ends with the lines under it that go on
-    with it: a postcode line, then a known place alone."""
+    with it: a Japanese or Chinese address's building line, a postcode line, then a known place alone."""
+    if _CJK.search(text[max(0, end - 16) : end]) and (building := _BUILDING_LINE.match(text, end)):
+        end = building.end()
     coded = _CODE_LINE.match(text, end)
     if coded is None:
         return end
@@ -576,6 +638,7 @@ def find(text: str) -> list[tuple[int, int]]:
     found.extend(_introduced(text))
     found.extend(_cued_codes(text))
     found.extend(_box_lines(text))
+    found.extend(_street_lines(text))
     found.extend(_loose(text))
     found.extend(_lines(text))
     # "c/o Weber, Lindenweg 7": the person the post goes through is part of the address
