@@ -62,15 +62,22 @@ _STREET = re.compile(
     r"(?:\s+(?:North|South|East|West|N|S|E|W|NE|NW|SE|SW|O)\b\.?)?"
     r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Fl|#)\.?\s*#?\s*[\w-]+)?"
     # German, Dutch and Nordic streets: the street word glued on or after an adjective ("Berliner Str. 12")
-    r"|\b(?:[A-ZÄÖÜ][a-zäöüß]+-)*[A-ZÄÖÜ][a-zäöüßé]+(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|ufer|"
+    # (an adjective before it, "Nieuwe Binnenweg 61A", "Alte Gasse 3")
+    r"|\b(?:(?:Nieuwe|Oude|Grote|Kleine|Lange|Korte|Hoge|Alte|Neue|Große|Obere|Untere|Stora|Lilla|Nya|Gamla|Store|"
+    r"Lille|Nye|Gamle)[ \t]+)?(?:[A-ZÄÖÜ][a-zäöüß]+-)*[A-ZÄÖÜ][a-zäöüßé]+(?:straße|strasse|str\.|weg|platz|allee|"
+    r"gasse|ring|damm|ufer|"
     r"chaussee|steig|pfad|markt|straat|laan|gracht|plein|kade|singel|dijk|vej|gade|gatan|gata|gate|vägen|väg|"
     # (a floor after the number: "318-II", "12-hs", "4/2")
-    r"veien|vegen|katu|tie)\s+\d{1,4}[a-z]?(?:\s?[-/]\s?(?:\d{1,4}[a-z]?|[IVX]{1,4}|hs|bis|[A-Za-z]))?(?![\w])"
+    r"veien|vegen|katu|tie)\s+\d{1,4}[a-zA-Z]?(?:\s?[-/]\s?(?:\d{1,4}[a-z]?|[IVX]{1,4}|hs|bis|[A-Za-z])"
+    r"|[ ](?:bis|ter|[A-H])"
+    r"(?=[,.\s\"']|$))?(?![\w])"
     r"|\b(?:[A-ZÄÖÜ][a-zäöüß]+-)+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee)"
     r"\s+\d{1,4}[a-z]?(?![\w])"
     r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:er|e|es)?\s+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee)"
     r"\s+\d{1,4}[a-z]?(?![\w])"
     r"|\b[A-ZÁÉÍÓÖŐÚÜŰ][\w]+(?:\s[A-ZÁÉÍÓÖŐÚÜŰ][\w]+)?\s+(?:utca|út|tér|körút)\s+\d{1,4}(?![\w])"
+    # (its floor and door: "52. II/4", "24. 3. em. 12.")
+    r"(?:\.?[ \t]+[IVX]{1,4}\.?/\d{1,3}\.?|\.[ \t]+\d{1,2}\.[ \t]?em(?:elet)?\.?(?:[ \t]+\d{1,3}\.?)?)?"
     # a German street named by its place ("Am Hofgarten 3", "An der Alster 12", "Im Tal 4")
     r"|\b(?:Am|An\s+der|An\s+den|Auf\s+der|Auf\s+dem|Im|In\s+der|Zum|Zur|Hinter\s+der)\s+[A-ZÄÖÜ][a-zäöüß]+\s+\d{1,4}[a-z]?"
     r"(?![\w])"
@@ -91,6 +98,7 @@ _STREET = re.compile(
 #: postcodes by country; the strong ones name a country by their shape alone
 _STRONG_POSTCODE = (r"(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}"  # United Kingdom
                     r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada
+                    r"|(?:[AC-FHKNPRTV-Y]\d{2}|D6W)[ ](?=[0-9A-Z]{0,3}[A-Z])[0-9AC-FHKNPRTV-Y]{4}"  # Ireland
                     r"|\d{4}\s?[A-Z]{2}"  # the Netherlands
                     r"|(?:[A-Z]{2,3}\s+)\d{4,5}(?:-\d{4})?)(?![\w])")  # a US, Australian or Mexican state
 _POSTCODE = (r"(?:" + _STRONG_POSTCODE + r"|(?:〒\s?)?\d{3}-\d{4}|\d{5}-\d{3}|\d{4}-\d{3}|\d{2}-\d{3}"
@@ -128,9 +136,10 @@ def _tail_end(text: str, pos: int, coded: bool = False) -> int:
 
 
 #: a house number and capitalised words closed by a postcode that names its country
+_LINK = r"(?:(?:y|yr|na|an|nan|of|the|upon|on|de|la|le|du|des|del|van|der|den|von)[ \t]+(?:h-)?)?"
 _BY_POSTCODE = re.compile(
-    r"\b\d{1,5}[A-Za-z]?,?[ \t]+[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’-]+){0,3}"
-    r"(?:,[ \t]*[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’-]+){0,2}){0,2},?[ \t]+" + _STRONG_POSTCODE
+    r"\b\d{1,5}[A-Za-z]?,?[ \t]+[A-Z][\w'’-]+(?:[ \t]+" + _LINK + r"[A-Z][\w'’-]+){0,3}"
+    r"(?:,[ \t]*[A-Z][\w'’-]+(?:[ \t]+" + _LINK + r"[A-Z][\w'’-]+){0,2}){0,2},?[ \t]+" + _STRONG_POSTCODE
 )
 #: province, city, district, block: 東京都渋谷区神南1-2-3, 上海市浦东新区世纪大道100号, 서울특별시 강남구 테헤란로 123
 #: (a Korean one with its five-digit postcode before it, "(03922) 서울특별시 …", and its building, floor
@@ -533,8 +542,14 @@ def _line_parts(text: str, body: str, base: int, lo: int, hi: int) -> Iterator[t
 #: "101 00 Praha 10"; a Brazilian town, a dash or a slash and its state before the CEP, "Porto Alegre
 #: - RS, 90570-080", "São Paulo/SP 01310-100")
 _CODE_LINE = re.compile(r"[ \t,]*\n[ \t]*(?:" + _POSTCODE + r"(?:[ \t]+" + _PLACE + r"(?:[ \t]\d{1,2}(?![\w]))?)?"
+                        r"(?:[ \t]*/[ \t]*" + _PLACE + r")?"
                         r"|(?:" + _PLACE + r"(?:,[ \t]*|[ \t]+[-–][ \t]+|[ \t]*/[ \t]*)){0,2}" + _PLACE
                         + r",?[ \t]+" + _POSTCODE + r")[ \t,.]*(?=\n|\Z)")
+#: a line of an address's ward, district or neighbourhood between its street and its postcode line
+#: ("Kel. Pela Mampang, Kec. Mampang Prapatan", "Brgy. San Isidro", "Col. Roma Norte")
+_DISTRICT_LINE = re.compile(
+    r"[ \t,]*\n[ \t]*(?:(?:Kel|Kec|Kelurahan|Kecamatan|Desa|Kab|Kota|Brgy|Barangay|Col|Colonia|Mah|Mahallesi|Bairro|"
+    r"Phường|Quận|Huyện|Xã|District|Dist|Sector|Distrito)\.?[ \t]+" + _PLACE + r"(?:,[ \t]*|[ \t]*(?=\n))){1,3}")
 #: and the line under that: a country or a region alone ("Schweiz", "USA")
 _PLACE_LINE = re.compile(r"[ \t,]*\n[ \t]*(" + _PLACE + r")[ \t.]*(?=\n|\Z)")
 
@@ -592,6 +607,83 @@ def _street_lines(text: str) -> Iterator[tuple[int, int]]:
             yield m.start("street"), end
 
 
+#: a postcode whose shape with its space names its country alone, British, Irish or Canadian
+#: ("BT9 6AD", "P31 FX27", "K1A 0B1"), and the towns, county or island before it ("Ballincollig, Co.
+#: Cork P31 FX27", "Stornoway, Isle of Lewis HS1 2DQ", "Dublin 7, D07 N2X4")
+_FULL_CODE = (r"(?:[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2}|(?:[AC-FHKNPRTV-Y]\d{2}|D6W)[ ](?=[0-9A-Z]{0,3}[A-Z])"
+              r"[0-9AC-FHKNPRTV-Y]{4}|[A-Z]\d[A-Z][ ]\d[A-Z]\d)(?![\w-])")
+_TOWN_LINK = r"(?:of|upon|on|na|an|y|yr|le|la|de|sur|am|im|the)"
+_TOWN = (_NOT_PLACE + _PLACE_WORD + r"\.?(?:[ ](?:" + _TOWN_LINK + r"[ ])?" + _PLACE_WORD + r"\.?){0,3}")
+_CODED = re.compile(r"(?<![\w-])(?:(?:" + _TOWN + r"(?:[ \t]\d{1,2})?,[ \t]*){0,3}(?:" + _TOWN + r",?[ \t]+)?)?"
+                    + _FULL_CODE)
+#: a line of a postcode and its town that an address block ends with, by a postcode of some
+#: country's shape ("903 26 Umeå", "0103 Oslo", "34346 Hann. Münden"), or of a US state
+_TOWN_CODE_LINE = re.compile(r"(?m)^[ \t]*(?:(?P<code>" + _POSTCODE + r")[ \t]+(?P<town>" + _TOWN + r")"
+                             r"(?:[ \t]\d{1,2})?"
+                             r"|(?:" + _TOWN + r",?[ \t]+)+" + _STRONG_POSTCODE + r")[ \t,.]*$")
+#: the words of an address line above its postcode line besides capitalised ones: particles of
+#: Celtic and other languages' street names ("Bóthar na Trá 14", "19 Heol y Nant", "4 Sràid na
+#: h-Eaglaise"), a floor's short word ("Storgatan 14 B, 3 tr")
+_LINE_PARTICLES = _PARTICLE | frozenset(("y", "yr", "a'", "nan", "of", "the", "on", "upon", "st", "tr", "lgh",
+                                         "bis", "ter", "flat", "apt", "unit", "no", "nr"))
+_HOUSE = re.compile(r"(?:No\.?|N[º°o]\.?|#)?\d{1,5}[A-Za-z]?(?:[/-]\d{1,5}[A-Za-z]?)?|\d[A-Z]\d|[A-Z]\d{1,3}")
+
+
+def _address_like(line: str) -> bool:
+    """A line an address block's street takes: two to eight words, a house or flat number among
+    them, every other word capitalised (no greeting nor pronoun), a particle or a unit's word, and
+    no colon nor question."""
+    words = [w.strip(",.") for w in line.split()]
+    words = [w for w in words if w]
+    if not 1 < len(words) <= 8 or ":" in line or line.rstrip().endswith(("?", "!")):
+        return False
+    if not any(_HOUSE.fullmatch(w) for w in words):
+        return False
+    named = [w for w in words if not _HOUSE.fullmatch(w) and len(w) > 1]
+    # (no acronym among other words, "Ticket ABC 45", nor only everyday English words, "Room 12")
+    if any(w.isupper() for w in named) and not all(w.isupper() for w in named):
+        return False
+    if named and all(name_lexicon.key(w) in name_lexicon.ordinary_words() and not _street_word(w) for w in named):
+        return False
+    return all(_HOUSE.fullmatch(w) or w.lower() in _LINE_PARTICLES or re.fullmatch(r"h-[A-ZÀ-Þ]\w+", w)
+               or (w[0].isupper() and re.fullmatch(_NOT_PLACE + r"[^\W\d_][\w'’-]*", w)) for w in words)
+
+
+def _coded(text: str) -> Iterator[tuple[int, int]]:
+    for m in _CODED.finditer(text):
+        yield m.start(), m.end()
+
+
+def _blocks(text: str) -> Iterator[tuple[int, int]]:
+    """An address block read upwards from its postcode line: the one or two lines above that an
+    address's street takes (after a short label and its colon, "Postal: Storgatan 14 B, 3 tr"),
+    with the postcode line; a postcode of a country's shape or a town one of Faker's places, else a
+    street or post box word above it (never a year: "Version 2\n2024 Berlin")."""
+    for m in _TOWN_CODE_LINE.finditer(text):
+        code = m.group("code")
+        if code is not None and re.fullmatch(r"(?:19|20)\d\d", code):
+            continue
+        known = code is None or bool(_SHAPED_CODE.fullmatch(code)) or (
+            name_lexicon.key(m.group("town").split()[0].rstrip(".")) in name_lexicon.place_names())
+        start = m.start()
+        for _ in range(2):
+            above = text.rfind("\n", 0, max(0, start - 1))
+            line = text[above + 1 : start - 1] if start else ""
+            label = re.match(r"[ \t]*(?:[^\W\d_][\w.-]*[ \t]+){0,2}[^\W\d_][\w.-]*:[ \t]+", line)
+            street = line[label.end() :] if label else line
+            if not street.strip() or not _address_like(street):
+                break
+            if not known and not (re.search(_POST_BOX_WORD, street) or any(
+                    _street_word(w) for w in street.split() if w[0].isupper())):
+                break
+            known = True
+            start = above + 1 + len(line) - len(street.lstrip())
+            if label:
+                break
+        if start < m.start():
+            yield start, m.end()
+
+
 def _cued_codes(text: str) -> Iterator[tuple[int, int]]:
     for m in _CODE_CUED.finditer(text):
         yield m.start(1), m.end(1)
@@ -617,6 +709,8 @@ def _lines_below(text: str, end: int) -> int:
     if _CJK.search(text[max(0, end - 16) : end]) and (building := _BUILDING_LINE.match(text, end)):
         end = building.end()
     coded = _CODE_LINE.match(text, end)
+    if coded is None and (district := _DISTRICT_LINE.match(text, end)) is not None:
+        coded = _CODE_LINE.match(text, district.end())
     if coded is None:
         return end
     end = coded.end()
@@ -637,6 +731,8 @@ def find(text: str) -> list[tuple[int, int]]:
             found.append((m.start(), _tail_end(text, m.end())))
     found.extend(_introduced(text))
     found.extend(_cued_codes(text))
+    found.extend(_coded(text))
+    found.extend(_blocks(text))
     found.extend(_box_lines(text))
     found.extend(_street_lines(text))
     found.extend(_loose(text))

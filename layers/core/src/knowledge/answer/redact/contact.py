@@ -43,6 +43,10 @@ _OBF_EMAIL = re.compile(
 _SAID_TLDS = frozenset(("com", "net", "org", "edu", "gov", "info", "io", "biz", "de", "fr", "es", "it", "pt", "br",
                         "mx", "co", "ar", "cl", "pe", "uy", "ve", "ec", "bo", "py", "ca", "ch", "at", "be", "lu",
                         "nl", "uk", "eu", "pl", "ru", "in", "za", "ng", "ke", "au", "nz", "us", "cat", "gal"))
+#: an address whose last dot was typed as a comma ("hyunwoo.choi@haneul-soft,kr"): the comma
+#: is one only before a known top-level domain or a country's two letters closing the word
+_COMMA_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]{2,}(?:\.[A-Za-z0-9-]+)*"
+                          r",(?P<tld>[a-z]{2,4})(?![\w@.])")
 _AT_SIGN = re.compile(r"@|(?i:[\[({<][ \t]*at[ \t]*[\])}>]|-at-|_at_)|[ \t]" + _AT_WORD + r"[ \t]")
 
 
@@ -58,6 +62,9 @@ def _emails(text: str) -> Iterator[Span]:
         if re.search(r"://[^\s/@]*\Z", text[max(0, plain.start() - 200) : plain.start()]):
             continue  # "postgres://app:pa!ss@db01.internal": a URL's user-info and host, no address
         yield Span(plain.start(), plain.end(), "email")
+    for typo in _COMMA_EMAIL.finditer(text):
+        if typo.group("tld") in _SAID_TLDS or len(typo.group("tld")) == 2:
+            yield Span(typo.start(), typo.end(), "email")
     pos = 0
     if not _AT_SIGN.search(text):
         return

@@ -19,6 +19,7 @@ from .context_names import _LOWER_CUE, answered_names, asks_name
 from .documents import _call_notes, _document_names, _no_person, _script_aliases
 from .id_documents import mrz_names
 from .ids import _ID_WORD, _REFERENCE, _accounts, _checked_ids, _code_parts, _id_documents, _references, asks_id
+from .keyed import keyed_values
 from .lexicon_names import (
     _LOWER_WORD,
     _capital_names,
@@ -59,6 +60,7 @@ from .users import (
     _users_before_secrets,
     answered_usernames,
     asks_username,
+    configured_users,
 )
 from .words import _COMPANY_WORDS, _NAME_WORD, _NOT_NAMES, _PARTICLE, _WORD, _given, _lower_case_writer, _ordinary
 
@@ -83,6 +85,7 @@ def vocabulary_candidates(texts: Iterable[str]) -> set[str]:
         # the corpus knows them, a customer's reference when not
         for m in _REFERENCE.finditer(text):
             out.update(_code_parts(m.group(1) or m.group(2)))
+        out.update(name_lexicon.key(user) for user in configured_users(text))
     return out
 
 
@@ -115,6 +118,10 @@ _INITIAL_AFTER = re.compile(r"[ \t][A-Z]\.[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’-]+(?:-[A
 _COUNT_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}[ \t]?[x×][ \t]?\Z")
 
 
+_CHAT_LABEL = re.compile(r"\A[ \t]*\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+"
+                         r"(?:[^\W\d_][\w.'-]{0,20}(?:[ ][^\W\d_][\w.'-]{0,20})?:[ \t]*)?")
+
+
 def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
                known_names: Collection[str] = (), known_words: Collection[str] | None = None,
                speaker: str | None = None, asked: Collection[str] = (),
@@ -143,7 +150,7 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_accounts(text), *_id_documents(text), *_checked_ids(text, customer, "national_id" in asked), *_ips(text),
         *_phones(text, phone_regions), *_spoken_phones(text), *_streets(text),
         *_amounts(text, customer or speaker == "agent"),
-        *(_table_amounts(text) if speaker != "agent" else ()),
+        *(_table_amounts(text) if speaker != "agent" else ()), *keyed_values(text),
         *_people(text), *(_own_accounts(text, known_words) if customer else ()),
         *_known(text, known_names), *_derived_handles(text, known_names), *_name_handles(text),
         *_initial_names(text, known_names),
@@ -155,16 +162,14 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         *_lower_given_names(text, known_words), *_subject_names(text, known_words), *_capital_names(text, known_words),
     ]
     found.extend(_pronoun_subjects(text, known_words))
-    if "date_of_birth" in asked:
-        found.extend(answered_births(text))
-    if "person_name" in asked:
-        found.extend(answered_names(text))
-    if "secret" in asked:
-        found.extend(answered_secrets(text))
-    if "card" in asked:
-        found.extend(answered_last_digits(text))
-    if "username" in asked:
-        found.extend(answered_usernames(text))
+    # (a chat log's reply opens on its time and speaker: "[10:03] cliente: tiago.m.nunes")
+    label = _CHAT_LABEL.match(text)
+    reply, shift = (text[label.end() :], label.end()) if label else (text, 0)
+    for kind, answered in (("date_of_birth", answered_births), ("person_name", answered_names),
+                           ("secret", answered_secrets), ("card", answered_last_digits),
+                           ("username", answered_usernames)):
+        if kind in asked:
+            found.extend(Span(s.start + shift, s.end + shift, s.kind) for s in answered(reply))
     if birth_years:
         found.extend(s for s in answered_births(text) if any(y in text[s.start : s.end] for y in birth_years))
     found.extend(_recurring(text, known_values))
@@ -200,6 +205,10 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found = [span for span in found if span.kind != "phone" or not any(
         s.start <= span.start and span.end <= s.end for s in streets) or not (
         sum(c.isdigit() for c in text[span.start:span.end]) <= 6 or addresses.postcode(text[span.start:span.end]))]
+    # digits glued to a word by an underscore are a handle's or a key's ("u_30077215"), no telephone
+    # (and digits before "@" and a name are a payment handle's or an address's: "9810427735@ybl")
+    found = [span for span in found if span.kind != "phone" or not (
+        text[span.start - 1 : span.start] == "_" or re.match(r"_|@[A-Za-z]", text[span.end : span.end + 2]))]
     # the winning kind first, then the longest span
     found.sort(key=lambda s: (_PRIORITY[s.kind], -(s.end - s.start), s.start))
     taken: list[Span] = []
@@ -317,15 +326,19 @@ def asked_in(texts: Sequence[str], speakers: Sequence[str | None]) -> list[froze
     asked for ("please confirm your date of birth" -> ``{"date_of_birth"}``, a word for an
     identity document -> ``{"national_id"}``, "the account holder's name?" -> ``{"person_name"}``);
     a text with no
-    speaker (a title) asks and answers nothing."""
+    speaker (a title) answers nothing, and asks only of a date of birth: a ticket whose title
+    speaks of one ("Geburtsdatum falsch eingetragen") is about the customer's, and a date of a
+    year one is born in that the customer writes in it is theirs."""
     out: list[frozenset[str]] = []
     last: dict[str, str] = {}  # each speaker's latest message
+    about_birth = any(speaker is None and asks_birth(text) for text, speaker in zip(texts, speakers, strict=True))
     for text, speaker in zip(texts, speakers, strict=True):
         other = next((t for s, t in last.items() if s != speaker), None) if speaker is not None else None
-        out.append(frozenset() if other is None else frozenset(
+        kinds = frozenset() if other is None else frozenset(
             kind for kind, asks in (("date_of_birth", asks_birth), ("national_id", asks_id),
                                     ("person_name", asks_name), ("secret", asks_secret),
-                                    ("card", asks_last_digits), ("username", asks_username)) if asks(other)))
+                                    ("card", asks_last_digits), ("username", asks_username)) if asks(other))
+        out.append(kinds | {"date_of_birth"} if about_birth and speaker == "customer" else kinds)
         if speaker is not None:
             last[speaker] = text
     return out

@@ -27,14 +27,17 @@ _ACCOUNT = re.compile(
     # Polish, Vietnamese, Russian, Ukrainian)
     r"hesap|hesab[ıi]m?|akaun|cont(?:ul)?|[úu][čc]et|[úu][čc]tu|rachun(?:ek|ku)|tài\s+khoản|сч[её]т|рахун(?:ок|ку)|"
     # the interbank account numbers of Mexico and Argentina, a French or Maghrebi bank's RIB
-    r"clabe|cbu|cvu|rib|akaunti)"
+    r"clabe|cbu|cvu|rib|akaunti|"
+    # Peru's interbank code, a Mozambican or Portuguese NIB, a Chilean "cta cte", an Indonesian
+    # virtual account, Vietnamese "tk" (tài khoản)
+    r"cci|nib|cta(?:\.?\s+cte\.?)?|(?-i:VA)|tk)"
     # the account's kind after it ("conta corrente 48213-7", "cuenta de ahorros", "checking account")
     r"(?:\s+(?:corrente|corriente|courant|poupan[çc]a|de\s+ahorros?|de\s+poupan[çc]a|bancari[ao]|banc[áa]ria|"
     r"pessoal|personal|principal|salário|salario|vadesiz|vadeli|tabungan|giro|curent|bankowy|bankovní|"
     r"ngân\s+hàng|текущий|поточний))?"
     # (and the bank's initials or a name ending in "bank", and the owner's word: "rekening BCA
     # 1234567890", "conta NU 12345-6", "No akaun Maybank saya 5140 2288 9176")
-    r"(?:\s+(?-i:[A-Z]{2,6}|[A-Z]\w{0,12}bank))?(?:\s+(?:saya|ku|aku|mine|mío|mia|meu|minha|yangu))?"
+    r"(?:\s+(?-i:[A-Z]{2,6}|[A-Z]\w{0,12}bank))?(?:\s+(?:saya|ku|aku|nya|mine|mío|mia|meu|minha|yangu))?"
     r"\.?(?:,?\s*(?:number|no\.?|num|nr\.?|nomor|numarası|numărul|číslo|numer|số|#))?\s*"
     r"(?:is|ist|es|é|ni|:|=|#)?\s*((?:\d[ -]?){5,29}\d)\b"
     # a number with a letter prefix and dashes too ("depuis mon compte CV-7730-2291-04")
@@ -80,6 +83,8 @@ _CUSTOMER_NUMBER = re.compile(
     # the member's word before its number ("adhérent n° MGX-77120394", "socio nº 4471")
     + r"|(?i:\b(?:adhérent|adherent|membre|socio|cliente|client|kunde|mitglied)\s+(?:n[°º]|no\.?|nr\.?|numéro|número|"
     r"numero|nummer)\s*:?\s*)" + _ID_VALUE
+    # a code with its prefix right after the word for a customer or member ("customer CV-0043127 withdrew")
+    + r"|(?i:\b(?:customer|client|member|end-user|kunde|cliente)\s+)((?-i:[A-Z]{1,5})-\d{4,12})\b"
     # an account's code after its holder's name ("Account holder Nnamdi Okafor, CL-UK-00731266")
     + r"|(?i:\baccount\s+holder\s*:?[ \t]+[^,\n]{2,60},[ \t]*)((?-i:[A-Z]{1,5}(?:-[A-Z]{1,5}){0,2})-?\d{5,14})\b"
 )
@@ -182,14 +187,16 @@ _ID_WORDS = (
     r"residence\s+(?:card|permit)|di[čc]|omang|huduma|ghana\s+card|"
     # a Czech or Slovak birth number, a Portuguese citizen card or identity card ("BI n.º"), an
     # Italian identity card
-    r"rodn[éeá]\s+[čc][íi]sl\w*|cart[ãa]o\s+de\s+cidad[ãa]o|(?-i:BI)(?=[ \t]+n\.?[ \t]?[º°o])|"
+    r"rodn[éeá]\s+[čc][íi]sl\w*|cart[ãa]o\s+de\s+cidad[ãa]o|(?-i:BI)|"
+    # Tanzania's national identity number
+    r"nida|"
     r"carta\s+d'identit[àa]|(?-i:CIE)|"
     # Serbia's and its neighbours' JMBG, Latvia's personal code, Hungary's personal, tax and
     # health numbers and identity card, a Czech or Slovak identity card, Ukraine's tax number,
     # Swahili's word for an identity card
     r"jmbg|personas\s+kods|szem[ée]lyi\s+(?:sz[áa]m|igazolv[áa]ny)\w*|ad[óo]azonos[íi]t[óo]\w*|(?-i:TAJ)|"
     r"ob[čc]ansk\w+\s+pr[ůu]kaz\w*|kitambulisho)\b|"
-    r"ЈМБГ|ІПН|РНОКПП|ідентифікаційн\w+\s+код\w*|תעודת\s+זהות|ת\.ז\.?|מספר\s+זהות|شناختی\s+کارڈ|"
+    r"(?<!\w)r\.[ \t]?č\.|ЈМБГ|ІПН|РНОКПП|ідентифікаційн\w+\s+код\w*|תעודת\s+זהות|ת\.ז\.?|מספר\s+זהות|شناختی\s+کارڈ|"
     r"आधार|पहचान|পরিচয়|জাতীয়|এনআইডি|کد\s*ملی|شناسنامه|"
     r"주민|외국인\s*등록|身份证|身份證|身分證|证件|證件|居民身份|公民身份|الرقم\s+(?:القومي|القومى|الوطني)|マイナンバー|個人番号|هوي[ةه]|الهوي[ةه]|إقامة|اقامة|رقم\s+وطني|"
     r"ταυτότητ\w*|ΑΜΚΑ|ΑΦΜ|ΑΔΤ|паспорт\w*|ИНН|СНИЛС|ЕГН|посвідчен\w*|เลขประจำตัว|บัตรประชาชน)")
@@ -400,7 +407,8 @@ def _checked_ids(text: str, customer: bool, asked: bool = False) -> Iterator[Spa
     if customer:
         # after a word for an identity document, a customer's long number is theirs even when
         # no country's check accepts it (a check digit mistyped, a country without a module)
-        for m in re.finditer(r"(?<![\w.,/+-])\d(?:[ -]?\d){5,17}(?![\w-]|[.,]\d)", text):
+        # (a check letter may close it, "BI 110102847361B"; Tanzania's NIDA number has 20 digits)
+        for m in re.finditer(r"(?<![\w.,/+-])\d(?:[ -]?\d){5,21}[A-Z]?(?![\w-]|[.,]\d)", text):
             if in_phone(m.start(), m.end()):
                 continue
             # further from the word (other words between: "TIN ko kung kailangan: 304-582-716-000"),
@@ -469,12 +477,24 @@ _SHAPED_IDS = re.compile(
     r"[AC-HJKMNP-RT-Y0-9]\d-?[AC-HJKMNP-RT-Y]{2}\d{2})(?![\w-])"
     r"|(?i:\bihi\b)[^\n\d]{0,20}(8003[ ]?60\d\d[ ]?\d{4}[ ]?\d{4})(?!\d)"
     r"|(?:\bC\.I\.|(?i:carta\s+d'identit[àa]|\bcie\b))[ \t]*(?:(?i:n\.?|nr\.?|no\.?|numero|n[°º])[ \t]*:?[ \t]*)?"
-    r"([A-Z]{2}\d{5}[A-Z]{2})(?![\w])")
+    r"([A-Z]{2}\d{5}[A-Z]{2})(?![\w])"
+    # a Greek identity card (two capital Greek letters and six digits, "ΑΚ 284193"), a Portuguese
+    # citizen card (eight digits, a check digit, two letters and a digit: "14829375 4 ZX7")
+    r"|(?<![\w])([Α-Ω]{1,2}[ -]?\d{6})(?![\w])"
+    r"|(?<![\w-])(\d{8}[ ]?\d[ ]?[A-Z]{2}\d)(?![\w-])"
+    # an Indian PAN: five letters (the fourth the holder's kind), four digits and a check letter
+    r"|(?<![\w-])([A-Z]{3}[ABCFGHLJPT][A-Z]\d{4}[A-Z])(?![\w-])"
+    # a document's number after the words for one or for an identity card ("Dokumentnummer
+    # T22M0P81N2", "het nummer op mijn ID-kaart IXR4K71P2", "numéro de document 18AB4420")
+    r"|(?i:dokumentnummer|documentnummer|ausweisnummer|document\s+number|num[ée]ro\s+(?:du\s+|de\s+)?document|"
+    r"n[úu]mero\s+(?:do\s+|de\s+)?documento|numero\s+(?:del\s+|di\s+)?documento|numer\s+dokumentu|"
+    r"[čc][íi]slo\s+dokladu|id-kaart|identiteitskaart|personalausweis|id-kort|henkilökortti)"
+    r"[^\n\d]{0,16}?(?<![\w-])((?=[A-Z0-9]*\d[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6,12}|\d{6,12})(?![\w-]|[ ]\w)")
 
 
 def _id_documents(text: str) -> Iterator[Span]:
     for m in _SHAPED_IDS.finditer(text):
-        g = next(i for i in (1, 2, 3) if m.group(i))
+        g = next(i for i in range(1, 8) if m.group(i))
         yield Span(m.start(g), m.end(g), "national_id")
     yield from documents(text, lambda start: _cue_before(_ID_CUE, text, start))
     for m in _COLOMBIAN_CC.finditer(text):

@@ -180,6 +180,10 @@ def _capital_names(text: str, known: Collection[str] | None) -> Iterator[Span]:
             low = w.lower().strip(".")
             if inner and len(k) == 1:
                 return True  # a middle initial
+            # (a word between two names is one too, though a dictionary has it: "SHARMA ANIL KUMAR")
+            if inner and len(k) >= 3 and k.isalpha() and low not in _NOT_NAMES and low not in _TITLES \
+                    and low not in _COMPANY_WORDS and not re.fullmatch(_PARTICLE, low) and k not in _BRANDS:
+                return True
             if (len(k) < 2 or (known is not None and k in known) or low in _NOT_NAMES or low in _TITLES
                     or low in _COMPANY_WORDS or _legal_form(w)
                     or (k in name_lexicon.place_names() and not (_given(w) or _surname(w)))

@@ -413,6 +413,7 @@ _MONEY_COLUMN = frozenset((
     "amount", "amt", "value", "total", "subtotal", "fee", "price", "sum", "summe", "suma", "betrag", "összeg",
     "osszeg", "montant", "importe", "importo", "valor", "bedrag", "kwota", "сумма", "сума", "balance", "paid",
     "cost", "net", "gross", "reward", "payout", "credit", "debit", "charge", "refund", "deposit", "withdrawal",
+    "stake", "staked", "slashed", "principal",
     "金额", "金額", "금액"))
 
 
@@ -425,41 +426,86 @@ _TABLE_NUMBER = re.compile(r"[ \t]*-?[$€£]?(?:\d{1,3}(?:[,.' ]\d{3})+|\d+)(?:
 
 
 #: a pasted table's column of user names, by its header ("username", "login", "user_id", "Benutzer")
-_USER_COLUMN = frozenset(("username", "user", "login", "handle", "userid", "uid", "account", "benutzer",
+_USER_COLUMN = frozenset(("username", "user", "login", "handle", "userid", "uid", "account", "actor", "benutzer",
                           "benutzername", "usuario", "utilisateur", "utente", "gebruiker", "gebruikersnaam",
                           "użytkownik", "felhasználó", "пользователь", "логин", "користувач"))
 _USER_CELL = re.compile(r"[ \t]*[A-Za-z][\w.$-]{1,39}[ \t]*")
+
+
+#: a pasted table's column of identity numbers, by its header ("NIF", "SSN", "Steuer-ID", "PESEL")
+_ID_COLUMN = frozenset(("nif", "nie", "dni", "bsn", "ssn", "sin", "tin", "pesel", "cpf", "cnp", "nino", "curp", "rut",
+                        "nik", "aadhaar", "pan", "afm", "amka", "steuerid", "taxid", "idnumber", "nationalid",
+                        "passport", "passportno", "personnummer", "henkilötunnus", "codicefiscale", "nir"))
+_ID_CELL = re.compile(r"[ \t]*(?=[A-Z0-9 ./-]*\d{2})[A-Z0-9][A-Z0-9 ./-]{4,22}[ \t]*")
+#: a bank statement's line: a day first, words, and the figure closing the line after a wide gap or
+#: a sign ("05/09  VIR RECU SCP GIRAUD   + 212 450,00", "20/06  ΕΞΕΡΧΟΜΕΝΟ ΕΜΒΑΣΜΑ   -62.300,00")
+_STATEMENT_LINE = re.compile(
+    r"(?m)^[ \t]*(?:\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?\.?|\d{4}-\d{2}-\d{2})[ \t]+[^\n]*?[^\W\d_][^\n]*?"
+    r"(?:[ \t]{2,}|\t|[ \t]+(?=[+-]))(?P<amount>[+-]?[ \t]*\d{1,3}(?:[ .,'\u00a0]\d{3})*[.,]\d{2})"
+    r"(?:[ \t]*(?:[A-Z]{3}|[€$£]))?[ \t]*$")
+
+
+def _statement_amounts(text: str) -> Iterator[Span]:
+    for m in _STATEMENT_LINE.finditer(text):
+        yield Span(m.start("amount"), m.end("amount"), "amount")
 
 
 def _column_words(cell: str) -> list[str]:
     return [w.lower() for w in re.findall(r"[A-Z]?[a-z\u00c0-\u024f]+|[A-Z]+(?![a-z])|[^\W\d_]+", cell.strip())]
 
 
+def _cells(line: str, sep: str | None) -> list[tuple[int, str]]:
+    """A table line's cells with their offsets: split at ``sep``, or (None) at gaps of two spaces
+    or more, as a console or an aligned export prints its columns."""
+    if sep is not None:
+        out, pos = [], 0
+        for cell in line.split(sep):
+            out.append((pos, cell))
+            pos += len(cell) + 1
+        return out
+    return [(m.start(), m.group()) for m in re.finditer(r"\S+(?:[ ]\S+)*", line)]
+
+
+#: a pasted table's column of customers' account codes, by its header ("accountId", "customer")
+_ACCOUNT_COLUMN = frozenset(("accountid", "accountno", "accountnumber", "customerid", "customer", "memberid",
+                             "subaccount", "subaccountid", "delegator", "delegatorid"))
+_CODE_CELL = re.compile(r"[ \t]*(?=(?:\D*\d){3})[A-Za-z0-9][\w.-]{2,40}[ \t]*")
+
+
 def _table_amounts(text: str) -> Iterator[Span]:
-    """The figures of a pasted table (CSV, semicolon, tab or pipe separated) in a column whose
-    header names money, and the user names in one whose header names a user ("username",
-    "login"): its rows, each with as many cells as the header, up to a line that has not."""
+    """The figures of a pasted table (CSV, semicolon, tab or pipe separated, or its columns aligned
+    with spaces) in a column whose header names money, the user names in one whose header names a
+    user ("username", "login", "actor"), the numbers in one whose header names an identity number
+    ("NIF") and the codes in one that names a customer's account ("accountId"): its rows, each with
+    as many cells as the header, up to a line that has not; and a bank statement's figures."""
+    yield from _statement_amounts(text)
     lines = list(re.finditer(r"[^\n]+", text))
     i = 0
     while i < len(lines):
         header = lines[i].group()
         sep = next((c for c in ",;\t|" if header.count(c) >= 2), None)
-        cells = header.split(sep) if sep else []
+        cells = [cell for _, cell in _cells(header, sep)] if sep or re.search(r"\S[ ]{2,}\S.*[ ]{2,}\S", header) \
+            else []
+        heads = ["".join(_column_words(cell)) if len(cell) <= 40 else "" for cell in cells]
         money = [k for k, cell in enumerate(cells) if len(cell) <= 40 and _money_column(cell)
                  and not re.search(r"\d", cell)]
-        users = [k for k, cell in enumerate(cells) if len(cell) <= 40 and not re.search(r"\d", cell)
-                 and "".join(_column_words(cell)) in _USER_COLUMN]
+        users = [k for k, head in enumerate(heads) if head in _USER_COLUMN and not re.search(r"\d", cells[k])]
+        ids = [k for k, head in enumerate(heads) if head in _ID_COLUMN]
+        accounts = [k for k, head in enumerate(heads) if head in _ACCOUNT_COLUMN]
         i += 1
-        if not (money or users):
+        if not (money or users or ids or accounts):
             continue
-        while i < len(lines) and lines[i].group().count(sep or ",") == len(cells) - 1:
-            row, offset = lines[i].group(), lines[i].start()
-            start = 0
-            for k, cell in enumerate(row.split(sep)):
+        while i < len(lines) and len(row_cells := _cells(lines[i].group(), sep)) == len(cells):
+            offset = lines[i].start()
+            for k, (start, cell) in enumerate(row_cells):
                 lead = len(cell) - len(cell.lstrip())
+                span = (offset + start + lead, offset + start + len(cell.rstrip()))
                 if k in money and _TABLE_NUMBER.fullmatch(cell) and cell.strip():
-                    yield Span(offset + start + lead, offset + start + len(cell.rstrip()), "amount")
+                    yield Span(*span, "amount")
                 elif k in users and _USER_CELL.fullmatch(cell) and not _system_account(cell.strip()):
-                    yield Span(offset + start + lead, offset + start + len(cell.rstrip()), "username")
-                start += len(cell) + 1
+                    yield Span(*span, "username")
+                elif k in ids and _ID_CELL.fullmatch(cell):
+                    yield Span(*span, "national_id")
+                elif k in accounts and _CODE_CELL.fullmatch(cell):
+                    yield Span(*span, "account_number")
             i += 1

@@ -446,6 +446,9 @@ _WORD_BEFORE = re.compile(rf"(?<![\w'’.-])({_NAME_WORD})[ \t]+\Z")
 _WORD_AFTER = re.compile(rf"[ \t]+((?:(?i:{_PARTICLE})[ \t]+)?({_NAME_WORD}))(?![\w'’@]|[-.]\w)")
 
 
+_CLAUSE_OPENS = re.compile(r"(?:^|[.!?:;\n\"“(])[ \t]*\Z")
+
+
 def _extended_names(taken: Sequence[Span], text: str) -> list[Span]:
     """``taken`` with a name's missing neighbour: the capitalised word before a family name found
     alone, inside a sentence ("en la app puse Majo Fernández" after "María José Fernández Ruiz");
@@ -465,11 +468,15 @@ def _extended_names(taken: Sequence[Span], text: str) -> list[Span]:
             out.append(span)
             continue
         start, end = span.start, span.end
-        first = text[start:end].split()[0] if text[start:end].split() else ""
-        before = _WORD_BEFORE.search(text, max(0, start - 40), start)
-        if (before and _surname(first) and not _given(first) and fits(before.group(1)) and not before.group(1).isupper()
-                and not re.search(r"(?:^|[.!?:;\n\"“(])[ \t]*\Z", text[max(0, before.start(1) - 3) : before.start(1)])
-                and not any(t.start < start and t.end > before.start(1) for t in taken if t is not span)):
+        # (twice: a family name of two words takes its given name too, "Rajendra Singh Chauhan")
+        for _ in range(2):
+            first = text[start:end].split()[0] if text[start:end].split() else ""
+            before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+            if not (before and _surname(first) and not _given(first) and fits(before.group(1))
+                    and not before.group(1).isupper()
+                    and not _CLAUSE_OPENS.search(text[max(0, before.start(1) - 3) : before.start(1)])
+                    and not any(t.start < start and t.end > before.start(1) for t in taken if t is not span)):
+                break
             start = before.start(1)
         after = _WORD_AFTER.match(text, end)
         if after:

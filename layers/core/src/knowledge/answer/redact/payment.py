@@ -190,7 +190,10 @@ def _iban_lengths() -> dict[str, int]:
 #: IBAN after them keeps the customer's account even when a digit was dropped or mistyped
 _IBAN_CUE = re.compile(r"(?i:\b(?:iban|bic|kont[oa]\w*|\w+-konto|account|acct|compte|cuenta|conta|conto|rekening|"
                        r"rachun\w*|[úu][čc]et\w*|bank\w*|banque|banco|payout|auszahl\w*|virement|"
-                       r"überweisung|transferencia|bonifico|rib|sepa)\b)[^\n]{0,30}\Z")
+                       r"überweisung|transferencia|bonifico|rib|sepa|"
+                       # a withdrawal's or a payout's words: the account it goes to follows
+                       r"withdraw\w*|opname|uitbetaling|retrait|retiro|prelievo|levantamento|wypłat\w*|výběr\w*)\b)"
+                       r"[^\n]{0,30}\Z")
 
 
 def _ibans(text: str) -> Iterator[Span]:
@@ -214,7 +217,11 @@ def _ibans(text: str) -> Iterator[Span]:
             named = re.search(r"(?i)\biban\b[ \t]*[:#=-]?[ \t]*\Z", text[max(0, m.start() - 12) : m.start()])
             if (expected is not None and (abs(len(compact) - expected) <= 2 or (named and 15 <= len(compact) <= 34))
                     and value[:2].isupper() and 2 <= int(compact[2:4]) <= 98
-                    and _IBAN_CUE.search(text, max(0, m.start() - 40), m.start())):
+                    and (_IBAN_CUE.search(text, max(0, m.start() - 40), m.start())
+                         # (or beside its own correction: a valid IBAN of the same bank in the text)
+                         or any(other.start() != m.start() and re.sub(r"\s", "", other.group())[:8].upper()
+                                == compact[:8] and _iban_valid(re.sub(r"\s", "", other.group()))
+                                for other in _IBAN.finditer(text)))):
                 yield Span(m.start(), m.start() + len(value), "iban")
 
 
@@ -242,9 +249,9 @@ def _masked_cards(text: str) -> Iterator[Span]:
 #: cuenta terminada en 8841", "l'IBAN se terminant par 2694", "your number ending 1957")
 _LAST_DIGITS = re.compile(
     r"(?i:\b(?:ending|ends|end)(?:\s+(?:in|with|on))?|\bfinit\s+par|\b(?:se\s+)?terminant\s+par|"
-    r"\bterminad[ao]\s+en|\b(?:que\s+)?termina\s+en|\b(?:che\s+)?termina(?:nte)?\s+(?:in|con|per)|"
+    r"\bterminad[ao]\s+en|\b(?:que\s+)?termina\s+en|\b(?:che\s+)?(?:termina(?:nte)?|finisce)\s+(?:in|con|per)|"
     r"\bterminad[ao]\s+em|\bendet\s+(?:auf|mit)|\bendend\s+auf|\beindigend\s+op|\beindigt\s+op|"
-    r"\bko[ńn]cz\w*\s+si[ęe]\s+na|\bfinal(?:izado\s+em)?|\bslutar\s+på|\bslutter\s+på|\bender\s+(?:på|med)|"
+    r"\bko[ńn]cz\w*\s+si[ęe]\s+na|\bsonu|\bfinal(?:izado\s+em)?|\bslutar\s+på|\bslutter\s+på|\bender\s+(?:på|med)|"
     # Arabic "ending in", Japanese "last digits", Korean "last digits", Chinese "tail number"
     r"(?:المنتهي[ةه]?|تنتهي)\s+(?:ب|بـ|بالرقم|بالأرقام)|末尾(?:は|が|：|:)?|끝자리(?:는|가)?|끝\s*번호(?:는)?|尾号(?:是|为)?)"
     r"[ \t]*:?[ \t]*[•*.xX]{0,4}(\d{3,4})(?![\d.,]\d|\d|[ \t]*(?:%|€|\$))")
@@ -265,6 +272,9 @@ _MASKED_LAST_FOUR = re.compile(r"(?:[*•xX]{4}[ -]?){2,3}(\d{4})(?!\d)"
                                r"|(?<![\w])(?i:visa|mastercard|mc|amex|card)_(\d{4})(?![\w])")
 
 
+_CARD_AFTER = re.compile(r"(?i)[ \t]+(?:olan[ \t]+|ile[ \t]+biten[ \t]+)?(?:kart|card|carte|tarjeta|carta)")
+
+
 def _last_digits(text: str) -> Iterator[Span]:
     for m in _MASKED_LAST_FOUR.finditer(text):
         g = next(i for i in (1, 2, 3) if m.group(i))
@@ -273,6 +283,9 @@ def _last_digits(text: str) -> Iterator[Span]:
         # (only after the word for a card, an account or a telephone: "the year ending 2024" is none)
         before = text[max(0, m.start() - 40) : m.start() + len(m.group()) - len(m.group(1))]
         kind = next((k for pattern, k in _LAST_DIGITS_OF if pattern.search(before)), None)
+        # (or the word for a card right after, as Turkish places it: "Sonu 0534 olan kartla")
+        if kind is None and _CARD_AFTER.match(text, m.end()):
+            kind = "card"
         if kind is not None:
             yield Span(m.start(1), m.end(1), kind)
 

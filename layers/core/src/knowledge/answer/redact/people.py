@@ -148,7 +148,8 @@ _BIRTH_WORDS = (
     # Nordic languages, the South Slavic and Baltic languages, Albanian, Swahili, Filipino
     r"ημερομηνία\s+γέννησης|ημ\.?\s*γέννησης|γέννησης|γεννήθηκα|γενέθλια|data\s+na[șs]terii|na[șs]terii|"
     r"n[ăa]scut[ăa]?|tanggal\s+lahir|tgl\.?\s+lahir|tarikh\s+lahir|lahir|ngày\s+sinh|sinh\s+ngày|sinh\s+năm|"
-    r"datum\s+narozen[íi]|narozen[íiaá]?|narodenia|narodil[a]?|születési\s+(?:dátum|idő)|születtem|születés|"
+    r"datum\s+narozen[íi]|narozen[íiaá]?|nar\.|narodenia|narodil[a]?|születési\s+(?:dátum|idő)|születtem|születés|"
+    r"szül\.|"
     r"дата\s+народження|народження|народил(?:ся|ася)|född|født|syntynyt|rođenja|rodjenja|rojstva|рођења|"
     r"раждане|gimimo|dzimšanas|lindjes|kuzaliwa|kapanganakan"
 )

@@ -50,7 +50,7 @@ _LONG_TOKEN = re.compile(r"(?<![\w/.-])[A-Za-z0-9_+/-]{20,}={0,2}(?![\w/.=-])")
 
 #: the user-info of a URL holds a password ("postgres://app:S3cret!@db01/app"), and so does a login
 #: written as user and password ("the login admin:Qz7#mVp2!kL9")
-_URL_PASSWORD = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s:/@]{1,64}:([^\s/@]{1,128})@(?=[\w\[])")
+_URL_PASSWORD = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s:/@]{0,64}:([^\s/@]{1,128})@(?=[\w\[])")
 _LOGIN_PAIR = re.compile(
     r"(?i:(?:\b(?:login|log-in|credentials?|creds|user(?:name)?\s*/\s*pass(?:word)?|account)|"
     r"(?<!\S)(?:-u|--user(?:name)?))\s*(?:is|are|was|:|=)?\s*[\"']?)"

@@ -93,6 +93,9 @@ _URL_USER = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://([^\s:/@]{1,64}):[^\s/@]
 #: the name ("cn=svc-harbor,ou=svc,dc=corp,dc=local")
 _LDAP_USER = re.compile(r"(?i)\b(?:uid|samaccountname|userprincipalname)=([^,;+=\s\"'()]{2,64})"
                         r"|\bcn=([^,;+=\n\"'()]{2,64}?)(?=[ \t]*,[ \t]*(?:ou|dc|o|cn|uid|c|l|st)=)")
+#: the user an environment variable or a config key names ("TD_API_USER=ops_tunde", "SMTP_USERNAME: mk")
+_ENV_USER = re.compile(r"(?<![\w$])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:USER|USERNAME|USER_NAME|LOGIN)[ \t]*[=:][ \t]*"
+                       r"[\"']?([A-Za-z0-9_][\w.@-]{1,39})(?<![.-])")
 #: Harbor's robot accounts carry their prefix ("robot$ci-builder")
 _ROBOT = re.compile(r"(?<![\w$])robot\$[A-Za-z0-9][\w.+-]{0,60}(?<![.+-])")
 _NOT_ACCOUNT_NAMES = frozenset(("the", "a", "an", "and", "or", "is", "was", "for", "to", "in", "on", "of", "with",
@@ -126,14 +129,24 @@ _USER_BEFORE_SECRET = re.compile(
     r"[ \t]*\Z")
 
 
+def configured_users(text: str) -> Iterator[str]:
+    """The users a URL's user-info or an environment variable names: the bot's corpus is asked
+    whether it knows them (the product's own account is no person's)."""
+    for pattern, cue in ((_URL_USER, "://"), (_ENV_USER, "_")):
+        if cue in text:
+            yield from (m.group(1) for m in pattern.finditer(text))
+
+
 def _url_users(text: str, known: Collection[str] | None) -> Iterator[Span]:
-    """The user of a URL's user-info, unless a system's or the product's own account
-    ("postgres://app:…@db", "postgres://ticketdesk:…@db" where the corpus knows "ticketdesk")."""
-    if "://" not in text:
-        return
-    for m in _URL_USER.finditer(text):
-        if not _system_account(m.group(1)) and not (known is not None and name_lexicon.key(m.group(1)) in known):
-            yield Span(m.start(1), m.end(1), "username")
+    """The user of a URL's user-info or of an environment variable for one, unless a system's or
+    the product's own account ("postgres://app:…@db", "DB_USER=ticketdesk" where the corpus knows
+    "ticketdesk")."""
+    for pattern, cue in ((_URL_USER, "://"), (_ENV_USER, "_")):
+        if cue not in text:
+            continue
+        for m in pattern.finditer(text):
+            if not _system_account(m.group(1)) and not (known is not None and name_lexicon.key(m.group(1)) in known):
+                yield Span(m.start(1), m.end(1), "username")
 
 
 def _users_before_secrets(text: str, taken: Sequence[Span], known: Collection[str] | None) -> list[Span]:
@@ -438,7 +451,7 @@ def _glued_handles(text: str, known: Collection[str] | None) -> Iterator[Span]:
 #: a question of someone's user name ("What's your agent username and workspace?")
 _ASKS_USERNAME = re.compile(r"(?i)\b(?:user\s*name|login|handle|benutzername|nutzername|usuario|nom\s+d'utilisateur|"
                             r"gebruikersnaam|nome\s+utente|brukernavn|användarnamn|nazw\w*\s+użytkownika|"
-                            r"uživatelsk\w+\s+jméno|nome\s+de\s+usu[áa]rio|kullanıcı\s+ad\w*)\b|ユーザー名|用户名|아이디")
+                            r"uživatelsk\w+\s+jméno|nome\s+de\s+usu[áa]rio|nome\s+de\s+utilizador|kullanıcı\s+ad\w*)\b|ユーザー名|用户名|아이디")
 #: a reply that opens on a handle ("d.achterberg on workspace westmark-support")
 _HANDLE_REPLY = re.compile(r"\A[ \t]*[\"'`]?@?([A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+|[a-z]+\d+)[\"'`]?"
                            r"(?=[\s.,;:!)]|\Z)"
@@ -463,7 +476,9 @@ def answered_usernames(text: str) -> Iterator[Span]:
         return
     value = m.group(1)
     tail = value.rsplit(".", 1)[-1].lower() if "." in value else ""
-    if tail not in _FILE_OR_HOST and not _HOST_NAME.fullmatch(value) and not re.fullmatch(r"v?\d+(?:\.\d+)+", value):
+    # (a middle initial between two names is a person's handle, no host: "tiago.m.nunes")
+    host = _HOST_NAME.fullmatch(value) and not re.fullmatch(r"[A-Za-z]{2,}\.[A-Za-z]\.[A-Za-z]{2,}", value)
+    if tail not in _FILE_OR_HOST and not host and not re.fullmatch(r"v?\d+(?:\.\d+)+", value):
         yield Span(m.start(1), m.end(1), "username")
 
 
