@@ -63,6 +63,11 @@ SHAPES = {
     "mrz lines": "P<UTOAB<<CD<<<<\nL898902C36UTO7408122F<<\n", "spaced cjk cue": "個 人 番 号 1 ",
     "hkid shapes": "A123456(7) ", "masked cards": "•••• ", "defanged ips": "1[.]", "full-width at": "a＠b.",
     "iban over lines": "DE89 3704\n",
+    # round 15: address blocks read upwards from a postcode line, towns before a postcode, keyed
+    # values, a bank statement's lines, aligned columns, home directories, chat labels
+    "town words": "Isle of Ab ", "postcode lines": "Ab 1\n1234 Cd\n", "town and code": "Ab, Cd AB1 ",
+    "json pairs": '"amount":"1","name":"Ab Cd",', "key colons": "a:b:", "statement days": "01/02  Ab  ",
+    "aligned columns": "ab  cd  ef\n", "home paths": "/home/ab/", "chat labels": "[10:02] ab: ",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")

@@ -620,7 +620,9 @@ _CODED = re.compile(r"(?<![\w-])(?:(?:" + _TOWN + r"(?:[ \t]\d{1,2})?,[ \t]*){0,
 #: country's shape ("903 26 Umeå", "0103 Oslo", "34346 Hann. Münden"), or of a US state
 _TOWN_CODE_LINE = re.compile(r"(?m)^[ \t]*(?:(?P<code>" + _POSTCODE + r")[ \t]+(?P<town>" + _TOWN + r")"
                              r"(?:[ \t]\d{1,2})?"
-                             r"|(?:" + _TOWN + r",?[ \t]+)+" + _STRONG_POSTCODE + r")[ \t,.]*$")
+                             # (one word a step, so that a line of capitalised words is read once)
+                             r"|(?:" + _NOT_PLACE + _PLACE_WORD + r"\.?,?[ \t]+(?:" + _TOWN_LINK + r"[ \t]+)?){1,8}"
+                             + _STRONG_POSTCODE + r")[ \t,.]*$")
 #: the words of an address line above its postcode line besides capitalised ones: particles of
 #: Celtic and other languages' street names ("Bóthar na Trá 14", "19 Heol y Nant", "4 Sràid na
 #: h-Eaglaise"), a floor's short word ("Storgatan 14 B, 3 tr")

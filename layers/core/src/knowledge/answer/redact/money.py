@@ -439,15 +439,20 @@ _ID_COLUMN = frozenset(("nif", "nie", "dni", "bsn", "ssn", "sin", "tin", "pesel"
 _ID_CELL = re.compile(r"[ \t]*(?=[A-Z0-9 ./-]*\d{2})[A-Z0-9][A-Z0-9 ./-]{4,22}[ \t]*")
 #: a bank statement's line: a day first, words, and the figure closing the line after a wide gap or
 #: a sign ("05/09  VIR RECU SCP GIRAUD   + 212 450,00", "20/06  ΕΞΕΡΧΟΜΕΝΟ ΕΜΒΑΣΜΑ   -62.300,00")
-_STATEMENT_LINE = re.compile(
-    r"(?m)^[ \t]*(?:\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?\.?|\d{4}-\d{2}-\d{2})[ \t]+[^\n]*?[^\W\d_][^\n]*?"
-    r"(?:[ \t]{2,}|\t|[ \t]+(?=[+-]))(?P<amount>[+-]?[ \t]*\d{1,3}(?:[ .,'\u00a0]\d{3})*[.,]\d{2})"
-    r"(?:[ \t]*(?:[A-Z]{3}|[€$£]))?[ \t]*$")
+_STATEMENT_DAY = re.compile(r"(?m)^[ \t]*(?:\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?\.?|\d{4}-\d{2}-\d{2})[ \t]+(?=\S)")
+_STATEMENT_FIGURE = re.compile(r"(?:[ \t]{2,}|\t|[ \t]+(?=[+-]))(?P<amount>[+-]?[ \t]*\d{1,3}(?:[ .,'\u00a0]\d{3})*"
+                               r"[.,]\d{2})(?:[ \t]*(?:[A-Z]{3}|[€$£]))?[ \t]*\Z")
 
 
 def _statement_amounts(text: str) -> Iterator[Span]:
-    for m in _STATEMENT_LINE.finditer(text):
-        yield Span(m.start("amount"), m.end("amount"), "amount")
+    for day in _STATEMENT_DAY.finditer(text):
+        end = text.find("\n", day.end())
+        end = len(text) if end < 0 else end
+        # (the figure is read on the line's last 60 characters: a line of any length is read once)
+        tail = max(day.end(), end - 60)
+        figure = _STATEMENT_FIGURE.search(text[tail:end])
+        if figure and re.search(r"[^\W\d_]", text[day.end() : tail + figure.start()]):
+            yield Span(tail + figure.start("amount"), tail + figure.end("amount"), "amount")
 
 
 def _column_words(cell: str) -> list[str]:
