@@ -181,3 +181,51 @@ def test_names_in_capitals_with_a_dictionary_word_between_and_a_family_name_of_t
     text = "main Vikram Chauhan bol raha hoon, mere papa Rajendra Singh Chauhan ka account hai"
     found = find_spans(text, known_words=set(), speaker="customer", known_names={"vikram", "chauhan"})
     assert [text[s.start : s.end] for s in found] == ["Vikram Chauhan", "Rajendra Singh Chauhan"]
+
+
+# -- round 15g (blind44, read held out first at 1899459) ---------------------------------------
+
+
+def test_the_names_agents_sign_with_stay_wherever_they_stand_alone() -> None:
+    texts = ["KYB onboarding", "Please find the owners below.\nKind regards\nAnna Keller",
+             "Good afternoon,\nthank you, the declaration is complete.\nBest regards,\nLukas\nInstitutional Desk",
+             "Hi Lukas, confirmed. Anna", "Hi Anna, all saved.\n— Mei"]
+    results = redact_ticket(texts, speakers=[None, "customer", "agent", "customer", "agent"])
+    assert results[2].text.endswith("Best regards,\nLukas\nInstitutional Desk")
+    assert results[3].text == "Hi Lukas, confirmed. [person_name]"
+    assert results[4].text == "Hi [person_name], all saved.\n— Mei"
+
+
+def test_a_swift_messages_amount_field_is_an_amount() -> None:
+    assert _values(":20:HELV250513-0042\n:32A:250514EUR4750000,00\n:71A:OUR", "amount") == ["EUR4750000,00"]
+
+
+def test_a_transactions_reference_between_it_and_its_amount_keeps_it_the_customers() -> None:
+    text = "your withdrawal WD-882913 of 1,200,000 USDT goes to a wallet hosted elsewhere"
+    assert _values(text, "amount", "agent") == ["1,200,000 USDT"]
+    assert _values("6,850 USD of your 10,000 USD limit", "amount", "agent") == ["6,850 USD"]
+
+
+def test_a_sentence_with_commas_is_no_tables_head() -> None:
+    text = "Account on file: DBS Bank, account no. 072-941583-2, name X.\nAmount was SGD 1,020,000.00."
+    assert _found(text) == [("account_number", "072-941583-2"), ("amount", "SGD 1,020,000.00")]
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("account at Kestrel Exchange no. KX-88120457", "account_number", "KX-88120457"),
+    ("née le 11 mars 1980, matricule 1980031124578, domiciliée", "national_id", "1980031124578"),
+    ("home address (41 Conch Point Road, West Bay KY1-1201).", "street_address",
+     "41 Conch Point Road, West Bay KY1-1201"),
+    ("--\nDana Whitfield | COO\n1 Vanderbilt Avenue, 38th Floor\nNew York, NY 10017\no: +1 212 555 0188",
+     "street_address", "1 Vanderbilt Avenue, 38th Floor\nNew York, NY 10017"),
+])
+def test_round_15g_shapes(text: str, kind: str, value: str) -> None:
+    assert value in _values(text, kind)
+
+
+def test_a_japanese_family_name_takes_the_given_name_after_it_before_desu_but_no_honorific() -> None:
+    def names(text: str) -> list[str]:
+        return [text[s.start : s.end] for s in find_spans(text, known_words=set(), known_names={"佐藤"})]
+
+    assert names("合同会社さくらノードの佐藤美咲です。2024年分の報酬") == ["佐藤美咲"]
+    assert names("佐藤様、ありがとうございます") == ["佐藤"]

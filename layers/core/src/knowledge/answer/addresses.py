@@ -49,6 +49,8 @@ _UNIT = (_POST_BOX + r"|(?:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Piso|Pl
          r"lote|No:|kv|кв|korp|корп|str|стр|d|д|bl|bloc|sc|scara|et|etaj|ap|#)\.?\s*#?\s*"
          r"(?:\d[\w-]{0,4}(?:\.\d{1,3})?|[A-Z](?![\w]))"
          r"|\d{1,2}\s?[º°ª]\s?[A-Z\d]?(?:\s?(?:izq|izda|dcha|dch)\.?)?|\d{1,2}\.\s?(?:Stock|OG|Etage)"
+         # (an English floor by its ordinal: "38th Floor")
+         r"|\d{1,3}(?:st|nd|rd|th)\s+(?:Floor|Fl\.?)"
          r"|(?:(?:Esc|Escalera|Bloque|Bl|Portal|Torre)\.?\s*[\w-]{1,4}))")
 _ROMANCE_PREFIX = (r"(?:Calle|C/|Avenida|Avda\.|Av\.|Rue|Via|Viale|Piazza|Piazzale|Corso|Largo|Rua|Travessa|Praça|"
                    r"Plaza|Pza\.|Paseo|Pº|Carrer|Ronda|Camino|Carretera|Ctra\.|Chemin|Allée|Place|Boulevard|"
@@ -102,7 +104,7 @@ _STRONG_POSTCODE = (r"(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}"  # United Kingdom
                     r"|\d{4}\s?[A-Z]{2}"  # the Netherlands
                     r"|(?:[A-Z]{2,3}\s+)\d{4,5}(?:-\d{4})?)(?![\w])")  # a US, Australian or Mexican state
 _POSTCODE = (r"(?:" + _STRONG_POSTCODE + r"|(?:〒\s?)?\d{3}-\d{4}|\d{5}-\d{3}|\d{4}-\d{3}|\d{2}-\d{3}"
-             r"|\d{3}\s\d{2}|(?:[A-Z]{1,2}-)?\d{4,6}|[A-Z]{2}\d{3,5})(?![\w-])")
+             r"|\d{3}\s\d{2}|(?:[A-Z]{1,2}-)?\d{4,6}|[A-Z]{2}\d{3,5}|KY\d-\d{4})(?![\w-])")
 _NOT_PLACE = (r"(?!(?:Thanks|Thank|Please|Regards|Best|Cheers|Kind|Many|I|My|The|It|We|But|And|Also|Can|Could|"
               r"Is|Was|Are|Do|Does|How|What|When|Why|Hi|Hello|Gracias|Danke|Merci|Obrigad[oa]|Grazie|Bedankt|"
               r"Dziękuję|Saludos|Tack|Phone|Email|Tel|DOB|SSN|Mobile|Cell)(?![\w]))")

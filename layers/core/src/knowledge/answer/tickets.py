@@ -23,6 +23,7 @@ from .redact import (
     redact,
     repeated_values,
     replaced,
+    signed_names,
     vocabulary_candidates,
 )
 
@@ -156,9 +157,11 @@ def _pieces(texts: Sequence[str], result: Redaction) -> list[Redaction]:
 
 def _redact_runs(texts: Sequence[str], who: Sequence[str | None], vocabulary: Vocabulary | None) -> list[Redaction]:
     words = None if vocabulary is None else set(vocabulary(vocabulary_candidates(texts)))
-    known = names_in(texts, known_words=words, speakers=who)
+    # (the names the desk's agents sign with stay where they stand alone: "Hi Mei" to "— Mei")
+    staff = signed_names(texts, who)
+    known = names_in(texts, known_words=words, speakers=who) - staff
     asked = asked_in(texts, who)
-    results = [redact(text, known_names=known, known_words=words, speaker=speaker, asked=a)
+    results = [redact(text, known_names=known, known_words=words, speaker=speaker, asked=a, staff=staff)
                for text, speaker, a in zip(texts, who, asked, strict=True)]
     # a user name, key or account number found in one message is removed where it recurs, and a
     # date of a year a date of birth has is that date written again
@@ -167,7 +170,7 @@ def _redact_runs(texts: Sequence[str], who: Sequence[str | None], vocabulary: Vo
              for y in re.findall(r"(?:19|20)\d{2}", text[s.start : s.end])}
     if recurring or years:
         results = [redact(text, known_names=known, known_words=words, speaker=speaker, asked=a,
-                          known_values=recurring, birth_years=years)
+                          known_values=recurring, birth_years=years, staff=staff)
                    if recurs_in(r.text, recurring) or any(y in r.text for y in years) else r
                    for text, speaker, a, r in zip(texts, who, asked, results, strict=True)]
     return results

@@ -45,9 +45,10 @@ from .find import (
     redact,
     repeated_values,
     replaced,
+    signed_names,
     vocabulary_candidates,
 )
 from .spans import DEFAULT_PHONE_REGIONS, KINDS, Redaction, Span
 
 __all__ = ["DEFAULT_PHONE_REGIONS", "KINDS", "Redaction", "Span", "asked_in", "find_spans", "names_in", "recurs_in",
-           "redact", "repeated_values", "replaced", "vocabulary_candidates"]
+           "redact", "repeated_values", "replaced", "signed_names", "vocabulary_candidates"]

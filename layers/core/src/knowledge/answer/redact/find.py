@@ -115,6 +115,8 @@ def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None
 
 _INITIAL_AFTER = re.compile(r"[ \t][A-Z]\.[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’-]+(?:-[A-Z][a-z]+)?(?![\w'’])"
                             r"|[ \t][B-HJ-Z]\.?(?![\w'’])")
+_KANJI_NAME = re.compile(r"[\u4e00-\u9fff]{1,3}")
+_GIVEN_AFTER = re.compile(r"[\u4e00-\u9fff\u3040-\u309f]{1,3}?(?=です|と申します|でございます|さん|様|氏)")
 _COUNT_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}[ \t]?[x×][ \t]?\Z")
 
 
@@ -122,10 +124,21 @@ _CHAT_LABEL = re.compile(r"\A[ \t]*\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+"
                          r"(?:[^\W\d_][\w.'-]{0,20}(?:[ ][^\W\d_][\w.'-]{0,20})?:[ \t]*)?")
 
 
+def signed_names(texts: Sequence[str], speakers: Sequence[str | None]) -> frozenset[str]:
+    """The first names the support's agents sign their messages with ("— Mei", "Kind regards,
+    Sven"): the desk's own people, whom a ticket keeps wherever they are named alone ("Hi Mei")."""
+    out = set()
+    for text, speaker in zip(texts, speakers, strict=True):
+        if speaker == "agent" and (signed := _agent_signature(text)) is not None:
+            out.add(text[signed.start : signed.end])
+    return frozenset(out)
+
+
 def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
                known_names: Collection[str] = (), known_words: Collection[str] | None = None,
                speaker: str | None = None, asked: Collection[str] = (),
-               known_values: Collection[tuple[str, str]] = (), birth_years: Collection[str] = ()) -> list[Span]:
+               known_values: Collection[tuple[str, str]] = (), birth_years: Collection[str] = (),
+               staff: Collection[str] = ()) -> list[Span]:
     """Non-overlapping spans of personal or secret data, in text order; ``known_names``:
     name words found elsewhere in the same conversation (:func:`names_in`); ``known_words``:
     the words of :func:`vocabulary_candidates` that the bot's corpus knows (None: no corpus
@@ -138,7 +151,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     reply to one is one; ``known_values``: (value, kind) of data found in
     other messages of the same ticket (:func:`repeated_values`), removed wherever they recur;
     ``birth_years``: the years of the dates of birth found in the ticket: a date of one of them is
-    that birth date written again ("your profile had 05/03/1979")."""
+    that birth date written again ("your profile had 05/03/1979"); ``staff``: the names the
+    ticket's agents sign with (:func:`signed_names`), kept where they stand alone."""
     # (an agent's notes of a call write down the caller's own words)
     customer = speaker == "customer" or (speaker == "agent" and _call_notes(text))
     # (and an agent writes of the customer's own position, charge or withdrawal as often: "your
@@ -184,6 +198,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found = [span for span in found if span.kind != "person_name" or not _no_person(text, span)]
     if speaker == "agent" and (signed := _agent_signature(text)) is not None:
         found = [span for span in found if span != signed]
+    if staff:
+        found = [span for span in found if span.kind != "person_name" or text[span.start : span.end] not in staff]
     found = [_with_title(text, span, known_words) if span.kind == "person_name" else span for span in found]
     # a Thai name after its cue is read whole: the cue's own words are no part of it
     thai = list(_thai_names(text))
@@ -236,6 +252,10 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     # a middle initial and the family name ("Ines C. Pinto")
     taken = [Span(s.start, i.end(), s.kind) if s.kind == "person_name" and (i := _INITIAL_AFTER.match(text, s.end))
              else s for s in taken]
+    # a Japanese family name goes on with the given name written after it before "です", "さん"
+    # or "様" ("佐藤美咲です")
+    taken = [Span(s.start, g.end(), s.kind) if s.kind == "person_name" and _KANJI_NAME.fullmatch(
+        text[s.start : s.end]) and (g := _GIVEN_AFTER.match(text, s.end)) else s for s in taken]
     return sorted(taken, key=lambda s: s.start)
 
 
@@ -416,11 +436,13 @@ def _uncovered(text: str, span: Span, taken: Sequence[Span]) -> list[Span]:
 def redact(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
            known_names: Collection[str] = (), known_words: Collection[str] | None = None,
            speaker: str | None = None, asked: Collection[str] = (),
-           known_values: Collection[tuple[str, str]] = (), birth_years: Collection[str] = ()) -> Redaction:
+           known_values: Collection[tuple[str, str]] = (), birth_years: Collection[str] = (),
+           staff: Collection[str] = ()) -> Redaction:
     """``text`` with every span replaced by ``[kind]``, and how many of each kind; ``speaker``,
-    ``asked``, ``known_values`` and ``birth_years`` as :func:`find_spans` reads them."""
+    ``asked``, ``known_values``, ``birth_years`` and ``staff`` as :func:`find_spans` reads them."""
     spans = find_spans(text, phone_regions=phone_regions, known_names=known_names, known_words=known_words,
-                       speaker=speaker, asked=asked, known_values=known_values, birth_years=birth_years)
+                       speaker=speaker, asked=asked, known_values=known_values, birth_years=birth_years,
+                       staff=staff)
     return replaced(text, spans)
 
 

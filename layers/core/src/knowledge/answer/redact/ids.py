@@ -83,6 +83,9 @@ _CUSTOMER_NUMBER = re.compile(
     # the member's word before its number ("adhérent n° MGX-77120394", "socio nº 4471")
     + r"|(?i:\b(?:adhérent|adherent|membre|socio|cliente|client|kunde|mitglied)\s+(?:n[°º]|no\.?|nr\.?|numéro|número|"
     r"numero|nummer)\s*:?\s*)" + _ID_VALUE
+    # an account at a named bank or exchange, its number after "no." ("account at Kestrel Exchange no. KX-88120457")
+    + r"|(?i:\baccount\s+(?:at|with)\s+(?-i:[A-Z][\w&'-]*(?:[ \t]+[A-Z][\w&'-]*){0,3})[ \t,]+(?:no\.?|nr\.?|number|#)"
+    r"[ \t]*:?[ \t]*)((?-i:[A-Z]{0,5})-?\d[\d-]{4,20}\d)\b"
     # a code with its prefix right after the word for a customer or member ("customer CV-0043127 withdrew")
     + r"|(?i:\b(?:customer|client|member|end-user|kunde|cliente)\s+)((?-i:[A-Z]{1,5})-\d{4,12})\b"
     # an account's code after its holder's name ("Account holder Nnamdi Okafor, CL-UK-00731266")
@@ -194,7 +197,7 @@ _ID_WORDS = (
     # Serbia's and its neighbours' JMBG, Latvia's personal code, Hungary's personal, tax and
     # health numbers and identity card, a Czech or Slovak identity card, Ukraine's tax number,
     # Swahili's word for an identity card
-    r"jmbg|personas\s+kods|szem[ée]lyi\s+(?:sz[áa]m|igazolv[áa]ny)\w*|ad[óo]azonos[íi]t[óo]\w*|(?-i:TAJ)|"
+    r"jmbg|personas\s+kods|matricule|szem[ée]lyi\s+(?:sz[áa]m|igazolv[áa]ny)\w*|ad[óo]azonos[íi]t[óo]\w*|(?-i:TAJ)|"
     r"ob[čc]ansk\w+\s+pr[ůu]kaz\w*|kitambulisho)\b|"
     r"(?<!\w)r\.[ \t]?č\.|ЈМБГ|ІПН|РНОКПП|ідентифікаційн\w+\s+код\w*|תעודת\s+זהות|ת\.ז\.?|מספר\s+זהות|شناختی\s+کارڈ|"
     r"आधार|पहचान|পরিচয়|জাতীয়|এনআইডি|کد\s*ملی|شناسنامه|"

@@ -268,6 +268,9 @@ _THEIR_TRANSACTION = re.compile(
     r"purchase|wire|top-?up)s?\s+(?:of|for)\s*$"
     # one transaction named without an article ("Top-up of €150 failed"); plurals are policy
     r"|(?:^|[.!?]\s+|\b)(?:withdrawal|deposit|transfer|payment|charge|payout|purchase|wire|top-?up)\s+of\s*$"
+    # (its reference between: "your withdrawal WD-882913 of 1,200,000 USDT")
+    r"|\b(?:the|this|that|your|my|our|his|her|their)\s+(?:withdrawal|deposit|transfer|payment|payout|purchase|wire|"
+    r"top-?up)\s+(?:[A-Z]{1,5}-?)?\d[\w-]{2,20}\s+(?:of|for)\s*$"
 )
 _REFERS_BACK = re.compile(r"\s*(?:it|that|this|which)\b(?:'s|\s+(?:was|is|were|cost|came))", re.IGNORECASE)
 #: the owner's word that makes a figure after a policy's word someone's ("my limit", "saldo saya")
@@ -300,7 +303,7 @@ _LIMIT_AFTER = re.compile(r"(?i:[ \t]*(?:(?:(?-i:[A-Z][\w-]*)|daily|weekly|month
                           r"verification)[ \t]+){0,2}(?:limit|limits|cap|tier|threshold|allowance|límite|limite|"
                           r"limiet|limitu|limity|лимит|лимита|hạn\s+mức|batas|sınır|sınırı|\w+limit)\b)")
 #: "3,150.00 USD of 10,000 USD": the second figure is the whole the first is part of, a limit
-_PART_OF = re.compile(r"\d[\d.,]*[ \t]?(?:[A-Z]{3,5}|[$€£¥₹])?[ \t]+(?:of|out\s+of|von|sur|de|di|z|из|trên)"
+_PART_OF = re.compile(r"(?<![\w-])\d[\d.,]*[ \t]?(?:[A-Z]{3,5}|[$€£¥₹])?[ \t]+(?:of|out\s+of|von|sur|de|di|z|из|trên)"
                       r"[ \t]+(?:your[ \t]+)?\Z")
 _BALANCE_WORD = re.compile(r"(?i)\b(?:balance|saldo|solde|guthaben|kontostand)\b")
 _BARE_MOVED = re.compile(
@@ -444,7 +447,14 @@ _STATEMENT_FIGURE = re.compile(r"(?:[ \t]{2,}|\t|[ \t]+(?=[+-]))(?P<amount>[+-]?
                                r"[.,]\d{2})(?:[ \t]*(?:[A-Z]{3}|[€$£]))?[ \t]*\Z")
 
 
+#: a SWIFT message's amount fields: value date, currency and amount (":32A:250514EUR4750000,00"),
+#: or currency and amount (":33B:EUR4750000,00")
+_SWIFT_AMOUNT = re.compile(r"(?m)^[ \t]*:(?:32[ABK]|33B|71[FG]):(?:\d{6})?([A-Z]{3}\d{1,15},\d{0,2})")
+
+
 def _statement_amounts(text: str) -> Iterator[Span]:
+    for m in _SWIFT_AMOUNT.finditer(text):
+        yield Span(m.start(1), m.end(1), "amount")
     for day in _STATEMENT_DAY.finditer(text):
         end = text.find("\n", day.end())
         end = len(text) if end < 0 else end
@@ -491,7 +501,10 @@ def _table_amounts(text: str) -> Iterator[Span]:
         sep = next((c for c in ",;\t|" if header.count(c) >= 2), None)
         cells = [cell for _, cell in _cells(header, sep)] if sep or re.search(r"\S[ ]{2,}\S.*[ ]{2,}\S", header) \
             else []
-        heads = ["".join(_column_words(cell)) if len(cell) <= 40 else "" for cell in cells]
+        # (a head is a cell of at most four words and no digit: "Account on file: DBS Bank, account no.
+        # 072-941583-2, …" is a sentence)
+        heads = ["".join(_column_words(cell)) if len(cell) <= 40 and len(cell.split()) <= 4
+                 and not re.search(r"\d", cell) else "" for cell in cells]
         money = [k for k, cell in enumerate(cells) if len(cell) <= 40 and _money_column(cell)
                  and not re.search(r"\d", cell)]
         users = [k for k, head in enumerate(heads) if head in _USER_COLUMN and not re.search(r"\d", cells[k])]

@@ -187,8 +187,8 @@ def _names(text: str) -> Iterator[Span]:
 #: Saludos, Rodrigo", "… pracovní dny. Petra"): the support desk's staff, no customer's data; a
 #: name after a comma ("We will call you, Derek.") or "thanks" ("thanks Rita") is the customer's
 _AGENT_SIGN_OFF = re.compile(
-    # (or a dash: "… a full, flat photo. - Rae")
-    r"(?:(?<=[.!?])|(?<=[.!?][ \t]))(?:[-–—~]+[ \t]*)?"
+    # (or a dash: "… a full, flat photo. - Rae"; or on a line of its own: "…\n— Mei", "…\nKind regards, Sven")
+    r"(?:(?<=[.!?])|(?<=[.!?][ \t])|(?<=\n)|(?<=\n[ \t]))(?:[-–—~]+[ \t]*)?"
     r"(?:(?i:kind\s+regards|best\s+regards|warm\s+regards|regards|best|cheers|br|"
     r"saludos|un\s+saludo|atentamente|pozdrawiam|pozdrowienia|s\s+pozdravem|cu\s+stimă|abraços?|atenciosamente|"
     r"cordialement|grüße|groeten|mvh|hälsningar|iyi\s+günler|saygılarımla|salam|salamat|terima\s+kasih|"
@@ -197,7 +197,9 @@ _AGENT_SIGN_OFF = re.compile(
     r"belle\s+journée|bien\s+à\s+vous|saludos\s+cordiales|cordiali\s+saluti|distinti\s+saluti|"
     r"(?:met\s+)?vriendelijke\s+groet(?:en)?|med\s+vänlig\s+hälsning|venlig\s+hilsen|"
     r"med\s+vennlig\s+hilsen|(?:ystävällisin\s+)?terveisin)"
-    rf",?[ \t]+)?({_NAME_WORD})[ \t]*[.!]?[ \t]*\Z")
+    rf",?[ \t]+)?({_NAME_WORD})[ \t]*[.!]?[ \t]*"
+    # (a line or two of the desk's name or the agent's role under it: "Lukas\nInstitutional Desk")
+    r"(?:\n[ \t]*[A-Z][\w&'’-]*(?:[ \t]+(?:[|&,–-][ \t]+)?[A-Za-z][\w&'’-]*){0,4}[ \t]*){0,2}\Z")
 
 
 #: an agent introducing themself as their message opens ("Aoife here, picking up from …")
