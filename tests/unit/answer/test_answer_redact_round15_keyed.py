@@ -229,3 +229,57 @@ def test_a_japanese_family_name_takes_the_given_name_after_it_before_desu_but_no
 
     assert names("合同会社さくらノードの佐藤美咲です。2024年分の報酬") == ["佐藤美咲"]
     assert names("佐藤様、ありがとうございます") == ["佐藤"]
+
+
+# -- round 15h (blind43 read at 1899459, blind45 at 6b289af, each held out first) ------------
+
+
+@pytest.mark.parametrize(("text", "known", "value"), [
+    ("a payment from T ASHWORTH arrived", {"Ashworth"}, "T ASHWORTH"),
+    ('only "A BRENNAN" as the sender', {"Brennan"}, "A BRENNAN"),
+    ("a W-9 received for Tamika L Johnson, status", set(), "Tamika L Johnson"),
+    ("it is in both names, Ciarán & Aoife Brennan) and", set(), "Ciarán"),
+    ("Client : Gérard Vasseur, V-A-S-S-E-U-R", set(), "V-A-S-S-E-U-R"),
+    ("담당자 정해린 / 02-6012-4477", set(), "정해린"),
+    ("다른 사용자 cn=오승우 uid=swoh 도 같은 증상입니다.", set(), "오승우"),
+])
+def test_names_with_their_initials_accents_spellings_and_caseless_cues(text: str, known: set[str], value: str) -> None:
+    found = find_spans(text, known_words=set(), speaker="customer", known_names=known)
+    assert value in [text[s.start : s.end] for s in found if s.kind == "person_name"]
+
+
+def test_an_article_before_a_capitalised_name_is_no_initial() -> None:
+    text = "A Johnson account was opened"
+    assert "A Johnson" not in [text[s.start : s.end] for s in find_spans(text, known_names={"Johnson"})]
+
+
+def test_a_driving_licence_read_out_field_by_field() -> None:
+    text = ("here is everything on it typed out:\n1. HARGREAVES\n2. DANIEL JAMES\n3. 04.09.1986 UNITED KINGDOM\n"
+            "4a. 12.03.2019  4b. 11.03.2029  4c. DVLA\n5. HARGR809046DJ9AB\n8. 27 ASHDOWN ROAD\nREADING RG30 2NY")
+    found = _found(text)
+    for item in [("person_name", "HARGREAVES"), ("person_name", "DANIEL JAMES"), ("date_of_birth", "04.09.1986"),
+                 ("national_id", "HARGR809046DJ9AB"), ("street_address", "27 ASHDOWN ROAD\nREADING RG30 2NY")]:
+        assert item in found
+    # numbered steps of an answer are no licence's fields
+    assert _found("1. Open Settings\n2. Tap Security\n3. 04.09.2026 is the deadline") == []
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("CoinVault     -£200.00   Visa ••4471   Pending", "card", "••4471"),
+    ("PCN 4827-1093-6652-0814. ano po gagawin?", "national_id", "4827-1093-6652-0814"),
+    ("Son numéro de sécu apparaît aussi : 2 89 07 75 112 044 19", "national_id", "2 89 07 75 112 044 19"),
+    ("771203,Hendrik de Waal,hendrik.dewaal@@ziggo.nl,\"x\"", "email", "hendrik.dewaal@@ziggo.nl"),
+    ("email,wallet,compensation\nyuki.t@gmail.com,0xbaf1badcf50a42ce1c8d590dbd8dbe3d7beef3bd,0.0412 ETH",
+     "amount", "0.0412 ETH"),
+    ('how do i change my vault nickname. it\'s currently "moonboi_420" and it shows', "username", "moonboi_420"),
+    ("MR S NDLOVU\n14 PROTEA CRESCENT BRYANSTON\nSANDTON 2191\nthanks", "street_address",
+     "14 PROTEA CRESCENT BRYANSTON\nSANDTON 2191"),
+])
+def test_round_15h_shapes(text: str, kind: str, value: str) -> None:
+    assert value in _values(text, kind)
+
+
+@pytest.mark.parametrize("text", ["WE HAVE 3 NEW USERS ST", 'my nickname is shown as "Display name" in the app',
+                                  "I said A-B-C three times"])
+def test_shapes_beside_round_15h_that_stay(text: str) -> None:
+    assert _found(text) == []

@@ -33,6 +33,9 @@ _STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive
                   r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Cres|Row|Gardens|Grove|Mews|Walk|"
                   r"Hill|Gate|Rise|Green|Circle|Cir|Trail|Alley|Wharf|Quay|Vale|Heights|Parade|Esplanade|"
                   r"Promenade|Park|View|Point|Mall|Hts)")
+#: the same in capitals, as a bill or a form prints an address ("14 PROTEA CRESCENT BRYANSTON")
+#: (the long forms only: "3 NEW USERS ST" is a shout)
+_CAPS_SUFFIX = "(?:" + "|".join(w.upper() for w in _STREET_SUFFIX[3:-1].split("|") if len(w) >= 4) + ")"
 #: a post box in the languages tickets come in ("PO Box 4411", "BP 4021", "Postfach 1120",
 #: "Apartado 318", "Caixa Postal 77")
 _POST_BOX_WORD = (r"(?:P\.?\s?O\.?\s?Box|Bo[iî]te\s+postale|Postfach|Postbus|Apartado\s+de\s+correos|Caixa\s+Postal|"
@@ -58,7 +61,9 @@ _ROMANCE_PREFIX = (r"(?:Calle|C/|Avenida|Avda\.|Av\.|Rue|Via|Viale|Piazza|Piazza
 _STREET = re.compile(
     r"(?:\b(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Shop|Office|Building|Bldg|Block|Blk)\.?\s*#?\s*\w{1,5},?\s+)?"
     r"\b\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?,?\s+(?:(?:N|S|E|W|NE|NW|SE|SW)\.?\s+)?"
-    r"(?:(?:[A-Z][A-Za-z'’-]+|\d{1,3}(?:st|nd|rd|th))\.?\s+){1,4}" + _STREET_SUFFIX + r"\b\.?"
+    r"(?:(?:[A-Z][A-Za-z'’-]+|\d{1,3}(?:st|nd|rd|th))\.?\s+){1,4}(?:" + _STREET_SUFFIX + r"\b\.?"
+    # (in capitals, the suburb after it to the line's end: "14 PROTEA CRESCENT BRYANSTON")
+    r"|" + _CAPS_SUFFIX + r"\b(?:[ \t]+[A-Z]{3,}){0,2}(?=[ \t]*(?:\n|$)))"
     # a numbered avenue or street of a district ("Ang Mo Kio Avenue 6")
     r"(?:[ \t]\d{1,2}(?![\w/.-]))?"
     r"(?:\s+(?:North|South|East|West|N|S|E|W|NE|NW|SE|SW|O)\b\.?)?"
@@ -650,12 +655,15 @@ def _address_like(line: str) -> bool:
     if named and all(name_lexicon.key(w) in name_lexicon.ordinary_words() and not _street_word(w) for w in named):
         return False
     return all(_HOUSE.fullmatch(w) or w.lower() in _LINE_PARTICLES or re.fullmatch(r"h-[A-ZÀ-Þ]\w+", w)
-               or (w[0].isupper() and re.fullmatch(_NOT_PLACE + r"[^\W\d_][\w'’-]*", w)) for w in words)
+               or (w[0].isupper() and re.fullmatch(_NOT_PLACE + r"[^\W\d_]+(?:['’-][^\W\d_]+)*", w)) for w in words)
 
 
 def _coded(text: str) -> Iterator[tuple[int, int]]:
     for m in _CODED.finditer(text):
         yield m.start(), m.end()
+
+
+_LABEL = re.compile(r"[ \t]*(?:[^\W\d_][\w.-]*[ \t]+){0,2}[^\W\d_][\w.-]*:[ \t]+|[ \t]*\d{1,2}[.)][ \t]+(?=\d)")
 
 
 def _blocks(text: str) -> Iterator[tuple[int, int]]:
@@ -673,7 +681,8 @@ def _blocks(text: str) -> Iterator[tuple[int, int]]:
         for _ in range(2):
             above = text.rfind("\n", 0, max(0, start - 1))
             line = text[above + 1 : start - 1] if start else ""
-            label = re.match(r"[ \t]*(?:[^\W\d_][\w.-]*[ \t]+){0,2}[^\W\d_][\w.-]*:[ \t]+", line)
+            # (after a short label and its colon, or a list's number: "8. 27 ASHDOWN ROAD")
+            label = _LABEL.match(line)
             street = line[label.end() :] if label else line
             if not street.strip() or not _address_like(street):
                 break

@@ -17,7 +17,7 @@ from .words import _NOT_NAMES, _ordinary
 #: (the full-width "＠" of a Japanese or Chinese keyboard; a local part and a domain in Latin
 #: letters with accents or in Cyrillic or Greek, "josé@correo.es", "иван@почта.рф")
 #: (a local part starts where its run of characters does: a run with no "@" after it is read once)
-_EMAIL = re.compile(r"(?<![A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-])[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-]+[@＠]"
+_EMAIL = re.compile(r"(?<![A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-])[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ._%+-]+[@＠]{1,2}"
                     r"[A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+(?:[.．][A-Za-z0-9À-ɏЀ-ӿͰ-Ͽ-]+)*"
                     r"[.．](?:[A-Za-z]{2,}|[Ѐ-ӿ]{2,})(?![A-Za-zЀ-ӿ])"
                     r"|(?<![\w.%+-])[A-Za-z0-9._+-]+%40[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")

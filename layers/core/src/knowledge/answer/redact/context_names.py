@@ -141,6 +141,10 @@ _CJK_NAMES = re.compile(
     r"|(?<![\u4e00-\u9fff\u3005])([\u4e00-\u9fff][\u4e00-\u9fff\u3005]{0,2}?)(?=様|さん|さま|殿|先生|女士|小姐|老师|老師|经理|經理|您好|你好)|(?<![가-힣])([가-힣]{2,4})(?=\s?(?:님|씨))"
     # the name a field or a sentence gives ("名字不对，应该是李薇", "姓名：王芳")
     r"|(?:名字|姓名|名前|氏名)[^。！？\n]{0,10}?(?:应该是|應該是|是|为|為|は|：|:)\s*([\u4e00-\u9fff]{2,4})(?![\u4e00-\u9fff])"
+    # the person in charge a line names ("담당자 정해린 / 02-…", "担当：佐藤", "负责人 刘洋"), and a directory's
+    # common name in such a script ("cn=오승우 uid=swoh")
+    r"|(?:담당자|担当者?|负责人|負責人|联系人|聯絡人|(?<![\w])cn=)[ \t]*[:：]?[ \t]*([가-힣]{2,4}|[\u4e00-\u9fff]{2,4})"
+    r"(?![가-힣\u4e00-\u9fff])"
     # "name" alone and the name closed by a stop or a comma ("नाम राहुल वर्मा।")
     r"|(?<![\u0900-\u097f])नाम\s+([\u0900-\u097f]+(?:\s+[\u0900-\u097f]+)?)(?=\s*[।|,])"
 )
@@ -507,7 +511,7 @@ def _context_names(text: str) -> Iterator[Span]:
                                    or _surname(second))
         yield Span(m.start(2), m.end(3) if family else m.end(2), "person_name")
     for m in _CJK_NAMES.finditer(text):
-        group = next(g for g in range(1, 11) if m.group(g))
+        group = next(g for g in range(1, 12) if m.group(g))
         # (a family name of two or three characters alone before a Japanese honorific, at the
         # start of a sentence or after a line or a space, is one however rare: "藤本様の個人アカウント")
         opens = group == 7 and len(m.group(group)) >= 2 and text[m.end(group) : m.end(group) + 1] in "様さ殿" \

@@ -181,6 +181,24 @@ def _document_fields(text: str) -> Iterator[Span]:
         yield Span(where[m.start(group)], where[m.end(group) - 1] + 1, "date_of_birth")
 
 
+#: a driving licence of the European (and British) model read out field by field: its numbered
+#: fields "4a." (issued) and "4b." (expires) say it is one; "1." is the surname, "2." the given
+#: names, "3." the date (and place) of birth
+_LICENCE_MARK = re.compile(r"(?m)^[ \t]*4a\.[ \t]")
+_LICENCE_FIELD = re.compile(r"(?m)^[ \t]*([123])\.[ \t]+([^\n]+?)[ \t]*$")
+_FIELD_DATE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})")
+
+
+def _licence_fields(text: str) -> Iterator[Span]:
+    if not (_LICENCE_MARK.search(text) and re.search(r"(?<![\w.])4b\.", text)):
+        return
+    for m in _LICENCE_FIELD.finditer(text):
+        if m.group(1) in "12" and re.fullmatch(r"[^\W\d_][\w'’ .-]{1,60}", m.group(2)):
+            yield Span(m.start(2), m.end(2), "person_name")
+        elif m.group(1) == "3" and (date := _FIELD_DATE.match(m.group(2))):
+            yield Span(m.start(2), m.start(2) + date.end(), "date_of_birth")
+
+
 # -- machine readable zone, CSV, file names, query strings ----------------------------------
 
 #: a passport's (P) or an identity card's (I, A, C) name line: SURNAME<<GIVEN<NAMES<<<…
@@ -426,6 +444,7 @@ def _document_names(text: str, known_names: Collection[str]) -> Iterator[Span]:
     yield from _capitals_lines(text)
     yield from _audit_users(text)
     yield from _document_fields(text)
+    yield from _licence_fields(text)
     yield from _mrz_names(text)
     yield from _csv_names(text)
     yield from _file_names(text, known_names)

@@ -115,6 +115,23 @@ def names_in(texts: Iterable[str], *, known_words: Collection[str] | None = None
 
 _INITIAL_AFTER = re.compile(r"[ \t][A-Z]\.[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’-]+(?:-[A-Z][a-z]+)?(?![\w'’])"
                             r"|[ \t][B-HJ-Z]\.?(?![\w'’])")
+_INITIAL_BEFORE = re.compile(r"(?<![\w.'’-])([A-HJ-Z])\.?[ \t]\Z")
+_SPELLED = re.compile(r"(?<![\w-])[A-ZÀ-Þ](?:[-. ][A-ZÀ-Þ]){2,}(?![\w-])")
+
+
+def _spelled_names(text: str, taken: Sequence[Span], known_names: Collection[str]) -> list[Span]:
+    """Letters joined by dashes, dots or spaces that spell a name of the ticket ("V-A-S-S-E-U-R")."""
+    if not _SPELLED.search(text):
+        return []
+    names = {w.lower() for w in known_names} | {w.lower() for s in taken if s.kind == "person_name"
+                                                 for w in text[s.start : s.end].split()}
+    covered = bytearray(len(text) + 1)
+    for t in taken:
+        covered[t.start : t.end] = b"\x01" * (t.end - t.start)
+    return [Span(m.start(), m.end(), "person_name") for m in _SPELLED.finditer(text)
+            if re.sub(r"[-. ]", "", m.group()).lower() in names and not any(covered[m.start() : m.end()])]
+
+
 _KANJI_NAME = re.compile(r"[\u4e00-\u9fff]{1,3}")
 _GIVEN_AFTER = re.compile(r"[\u4e00-\u9fff\u3040-\u309f]{1,3}?(?=です|と申します|でございます|さん|様|氏)")
 _COUNT_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}[ \t]?[x×][ \t]?\Z")
@@ -188,8 +205,12 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
         found.extend(s for s in answered_births(text) if any(y in text[s.start : s.end] for y in birth_years))
     found.extend(_recurring(text, known_values))
     # (nor the word for an identity document: "My Medicare number is …")
+    # (a name of the ticket printed in capitals is that name: "a payment from T ASHWORTH")
+    known_caps = {name_lexicon.key(n) for n in known_names}
     found = [span for span in found if span.kind != "person_name" or not (
-        _names_a_thing(text, span, known_words) or _ID_WORD.fullmatch(text[span.start : span.end]))]
+        (_names_a_thing(text, span, known_words) and not (text[span.start : span.end].isupper() and all(
+            name_lexicon.key(w) in known_caps for w in text[span.start : span.end].split())))
+        or _ID_WORD.fullmatch(text[span.start : span.end]))]
     found.extend(mrz_names(text))  # the holder's name in a passport's machine-readable zone, all capitals
     # (a document's fields, an MRZ, a file's name: read by their place, after the filter of things)
     found.extend(_document_names(text, known_names))
@@ -252,6 +273,15 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     # a middle initial and the family name ("Ines C. Pinto")
     taken = [Span(s.start, i.end(), s.kind) if s.kind == "person_name" and (i := _INITIAL_AFTER.match(text, s.end))
              else s for s in taken]
+    # and takes the initial of a given name before it ("Mr T Ashworth", "a payment from T ASHWORTH",
+    # "MR S NDLOVU"), then the name after a middle initial ("Tamika L" and "Johnson")
+    # ("A" only before a name in capitals: "A Johnson account" is an article's)
+    ends = {s.end for s in taken}
+    taken = _adjacent_names([Span(i.start(1), s.end, s.kind) if s.kind == "person_name" and (
+        i := _INITIAL_BEFORE.search(text, max(0, s.start - 4), s.start)) and i.end(1) not in ends and (
+        i.group(1) != "A" or text[s.start : s.end].isupper()) else s for s in taken], text)
+    # a name spelled out letter by letter after it is the name ("Gérard Vasseur, V-A-S-S-E-U-R")
+    taken.extend(_spelled_names(text, taken, known_names))
     # a Japanese family name goes on with the given name written after it before "です", "さん"
     # or "様" ("佐藤美咲です")
     taken = [Span(s.start, g.end(), s.kind) if s.kind == "person_name" and _KANJI_NAME.fullmatch(

@@ -14,6 +14,7 @@ from types import ModuleType
 from stdnum.br import cpf
 from stdnum.es import dni, nie
 from stdnum.exceptions import ValidationError
+from stdnum.fr import nir
 from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
@@ -126,6 +127,8 @@ _ID_DOCUMENT = re.compile(
 #: "C.C. 79.456.123"): after its initials or its name only
 _COLOMBIAN_CC = re.compile(r"(?:(?<![\w.])(?-i:C\.\s?C\.|CC)|(?i:\bc[ée]dula(?:\s+de\s+ciudadan[íi]a)?))"
                            r"(?:[ \t]*(?i:no\.?|n[°º]|#|:))?[ \t]*(\d{1,3}(?:\.\d{3}){2,3})(?![\w.,]|[.,]\d)")
+#: a French social security number (NIR), grouped as the carte Vitale prints it ("2 89 07 75 112 044 19")
+_NIR_SHAPE = re.compile(r"(?<![\w-])[12][ ]?\d{2}[ ]?\d{2}[ ]?(?:\d{2}|2[AB])[ ]?\d{3}[ ]?\d{3}[ ]?\d{2}(?![\w-])")
 _SSN_SHAPE = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
 #: a Spanish DNI or NIE and an Italian codice fiscale: their check letter decides (``python-stdnum``)
 _DNI_SHAPE = re.compile(r"(?<![\w-])\d{8}-?[A-Z](?![\w-])")
@@ -197,7 +200,7 @@ _ID_WORDS = (
     # Serbia's and its neighbours' JMBG, Latvia's personal code, Hungary's personal, tax and
     # health numbers and identity card, a Czech or Slovak identity card, Ukraine's tax number,
     # Swahili's word for an identity card
-    r"jmbg|personas\s+kods|matricule|szem[ée]lyi\s+(?:sz[áa]m|igazolv[áa]ny)\w*|ad[óo]azonos[íi]t[óo]\w*|(?-i:TAJ)|"
+    r"jmbg|personas\s+kods|matricule|pcn|szem[ée]lyi\s+(?:sz[áa]m|igazolv[áa]ny)\w*|ad[óo]azonos[íi]t[óo]\w*|(?-i:TAJ)|"
     r"ob[čc]ansk\w+\s+pr[ůu]kaz\w*|kitambulisho)\b|"
     r"(?<!\w)r\.[ \t]?č\.|ЈМБГ|ІПН|РНОКПП|ідентифікаційн\w+\s+код\w*|תעודת\s+זהות|ת\.ז\.?|מספר\s+זהות|شناختی\s+کارڈ|"
     r"आधार|पहचान|পরিচয়|জাতীয়|এনআইডি|کد\s*ملی|شناسنامه|"
@@ -512,6 +515,7 @@ def _id_documents(text: str) -> Iterator[Span]:
         if len(re.sub(r"\D", "", value)) >= 4:
             yield Span(m.start(1), m.end(1), "national_id")
     for pattern, module in ((_SSN_SHAPE, ssn), (_CPF_SHAPE, cpf), (_DNI_SHAPE, dni), (_NIE_SHAPE, nie),
+                            (_NIR_SHAPE, nir),
                             (_CODICE_FISCALE_SHAPE, codicefiscale)):
         for m in pattern.finditer(text):
             if module.is_valid(m.group()) or (

@@ -416,7 +416,7 @@ _MONEY_COLUMN = frozenset((
     "amount", "amt", "value", "total", "subtotal", "fee", "price", "sum", "summe", "suma", "betrag", "összeg",
     "osszeg", "montant", "importe", "importo", "valor", "bedrag", "kwota", "сумма", "сума", "balance", "paid",
     "cost", "net", "gross", "reward", "payout", "credit", "debit", "charge", "refund", "deposit", "withdrawal",
-    "stake", "staked", "slashed", "principal",
+    "stake", "staked", "slashed", "principal", "compensation", "payment", "owed", "due", "reimbursement",
     "金额", "金額", "금액"))
 
 
@@ -425,7 +425,8 @@ def _money_column(cell: str) -> bool:
     return any(w in _MONEY_COLUMN or w.removesuffix("s") in _MONEY_COLUMN for w in _column_words(cell))
 
 
-_TABLE_NUMBER = re.compile(r"[ \t]*-?[$€£]?(?:\d{1,3}(?:[,.' ]\d{3})+|\d+)(?:[.,]\d+)?[ \t]*")
+_TABLE_NUMBER = re.compile(r"[ \t]*-?[$€£]?(?:\d{1,3}(?:[,.' ]\d{3})+|\d+)(?:[.,]\d+)?"
+                           r"(?:[ \t]?[A-Z]{3,5}|[ \t]?[€$£])?[ \t]*")
 
 
 #: a pasted table's column of user names, by its header ("username", "login", "user_id", "Benutzer")

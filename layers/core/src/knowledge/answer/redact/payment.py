@@ -227,7 +227,10 @@ def _ibans(text: str) -> Iterator[Span]:
 
 #: a card's number masked but its last four digits ("•••• 8834", "**** **** **** 4471",
 #: "XXXX-XXXX-XXXX-1234"): they and the mask go
-_MASKED_CARD = re.compile(r"(?<![\w•●*·])(?:(?:[•●*·]{3,4}|[xX]{4})[ -]?){1,3}\d{4}(?![\d.,]\d|\d)")
+_MASKED_CARD = re.compile(r"(?<![\w•●*·])(?:(?:[•●*·]{3,4}|[xX]{4})[ -]?){1,3}\d{4}(?![\d.,]\d|\d)"
+                          # (two after the card's brand: "Visa ••4471")
+                          r"|(?:(?<=(?i:visa)[ \t])|(?<=(?i:amex)[ \t])|(?<=(?i:card)[ \t])|(?<=(?i:mastercard)[ \t]))"
+                          r"[•●*·]{2}[ ]?\d{4}(?![\d.,]\d|\d)")
 #: the last four digits of a card after the words for them, masked as a statement or a receipt
 #: prints them or not ("last 4 of card on file ...2290", "card ending in ****0417", "the card on
 #: file ending 5338": they tell whose card it is beside the rest of a ticket)

@@ -93,6 +93,10 @@ _URL_USER = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://([^\s:/@]{1,64}):[^\s/@]
 #: the name ("cn=svc-harbor,ou=svc,dc=corp,dc=local")
 _LDAP_USER = re.compile(r"(?i)\b(?:uid|samaccountname|userprincipalname)=([^,;+=\s\"'()]{2,64})"
                         r"|\bcn=([^,;+=\n\"'()]{2,64}?)(?=[ \t]*,[ \t]*(?:ou|dc|o|cn|uid|c|l|st)=)")
+#: a handle in quotes a few words after the word for one ("my vault nickname. it's currently
+#: "moonboi_420""): with a digit, an underscore or a dot in it, no everyday word
+_QUOTED_HANDLE = re.compile(r"(?i:\b(?:nick(?:name)?|user\s*name|handle|display\s+name|gamertag|alias|screen\s+name)\b)"
+                            r"[^\n\"“«]{0,40}[\"“«']([A-Za-z0-9][\w.-]{2,30})[\"”»']")
 #: the user an environment variable or a config key names ("TD_API_USER=ops_tunde", "SMTP_USERNAME: mk")
 _ENV_USER = re.compile(r"(?<![\w$])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:USER|USERNAME|USER_NAME|LOGIN)[ \t]*[=:][ \t]*"
                        r"[\"']?([A-Za-z0-9_][\w.@-]{1,39})(?<![.-])")
@@ -317,6 +321,9 @@ def _account_names(text: str) -> Iterator[Span]:
             yield Span(m.start(1), m.end(1), "username")
     for m in _ROBOT.finditer(text):
         yield Span(m.start(), m.end(), "username")
+    for m in _QUOTED_HANDLE.finditer(text):
+        if re.search(r"[\d_.]", m.group(1)) and not _system_account(m.group(1)):
+            yield Span(m.start(1), m.end(1), "username")
     for m in _LDAP_USER.finditer(text):
         g = 1 if m.group(1) else 2
         value = m.group(g).strip()

@@ -156,7 +156,11 @@ def _given(word: str) -> bool:
     given = name_lexicon.given_names()
     return k in given or (len(k) >= 6 and k.endswith("o") and k[:-1] + "a" in given
                           and k not in name_lexicon.ordinary_words()) or (
-        word[:1].isupper() and k in name_lexicon.unaccented_names()[0])
+        word[:1].isupper() and (k in name_lexicon.unaccented_names()[0] or (
+            # (a long one with an acute accent only, as Irish and Iberian names take one the lists
+            # write without, "Ciarán": "Rút" is Vietnamese for "withdraw", "Ändra" Swedish for "change")
+            not k.isascii() and len(k) >= 5 and all(c.isascii() or c in "áéíóú" for c in k)
+            and name_lexicon.key(_folded(word)) in given and k not in name_lexicon.ordinary_words())))
 
 
 #: the article or kinship word that opens an Arabic family name ("Al-Qahtani", "El-Sayed", "Abu-Bakr")
