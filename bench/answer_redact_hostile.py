@@ -68,6 +68,8 @@ SHAPES = {
     "town words": "Isle of Ab ", "postcode lines": "Ab 1\n1234 Cd\n", "town and code": "Ab, Cd AB1 ",
     "json pairs": '"amount":"1","name":"Ab Cd",', "key colons": "a:b:", "statement days": "01/02  Ab  ",
     "aligned columns": "ab  cd  ef\n", "home paths": "/home/ab/", "chat labels": "[10:02] ab: ",
+    "spelled letters": "A-B-", "quoted handles": 'nickname "a_1" ', "licence fields": "1. AB\n4a. 4b. ",
+    "initials before names": "T ASHWORTH ", "swift fields": ":32A:250514EUR1,",
 }
 REFERENCE = ("Hi, my name is Priya Raghunathan and my withdrawal of 2,500 USDT to my wallet is pending. "
              "Please call me on +44 20 7946 0958 or write to priya@example.com. ")
