@@ -283,3 +283,29 @@ def test_round_15h_shapes(text: str, kind: str, value: str) -> None:
                                   "I said A-B-C three times"])
 def test_shapes_beside_round_15h_that_stay(text: str) -> None:
     assert _found(text) == []
+
+
+# -- round 15i (blind48, read held out first at a6c4d33) ---------------------------------------
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("did someone get into my account?? my UID is 30418826", "account_number", "30418826"),
+    ("repo was github.com/kodaiwalsh/grid-bot (private now)", "username", "kodaiwalsh"),
+    ("> I know sunflower1987 is your password. I installed malware", "secret", "sunflower1987"),
+    ("kartın son 4 hanesi 2981. ben böyle bir alım yapmadım", "card", "2981"),
+    ("| UID | name | IBAN |\n| 83011274 | Lukas Baier | DE10 3704 0044 0532 0194 66 |", "account_number", "83011274"),
+])
+def test_round_15i_shapes(text: str, kind: str, value: str) -> None:
+    assert value in _values(text, kind)
+
+
+def test_figures_listed_before_an_amount_share_its_currency() -> None:
+    text = "There are 3 charges on my Visa I never made: 249.00, 499.00 and 999.00 EUR on 14 April."
+    assert _values(text, "amount") == ["249.00", "499.00", "999.00 EUR"]
+
+
+def test_a_uid_in_lower_case_and_a_products_own_repository_stay() -> None:
+    assert _values("ldap filter uid=12345678 is wrong", "account_number") == []
+    results = redact_ticket(["see github.com/coinvault/sdk for docs"],
+                            vocabulary=lambda words: {w for w in words if w == "coinvault"}, speakers=["agent"])
+    assert results[0].text == "see github.com/coinvault/sdk for docs"

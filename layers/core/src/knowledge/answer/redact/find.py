@@ -132,6 +132,21 @@ def _spelled_names(text: str, taken: Sequence[Span], known_names: Collection[str
             if re.sub(r"[-. ]", "", m.group()).lower() in names and not any(covered[m.start() : m.end()])]
 
 
+_LISTED_FIGURE = re.compile(r"(?<![\w.,])(\d{1,3}(?:[.,]\d{3})*[.,]\d{2})"
+                            r"(?:,[ \t]*|[ \t]+(?:and|or|y|e|et|und|i|ve)[ \t]+)\Z")
+
+
+def _listed_before(amounts: Sequence[Span], text: str) -> list[Span]:
+    """The figures with cents listed right before an amount, which its currency closes."""
+    out: list[Span] = []
+    for span in amounts:
+        pos = span.start
+        while (m := _LISTED_FIGURE.search(text, max(0, pos - 30), pos)) is not None and len(out) < 50:
+            out.append(Span(m.start(1), m.end(1), "amount"))
+            pos = m.start(1)
+    return out
+
+
 _KANJI_NAME = re.compile(r"[\u4e00-\u9fff]{1,3}")
 _GIVEN_AFTER = re.compile(r"[\u4e00-\u9fff\u3040-\u309f]{1,3}?(?=です|と申します|でございます|さん|様|氏)")
 _COUNT_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}[ \t]?[x×][ \t]?\Z")
@@ -242,6 +257,8 @@ def find_spans(text: str, *, phone_regions: Sequence[str] = DEFAULT_PHONE_REGION
     found = [span for span in found if span.kind != "phone" or not any(
         s.start <= span.start and span.end <= s.end for s in streets) or not (
         sum(c.isdigit() for c in text[span.start:span.end]) <= 6 or addresses.postcode(text[span.start:span.end]))]
+    # figures listed before an amount share its currency ("249.00, 499.00 and 999.00 EUR")
+    found.extend(_listed_before([s for s in found if s.kind == "amount"], text))
     # digits glued to a word by an underscore are a handle's or a key's ("u_30077215"), no telephone
     # (and digits before "@" and a name are a payment handle's or an address's: "9810427735@ybl")
     found = [span for span in found if span.kind != "phone" or not (

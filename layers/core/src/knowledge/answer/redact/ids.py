@@ -31,7 +31,7 @@ _ACCOUNT = re.compile(
     r"clabe|cbu|cvu|rib|akaunti|"
     # Peru's interbank code, a Mozambican or Portuguese NIB, a Chilean "cta cte", an Indonesian
     # virtual account, Vietnamese "tk" (tài khoản)
-    r"cci|nib|cta(?:\.?\s+cte\.?)?|(?-i:VA)|tk)"
+    r"cci|nib|cta(?:\.?\s+cte\.?)?|(?-i:VA)|tk|(?-i:UID))"
     # the account's kind after it ("conta corrente 48213-7", "cuenta de ahorros", "checking account")
     r"(?:\s+(?:corrente|corriente|courant|poupan[çc]a|de\s+ahorros?|de\s+poupan[çc]a|bancari[ao]|banc[áa]ria|"
     r"pessoal|personal|principal|salário|salario|vadesiz|vadeli|tabungan|giro|curent|bankowy|bankovní|"

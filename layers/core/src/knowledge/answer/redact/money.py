@@ -523,6 +523,8 @@ def _table_amounts(text: str) -> Iterator[Span]:
                     yield Span(*span, "amount")
                 elif k in users and _USER_CELL.fullmatch(cell) and not _system_account(cell.strip()):
                     yield Span(*span, "username")
+                elif k in users and re.fullmatch(r"[ \t]*\d{5,12}[ \t]*", cell):
+                    yield Span(*span, "account_number")  # a user's number ("| UID | … | 83011274 |")
                 elif k in ids and _ID_CELL.fullmatch(cell):
                     yield Span(*span, "national_id")
                 elif k in accounts and _CODE_CELL.fullmatch(cell):

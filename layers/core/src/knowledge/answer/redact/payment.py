@@ -254,7 +254,7 @@ _LAST_DIGITS = re.compile(
     r"(?i:\b(?:ending|ends|end)(?:\s+(?:in|with|on))?|\bfinit\s+par|\b(?:se\s+)?terminant\s+par|"
     r"\bterminad[ao]\s+en|\b(?:que\s+)?termina\s+en|\b(?:che\s+)?(?:termina(?:nte)?|finisce)\s+(?:in|con|per)|"
     r"\bterminad[ao]\s+em|\bendet\s+(?:auf|mit)|\bendend\s+auf|\beindigend\s+op|\beindigt\s+op|"
-    r"\bko[ńn]cz\w*\s+si[ęe]\s+na|\bsonu|\bfinal(?:izado\s+em)?|\bslutar\s+på|\bslutter\s+på|\bender\s+(?:på|med)|"
+    r"\bko[ńn]cz\w*\s+si[ęe]\s+na|\bsonu|\bson\s+(?:4|dört)\s+hane(?:si)?|\bfinal(?:izado\s+em)?|\bslutar\s+på|\bslutter\s+på|\bender\s+(?:på|med)|"
     # Arabic "ending in", Japanese "last digits", Korean "last digits", Chinese "tail number"
     r"(?:المنتهي[ةه]?|تنتهي)\s+(?:ب|بـ|بالرقم|بالأرقام)|末尾(?:は|が|：|:)?|끝자리(?:는|가)?|끝\s*번호(?:는)?|尾号(?:是|为)?)"
     r"[ \t]*:?[ \t]*[•*.xX]{0,4}(\d{3,4})(?![\d.,]\d|\d|[ \t]*(?:%|€|\$))")

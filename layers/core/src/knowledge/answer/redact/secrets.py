@@ -197,7 +197,15 @@ _OLD_OR_NEW = re.compile(r"(?i)\b(?:old|new|current|previous|temporary|former)\s
                          r"[\"'“‘]?(\S{6,64}?)[\"'”’]?(?=[\s,;]|[.?](?:\s|\Z)|\Z)")
 
 
+#: a password named after it ("I know sunflower1987 is your password"): a digit or a sign in it
+_IS_PASSWORD = re.compile(r"(?i)(?<![\w@])(?=\S*[\d\W])([^\s\"'“”]{6,64})[\"'”]?\s+(?:is|was)\s+"
+                          r"(?:your|my|his|her|the)\s+(?:old\s+|current\s+|real\s+)?password\b")
+
+
 def _secrets(text: str) -> Iterator[Span]:
+    for m in _IS_PASSWORD.finditer(text):
+        if not _EMAIL.fullmatch(m.group(1)):
+            yield Span(m.start(1), m.end(1), "secret")
     for m in _OLD_OR_NEW.finditer(text):
         if _PASSWORD_CUE.search(text, max(0, m.start() - 120), m.start() + 20) and not _EMAIL.fullmatch(m.group(1)) \
                 and re.search(r"\d|[^\w\s]", m.group(1)):

@@ -97,6 +97,9 @@ _LDAP_USER = re.compile(r"(?i)\b(?:uid|samaccountname|userprincipalname)=([^,;+=
 #: "moonboi_420""): with a digit, an underscore or a dot in it, no everyday word
 _QUOTED_HANDLE = re.compile(r"(?i:\b(?:nick(?:name)?|user\s*name|handle|display\s+name|gamertag|alias|screen\s+name)\b)"
                             r"[^\n\"“«]{0,40}[\"“«']([A-Za-z0-9][\w.-]{2,30})[\"”»']")
+#: the user or organisation a code host's URL names ("github.com/kodaiwalsh/grid-bot")
+_CODE_HOST_USER = re.compile(r"(?i)(?<![\w.-])(?:www\.)?(?:github|gitlab|bitbucket|codeberg)\.(?:com|org)/"
+                             r"([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)(?=[/\s)\]\"'.,]|$)")
 #: the user an environment variable or a config key names ("TD_API_USER=ops_tunde", "SMTP_USERNAME: mk")
 _ENV_USER = re.compile(r"(?<![\w$])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:USER|USERNAME|USER_NAME|LOGIN)[ \t]*[=:][ \t]*"
                        r"[\"']?([A-Za-z0-9_][\w.@-]{1,39})(?<![.-])")
@@ -136,7 +139,7 @@ _USER_BEFORE_SECRET = re.compile(
 def configured_users(text: str) -> Iterator[str]:
     """The users a URL's user-info or an environment variable names: the bot's corpus is asked
     whether it knows them (the product's own account is no person's)."""
-    for pattern, cue in ((_URL_USER, "://"), (_ENV_USER, "_")):
+    for pattern, cue in ((_URL_USER, "://"), (_ENV_USER, "_"), (_CODE_HOST_USER, ".")):
         if cue in text:
             yield from (m.group(1) for m in pattern.finditer(text))
 
@@ -145,7 +148,7 @@ def _url_users(text: str, known: Collection[str] | None) -> Iterator[Span]:
     """The user of a URL's user-info or of an environment variable for one, unless a system's or
     the product's own account ("postgres://app:…@db", "DB_USER=ticketdesk" where the corpus knows
     "ticketdesk")."""
-    for pattern, cue in ((_URL_USER, "://"), (_ENV_USER, "_")):
+    for pattern, cue in ((_URL_USER, "://"), (_ENV_USER, "_"), (_CODE_HOST_USER, ".")):
         if cue not in text:
             continue
         for m in pattern.finditer(text):
